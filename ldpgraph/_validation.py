@@ -1,0 +1,205 @@
+"""Validation at the public boundary.
+
+Every public function of ldpgraph cleans its arguments with these helpers. Each returns the
+cleaned value or raises ``TypeError`` (wrong type) or ``ValueError`` (wrong value), with a
+message that names the parameter, the constraint and what was received, e.g.
+``epsilon must be finite and > 0, got -1.0``. Inner kernels assume clean input.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "check_epsilon",
+    "check_sensitivity",
+    "check_positive_real",
+    "check_nonnegative_int",
+    "check_integer_reports",
+    "check_real_reports",
+    "check_rng",
+    "check_same_shape",
+    "dlap_p",
+    "dlap_c",
+]
+
+# Largest magnitude of an integer report. Noisy degrees are far below this; the bound keeps
+# y +- 1 and products of a few reports exactly representable without int64 overflow.
+_MAX_ABS_REPORT = 2**53
+
+
+def _check_real_scalar(value: Any, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
+def check_positive_real(value: Any, name: str) -> float:
+    """Return ``value`` as a float after checking it is finite and > 0."""
+    v = _check_real_scalar(value, name)
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+    return v
+
+
+def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
+    """Return the privacy parameter as a float; it must be finite and > 0.
+
+    >>> check_epsilon(1)
+    1.0
+    """
+    return check_positive_real(epsilon, name)
+
+
+def check_sensitivity(sensitivity: Any, name: str = "sensitivity") -> float:
+    """Return the sensitivity as a float; it must be finite and > 0."""
+    return check_positive_real(sensitivity, name)
+
+
+def check_nonnegative_int(value: Any, name: str, minimum: int = 0) -> int:
+    """Return ``value`` as a Python int after checking it is an integer >= ``minimum``.
+
+    Floats with an integral value (``3.0``) are accepted; ``3.5``, ``True`` and strings are not.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, got bool {value!r}")
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+    elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+        v = int(value)
+    else:
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if v < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {v}")
+    return v
+
+
+def _raise_at_first(arr: NDArray[Any], mask: NDArray[np.bool_], name: str, what: str) -> None:
+    """Raise ``ValueError`` naming the first position where ``mask`` is true, if any."""
+    if not mask.any():
+        return
+    if arr.ndim == 0:
+        raise ValueError(f"{name} = {arr.item()!r} {what}")
+    idx = np.unravel_index(int(np.flatnonzero(mask.ravel())[0]), mask.shape)
+    pos = ", ".join(str(int(i)) for i in idx)
+    raise ValueError(f"{name}[{pos}] = {arr[idx].item()!r} {what}")
+
+
+def check_integer_reports(y: ArrayLike, name: str = "y", *, min_ndim: int = 0) -> NDArray[np.int64]:
+    """Return noisy integer reports as an int64 array.
+
+    Integer arrays pass through. Float arrays are accepted when every entry is a finite whole
+    number; otherwise the first offending position is named. Booleans, complex numbers,
+    strings and objects are rejected.
+
+    Parameters
+    ----------
+    y : array_like
+        Reports of the discrete Laplace mechanism.
+    name : str
+        Parameter name used in error messages.
+    min_ndim : int
+        Minimum number of dimensions (1 where the last axis indexes reports).
+
+    >>> check_integer_reports([1.0, -2, 3])
+    array([ 1, -2,  3])
+    >>> check_integer_reports([1.5])
+    Traceback (most recent call last):
+        ...
+    ValueError: y[0] = 1.5 is not an integer; reports of the discrete Laplace mechanism are integers
+    """
+    arr = np.asarray(y)
+    if arr.dtype == object:
+        try:
+            arr = np.asarray(arr.tolist(), dtype=np.float64) if arr.size else arr.astype(np.int64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be an array of integers, got non-numeric entries") from exc
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{name} must be an array of integers, got booleans")
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be an array of integers, got dtype {arr.dtype}")
+    if arr.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimension(s), got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        _raise_at_first(arr, ~np.isfinite(arr), name, "is not finite; reports must be finite integers")
+        _raise_at_first(
+            arr,
+            arr != np.round(arr),
+            name,
+            "is not an integer; reports of the discrete Laplace mechanism are integers",
+        )
+    if arr.size:
+        _raise_at_first(
+            arr,
+            np.abs(arr.astype(np.float64)) > _MAX_ABS_REPORT,
+            name,
+            "is too large; reports must have magnitude <= 2**53",
+        )
+    return arr.astype(np.int64, copy=False)
+
+
+def check_real_reports(y: ArrayLike, name: str = "y", *, min_ndim: int = 0) -> NDArray[np.float64]:
+    """Return continuous reports (Laplace, staircase) as a float64 array of finite values.
+
+    >>> check_real_reports([0.5, 2])
+    array([0.5, 2. ])
+    """
+    arr = np.asarray(y)
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    if arr.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimension(s), got shape {arr.shape}")
+    arr = arr.astype(np.float64, copy=False)
+    _raise_at_first(arr, ~np.isfinite(arr), name, "is not finite; reports must be finite numbers")
+    return arr
+
+
+def check_same_shape(a: NDArray[Any], b: NDArray[Any], name_a: str, name_b: str) -> None:
+    """Raise ``ValueError`` unless ``a`` and ``b`` have the same shape."""
+    if a.shape != b.shape:
+        raise ValueError(f"{name_a} and {name_b} must have the same shape, got {a.shape} and {b.shape}")
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` from a Generator, a seed, a SeedSequence or None.
+
+    >>> check_rng(0).integers(10) == check_rng(0).integers(10)
+    True
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence, np.random.BitGenerator)):
+        if isinstance(rng, (bool, np.bool_)):
+            raise TypeError("rng must be a numpy Generator, a seed, a SeedSequence or None, got bool")
+        if isinstance(rng, numbers.Integral) and int(rng) < 0:
+            raise ValueError(f"rng seed must be >= 0, got {rng}")
+        return np.random.default_rng(rng)
+    raise TypeError(
+        f"rng must be a numpy Generator, an int seed, a SeedSequence or None, got {type(rng).__name__}"
+    )
+
+
+def dlap_p(epsilon: float, sensitivity: float = 1.0) -> float:
+    """Parameter p = exp(-epsilon / sensitivity) of the discrete Laplace law (validated)."""
+    return math.exp(-check_epsilon(epsilon) / check_sensitivity(sensitivity))
+
+
+def dlap_c(epsilon: float, sensitivity: float = 1.0) -> float:
+    """Stencil constant c = p / (1 - p)^2 = 1 / (4 sinh^2(epsilon / (2 sensitivity))).
+
+    The sinh form is exact to rounding for every epsilon, including epsilon -> 0 where
+    ``1 - p`` would cancel.
+
+    >>> round(dlap_c(1.0), 12) == round(math.exp(-1) / (1 - math.exp(-1)) ** 2, 12)
+    True
+    """
+    t = check_epsilon(epsilon) / check_sensitivity(sensitivity)
+    s = math.sinh(t / 2.0)
+    if s == math.inf:
+        return 0.0
+    return 1.0 / (4.0 * s * s)

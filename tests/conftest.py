@@ -1,0 +1,29 @@
+"""Shared test fixtures.
+
+Real data is found through the ``LDPGRAPH_DATA`` environment variable (``.ci/run`` sets it to
+``../shared/datasets``); tests that need it skip with a clear reason where it is absent.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+def data_file(name: str) -> Path:
+    """Path of a real data file under ``$LDPGRAPH_DATA``, or skip the test if unavailable."""
+    root = os.environ.get("LDPGRAPH_DATA")
+    if not root:
+        pytest.skip(f"{name}: set LDPGRAPH_DATA to the folder holding the real datasets")
+    path = Path(root) / name
+    if not path.is_file():
+        pytest.skip(f"{name} not found under LDPGRAPH_DATA={root}")
+    return path
+
+
+@pytest.fixture
+def facebook_path() -> Path:
+    """SNAP ego-Facebook edge list (4,039 nodes, 88,234 edges)."""
+    return data_file("facebook_combined.txt.gz")
