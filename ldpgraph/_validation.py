@@ -168,7 +168,7 @@ def check_same_shape(a: NDArray[Any], b: NDArray[Any], name_a: str, name_b: str)
 def check_rng(rng: Any) -> np.random.Generator:
     """Return a ``numpy.random.Generator`` from a Generator, a seed, a SeedSequence or None.
 
-    >>> check_rng(0).integers(10) == check_rng(0).integers(10)
+    >>> bool(check_rng(0).integers(10) == check_rng(0).integers(10))
     True
     """
     if isinstance(rng, np.random.Generator):

@@ -101,11 +101,13 @@ def debias(
 
     Examples
     --------
-    Noise-free input is not the point, but the operator is exact on linear f and shifts
-    quadratics by the noise variance:
+    The operator maps C(y, 2) to C(y, 2) - c (c = 0.92067 at epsilon = 1), and is the
+    identity on linear f:
 
     >>> debias(lambda d: d * (d - 1) / 2, [3, 10], epsilon=1.0)
-    array([ 2.08198618, 44.08198618])
+    array([ 2.07932641, 44.07932641])
+    >>> debias(lambda d: 2 * d + 1, [3, 10], epsilon=1.0)
+    array([ 7., 21.])
     """
     eps = check_epsilon(epsilon)
     delta = check_sensitivity(sensitivity)

@@ -46,7 +46,7 @@ class DiscreteLaplace:
     --------
     >>> mech = DiscreteLaplace(epsilon=1.0)
     >>> round(mech.p, 6), round(mech.variance, 6)
-    (0.367879, 1.83827)
+    (0.367879, 1.841347)
     >>> mech.randomize([3, 10], rng=0).dtype
     dtype('int64')
     """
