@@ -199,7 +199,7 @@ def dlap_c(epsilon: float, sensitivity: float = 1.0) -> float:
     True
     """
     t = check_epsilon(epsilon) / check_sensitivity(sensitivity)
-    s = math.sinh(t / 2.0)
-    if s == math.inf:
+    if t > 1400.0:  # sinh(t/2)^2 overflows; c underflows to 0 anyway
         return 0.0
+    s = math.sinh(t / 2.0)
     return 1.0 / (4.0 * s * s)

@@ -63,14 +63,15 @@ class DiscreteLaplace:
     @property
     def variance(self) -> float:
         """Var eta = 2p / (1-p)^2 = 1 / (2 sinh^2(epsilon / (2 sensitivity)))."""
+        if self._t > 1400.0:
+            return 0.0
         s = math.sinh(self._t / 2.0)
-        return 0.0 if s == math.inf else 1.0 / (2.0 * s * s)
+        return 1.0 / (2.0 * s * s)
 
     @property
     def expected_abs(self) -> float:
         """E|eta| = 2p / (1 - p^2) = 1 / sinh(epsilon / sensitivity)."""
-        s = math.sinh(self._t)
-        return 0.0 if s == math.inf else 1.0 / s
+        return 0.0 if self._t > 700.0 else 1.0 / math.sinh(self._t)
 
     def _log_norm(self) -> float:
         # ln((1-p)/(1+p)) = ln(tanh(t/2)), accurate for small and large t
