@@ -88,9 +88,10 @@ def test_dlap_c_is_stable_for_small_and_large_epsilon():
 def test_debias_nd_is_exactly_unbiased(eps):
     def f(z):
         z = z.astype(float)
-        return np.minimum(z[..., 0], z[..., 1]) * np.sin(z[..., 2]) + (z[..., 0] > z[..., 2])
+        return np.minimum(z[..., 0], z[..., 1]) * np.sin(z[..., -1]) + (z[..., 0] > z[..., -1])
 
-    x = np.array([2, 3, 1])
+    # the truncated support has ~2*35/eps points per axis: keep the grid below ~10^6 points
+    x = np.array([2, 3, 1]) if eps >= 1 else np.array([2, 3])
     mean = exact_expectation_nd(lambda z: debias_nd(f, z, eps), x, eps)
     assert mean == pytest.approx(float(f(x)), rel=1e-9, abs=1e-9)
 
