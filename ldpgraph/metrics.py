@@ -1,0 +1,76 @@
+r"""Accuracy metrics for repeated private estimates of one true value.
+
+Pure functions on arrays of estimates (one per trial).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import stats
+
+__all__ = ["relative_error", "rmse", "relative_rmse", "bias", "rmse_confidence_interval"]
+
+
+def _estimates(estimates: ArrayLike) -> np.ndarray:
+    arr = np.asarray(estimates, dtype=np.float64)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"estimates must be a non-empty 1-D array (one per trial), got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError("estimates must be finite")
+    return arr
+
+
+def relative_error(estimate: ArrayLike, truth: float, n_nodes: int) -> np.ndarray:
+    r"""Imola et al.'s relative error |est - true| / max(true, 0.001 n).
+
+    >>> relative_error([110.0, 90.0], truth=100.0, n_nodes=1000)
+    array([0.1, 0.1])
+    """
+    est = np.asarray(estimate, dtype=np.float64)
+    return np.abs(est - truth) / max(float(truth), 0.001 * n_nodes)
+
+
+def rmse(estimates: ArrayLike, truth: float) -> float:
+    """Root mean squared error over trials."""
+    arr = _estimates(estimates)
+    return float(math.sqrt(np.mean((arr - truth) ** 2)))
+
+
+def relative_rmse(estimates: ArrayLike, truth: float) -> float:
+    """RMSE / |truth| (the normalised RMSE of DESIGN.md §5).
+
+    >>> relative_rmse([9.0, 11.0], 10.0)
+    0.1
+    """
+    if truth == 0:
+        raise ValueError("relative RMSE is undefined for a true value of 0")
+    return rmse(estimates, truth) / abs(float(truth))
+
+
+def bias(estimates: ArrayLike, truth: float) -> float:
+    """Mean estimate minus truth."""
+    return float(np.mean(_estimates(estimates)) - truth)
+
+
+def rmse_confidence_interval(estimates: ArrayLike, truth: float, level: float = 0.95) -> tuple[float, float]:
+    r"""Confidence interval for the RMSE from the squared errors (CLT on their mean).
+
+    The mean squared error m is estimated by the average of e_t^2 with standard error
+    s / sqrt(T); the interval for the MSE is clipped at 0 and square-rooted.
+
+    >>> lo, hi = rmse_confidence_interval([9.0, 11.0, 10.5, 9.5], 10.0)
+    >>> bool(lo <= 0.79 <= hi)
+    True
+    """
+    arr = _estimates(estimates)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    sq = (arr - truth) ** 2
+    m = float(sq.mean())
+    if arr.size < 2:
+        return (0.0, math.inf)
+    half = float(stats.norm.ppf(0.5 + level / 2) * sq.std(ddof=1) / math.sqrt(arr.size))
+    return (math.sqrt(max(m - half, 0.0)), math.sqrt(m + half))
