@@ -1,0 +1,44 @@
+"""Accuracy metrics."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ldpgraph.metrics import bias, relative_error, relative_rmse, rmse, rmse_confidence_interval
+
+
+def test_relative_error_uses_floor_of_a_thousandth_of_n():
+    # truth smaller than 0.001 n: the denominator is 0.001 n (Imola et al.)
+    assert relative_error(5.0, truth=1.0, n_nodes=2000).item() == pytest.approx(4.0 / 2.0)
+    assert relative_error(12.0, truth=10.0, n_nodes=100).item() == pytest.approx(0.2)
+
+
+def test_rmse_bias_decomposition():
+    est = np.array([1.0, 2.0, 4.0, 7.0])
+    truth = 3.0
+    assert rmse(est, truth) ** 2 == pytest.approx(bias(est, truth) ** 2 + est.var())
+    assert relative_rmse(est, truth) == pytest.approx(rmse(est, truth) / 3.0)
+
+
+def test_rmse_interval_covers_true_rmse_at_nominal_rate():
+    rng = np.random.default_rng(0)
+    sigma, hits, reps = 2.0, 0, 400
+    for _ in range(reps):
+        lo, hi = rmse_confidence_interval(rng.normal(0, sigma, 500), 0.0, level=0.9)
+        hits += lo <= sigma <= hi
+    # binomial(400, 0.9): sd 6; accept 90% +- 4 sd
+    assert abs(hits - 360) < 24
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="non-empty"):
+        rmse([], 1.0)
+    with pytest.raises(ValueError, match="finite"):
+        bias([1.0, math.nan], 1.0)
+    with pytest.raises(ValueError, match="undefined"):
+        relative_rmse([1.0], 0.0)
+    with pytest.raises(ValueError, match="level"):
+        rmse_confidence_interval([1.0, 2.0], 1.0, level=1.5)
