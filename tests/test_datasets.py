@@ -77,8 +77,13 @@ def _tiny_entry(content: bytes, name: str = "tiny") -> DatasetInfo:
         citation="",
         license="",
         aliases=(f"{name}.txt",),
-        parser=lambda p, info: datasets.parse_fingerprint(datasets._open_binary(p).read().decode().splitlines()),
+        parser=_read_tiny,
     )
+
+
+def _read_tiny(path: Path, info: DatasetInfo) -> np.ndarray:
+    with datasets._open_binary(path) as fh:
+        return parse_fingerprint(fh.read().decode().splitlines())
 
 
 TINY_CONTENT = "".join(f"{(7 * i) % 13}\n" for i in range(1, 400)).encode()
@@ -344,6 +349,11 @@ def test_fetch_local_file_url_and_path(tmp_path, tiny):
     out1 = fetch("tiny", url=src, cache_dir=tmp_path / "c1", progress=False)
     out2 = fetch("tiny", url=src.as_uri(), cache_dir=tmp_path / "c2", progress=False)
     assert out1.read_bytes() == out2.read_bytes() == src.read_bytes()
+
+
+def test_fetch_progress_bar(server, tiny, capsys):
+    fetch("tiny", url=server.serve("/t.gz", gzip.compress(TINY_CONTENT, mtime=0)), progress=True)
+    assert "tiny" in capsys.readouterr().err
 
 
 def test_fetch_skips_download_when_verified_copy_exists(server, tiny):
