@@ -1,0 +1,153 @@
+"""Tests of the discrete Laplace mechanism: exact law, sampler goodness of fit, validation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ldpgraph.mechanisms import DiscreteLaplace
+
+EPSILONS = [1e-3, 0.1, 1.0, 5.0, 30.0]
+
+
+def _support(t: float, tail: float = 1e-15) -> np.ndarray:
+    """Integers k with |k| <= K, where P[|eta| > K] = 2 p^(K+1) / (1+p) < tail, p = e^-t."""
+    p = math.exp(-t)
+    K = max(1, math.ceil(math.log(tail * (1 + p) / 2) / -t))
+    assert 2 * p ** (K + 1) / (1 + p) < tail
+    return np.arange(-K, K + 1)
+
+
+@pytest.mark.parametrize("eps", EPSILONS)
+def test_pmf_sums_to_one(eps):
+    k = _support(eps)
+    assert math.fsum(DiscreteLaplace(epsilon=eps).pmf(k)) == pytest.approx(1.0, abs=2e-15)
+
+
+@pytest.mark.parametrize("eps", EPSILONS)
+@pytest.mark.parametrize("sensitivity", [1.0, 3.0])
+def test_pmf_cdf_sf_match_scipy(eps, sensitivity):
+    t = eps / sensitivity
+    mech = DiscreteLaplace(epsilon=eps, sensitivity=sensitivity)
+    ref = stats.dlaplace(t)
+    k = np.unique(np.concatenate([np.arange(-40, 41), _support(t)[:: max(1, len(_support(t)) // 50)]]))
+    np.testing.assert_allclose(mech.pmf(k), ref.pmf(k), rtol=1e-10, atol=0)
+    # scipy's logpmf is log(pmf) and underflows to -inf far out; compare where it is finite
+    finite = ref.pmf(k) > 0
+    np.testing.assert_allclose(mech.logpmf(k)[finite], ref.logpmf(k)[finite], rtol=1e-10)
+    np.testing.assert_allclose(
+        mech.logpmf(k), math.log(math.tanh(t / 2)) - t * np.abs(k), rtol=1e-12
+    )
+    np.testing.assert_allclose(mech.cdf(k), ref.cdf(k), rtol=1e-10, atol=0)
+    # scipy's sf is 1 - cdf (no relative accuracy in the upper tail); use symmetry instead
+    np.testing.assert_allclose(mech.sf(k), ref.cdf(-k - 1), rtol=1e-10, atol=0)
+    np.testing.assert_allclose(mech.sf(k), ref.sf(k), rtol=1e-10, atol=1e-16)
+    # cdf is a step function: constant between integers
+    np.testing.assert_allclose(mech.cdf(k + 0.5), mech.cdf(k), rtol=1e-15)
+    assert mech.pmf(0.5) == 0.0
+
+
+@pytest.mark.parametrize("eps", EPSILONS)
+def test_variance_and_mean_abs_against_exact_sums(eps):
+    mech = DiscreteLaplace(epsilon=eps)
+    k = _support(eps)
+    w = mech.pmf(k)
+    kf = k.astype(np.float64)
+    assert mech.variance == pytest.approx(math.fsum(w * kf * kf), rel=1e-10)
+    assert mech.expected_abs == pytest.approx(math.fsum(w * np.abs(kf)), rel=1e-10)
+    assert mech.variance == pytest.approx(stats.dlaplace(eps).var(), rel=1e-10)
+    p = math.exp(-eps)
+    assert mech.p == pytest.approx(p, rel=1e-15)
+    if eps >= 0.1:  # the textbook forms are accurate away from epsilon -> 0
+        assert mech.variance == pytest.approx(2 * p / (1 - p) ** 2, rel=1e-12)
+        assert mech.expected_abs == pytest.approx(2 * p / (1 - p * p), rel=1e-12)
+
+
+@pytest.mark.parametrize("eps, seed", [(0.05, 1), (0.5, 2), (2.0, 3), (8.0, 4)])
+def test_samples_chi_square(eps, seed):
+    n = 200_000
+    mech = DiscreteLaplace(epsilon=eps)
+    x = mech.sample(n, rng=seed)
+    assert x.dtype == np.int64 and x.shape == (n,)
+    # one bin per value while the expected count is >= 5; both tails pooled
+    k = np.arange(0, 100_000)
+    K = int(k[n * mech.pmf(k) >= 5].max())
+    inner = np.arange(-K, K + 1)
+    expected = n * mech.pmf(inner)
+    observed = np.bincount(np.clip(x, -K - 1, K + 1) + K + 1, minlength=2 * K + 3)
+    exp_low = n * mech.cdf(-K - 1)
+    exp_high = n * mech.sf(K)
+    obs = observed.astype(float)
+    exp = np.concatenate([[exp_low], expected, [exp_high]])
+    if exp_low < 5:  # pool each tail into its neighbour
+        obs = np.concatenate([[obs[0] + obs[1]], obs[2:-2], [obs[-2] + obs[-1]]])
+        exp = np.concatenate([[exp[0] + exp[1]], exp[2:-2], [exp[-2] + exp[-1]]])
+    assert exp.sum() == pytest.approx(n, rel=1e-12)
+    assert stats.chisquare(obs, exp).pvalue > 1e-3
+
+
+def test_samples_moments_small_epsilon():
+    eps, n = 1e-3, 200_000
+    mech = DiscreteLaplace(epsilon=eps)
+    x = mech.sample(n, rng=11).astype(np.float64)
+    k = _support(eps)
+    m4 = math.fsum(mech.pmf(k) * k.astype(np.float64) ** 4)
+    var = mech.variance
+    assert abs(x.mean()) < 5 * math.sqrt(var / n)
+    assert abs(np.mean(x * x) - var) < 5 * math.sqrt((m4 - var * var) / n)
+
+
+def test_randomize_is_values_plus_noise_and_reproducible():
+    mech = DiscreteLaplace(epsilon=1.0)
+    values = np.arange(12).reshape(3, 4)
+    out = mech.randomize(values, rng=5)
+    assert out.shape == (3, 4) and out.dtype == np.int64
+    np.testing.assert_array_equal(out - values, mech.sample((3, 4), rng=5))
+    np.testing.assert_array_equal(out, mech.randomize(values, rng=5))
+    assert not np.array_equal(mech.sample(1000, rng=5), mech.sample(1000, rng=6))
+    children = np.random.SeedSequence(0).spawn(2)
+    assert not np.array_equal(mech.sample(1000, rng=children[0]), mech.sample(1000, rng=children[1]))
+    # whole-valued floats are accepted
+    np.testing.assert_array_equal(mech.randomize([1.0, 2.0], rng=1), mech.randomize([1, 2], rng=1))
+    assert isinstance(mech.sample(rng=0), np.int64)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, -math.inf])
+def test_bad_epsilon_value(bad):
+    with pytest.raises(ValueError, match="epsilon"):
+        DiscreteLaplace(epsilon=bad)
+
+
+@pytest.mark.parametrize("bad", ["1", True, None, [1.0]])
+def test_bad_epsilon_type(bad):
+    with pytest.raises(TypeError, match="epsilon"):
+        DiscreteLaplace(epsilon=bad)
+
+
+def test_bad_sensitivity():
+    with pytest.raises(ValueError, match="sensitivity"):
+        DiscreteLaplace(epsilon=1.0, sensitivity=0)
+    with pytest.raises(TypeError, match="sensitivity"):
+        DiscreteLaplace(epsilon=1.0, sensitivity=False)
+
+
+def test_randomize_rejects_bad_reports():
+    mech = DiscreteLaplace(epsilon=1.0)
+    with pytest.raises(ValueError, match=r"values\[2\] = 1.5"):
+        mech.randomize([1, 2, 1.5])
+    with pytest.raises(ValueError, match=r"values\[1, 0\] = nan"):
+        mech.randomize([[1.0, 2.0], [math.nan, 3.0]])
+    with pytest.raises(ValueError, match=r"values\[0\] = inf"):
+        mech.randomize([math.inf])
+    with pytest.raises(TypeError, match="values"):
+        mech.randomize([True, False])
+    with pytest.raises(TypeError, match="values"):
+        mech.randomize(["a", "b"])
+
+
+def test_positional_epsilon_rejected():
+    with pytest.raises(TypeError):
+        DiscreteLaplace(1.0)  # keyword-only
