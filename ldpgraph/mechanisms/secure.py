@@ -376,7 +376,7 @@ def _sample_dlap(bits: _Bits, n: int, t: int, s: int) -> NDArray[np.int64]:
             raise OverflowError(f"discrete Laplace noise with scale {t}/{s} overflows int64")
         return np.array(out, dtype=np.int64).reshape(n)
     acc = _acceptance(t, s)
-    parts = []
+    parts = [np.zeros(0, dtype=np.int64)]
     need = n
     while need > 0:
         got = _dlap_trials(bits, int(need / acc * 1.02) + 16, t, s)[:need]
@@ -384,7 +384,7 @@ def _sample_dlap(bits: _Bits, n: int, t: int, s: int) -> NDArray[np.int64]:
         need -= got.size
     # Trials are i.i.d. and whether one is accepted does not depend on the others, so the first
     # n accepted draws are i.i.d. with the law of an accepted draw.
-    return np.concatenate(parts) if len(parts) != 1 else parts[0]
+    return np.concatenate(parts) if len(parts) > 2 else parts[-1]
 
 
 def sample_dlap_exact(
