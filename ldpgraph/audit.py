@@ -26,7 +26,9 @@ the extreme ones (degree at and above d_max for a projection) -- and call
 
 from __future__ import annotations
 
+import functools
 import inspect
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -195,15 +197,16 @@ def as_randomizer(mechanism: Any) -> Randomizer:
 
 @dataclass
 class _Partition:
-    """Cells of the output space: ``cell(y)`` maps outputs to indices in [0, n_cells)."""
+    """Cells of the output space and the events built from them.
+
+    ``cell(y)`` maps outputs to cell indices in [0, n_cells); each event is a union of cells,
+    given as a row of the 0/1 matrix ``events`` (events x cells) with a label.
+    """
 
     cell: Callable[[NDArray], NDArray[np.intp]]
     n_cells: int
+    events: NDArray[np.int64]
     labels: list[str]
-    ordered: bool  # cells are consecutive intervals: half-lines are unions of cells
-    edges: NDArray[np.float64] | None = None
-    name: str = "Y"
-    discrete: bool = False
 
 
 def _is_discrete(column: NDArray) -> bool:
@@ -240,7 +243,12 @@ def _fmt(v: float, discrete: bool) -> str:
 
 
 def _interval_partition(edges: NDArray[np.float64], discrete: bool, name: str, getter) -> _Partition:
-    """Cells (-inf, e0), [e0, e1), ..., [e_last, inf) of one coordinate."""
+    """Cells (-inf, e_0), [e_0, e_1), ..., [e_last, inf) of one coordinate, and half-lines.
+
+    With b cells, the events are the cells and the half-lines {Y < e_j} (cells 0..j,
+    j = 1..b-2) and {Y >= e_j} (cells j+1..b-1, j = 0..b-3); the other half-lines are cells.
+    """
+    b = edges.size + 1
     labels = [f"{name} < {_fmt(edges[0], discrete)}"] if edges.size else [f"{name} anything"]
     for lo, hi in zip(edges[:-1], edges[1:], strict=True):
         if discrete and hi == lo + 1:
@@ -249,30 +257,58 @@ def _interval_partition(edges: NDArray[np.float64], discrete: bool, name: str, g
             labels.append(f"{_fmt(lo, discrete)} <= {name} < {_fmt(hi, discrete)}")
     if edges.size:
         labels.append(f"{name} >= {_fmt(edges[-1], discrete)}")
+    rows = [np.eye(b, dtype=np.int64)]
+    if b >= 3:
+        tri = np.tril(np.ones((b, b), dtype=np.int64))
+        rows += [tri[1 : b - 1], 1 - tri[0 : b - 2]]
+        labels += [f"{name} < {_fmt(edges[j], discrete)}" for j in range(1, b - 1)]
+        labels += [f"{name} >= {_fmt(edges[j], discrete)}" for j in range(0, b - 2)]
 
     def cell(y: NDArray) -> NDArray[np.intp]:
         return np.searchsorted(edges, getter(y), side="right")
 
-    return _Partition(cell, edges.size + 1, labels, True, edges, name, discrete)
+    return _Partition(cell, b, np.concatenate(rows), labels)
 
 
 def _product_partition(edge_list: list[NDArray[np.float64]], discrete: list[bool]) -> _Partition:
-    """Grid cells of per-coordinate intervals (product events)."""
+    """Grid cells of per-coordinate intervals, and the orthants {Y[j] < a_j or >= a_j, all j}.
+
+    Cells are numbered in C order (``numpy.ravel_multi_index``); an orthant is the Kronecker
+    product over coordinates of lower (``tril``) or upper (``triu``) triangular indicator rows.
+    """
     sizes = tuple(e.size + 1 for e in edge_list)
-    labels = []
+    d = len(sizes)
+    cell_labels = []
     for idx in np.ndindex(*sizes):
         parts = []
         for j, (i, e) in enumerate(zip(idx, edge_list, strict=True)):
             lo = "-inf" if i == 0 else _fmt(e[i - 1], discrete[j])
             hi = "inf" if i == e.size else _fmt(e[i], discrete[j])
             parts.append(f"Y[{j}] in [{lo}, {hi})")
-        labels.append(" & ".join(parts))
+        cell_labels.append(" & ".join(parts))
+    rows, labels = [np.eye(math.prod(sizes), dtype=np.int64)], cell_labels
+    for orient in itertools.product((0, 1), repeat=d):
+        ones = [np.ones((k, k), dtype=np.int64) for k in sizes]
+        mats = [np.tril(a) if o == 0 else np.triu(a) for a, o in zip(ones, orient, strict=True)]
+        rows.append(functools.reduce(np.kron, mats))
+        for idx in np.ndindex(*sizes):
+            parts = []
+            for j, (i, o) in enumerate(zip(idx, orient, strict=True)):
+                e = edge_list[j]
+                if o == 0 and i < e.size:
+                    parts.append(f"Y[{j}] < {_fmt(e[i], discrete[j])}")
+                elif o == 1 and i > 0:
+                    parts.append(f"Y[{j}] >= {_fmt(e[i - 1], discrete[j])}")
+            labels.append(" & ".join(parts) if parts else "Y anything")
+    matrix = np.concatenate(rows)
+    _, first = np.unique(matrix, axis=0, return_index=True)
+    first.sort()
 
     def cell(y: NDArray) -> NDArray[np.intp]:
         idx = [np.searchsorted(e, y[:, j], side="right") for j, e in enumerate(edge_list)]
         return np.ravel_multi_index(idx, sizes)
 
-    return _Partition(cell, math.prod(sizes), labels, False, None, "Y")
+    return _Partition(cell, math.prod(sizes), matrix[first], [labels[i] for i in first])
 
 
 def _partitions(
@@ -302,23 +338,6 @@ def _partitions(
     if d >= 2 and len(edge_list) == d and all(e.size for e in edge_list):
         parts.append(_product_partition(edge_list, disc_list))
     return parts
-
-
-def _events(part: _Partition) -> tuple[NDArray[np.int64], list[str]]:
-    """Events of a partition as a 0/1 matrix (events x cells), with their labels.
-
-    The cells, and for interval partitions with b >= 3 cells the half-lines {Y < e_j}
-    (j = 1..b-2) and {Y >= e_j} (j = 0..b-3) -- the other half-lines are single cells.
-    """
-    b = part.n_cells
-    rows, labels = [np.eye(b, dtype=np.int64)], list(part.labels)
-    if part.ordered and b >= 3:
-        tri = np.tril(np.ones((b, b), dtype=np.int64))
-        rows += [tri[1 : b - 1], 1 - tri[0 : b - 2]]
-        e = part.edges
-        labels += [f"{part.name} < {_fmt(e[j], part.discrete)}" for j in range(1, b - 1)]
-        labels += [f"{part.name} >= {_fmt(e[j], part.discrete)}" for j in range(0, b - 2)]
-    return np.concatenate(rows), labels
 
 
 # --------------------------------------------------------------------------------------------
@@ -442,9 +461,11 @@ def audit_randomizer(
     quantiles. The events are the resulting cells and all half-lines {Y < e}, {Y >= e}: the
     half-lines are where Laplace-type mechanisms attain the ratio e^epsilon with the most
     mass. For vector outputs of dimension d the family is the union, over coordinates, of
-    these 1-D events of each coordinate, plus the cells of a product grid with
-    floor(bins^(1/d)) quantile intervals per coordinate (when that is >= 2); or, with
-    ``projection``, the 1-D events of the projection.
+    these 1-D events of each coordinate, plus, when k = floor(bins^(1/d)) >= 2, the cells of
+    a product grid with k quantile intervals per coordinate and the orthants
+    {Y[j] < a_j or Y[j] >= a_j for every j} at its grid points (an orthant is where a node
+    releasing several Laplace-type values under a budget split attains the full, composed,
+    epsilon); or, with ``projection``, the 1-D events of the projection ``y @ w``.
 
     **Bound.** For each event S and each input, one-sided Clopper--Pearson bounds at level
     a = (1 - confidence) / (4m) (m events; lower and upper bounds on both probabilities, a
@@ -504,7 +525,7 @@ def audit_randomizer(
     labels: list[str] = []
     counts_list = []
     for part in parts:
-        matrix, lab = _events(part)
+        matrix, lab = part.events, part.labels
         c_x = np.bincount(part.cell(y_x), minlength=part.n_cells)
         c_xn = np.bincount(part.cell(y_xn), minlength=part.n_cells)
         c_p = np.bincount(part.cell(pilot), minlength=part.n_cells)
