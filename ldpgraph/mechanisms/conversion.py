@@ -143,15 +143,15 @@ def to_laplace(
 def _sample_laplace_conversion(gen: np.random.Generator, shape, t: float) -> NDArray[np.float64]:
     p = math.exp(-t)
     om = -math.expm1(-t)  # 1 - p
-    v = gen.random(shape)
+    v = gen.random(math.prod(shape))  # flat, so that the in-place steps below stay arrays
     root = np.sqrt((1.0 - v) * ((1.0 + p) ** 2 - v * om * om))
     root -= 1.0 + p
     root -= v * om
     root *= 0.5 * om  # p^|Y| - 1, in [p - 1, 0]
-    out = np.log1p(root)
+    out = np.log1p(root, out=root)
     out *= -1.0 / t
     np.copysign(out, _random_signs(gen, out.shape), out=out)
-    return out
+    return out.reshape(shape)
 
 
 # ---------------------------------------------------------------------- staircase
@@ -284,12 +284,17 @@ def _sample_staircase_conversion(
 ) -> NDArray[np.float64]:
     s, m, h_in, h_out = _staircase_pieces(eps, g)
     p_out = 2.0 * (m - s) * h_out  # P[|Y| >= s]
-    v = gen.random(shape)
+    out = gen.random(shape)
+    # |Y| = V / (2 h_in) for V < p_in = 1 - p_out, s + (V - p_in) / (2 h_out) beyond: the
+    # inverse cdf is continuous at p_in, so it equals V k_in + (k_out - k_in) max(V - p_in, 0).
+    k_in = 0.5 / h_in
     if p_out > 0.0:
-        p_in = 1.0 - p_out
-        # v < p_in: |Y| = v / (2 h_in); else |Y| = s + (v - p_in) / (2 h_out)
-        out = np.where(v < p_in, v * (0.5 / h_in), (s - p_in * 0.5 / h_out) + v * (0.5 / h_out))
+        t = np.subtract(out, 1.0 - p_out, out=np.empty_like(out))  # an array even when 0-d
+        np.maximum(t, 0.0, out=t)
+        t *= 0.5 / h_out - k_in
+        out *= k_in
+        out += t
     else:
-        out = v * (0.5 / h_in)
+        out *= k_in
     np.copysign(out, _random_signs(gen, out.shape), out=out)
     return out

@@ -450,12 +450,18 @@ def _sample_staircase_1d(gen: np.random.Generator, shape, eps: float, b: float, 
     x *= 1.0 / eps
     np.floor(x, out=x)  # G ~ Geometric(1 - b) on {0, 1, ...}
     v = gen.random(shape)
+    # position in the step: v < p0 -> inner, g v / p0 = w v; else outer, g + (1-g)(v-p0)/(1-p0).
+    # The inverse cdf is continuous at p0, so it equals w v + (s2 - w) max(v - p0, 0).
     if p0 < 1.0:
         s2 = (1.0 - g) / (1.0 - p0)
-        # v < p0: inner, position g * (v / p0); else outer, g + (1-g)(v - p0)/(1 - p0)
-        x += np.where(v < p0, v * w, (g - p0 * s2) + v * s2)
+        t = np.subtract(v, p0, out=np.empty_like(v))  # stays an array when 0-d
+        np.maximum(t, 0.0, out=t)
+        t *= s2 - w
+        v *= w
+        v += t
     else:
-        x += v * w
+        v *= w
+    x += v
     np.copysign(x, _random_signs(gen, x.shape), out=x)
     return x
 

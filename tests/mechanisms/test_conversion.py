@@ -245,3 +245,10 @@ def test_bad_gamma(func):
     for bad in ["0.5", True]:
         with pytest.raises(TypeError, match="gamma"):
             func([0], 1.0, bad)
+
+
+def test_scalar_reports():
+    for conv in (to_laplace, to_staircase):
+        out = conv(4, 1.0, rng=0)
+        assert out.shape == () and abs(out - 4) <= 1
+        assert conv(np.zeros((0, 3), dtype=np.int64), 1.0, rng=0).shape == (0, 3)
