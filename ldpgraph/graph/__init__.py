@@ -1,0 +1,52 @@
+"""Graph input and exact (non-private) ground-truth statistics.
+
+- :func:`load_graph` reads any supported input into a :class:`Graph` (a simple undirected
+  graph in CSR form with a :class:`LoadReport`);
+- :mod:`~ldpgraph.graph.edgelist`: SNAP-style edge lists, plain or gzip
+  (:func:`read_edgelist`, :func:`parse_edgelist`, and the raw :func:`parse_edge_pairs`);
+- :mod:`~ldpgraph.graph.convert`: :func:`from_networkx`, :func:`from_igraph`;
+- :mod:`~ldpgraph.graph.statistics`: exact degrees statistics, k-stars and triangles.
+"""
+
+from ldpgraph.graph.convert import from_igraph, from_networkx
+from ldpgraph.graph.core import Graph, LoadReport, from_edge_array
+from ldpgraph.graph.edgelist import (
+    ParsedEdges,
+    parse_edge_pairs,
+    parse_edgelist,
+    read_edge_pairs,
+    read_edgelist,
+)
+from ldpgraph.graph.load import load_graph
+from ldpgraph.graph.statistics import (
+    degree_histogram,
+    degree_moments,
+    degree_power_sum,
+    degree_variance,
+    kstar_counts,
+    local_triangle_counts,
+    max_degree,
+    triangle_count,
+)
+
+__all__ = [
+    "Graph",
+    "LoadReport",
+    "ParsedEdges",
+    "load_graph",
+    "read_edgelist",
+    "parse_edgelist",
+    "read_edge_pairs",
+    "parse_edge_pairs",
+    "from_edge_array",
+    "from_networkx",
+    "from_igraph",
+    "degree_histogram",
+    "max_degree",
+    "kstar_counts",
+    "degree_power_sum",
+    "degree_moments",
+    "degree_variance",
+    "triangle_count",
+    "local_triangle_counts",
+]

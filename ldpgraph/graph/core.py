@@ -1,0 +1,489 @@
+"""The internal graph form: a simple undirected graph in CSR form, plus a report of the load.
+
+Every input (edge-list file, networkx graph, igraph graph, integer edge array) is turned into
+one light, read-only :class:`Graph`: nodes ``0..n-1``, sorted neighbour lists in compressed
+sparse row (CSR) arrays, the original node labels, and a :class:`LoadReport` that says what
+was read and what was dropped (self-loops, duplicate edges, reverse duplicates from
+symmetrising a directed input).
+
+The builders here work on integer arrays only; file parsing lives in
+:mod:`ldpgraph.graph.edgelist`, conversions from networkx and igraph in
+:mod:`ldpgraph.graph.convert`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+from ldpgraph._validation import check_nonnegative_int
+
+__all__ = ["Graph", "LoadReport", "from_edge_array"]
+
+# Ids are relabelled through a dense lookup table when the largest id is below this many
+# times the number of id occurrences (else through np.unique, which sorts).
+_DENSE_FACTOR = 4
+_DENSE_MIN = 1 << 16
+# Weight of an edge given as (u, v) with u > v when counting directions; (u, v) with u < v
+# weighs 1. One int64 sum then holds both counts (each below 2**32).
+_REVERSE_WEIGHT = 1 << 32
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What was read and what was dropped while building a :class:`Graph`.
+
+    Attributes
+    ----------
+    source : str
+        File name, or a description of the in-memory input (``"networkx.DiGraph"``, ...).
+    edges_read : int
+        Edges in the input: edge lines of a text file (comment and blank lines excluded),
+        edges of a networkx or igraph graph (every parallel edge of a multigraph counts),
+        rows of an edge array.
+    self_loops_dropped : int
+        Input edges ``(v, v)``. Their nodes are kept (with whatever other edges they have).
+    duplicates_dropped : int
+        Input edges dropped because the same undirected edge was already present, whether it
+        was repeated in the same direction or given in the reverse direction.
+        ``edges_read = edges_kept + self_loops_dropped + duplicates_dropped``.
+    reverse_duplicates_dropped : int
+        The part of ``duplicates_dropped`` due to symmetrising: the number of undirected
+        edges given in both directions (``u v`` and ``v u``), one per such edge.
+    edges_kept : int
+        Undirected edges of the graph.
+    n_nodes : int
+        Nodes of the graph.
+    relabelled : bool
+        True when the original node ids were not exactly ``0..n_nodes-1`` in order, so
+        ``Graph.node_ids`` is needed to map back.
+    lines_read : int or None
+        For text input, every line read (comments and blank lines included); else None.
+    source_directed : bool or None
+        Whether the input was a directed graph object; None where the input does not say
+        (files, arrays).
+    """
+
+    source: str
+    edges_read: int
+    self_loops_dropped: int
+    duplicates_dropped: int
+    reverse_duplicates_dropped: int
+    edges_kept: int
+    n_nodes: int
+    relabelled: bool
+    lines_read: int | None = None
+    source_directed: bool | None = None
+
+    @property
+    def repeated_duplicates_dropped(self) -> int:
+        """Duplicates not explained by symmetrising (same edge repeated, multigraph edges)."""
+        return self.duplicates_dropped - self.reverse_duplicates_dropped
+
+
+class Graph:
+    r"""A simple undirected graph on nodes ``0..n-1`` in read-only CSR form.
+
+    Build it with :func:`ldpgraph.graph.load_graph`, :func:`read_edgelist`,
+    :func:`from_edge_array`, :func:`from_networkx` or :func:`from_igraph`. The constructor
+    takes CSR arrays directly and checks them fully (symmetry included, which sorts).
+
+    Parameters
+    ----------
+    indptr : array_like of int, shape (n + 1,)
+        Row pointers: the neighbours of ``v`` are ``indices[indptr[v]:indptr[v + 1]]``.
+    indices : array_like of int, shape (2 m,)
+        Neighbour lists, strictly increasing within each row, no self-loops, symmetric.
+    node_ids : array_like, shape (n,), optional
+        Original label of each node; default ``0..n-1``.
+    report : LoadReport, optional
+        How the graph was loaded; a report describing the CSR input by default.
+
+    Attributes
+    ----------
+    n_nodes, n_edges : int
+    indptr, indices, degrees : ndarray of int64 (read-only)
+    node_ids : ndarray (read-only), int64 unless the labels were not integers
+    report : LoadReport
+
+    Notes
+    -----
+    Each undirected edge :math:`\{u, v\}` is stored twice, as ``v`` in the row of ``u`` and
+    ``u`` in the row of ``v``; ``degrees[v] = indptr[v+1] - indptr[v]`` and
+    :math:`\sum_v d_v = 2m`.
+
+    Examples
+    --------
+    >>> g = Graph([0, 2, 3, 4], [1, 2, 0, 0])
+    >>> g.n_nodes, g.n_edges, g.degrees.tolist()
+    (3, 2, [2, 1, 1])
+    >>> g.edges().tolist()
+    [[0, 1], [0, 2]]
+    """
+
+    __slots__ = ("_indptr", "_indices", "_degrees", "_node_ids", "_report")
+
+    def __init__(
+        self,
+        indptr: ArrayLike,
+        indices: ArrayLike,
+        *,
+        node_ids: ArrayLike | None = None,
+        report: LoadReport | None = None,
+    ) -> None:
+        ptr = _int_array(indptr, "indptr")
+        idx = _int_array(indices, "indices")
+        _check_csr(ptr, idx)
+        n = ptr.size - 1
+        ids = _check_node_ids(node_ids, n)
+        if report is None:
+            report = LoadReport(
+                source="CSR arrays",
+                edges_read=idx.size // 2,
+                self_loops_dropped=0,
+                duplicates_dropped=0,
+                reverse_duplicates_dropped=0,
+                edges_kept=idx.size // 2,
+                n_nodes=n,
+                relabelled=False,
+            )
+        elif not isinstance(report, LoadReport):
+            raise TypeError(f"report must be a LoadReport, got {type(report).__name__}")
+        self._set(ptr, idx, ids, report)
+
+    def _set(
+        self,
+        indptr: NDArray[np.int64],
+        indices: NDArray[np.int64],
+        node_ids: NDArray[Any],
+        report: LoadReport,
+    ) -> None:
+        degrees = np.diff(indptr)
+        for arr in (indptr, indices, degrees, node_ids):
+            arr.setflags(write=False)
+        self._indptr = indptr
+        self._indices = indices
+        self._degrees = degrees
+        self._node_ids = node_ids
+        self._report = report
+
+    @classmethod
+    def _trusted(
+        cls,
+        indptr: NDArray[np.int64],
+        indices: NDArray[np.int64],
+        node_ids: NDArray[Any],
+        report: LoadReport,
+    ) -> Graph:
+        """Wrap CSR arrays built by this package without re-checking them."""
+        g = cls.__new__(cls)
+        g._set(indptr, indices, node_ids, report)
+        return g
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes, isolated ones included."""
+        return int(self._indptr.size - 1)
+
+    @property
+    def n_edges(self) -> int:
+        """Number of undirected edges."""
+        return int(self._indices.size // 2)
+
+    @property
+    def indptr(self) -> NDArray[np.int64]:
+        """CSR row pointers, shape ``(n_nodes + 1,)``."""
+        return self._indptr
+
+    @property
+    def indices(self) -> NDArray[np.int64]:
+        """CSR neighbour lists (sorted within each row), shape ``(2 * n_edges,)``."""
+        return self._indices
+
+    @property
+    def degrees(self) -> NDArray[np.int64]:
+        """Degree of every node, shape ``(n_nodes,)``."""
+        return self._degrees
+
+    @property
+    def node_ids(self) -> NDArray[Any]:
+        """Original label of every node (``node_ids[v]`` is the label of node ``v``)."""
+        return self._node_ids
+
+    @property
+    def report(self) -> LoadReport:
+        """How the graph was loaded."""
+        return self._report
+
+    def neighbors(self, v: int) -> NDArray[np.int64]:
+        """Sorted neighbours of node ``v`` (a read-only view)."""
+        n = self.n_nodes
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"v must be an integer node index, got {type(v).__name__}")
+        if not 0 <= int(v) < n:
+            raise ValueError(f"v must be a node index in [0, {n}), got {v}")
+        return self._indices[self._indptr[v] : self._indptr[v + 1]]
+
+    def edges(self) -> NDArray[np.int64]:
+        """Edges as an ``(n_edges, 2)`` array of pairs ``u < v``, sorted lexicographically."""
+        rows = np.repeat(np.arange(self.n_nodes, dtype=np.int64), self._degrees)
+        upper = self._indices > rows
+        return np.column_stack((rows[upper], self._indices[upper]))
+
+    def to_networkx(self, *, original_labels: bool = False) -> Any:
+        """Return a ``networkx.Graph`` with every node (isolated ones included).
+
+        Nodes are ``0..n-1``, or the original labels when ``original_labels`` is true.
+        """
+        import networkx as nx
+
+        g = nx.Graph()
+        e = self.edges()
+        if original_labels:
+            labels = self._node_ids.tolist()
+            g.add_nodes_from(labels)
+            g.add_edges_from((labels[a], labels[b]) for a, b in e.tolist())
+        else:
+            g.add_nodes_from(range(self.n_nodes))
+            g.add_edges_from(e.tolist())
+        return g
+
+    def to_igraph(self) -> Any:
+        """Return an undirected ``igraph.Graph`` on vertices ``0..n-1`` (labels not attached)."""
+        import igraph as ig
+
+        return ig.Graph(n=self.n_nodes, edges=self.edges().tolist(), directed=False)
+
+    def __repr__(self) -> str:
+        return f"Graph(n_nodes={self.n_nodes}, n_edges={self.n_edges}, source={self._report.source!r})"
+
+
+def from_edge_array(
+    edges: ArrayLike,
+    *,
+    n_nodes: int | None = None,
+    source: str = "edge array",
+) -> Graph:
+    """Build a :class:`Graph` from an ``(m, 2)`` array of integer node ids.
+
+    Each row is an edge; the direction of a row is ignored (directed input is symmetrised).
+    Self-loops and duplicates are dropped and counted in ``graph.report``.
+
+    Parameters
+    ----------
+    edges : array_like of int, shape (m, 2)
+        Node ids. Any int64 values when ``n_nodes`` is None; they are relabelled to
+        ``0..n-1`` in increasing order of id and kept in ``graph.node_ids``.
+    n_nodes : int, optional
+        If given, ids must lie in ``[0, n_nodes)`` and are used as node indices as they are;
+        nodes that appear in no edge are kept as isolated nodes.
+    source : str
+        Description stored in the load report.
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> g = from_edge_array([[10, 30], [30, 10], [20, 20]])
+    >>> g.n_nodes, g.n_edges, g.node_ids.tolist()
+    (3, 1, [10, 20, 30])
+    >>> g.report.reverse_duplicates_dropped, g.report.self_loops_dropped
+    (1, 1)
+    >>> from_edge_array([[0, 1]], n_nodes=3).degrees.tolist()
+    [1, 1, 0]
+    """
+    arr = _int_array(edges, "edges", ndim=2)
+    if arr.shape[1] != 2:
+        raise ValueError(f"edges must have shape (m, 2), got {arr.shape}")
+    if n_nodes is None:
+        return _graph_from_id_pairs(arr, source=source)
+    n = check_nonnegative_int(n_nodes, "n_nodes")
+    if arr.size and (arr.min() < 0 or arr.max() >= n):
+        bad = np.flatnonzero(((arr < 0) | (arr >= n)).any(axis=1))[0]
+        raise ValueError(
+            f"edges[{bad}] = {arr[bad].tolist()} has a node id outside [0, n_nodes) = [0, {n})"
+        )
+    return _build_graph(
+        arr[:, 0],
+        arr[:, 1],
+        n,
+        np.arange(n, dtype=np.int64),
+        source=source,
+        relabelled=False,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# builders (private; used by edgelist and convert)
+
+
+def _graph_from_id_pairs(
+    pairs: NDArray[np.int64],
+    *,
+    source: str,
+    lines_read: int | None = None,
+    source_directed: bool | None = None,
+) -> Graph:
+    """Relabel arbitrary int64 ids of an ``(m, 2)`` array to ``0..n-1`` and build the graph."""
+    flat = pairs.reshape(-1)
+    labels, node_ids, relabelled = _relabel(flat)
+    labels = labels.reshape(-1, 2)
+    return _build_graph(
+        labels[:, 0],
+        labels[:, 1],
+        node_ids.size,
+        node_ids,
+        source=source,
+        relabelled=relabelled,
+        lines_read=lines_read,
+        source_directed=source_directed,
+    )
+
+
+def _relabel(ids: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64], bool]:
+    """Map ids to ``0..n-1`` in increasing order; return labels, sorted distinct ids, relabelled."""
+    if ids.size == 0:
+        return ids.astype(np.int64), np.zeros(0, dtype=np.int64), False
+    lo, hi = int(ids.min()), int(ids.max())
+    if lo >= 0 and hi < max(_DENSE_FACTOR * ids.size, _DENSE_MIN):
+        present = np.bincount(ids, minlength=hi + 1) > 0
+        if present.all():  # ids are exactly 0..hi
+            return ids, np.arange(hi + 1, dtype=np.int64), False
+        mapping = np.cumsum(present) - 1
+        return mapping[ids], np.flatnonzero(present).astype(np.int64), True
+    node_ids, inverse = np.unique(ids, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64, copy=False), node_ids.astype(np.int64), True
+
+
+def _build_graph(
+    u: NDArray[np.int64],
+    v: NDArray[np.int64],
+    n: int,
+    node_ids: NDArray[Any],
+    *,
+    source: str,
+    relabelled: bool,
+    lines_read: int | None = None,
+    source_directed: bool | None = None,
+) -> Graph:
+    """Symmetrise, drop self-loops and duplicates, and build the CSR graph.
+
+    ``u`` and ``v`` hold node indices in ``[0, n)`` (checked by the caller).
+    """
+    m_read = int(u.size)
+    lo = np.minimum(u, v)
+    hi = np.maximum(u, v)
+    loops = lo == hi
+    n_loops = int(np.count_nonzero(loops))
+    if n_loops:
+        keep = ~loops
+        lo, hi, rev = lo[keep], hi[keep], (u > v)[keep]
+    else:
+        rev = u > v
+    weight = rev.astype(np.int64)
+    weight *= _REVERSE_WEIGHT - 1
+    weight += 1
+    index_dtype = np.int32 if n < 2**31 - 1 else np.int64
+    upper = sp.csr_array(
+        (weight, (lo.astype(index_dtype, copy=False), hi.astype(index_dtype, copy=False))),
+        shape=(n, n),
+    )
+    upper.sum_duplicates()  # canonical: sorted indices, one entry per edge
+    n_unique = int(upper.nnz)
+    forward = upper.data & (_REVERSE_WEIGHT - 1)
+    backward = upper.data >> 32
+    n_both = int(np.count_nonzero((forward > 0) & (backward > 0)))
+    indptr, indices = _symmetric_csr(upper, n)
+    report = LoadReport(
+        source=source,
+        edges_read=m_read,
+        self_loops_dropped=n_loops,
+        duplicates_dropped=m_read - n_loops - n_unique,
+        reverse_duplicates_dropped=n_both,
+        edges_kept=n_unique,
+        n_nodes=n,
+        relabelled=relabelled,
+        lines_read=lines_read,
+        source_directed=source_directed,
+    )
+    return Graph._trusted(indptr, indices, node_ids, report)
+
+
+def _symmetric_csr(upper: Any, n: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """CSR of ``U + U.T`` for a canonical strictly upper-triangular CSR ``U``.
+
+    Row ``r`` of the result is row ``r`` of ``U.T`` (neighbours < r, sorted) followed by row
+    ``r`` of ``U`` (neighbours > r, sorted), so no sort is needed: with ``pL``, ``pU`` the
+    row pointers of ``L = U.T`` and ``U``, entry ``j`` of ``L`` in row ``r`` goes to
+    ``pU[r] + j`` and entry ``j`` of ``U`` in row ``r`` goes to ``pL[r + 1] + j``.
+    """
+    nnz = int(upper.nnz)
+    structure = sp.csr_array(
+        (np.ones(nnz, dtype=np.int8), upper.indices, upper.indptr), shape=(n, n)
+    )
+    lower = structure.T.tocsr()  # counting sort: rows of U.T with sorted column indices
+    ptr_u = upper.indptr.astype(np.int64)
+    ptr_l = lower.indptr.astype(np.int64)
+    indices = np.empty(2 * nnz, dtype=np.int64)
+    pos = np.arange(nnz, dtype=np.int64)
+    pos += np.repeat(ptr_l[1:], np.diff(ptr_u))
+    indices[pos] = upper.indices
+    pos = np.arange(nnz, dtype=np.int64)
+    pos += np.repeat(ptr_u[:-1], np.diff(ptr_l))
+    indices[pos] = lower.indices
+    return ptr_l + ptr_u, indices
+
+
+# ---------------------------------------------------------------------------------------------
+# validation helpers
+
+
+def _int_array(x: ArrayLike, name: str, ndim: int = 1) -> NDArray[np.int64]:
+    arr = np.asarray(x)
+    if arr.dtype.kind == "b" or (arr.dtype.kind not in "iu" and arr.size > 0):
+        raise TypeError(f"{name} must be an array of integers, got dtype {arr.dtype}")
+    if arr.size == 0 and ndim == 2 and arr.ndim == 1:
+        arr = arr.reshape(0, 2)
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}")
+    if arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} has values above 2**63 - 1, which do not fit int64")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def _check_csr(ptr: NDArray[np.int64], idx: NDArray[np.int64]) -> None:
+    if ptr.size == 0 or ptr[0] != 0:
+        raise ValueError("indptr must be non-empty and start at 0")
+    if ptr[-1] != idx.size:
+        raise ValueError(f"indptr[-1] = {ptr[-1]} must equal len(indices) = {idx.size}")
+    deg = np.diff(ptr)
+    if (deg < 0).any():
+        raise ValueError("indptr must be non-decreasing")
+    n = ptr.size - 1
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"indices must lie in [0, {n})")
+    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+    if (rows == idx).any():
+        raise ValueError("the graph must have no self-loops")
+    same_row = rows[1:] == rows[:-1]
+    if (idx[1:][same_row] <= idx[:-1][same_row]).any():
+        raise ValueError("neighbour lists must be strictly increasing within each row")
+    forward = rows * n + idx
+    backward = np.sort(idx * n + rows)
+    if not np.array_equal(forward, backward):
+        raise ValueError("the adjacency must be symmetric (each edge stored in both rows)")
+
+
+def _check_node_ids(node_ids: ArrayLike | None, n: int) -> NDArray[Any]:
+    if node_ids is None:
+        return np.arange(n, dtype=np.int64)
+    ids = np.asarray(node_ids)
+    if ids.shape != (n,):
+        raise ValueError(f"node_ids must have shape ({n},), got {ids.shape}")
+    return ids.copy()
