@@ -146,10 +146,10 @@ def main() -> None:
     # ratios: ldpgraph over each reference of the same task
     own_rate = {task: rate for task, name, _, rate in rows if name.startswith("ldpgraph")}
     print(f"epsilon = {eps}, best of 3, numpy {np.__version__}")
-    print(f"{'task':<13}{'implementation':<46}{'n':>11}{'values/s':>14}{'ldpgraph x':>12}")
+    print(f"{'task':<15}{'implementation':<46}{'n':>11}{'values/s':>14}{'ldpgraph x':>12}")
     for task, name, size, rate in rows:
         ratio = "" if name.startswith("ldpgraph") else f"{own_rate[task] / rate:.1f}"
-        print(f"{task:<13}{name:<46}{size:>11,}{rate / 1e6:>12.1f} M{ratio:>12}")
+        print(f"{task:<15}{name:<46}{size:>11,}{rate / 1e6:>12.1f} M{ratio:>12}")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,8 @@ class Staircase:
     gamma : float or None, default None
         Fraction of each step spent at the higher level. Must be in [0, 1]. ``None`` selects
         gamma* = 1 / (1 + e^{epsilon/2}), which minimises E|X| in one dimension
-        (see :meth:`optimal_gamma`).
+        (see :meth:`optimal_gamma`). For dim > 1 the same default is used, but it does not
+        minimise E||X||_1 there (that minimiser depends on dim and is not unimodal in gamma).
     dim : int, default 1
         Dimension d >= 1. For d > 1 the density depends on the l1 norm of the point.
 
@@ -124,6 +125,11 @@ class Staircase:
         self._u = -math.expm1(-self.epsilon)  # 1 - b, exact for small epsilon
         # gamma = 0 and gamma = 1 have the same law; compute with 1 (no empty inner step)
         self._g = 1.0 if self.gamma == 0.0 else self.gamma
+        if _scaled_n(self.dim, self._b, self._u, self._g) == 0.0:
+            raise ValueError(
+                f"epsilon = {self.epsilon!r} is too large for gamma = {self.gamma!r} and "
+                f"dim = {self.dim}: e^-epsilon and gamma^dim both underflow in double precision"
+            )
         self._log_a = _log_normalizer(self.dim, self._b, self._u, self._g, self.sensitivity)
 
     def __repr__(self) -> str:

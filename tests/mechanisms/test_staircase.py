@@ -336,3 +336,10 @@ def test_bad_dim_and_epsilon():
             Staircase(epsilon=bad)
     with pytest.raises(ValueError, match="sensitivity"):
         Staircase(epsilon=1.0, sensitivity=0.0)
+
+
+def test_underflowing_staircase_is_refused_not_garbage():
+    with pytest.raises(ValueError, match="underflow"):
+        Staircase(epsilon=800.0, dim=2)
+    mech = Staircase(epsilon=800.0, gamma=0.5, dim=2)  # b underflows, gamma^d does not
+    assert mech.radius_cdf(0.5) == pytest.approx(1.0)
