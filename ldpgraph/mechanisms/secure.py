@@ -46,9 +46,15 @@ _os_randbytes = os.urandom
 # use the pure-Python path with unbounded integers.
 _VECTOR_LIMIT = 2**62
 
-# Bytes requested from the byte source at a time (the unused rest of a chunk is discarded
-# when the call returns).
-_CHUNK_BYTES = 1 << 16
+# Bytes requested from the byte source at a time: the first request of a call asks for 64
+# bytes (or what is needed), and each further request doubles, up to 1 MiB, so that one value
+# costs one small read and a million values a few large ones. The unused rest of the buffer
+# is discarded when the call returns.
+_FIRST_CHUNK_BYTES = 64
+_MAX_CHUNK_BYTES = 1 << 20
+
+# Below this many values the per-value loop is faster than the vectorized batches.
+_SCALAR_BELOW = 16
 
 _INT64_MAX = 2**63 - 1
 
@@ -138,10 +144,12 @@ class _Bits:
         self._randbytes = randbytes
         self._buf = b""
         self._pos = 0
+        self._chunk = _FIRST_CHUNK_BYTES
 
     def take(self, nbytes: int) -> bytes:
         if self._pos + nbytes > len(self._buf):
-            self._buf = self._randbytes(max(nbytes, _CHUNK_BYTES))
+            self._buf = self._randbytes(max(nbytes, self._chunk))
+            self._chunk = min(2 * self._chunk, _MAX_CHUNK_BYTES)
             self._pos = 0
         out = self._buf[self._pos : self._pos + nbytes]
         self._pos += nbytes
@@ -370,7 +378,7 @@ def _acceptance(t: int, s: int) -> float:
 
 def _sample_dlap(bits: _Bits, n: int, t: int, s: int) -> NDArray[np.int64]:
     """n i.i.d. DLap(exp(-s/t)) draws as int64."""
-    if t >= _VECTOR_LIMIT or s >= _VECTOR_LIMIT:
+    if t >= _VECTOR_LIMIT or s >= _VECTOR_LIMIT or n < _SCALAR_BELOW:
         out = [_dlap_scalar(bits, t, s) for _ in range(n)]
         if out and max(abs(y) for y in out) > _INT64_MAX:
             raise OverflowError(f"discrete Laplace noise with scale {t}/{s} overflows int64")
