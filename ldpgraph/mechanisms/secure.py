@@ -440,7 +440,9 @@ def sample_dlap_exact(
     Implementation: trials run in vectorized batches on int64/uint64 arrays while
     ``scale_num`` and ``scale_den`` are below 2^62 (all arithmetic exact: uniform integers
     below m come from rejection on random words); larger values (a tiny epsilon given as a
-    float has a denominator of 2^60 or more) use a pure-Python loop with unbounded integers.
+    float has a denominator of 2^60 or more) use a pure-Python loop with unbounded integers,
+    as do calls for fewer than 16 values (a node releasing one value: one small read of
+    ``os.urandom``). Both paths run the same algorithm and have the same law.
     The running time depends on the value drawn (a timing side channel, as for any rejection
     sampler); the value itself is never rounded.
 
