@@ -239,7 +239,7 @@ def _edges_1d(
 
 
 def _fmt(v: float, discrete: bool) -> str:
-    return str(int(v)) if discrete else f"{v:.6g}"
+    return str(int(v)) if discrete and float(v).is_integer() else f"{v:.6g}"
 
 
 def _interval_partition(edges: NDArray[np.float64], discrete: bool, name: str, getter) -> _Partition:
