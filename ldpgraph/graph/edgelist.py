@@ -425,4 +425,5 @@ def _show(b: bytes, limit: int = 60) -> str:
 
 
 def _fail(source: str, number: int, line: bytes, reason: str) -> None:
-    raise ValueError(f"{source}, line {number}: {reason}; the line is {_show(line)}")
+    shown = _show(line.rstrip(b"\r"))
+    raise ValueError(f"{source}, line {number}: {reason}; the line is {shown}")
