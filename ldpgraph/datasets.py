@@ -881,6 +881,9 @@ def load_dataset(
     >>> sfs = load_dataset("exac-sfs")  # doctest: +SKIP
     >>> int(sfs[0]), len(sfs)  # doctest: +SKIP
     (4012093, 1200)
+    >>> g = load_dataset("facebook")  # doctest: +SKIP
+    >>> g.n_nodes, g.n_edges  # doctest: +SKIP
+    (4039, 88234)
     """
     info = _get_info(name)
     p = dataset_path(info.name, path=path, download=download)
@@ -946,28 +949,18 @@ def parse_fingerprint(lines: Iterable[str]) -> NDArray[np.int64]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _graph_module() -> Any:
-    try:
-        from . import graph as graph_module
-
-        graph_module.read_edgelist  # noqa: B018
-        graph_module.from_igraph  # noqa: B018
-    except (ImportError, AttributeError) as exc:
-        raise ImportError(
-            "ldpgraph.graph (read_edgelist, from_igraph) is needed to build graphs but is not "
-            f"available: {exc}"
-        ) from exc
-    return graph_module
-
-
 def _read_graph(path: Path) -> Any:
     """Edge-list file (gzip or plain; '#' comments; directed edges symmetrized) -> Graph."""
-    return _graph_module().read_edgelist(path)
+    from .graph import read_edgelist
+
+    return read_edgelist(path)
 
 
 def _graph_from_igraph(g: Any) -> Any:
     """igraph.Graph -> Graph."""
-    return _graph_module().from_igraph(g)
+    from .graph import from_igraph
+
+    return from_igraph(g)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1135,7 +1128,11 @@ def synthetic_graph(spec: str, *, rng: Any = None) -> Any:
 
     Examples
     --------
-    >>> g = synthetic_graph("ba:n=1000,m=3", rng=0)  # doctest: +SKIP
+    >>> g = synthetic_graph("er:n=100,m=250", rng=0)
+    >>> g.n_nodes, g.n_edges
+    (100, 250)
+    >>> synthetic_graph("ba:n=1000,m=3", rng=7).n_edges == synthetic_graph("ba:n=1000,m=3", rng=7).n_edges
+    True
     """
     model, params = parse_synthetic_spec(spec)
     seed = int(check_rng(rng).integers(0, 2**63, dtype=np.int64))
@@ -1158,6 +1155,13 @@ def resolve_graph(source: str | os.PathLike[str], *, rng: Any = None) -> Any:
     ------
     ValueError
         If ``source`` is a histogram dataset, a malformed spec, or none of the three forms.
+
+    Examples
+    --------
+    >>> resolve_graph("ws:n=20,k=4,p=0", rng=0).degrees.tolist() == [4] * 20
+    True
+    >>> resolve_graph("facebook").n_edges  # doctest: +SKIP
+    88234
     """
     if isinstance(source, os.PathLike):
         p = Path(source)

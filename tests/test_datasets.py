@@ -507,26 +507,38 @@ def test_load_verify_rejects_corrupt_file(tmp_path, tiny):
 
 
 def _graph_module_or_skip():
-    try:
-        return datasets._graph_module()
-    except ImportError as exc:
-        pytest.skip(f"ldpgraph.graph not available yet: {exc}")
+    return pytest.importorskip("ldpgraph.graph", reason="ldpgraph.graph not available yet")
 
 
-def _nodes_edges(g) -> tuple[int, int]:
-    for n_attr, m_attr in (("n_nodes", "n_edges"), ("num_nodes", "num_edges"), ("n", "m")):
-        if hasattr(g, n_attr) and hasattr(g, m_attr):
-            n, m = getattr(g, n_attr), getattr(g, m_attr)
-            return int(n() if callable(n) else n), int(m() if callable(m) else m)
-    raise AssertionError(f"do not know how to count nodes/edges of {type(g).__name__}")
+# (nodes, edges, max degree, triangles) of the simple undirected graph, from SOURCES.md
+GRAPH_FIGURES = {
+    "facebook": (4_039, 88_234, 1_045, 1_612_010),
+    "wiki-vote": (7_115, 100_762, 1_065, 608_389),
+    "email-enron": (36_692, 183_831, 1_383, 727_044),
+}
 
 
-def test_load_facebook_graph():
+@pytest.mark.parametrize("name", list(GRAPH_FIGURES))
+def test_load_graph_datasets(name):
+    info = dataset_info(name)
+    path = data_file(info.filename)
+    gm = _graph_module_or_skip()
+    g = load_dataset(name, path=path)
+    assert isinstance(g, gm.Graph)
+    figures = (g.n_nodes, g.n_edges, gm.max_degree(g), gm.triangle_count(g))
+    assert figures == GRAPH_FIGURES[name]
+    s = info.stats
+    assert (s["nodes"], s["edges"], s["max_degree"], s["triangles"]) == GRAPH_FIGURES[name]
+
+
+def test_load_facebook_via_registry_lookup(monkeypatch):
     path = data_file("facebook_combined.txt.gz")
     _graph_module_or_skip()
-    g = load_dataset("facebook", path=path)
-    info = dataset_info("facebook")
-    assert _nodes_edges(g) == (4_039, 88_234) == (info.stats["nodes"], info.stats["edges"])
+    monkeypatch.setenv("LDPGRAPH_DATA", str(path.parent))
+    g = load_dataset("facebook")
+    assert (g.n_nodes, g.n_edges) == (4_039, 88_234)
+    assert resolve_graph("facebook").n_edges == 88_234
+    assert resolve_graph(str(path)).n_nodes == 4_039
 
 
 # ---------------------------------------------------------------------------------------------
@@ -583,9 +595,13 @@ def test_synthetic_leaves_global_random_state_alone(as_igraph):
 
 
 def test_synthetic_graph_object():
-    _graph_module_or_skip()
+    gm = _graph_module_or_skip()
     g = synthetic_graph("er:n=100,m=250", rng=0)
-    assert _nodes_edges(g) == (100, 250)
+    assert isinstance(g, gm.Graph)
+    assert (g.n_nodes, g.n_edges) == (100, 250)
+    h = synthetic_graph("ba:n=200,m=3", rng=4)
+    assert np.array_equal(h.indices, synthetic_graph("ba:n=200,m=3", rng=4).indices)
+    assert not np.array_equal(h.indices, synthetic_graph("ba:n=200,m=3", rng=5).indices)
 
 
 @pytest.mark.parametrize(
