@@ -28,6 +28,11 @@ Each entry records two SHA-256 digests, both taken from ``SOURCES.md`` of the sh
   ``sha256_raw``; an uncompressed download is checked against ``sha256_raw`` and then stored
   gzip-compressed under the registered file name.
 
+The registered URLs were not downloaded when this registry was written (no network access). The
+shared files are recorded in ``SOURCES.md`` as byte-identical to SNAP's originals (CRLF line endings
+and headers kept), so SNAP's downloads are expected to pass the ``sha256_raw`` check; if SNAP ever
+changes a file, :func:`fetch` refuses it with a :class:`ChecksumError` rather than caching it.
+
 Synthetic graphs
 ----------------
 :func:`synthetic_graph` builds a graph from a spec string with igraph, reproducibly from ``rng``::
@@ -836,7 +841,7 @@ def fetch(
         _unlink_quietly(tmp)
         _unlink_quietly(tmp_gz)
         raise type(exc)(
-            f"{exc}\nsource: {src}\nNothing was written to {folder} (the partial file was removed)."
+            f"{exc}\nsource: {src}\nNothing was written to {folder} (the temporary download was removed)."
         ) from exc.__cause__
     except BaseException:
         _unlink_quietly(tmp)
