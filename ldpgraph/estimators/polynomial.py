@@ -560,7 +560,9 @@ def binomial(
     >>> binomial([3.0], 2, epsilon=1.0, noise="laplace")  # C(3,2) - b^2 with b = 1
     array([2.])
     """
-    return binomials(y, (k,), epsilon, sensitivity, noise=noise)[0]
+    kk = _check_k(k)
+    nz = _noise_model(epsilon, sensitivity, noise)
+    return _map_chunks(_reports(y, nz.kind), [_binomial_kernel(kk, nz)])[0]
 
 
 def binomials(

@@ -141,9 +141,9 @@ def _esym_excess(v: NDArray[np.float64], r: int, s2: float) -> NDArray[np.float6
 # --------------------------------------------------------------------------------------------
 
 
-def _setup(y: ArrayLike, epsilon: float, sensitivity: float, noise: Any, name: str = "y") -> tuple[
-    NDArray[np.float64], _NoiseModel
-]:
+def _setup(
+    y: ArrayLike, epsilon: float, sensitivity: float, noise: Any, name: str = "y"
+) -> tuple[NDArray[np.float64], _NoiseModel]:
     nz = _noise_model(epsilon, sensitivity, noise)
     yy = _reports(y, nz.kind, name=name, min_ndim=1)
     return np.asarray(yy, dtype=np.float64), nz
