@@ -1,0 +1,119 @@
+"""k-star methods: exact analytic laws on small inputs, and the Facebook Monte-Carlo checks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from dlap_exact import exact_expectation
+from scipy import integrate
+
+from ldpgraph.baselines import METHODS, exact_kstars, get_method
+
+DEGREE_METHODS = ["unbiased-dlap", "naive-dlap", "unbiased-laplace", "naive-laplace"]
+
+
+def _binom(y, k):
+    out = np.ones_like(np.asarray(y, dtype=float))
+    for j in range(k):
+        out = out * (np.asarray(y, dtype=float) - j) / (j + 1)
+    return out
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_naive_dlap_analytic_law_is_exact(k, eps):
+    d = np.array([0, 1, 3, 17])
+    m = get_method("naive-dlap")
+    mean = exact_expectation(lambda z: _binom(z, k), d, eps)
+    second = exact_expectation(lambda z: _binom(z, k) ** 2, d, eps)
+    assert m.analytic_mean(d, k, eps) == pytest.approx(mean.sum(), rel=1e-10)
+    assert m.analytic_variance(d, k, eps) == pytest.approx((second - mean**2).sum(), rel=1e-8)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_naive_laplace_analytic_law_by_integration(k):
+    eps, d = 0.8, 5
+    b = 1 / eps
+
+    def moment(h):
+        f = lambda u: h(d + u) * math.exp(-abs(u) / b) / (2 * b)  # noqa: E731
+        return integrate.quad(f, -np.inf, 0)[0] + integrate.quad(f, 0, np.inf)[0]
+
+    mean = moment(lambda y: float(_binom(y, k)))
+    second = moment(lambda y: float(_binom(y, k)) ** 2)
+    m = get_method("naive-laplace")
+    assert m.analytic_mean([d], k, eps) == pytest.approx(mean, rel=1e-8)
+    assert m.analytic_variance([d], k, eps) == pytest.approx(second - mean**2, rel=1e-7)
+
+
+def test_unbiased_dlap_analytic_variance_is_exact():
+    from ldpgraph.estimators.polynomial import binomial
+
+    d, k, eps = np.array([2, 9]), 3, 1.0
+    second = exact_expectation(lambda z: binomial(z, k, eps) ** 2, d, eps)
+    truth = _binom(d, k)
+    assert get_method("unbiased-dlap").analytic_variance(d, k, eps) == pytest.approx(
+        (second - truth**2).sum(), rel=1e-9
+    )
+
+
+def test_registry_and_errors():
+    assert set(DEGREE_METHODS) <= set(METHODS)
+    with pytest.raises(ValueError, match="unknown method 'nope'; choose from"):
+        get_method("nope")
+    m = get_method("unbiased-dlap")
+    with pytest.raises(ValueError, match="epsilon"):
+        m.estimate_trials([1, 2], 2, -1.0)
+    with pytest.raises(ValueError, match="k must be"):
+        m.estimate_trials([1, 2], 0, 1.0)
+    with pytest.raises(ValueError, match="non-negative"):
+        m.estimate_trials([1, -2], 2, 1.0)
+
+
+# ----------------------------------------------------------------------------- Facebook
+
+
+@pytest.fixture(scope="module")
+def facebook_degrees(request):
+    from conftest import data_file
+
+    from ldpgraph.graph import read_edgelist
+
+    g = read_edgelist(data_file("facebook_combined.txt.gz"))
+    return g.degrees
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize(
+    "name", ["unbiased-dlap", "naive-dlap", "unbiased-laplace", "naive-laplace", "local-lap-kstars", "local-dlap-kstars"]
+)
+def test_facebook_monte_carlo_matches_analytic_law(facebook_degrees, name, k):
+    d = facebook_degrees
+    eps, trials = 1.0, 1500
+    m = get_method(name)
+    truth = exact_kstars(d, k)
+    est = m.estimate_trials(d, k, eps, trials, rng=np.random.SeedSequence([2026, k, len(name)]))
+    mean, var = m.analytic_mean(d, k, eps), m.analytic_variance(d, k, eps)
+    se_mean = math.sqrt(var / trials)
+    if m.unbiased:
+        assert mean == truth
+    # the Monte-Carlo mean agrees with the analytic mean (the truth, for unbiased methods)
+    assert abs(est.mean() - mean) < 4 * se_mean, (est.mean(), mean, se_mean)
+    # the empirical MSE agrees with the analytic one within its sampling error
+    sq = (est - truth) ** 2
+    mse_analytic = m.analytic_rmse(d, k, eps) ** 2
+    assert abs(sq.mean() - mse_analytic) < 5 * sq.std(ddof=1) / math.sqrt(trials)
+
+
+def test_facebook_naive_bias_is_visible_and_matches_closed_form(facebook_degrees):
+    d, k, eps = facebook_degrees, 2, 0.5
+    m = get_method("naive-dlap")
+    truth = exact_kstars(d, k)
+    bias = m.analytic_mean(d, k, eps) - truth
+    # C(d+eta,2) = C(d,2) + d eta + C(eta,2): E = C(d,2) + E[eta^2]/2 per node
+    p = math.exp(-eps)
+    assert bias == pytest.approx(d.size * (2 * p / (1 - p) ** 2) / 2, rel=1e-10)
+    est = m.estimate_trials(d, k, eps, 800, rng=11)
+    assert abs(est.mean() - truth - bias) < 4 * math.sqrt(m.analytic_variance(d, k, eps) / 800)
