@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_integer_reports, check_rng, check_sensitivity
+from .secure import sample_dlap_exact
 
 __all__ = ["DiscreteLaplace"]
 
@@ -39,8 +41,9 @@ class DiscreteLaplace:
     P[|eta| >= k] = 2 p^k / (1 + p) for k >= 1, so |eta| = floor((E - ln((1+p)/2)) / ln(1/p)),
     and the sign is +-1 with probability 1/2 (eta = 0 either way).
     This has the law above up to floating-point rounding of E; it is the fast
-    path for simulation. For deployment on a node's device use an integer-arithmetic sampler
-    driven by secure randomness (floating-point samplers leak, Mironov 2012).
+    path for simulation. For deployment on a node's device pass ``secure=True`` (or use
+    :class:`~ldpgraph.mechanisms.SecureDiscreteLaplace`): an exact integer-arithmetic sampler
+    driven by the OS CSPRNG (floating-point samplers leak, Mironov 2012).
 
     Examples
     --------
@@ -107,20 +110,43 @@ class DiscreteLaplace:
             lower = 1.0 - np.exp(self._t * m) / one_plus_p
         return np.where(m >= 0, upper, lower)
 
-    def sample(self, size: int | tuple[int, ...] | None = None, *, rng=None) -> NDArray[np.int64]:
-        """Draw noise eta ~ DLap(p) as int64 (a 0-d draw is returned as ``numpy.int64``)."""
+    def sample(
+        self, size: int | tuple[int, ...] | None = None, *, rng=None, secure: bool = False
+    ) -> NDArray[np.int64]:
+        """Draw noise eta ~ DLap(p) as int64 (a 0-d draw is returned as ``numpy.int64``).
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+        rng : Generator, seed or None
+            Source of randomness for the fast floating-point sampler (simulation).
+        secure : bool, default False
+            Use the exact integer-arithmetic sampler driven by the operating system's CSPRNG
+            (:func:`~ldpgraph.mechanisms.secure.sample_dlap_exact`) — for deployment on a node's
+            device. ``rng`` must then be None. The guarantee is for the exact rational value of
+            the float ``epsilon / sensitivity``; use
+            :class:`~ldpgraph.mechanisms.SecureDiscreteLaplace` with ``epsilon="0.1"`` for an
+            exactly decimal epsilon.
+        """
+        if secure:
+            if rng is not None:
+                raise ValueError("secure=True draws from the OS CSPRNG; rng must be None")
+            scale = Fraction(self.sensitivity) / Fraction(self.epsilon)
+            out = np.asarray(sample_dlap_exact(scale.numerator, scale.denominator, size), dtype=np.int64)
+            return out[()] if size is None else out
         gen = check_rng(rng)
         shape = () if size is None else size
         out = _sample_dlap(gen, shape, self._t, self.p)
         return out[()] if size is None else out
 
-    def randomize(self, values: ArrayLike, *, rng=None) -> NDArray[np.int64]:
+    def randomize(self, values: ArrayLike, *, rng=None, secure: bool = False) -> NDArray[np.int64]:
         """The node-side randomizer: values + eta, elementwise, as int64.
 
-        ``values`` must be integers (float arrays with whole values are accepted).
+        ``values`` must be integers (float arrays with whole values are accepted). With
+        ``secure=True`` the noise comes from the exact sampler and the OS CSPRNG (deployment).
         """
         x = check_integer_reports(values, "values")
-        return x + self.sample(x.shape, rng=rng)
+        return x + self.sample(x.shape, rng=rng, secure=secure)
 
 
 def _sample_dlap(gen: np.random.Generator, shape, t: float, p: float) -> NDArray[np.int64]:
