@@ -215,8 +215,10 @@ def profile_exact_variance(
     h = _window_counts(xx, w0, w1).astype(np.float64)
     rows = _rows(xx)
     with np.errstate(under="ignore"):
-        below = np.where(rows < w0, np.exp(-t * (w0 - rows).astype(np.float64)), 0.0).sum(axis=-1)
-        above = np.where(rows > w1, np.exp(-t * (rows - w1).astype(np.float64)), 0.0).sum(axis=-1)
+        # p^(w0 - x) for x < w0 and p^(x - w1) for x > w1 (distances >= 1; others masked)
+        below = np.where(rows < w0, np.exp(-t * np.maximum(w0 - rows, 1).astype(np.float64)), 0.0)
+        above = np.where(rows > w1, np.exp(-t * np.maximum(rows - w1, 1).astype(np.float64)), 0.0)
+        below, above = below.sum(axis=-1), above.sum(axis=-1)
         j = np.arange(w1 - w0 + 1, dtype=np.float64)
         hr = h.reshape(-1, h.shape[-1])
         # F_j = sum_{x_i <= w0 + j} p^(w0 + j - x_i), B_j = sum_{x_i >= w0 + j} p^(x_i - w0 - j)
