@@ -26,7 +26,6 @@ noise (all but ``local-lap-kstars-private``), so Monte-Carlo results can be chec
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
 from functools import lru_cache
 
 import numpy as np
@@ -34,8 +33,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from ..estimators.polynomial import binomial, binomial_variance
-from ..mechanisms import DiscreteLaplace
-from ..protocols.randomizer import as_degrees
+from ..mechanisms import DiscreteLaplace, Laplace
+from ..protocols.randomizer import as_degrees, projected_kstar_counts
 
 __all__ = [
     "KStarMethod",
@@ -77,7 +76,7 @@ def _binomial_poly(y: NDArray, k: int) -> NDArray[np.float64]:
     return out
 
 
-class KStarMethod(ABC):
+class KStarMethod:
     """A k-star estimation method: node-side randomizer plus curator-side estimator."""
 
     #: registry name used by experiments and the command line
@@ -119,9 +118,31 @@ class KStarMethod(ABC):
             out[start:stop] = self._simulate(d, k, eps, stop - start, gen)
         return out
 
-    @abstractmethod
+    def randomize(
+        self, degrees: ArrayLike, k: int, epsilon: float, *, size: int | None = None, rng=None
+    ) -> NDArray:
+        """Node side: every node's release, shape (n,) or (size, n) for ``size`` independent runs."""
+        d = as_degrees(degrees)
+        k = check_nonnegative_int(k, "k", minimum=1)
+        eps = check_epsilon(epsilon)
+        runs = 1 if size is None else check_nonnegative_int(size, "size", minimum=1)
+        out = self._randomize(d, k, eps, runs, check_rng(rng))
+        return out[0] if size is None else out
+
+    def estimate(self, reports: ArrayLike, k: int, epsilon: float) -> NDArray[np.float64]:
+        """Curator side: the estimate of S_k from the releases (summed over the last axis)."""
+        k = check_nonnegative_int(k, "k", minimum=1)
+        return self._estimate(np.asarray(reports), k, check_epsilon(epsilon))
+
+    def _randomize(self, d: NDArray[np.int64], k: int, eps: float, runs: int, gen) -> NDArray:
+        raise NotImplementedError(f"{self.name} is a multi-round protocol; use estimate_trials")
+
+    def _estimate(self, reports: NDArray, k: int, eps: float) -> NDArray[np.float64]:
+        raise NotImplementedError(f"{self.name} is a multi-round protocol; use estimate_trials")
+
     def _simulate(self, d: NDArray[np.int64], k: int, eps: float, n_trials: int, gen) -> NDArray:
         """Estimates of ``n_trials`` runs (d, k, eps already validated)."""
+        return self._estimate(self._randomize(d, k, eps, n_trials, gen), k, eps)
 
     def analytic_mean(self, degrees: ArrayLike, k: int, epsilon: float) -> float | None:
         """E[estimate] in closed form, or None where no closed form exists."""
@@ -147,21 +168,9 @@ class KStarMethod(ABC):
 class _DegreeMethod(KStarMethod):
     """Nodes release d_v + noise at the full budget; the curator sums a function of the reports."""
 
-    def _noisy_degrees(self, d, eps, n_trials, gen) -> NDArray:
-        if self.noise == "dlap":
-            return d[None, :] + DiscreteLaplace(epsilon=eps).sample((n_trials, d.size), rng=gen)
-        scale = 1.0 / eps
-        noise = gen.standard_exponential((n_trials, d.size))
-        noise *= np.where(gen.random((n_trials, d.size)) < 0.5, -scale, scale)
-        return d[None, :] + noise
-
-    def _simulate(self, d, k, eps, n_trials, gen):
-        y = self._noisy_degrees(d, eps, n_trials, gen)
-        return self.curator_estimate(y, k, eps)
-
-    @abstractmethod
-    def curator_estimate(self, reports: NDArray, k: int, epsilon: float) -> NDArray[np.float64]:
-        """Estimate of S_k from the reports (sum over the last axis)."""
+    def _randomize(self, d, k, eps, runs, gen):
+        mech = DiscreteLaplace(epsilon=eps) if self.noise == "dlap" else Laplace(epsilon=eps)
+        return d[None, :] + mech.sample((runs, d.size), rng=gen)
 
 
 class UnbiasedDLap(_DegreeMethod):
@@ -169,8 +178,8 @@ class UnbiasedDLap(_DegreeMethod):
 
     name, noise, unbiased = "unbiased-dlap", "dlap", True
 
-    def curator_estimate(self, reports, k, epsilon):
-        return binomial(reports, k, epsilon).sum(axis=-1)
+    def _estimate(self, reports, k, eps):
+        return binomial(reports, k, eps).sum(axis=-1)
 
     def analytic_mean(self, degrees, k, epsilon):
         return float(exact_kstars(degrees, k))
@@ -184,8 +193,8 @@ class UnbiasedLaplace(_DegreeMethod):
 
     name, noise, unbiased = "unbiased-laplace", "laplace", True
 
-    def curator_estimate(self, reports, k, epsilon):
-        return binomial(reports, k, epsilon, noise="laplace").sum(axis=-1)
+    def _estimate(self, reports, k, eps):
+        return binomial(reports, k, eps, noise="laplace").sum(axis=-1)
 
     def analytic_mean(self, degrees, k, epsilon):
         return float(exact_kstars(degrees, k))
@@ -199,7 +208,7 @@ class UnbiasedLaplace(_DegreeMethod):
 class _PlugIn(_DegreeMethod):
     """Plug the noisy degree into C(., k): biased by sum_m C^{(m)}(d)/m! E[eta^m]."""
 
-    def curator_estimate(self, reports, k, epsilon):
+    def _estimate(self, reports, k, eps):
         return _binomial_poly(reports, k).sum(axis=-1)
 
     def analytic_mean(self, degrees, k, epsilon):
@@ -251,14 +260,17 @@ class LocalLapKStars(KStarMethod):
         return int(d.max()) if self.d_max is None else self.d_max
 
     def _scale(self, d_max, k, eps):
-        return math.comb(d_max, k - 1) / eps
+        """Laplace scale C(d_max, k-1)/eps (the sensitivity of a projected k-star count)."""
+        return max(math.comb(d_max, k - 1), 1) / eps
 
-    def _simulate(self, d, k, eps, n_trials, gen):
+    def _randomize(self, d, k, eps, runs, gen):
         d_max = self._bound(d)
-        counts = float(exact_kstars(np.minimum(d, d_max), k))
-        scale = self._scale(d_max, k, eps)
-        noise = gen.laplace(0.0, scale, size=(n_trials, d.size)) if scale > 0 else 0.0
-        return counts + np.sum(noise, axis=-1) if scale > 0 else np.full(n_trials, counts)
+        counts = projected_kstar_counts(d, k, d_max).astype(np.float64)
+        mech = Laplace(epsilon=eps, sensitivity=self._scale(d_max, k, 1.0))
+        return counts[None, :] + mech.sample((runs, d.size), rng=gen)
+
+    def _estimate(self, reports, k, eps):
+        return reports.sum(axis=-1, dtype=np.float64)
 
     def analytic_mean(self, degrees, k, epsilon):
         d = as_degrees(degrees)
@@ -274,12 +286,10 @@ class LocalDLapKStars(LocalLapKStars):
 
     name, noise = "local-dlap-kstars", "dlap"
 
-    def _simulate(self, d, k, eps, n_trials, gen):
+    def _randomize(self, d, k, eps, runs, gen):
         d_max = self._bound(d)
-        counts = float(exact_kstars(np.minimum(d, d_max), k))
-        sens = max(math.comb(d_max, k - 1), 1)
-        noise = DiscreteLaplace(epsilon=eps, sensitivity=sens).sample((n_trials, d.size), rng=gen)
-        return counts + noise.sum(axis=-1, dtype=np.float64)
+        mech = DiscreteLaplace(epsilon=eps, sensitivity=max(math.comb(d_max, k - 1), 1))
+        return mech.randomize(np.broadcast_to(projected_kstar_counts(d, k, d_max), (runs, d.size)), rng=gen)
 
     def analytic_variance(self, degrees, k, epsilon):
         d = as_degrees(degrees)

@@ -117,3 +117,33 @@ def test_facebook_naive_bias_is_visible_and_matches_closed_form(facebook_degrees
     assert bias == pytest.approx(d.size * (2 * p / (1 - p) ** 2) / 2, rel=1e-10)
     est = m.estimate_trials(d, k, eps, 800, rng=11)
     assert abs(est.mean() - truth - bias) < 4 * math.sqrt(m.analytic_variance(d, k, eps) / 800)
+
+
+@pytest.mark.parametrize("name", ["unbiased-dlap", "naive-laplace", "local-lap-kstars", "local-dlap-kstars"])
+def test_node_side_and_curator_side_compose_to_estimate_trials(name):
+    m = get_method(name)
+    d = np.array([1, 4, 4, 9])
+    seq = np.random.SeedSequence(8)
+    reports = m.randomize(d, 2, 1.0, size=5, rng=np.random.default_rng(seq))
+    assert reports.shape == (5, 4)
+    direct = m.estimate(reports, 2, 1.0)
+    np.testing.assert_array_equal(direct, m.estimate_trials(d, 2, 1.0, 5, rng=np.random.default_rng(seq)))
+    one = m.randomize(d, 2, 1.0, rng=0)
+    assert one.shape == (4,)
+
+
+def test_local_lap_kstars_projects_and_uses_the_bound_sensitivity():
+    m = get_method("local-lap-kstars").__class__(d_max=3)
+    rep = m.randomize(np.array([1, 5]), 2, 2.0, size=200_000, rng=1)
+    # projected counts C(1,2)=0 and C(3,2)=3; Laplace scale C(3,1)/2 = 1.5 -> variance 4.5
+    assert abs(rep[:, 1].mean() - 3.0) < 5 * math.sqrt(4.5 / 200_000)
+    assert rep[:, 0].var() == pytest.approx(4.5, rel=0.03)
+    assert not m.unbiased
+
+
+def test_private_dmax_variant_is_two_round():
+    m = get_method("local-lap-kstars-private")
+    with pytest.raises(NotImplementedError, match="multi-round"):
+        m.randomize([1, 2], 2, 1.0)
+    est = m.estimate_trials(np.arange(1, 30), 2, 5.0, 50, rng=0)
+    assert est.shape == (50,) and np.isfinite(est).all()
