@@ -300,3 +300,12 @@ def test_bad_inputs(call, exc, match):
 def test_empty_rows():
     assert profile(np.zeros((2, 0), dtype=int), 1.0, 2).tolist() == [[0.0] * 3] * 2
     assert partition_function(np.zeros((2, 0), dtype=int), 1.2, 1.0).tolist() == [0.0, 0.0]
+
+
+def test_extreme_epsilons_stay_finite():
+    # p = e^-800 underflows: no noise, zero variance, no overflow warnings (errors in tests)
+    np.testing.assert_array_equal(profile_exact_variance([5, 100, -100], 800.0, 6, min_count=4), 0.0)
+    np.testing.assert_array_equal(profile([5, 6], 800.0, 6, min_count=4), [1.0, 1.0, 0.0])
+    # tiny epsilon: huge but finite, positive
+    v = profile_exact_variance([5, 100, -100], 1e-3, 6, min_count=4)
+    assert np.isfinite(v).all() and (v > 0).all()
