@@ -305,7 +305,7 @@ def test_empty_rows():
 def test_extreme_epsilons_stay_finite():
     # p = e^-800 underflows: no noise, zero variance, no overflow warnings (errors in tests)
     np.testing.assert_array_equal(profile_exact_variance([5, 100, -100], 800.0, 6, min_count=4), 0.0)
-    np.testing.assert_array_equal(profile([5, 6], 800.0, 6, min_count=4), [1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(profile([5, 6], 800.0, 6, min_count=4), [0.0, 1.0, 1.0])
     # tiny epsilon: huge but finite, positive
     v = profile_exact_variance([5, 100, -100], 1e-3, 6, min_count=4)
     assert np.isfinite(v).all() and (v > 0).all()
