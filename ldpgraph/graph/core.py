@@ -377,23 +377,19 @@ def _build_graph(
     ``u`` and ``v`` hold node indices in ``[0, n)`` (checked by the caller).
     """
     m_read = int(u.size)
-    lo = np.minimum(u, v)
-    hi = np.maximum(u, v)
+    index_dtype = np.int32 if n < 2**31 - 1 else np.int64
+    lo = np.empty(m_read, dtype=index_dtype)
+    hi = np.empty(m_read, dtype=index_dtype)
+    np.minimum(u, v, out=lo, casting="unsafe")  # values < n fit the index type
+    np.maximum(u, v, out=hi, casting="unsafe")
+    rev = u > v
     loops = lo == hi
     n_loops = int(np.count_nonzero(loops))
     if n_loops:
         keep = ~loops
-        lo, hi, rev = lo[keep], hi[keep], (u > v)[keep]
-    else:
-        rev = u > v
-    weight = rev.astype(np.int64)
-    weight *= _REVERSE_WEIGHT - 1
-    weight += 1
-    index_dtype = np.int32 if n < 2**31 - 1 else np.int64
-    upper = sp.csr_array(
-        (weight, (lo.astype(index_dtype, copy=False), hi.astype(index_dtype, copy=False))),
-        shape=(n, n),
-    )
+        lo, hi, rev = lo[keep], hi[keep], rev[keep]
+    weight = np.where(rev, np.int64(_REVERSE_WEIGHT), np.int64(1))
+    upper = sp.csr_array((weight, (lo, hi)), shape=(n, n))
     upper.sum_duplicates()  # canonical: sorted indices, one entry per edge
     n_unique = int(upper.nnz)
     forward = upper.data & (_REVERSE_WEIGHT - 1)

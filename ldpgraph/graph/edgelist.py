@@ -267,7 +267,11 @@ def _parse_bytes(data: bytes, source: str) -> NDArray[np.int64]:
     workers = min(_MAX_THREADS, os.cpu_count() or 1, len(bounds) // 4)
     if workers > 1:  # numpy releases the GIL in the vector operations
         with ThreadPoolExecutor(workers) as pool:
-            out = list(pool.map(work, bounds))  # in order: the first bad line is reported
+            try:
+                out = list(pool.map(work, bounds))  # in order: the first bad line is reported
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
     else:
         out = [work(b) for b in bounds]
     return np.concatenate(out).view(np.int64).reshape(-1, 2)
