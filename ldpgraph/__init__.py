@@ -1,3 +1,43 @@
-"""ldpgraph: graph analytics under local differential privacy."""
+"""ldpgraph: graph analytics under local differential privacy.
+
+Nodes release their degrees (and optionally local counts) with the discrete Laplace mechanism;
+the curator post-processes the noisy integers into exactly unbiased, minimum-variance
+estimates. Subpackages:
+
+* :mod:`ldpgraph.mechanisms` — DiscreteLaplace, Laplace, Staircase, exact secure sampler,
+  conversions of DLap output into Laplace / staircase output;
+* :mod:`ldpgraph.estimators` — the unbiased operator and its fast forms;
+* :mod:`ldpgraph.graph` — edge lists and exact graph statistics;
+* :mod:`ldpgraph.protocols` — node-side randomizer, report ingestion, curator estimates;
+* :mod:`ldpgraph.baselines` — k-star methods compared in experiments;
+* :mod:`ldpgraph.experiments`, :mod:`ldpgraph.datasets`, :mod:`ldpgraph.audit`,
+  :mod:`ldpgraph.metrics`.
+"""
+
+from . import baselines, estimators, graph, mechanisms, metrics, protocols
+from .estimators import binomial, debias, debias_nd
+from .mechanisms import DiscreteLaplace, Laplace, SecureDiscreteLaplace, Staircase, to_laplace, to_staircase
+from .protocols import DegreeRandomizer, NodeReports
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "DegreeRandomizer",
+    "DiscreteLaplace",
+    "Laplace",
+    "NodeReports",
+    "SecureDiscreteLaplace",
+    "Staircase",
+    "__version__",
+    "baselines",
+    "binomial",
+    "debias",
+    "debias_nd",
+    "estimators",
+    "graph",
+    "mechanisms",
+    "metrics",
+    "protocols",
+    "to_laplace",
+    "to_staircase",
+]

@@ -1,4 +1,8 @@
-"""Unbiased post-processing estimators for discrete Laplace (and Laplace) reports."""
+"""Unbiased post-processing estimators for discrete Laplace (and Laplace) reports.
+
+The general operator (:func:`debias`, :func:`debias_nd`) and its fast closed forms for
+structured functions: polynomials, symmetric polynomials, order statistics, profiles.
+"""
 
 from .operator import (
     MAX_BRUTE_FORCE_EVALUATIONS,
@@ -9,13 +13,99 @@ from .operator import (
     debias_nd_variance,
     debias_variance,
 )
+from .order_statistics import (
+    HighVarianceWarning,
+    maximum,
+    median,
+    minimum,
+    order_statistic,
+    order_statistic_variance,
+)
+from .polynomial import (
+    binomial,
+    binomial_variance,
+    binomial_variance_estimate,
+    binomials,
+    monomial,
+    monomial_variance,
+    monomial_variance_estimate,
+    polynomial,
+    polynomial_variance,
+    polynomial_variance_estimate,
+    power,
+    power_variance,
+    power_variance_estimate,
+    sum_binomials,
+)
+from .profile import (
+    histogram,
+    histogram_variance,
+    partition_function,
+    partition_function_variance,
+    profile,
+    profile_exact_variance,
+    profile_variance,
+)
+from .symmetric import (
+    elementary_symmetric,
+    elementary_symmetric_variance,
+    elementary_symmetric_variance_estimate,
+    sample_variance,
+    sample_variance_variance,
+    sample_variance_variance_estimate,
+    square_of_sum,
+    square_of_sum_variance,
+    square_of_sum_variance_estimate,
+    sum_of_products,
+    sum_of_products_variance,
+    sum_of_products_variance_estimate,
+)
 
 __all__ = [
     "MAX_BRUTE_FORCE_EVALUATIONS",
+    "HighVarianceWarning",
+    "binomial",
+    "binomial_variance",
+    "binomial_variance_estimate",
+    "binomials",
     "debias",
     "debias_laplace",
     "debias_laplace_variance",
     "debias_nd",
     "debias_nd_variance",
     "debias_variance",
+    "elementary_symmetric",
+    "elementary_symmetric_variance",
+    "elementary_symmetric_variance_estimate",
+    "histogram",
+    "histogram_variance",
+    "maximum",
+    "median",
+    "minimum",
+    "monomial",
+    "monomial_variance",
+    "monomial_variance_estimate",
+    "order_statistic",
+    "order_statistic_variance",
+    "partition_function",
+    "partition_function_variance",
+    "polynomial",
+    "polynomial_variance",
+    "polynomial_variance_estimate",
+    "power",
+    "power_variance",
+    "power_variance_estimate",
+    "profile",
+    "profile_exact_variance",
+    "profile_variance",
+    "sample_variance",
+    "sample_variance_variance",
+    "sample_variance_variance_estimate",
+    "square_of_sum",
+    "square_of_sum_variance",
+    "square_of_sum_variance_estimate",
+    "sum_binomials",
+    "sum_of_products",
+    "sum_of_products_variance",
+    "sum_of_products_variance_estimate",
 ]
