@@ -135,8 +135,8 @@ class Graph:
         node_ids: ArrayLike | None = None,
         report: LoadReport | None = None,
     ) -> None:
-        ptr = _int_array(indptr, "indptr")
-        idx = _int_array(indices, "indices")
+        ptr = _int_array(indptr, "indptr").copy()  # copies: the caller's arrays stay writable
+        idx = _int_array(indices, "indices").copy()
         _check_csr(ptr, idx)
         n = ptr.size - 1
         ids = _check_node_ids(node_ids, n)

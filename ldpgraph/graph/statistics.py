@@ -246,12 +246,12 @@ def local_triangle_counts(graph: Graph) -> NDArray[np.int64]:
     t = np.zeros(g.n_nodes, dtype=np.int64)
     lower = None
     for low, rows, oriented in _triangle_blocks(g):
-        t[rows] += np.asarray(low.sum(axis=1)).ravel()
-        t += np.asarray(low.sum(axis=0)).ravel()
+        t[rows] += np.asarray(low.sum(axis=1)).ravel()  # v lowest
+        t += np.asarray(low.sum(axis=0)).ravel()  # v highest
         if lower is None:
             lower = oriented.T.tocsr()
         mid = (lower[rows] @ oriented).multiply(oriented[rows])
-        t[rows] += np.asarray(mid.sum(axis=1)).ravel()
+        t[rows] += np.asarray(mid.sum(axis=1)).ravel()  # v middle
     return t
 
 
@@ -259,7 +259,7 @@ def local_triangle_counts(graph: Graph) -> NDArray[np.int64]:
 
 
 def _triangle_blocks(g: Graph) -> Any:
-    """Yield ``((L[rows] @ L) * L[rows], rows, L)`` over blocks of rows of bounded work."""
+    """Yield ``((L[rows] @ L) * L[rows], rows, L)`` over slices of rows of bounded work."""
     n = g.n_nodes
     deg = g.degrees
     rank = np.empty(n, dtype=np.int64)
@@ -277,7 +277,7 @@ def _triangle_blocks(g: Graph) -> Any:
     while start < n:
         limit = (work[start - 1] if start else 0) + _TRIANGLE_BLOCK_WORK
         stop = max(int(np.searchsorted(work, limit, side="right")), start + 1)
-        block = np.arange(start, min(stop, n))
+        block = slice(start, min(stop, n))
         part = oriented[block]
         yield (part @ oriented).multiply(part), block, oriented
         start = stop

@@ -138,7 +138,9 @@ def test_graph_is_read_only() -> None:
 
 def test_constructor_accepts_valid_csr_and_checks_everything() -> None:
     g = from_edge_array(np.random.default_rng(1).integers(0, 50, size=(200, 2)))
-    h = Graph(g.indptr, g.indices, node_ids=np.arange(g.n_nodes) * 10)
+    ptr, idx = np.array(g.indptr), np.array(g.indices)
+    h = Graph(ptr, idx, node_ids=np.arange(g.n_nodes) * 10)
+    assert ptr.flags.writeable and idx.flags.writeable  # the caller's arrays are not frozen
     np.testing.assert_array_equal(h.indices, g.indices)
     assert h.node_ids[3] == 30 and h.report.source == "CSR arrays"
     cases = [
