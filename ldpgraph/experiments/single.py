@@ -1,0 +1,180 @@
+r"""One simulated run of every method on one graph: truth, estimates and standard errors.
+
+This is what ``ldpgraph estimate`` prints. Each method draws from the stream of block 0 of
+its cell in an experiment with the same seed (:mod:`ldpgraph.experiments.seeding`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .._validation import check_epsilon, check_nonnegative_int
+from .runner import GraphInput, _build_units, _resolve_methods, parse_statistics, resolve_graph_inputs
+from .seeding import block_rng, root_entropy
+from .statistics import UNBIASED_METHOD, get_statistic
+
+__all__ = ["MethodEstimate", "SingleRun", "estimate_once"]
+
+
+@dataclass(frozen=True)
+class MethodEstimate:
+    """One method's estimate in a single simulated run.
+
+    Attributes
+    ----------
+    method : str
+    estimate : float
+    std_error : float or None
+        ``"analytic"``: the standard deviation of the method's estimate in closed form at the
+        true degrees; ``"estimated"``: the curator's standard error from the reports; None
+        where neither exists.
+    std_error_kind : {"analytic", "estimated", None}
+    """
+
+    method: str
+    estimate: float
+    std_error: float | None
+    std_error_kind: Literal["analytic", "estimated"] | None
+
+
+@dataclass(frozen=True)
+class SingleRun:
+    """Result of :func:`estimate_once`."""
+
+    graph: str
+    n_nodes: int
+    n_edges: int
+    statistic: str
+    k: int | None
+    epsilon: float
+    seed: int
+    truth: float
+    estimates: tuple[MethodEstimate, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (NaN and infinities as None)."""
+
+        def clean(x):
+            return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
+
+        return {
+            "graph": self.graph,
+            "n_nodes": self.n_nodes,
+            "n_edges": self.n_edges,
+            "statistic": self.statistic,
+            "k": self.k,
+            "epsilon": self.epsilon,
+            "seed": self.seed,
+            "truth": clean(self.truth),
+            "estimates": [
+                {
+                    "method": e.method,
+                    "estimate": clean(e.estimate),
+                    "std_error": clean(e.std_error),
+                    "std_error_kind": e.std_error_kind,
+                    "error": clean(e.estimate - self.truth),
+                    "relative_error": clean(abs(e.estimate - self.truth) / abs(self.truth))
+                    if self.truth
+                    else None,
+                }
+                for e in self.estimates
+            ],
+        }
+
+
+def _sd(variance: float | None) -> float | None:
+    if variance is None or not math.isfinite(variance):
+        return None
+    return math.sqrt(max(float(variance), 0.0))
+
+
+def estimate_once(
+    graph: Any,
+    *,
+    epsilon: float,
+    statistic: str = "kstars",
+    k: int | None = 2,
+    methods: Sequence[Any] | None = None,
+    seed: int | None = None,
+    graph_seed: int = 0,
+) -> SingleRun:
+    r"""Simulate one run of the protocol and of every method on ``graph``.
+
+    Parameters
+    ----------
+    graph
+        As one entry of :func:`~ldpgraph.experiments.runner.resolve_graph_inputs`.
+    epsilon : float
+        Budget per node, in (0, inf).
+    statistic : str
+        ``"kstars"`` (all k-star methods) or a curator statistic (``unbiased-dlap`` and
+        ``naive-dlap`` on the same noisy degrees).
+    k : int or None
+        Star size (or moment power) for parameterised statistics.
+    methods : sequence, optional
+        As in :func:`~ldpgraph.experiments.runner.run_experiment`; default: all registered
+        k-star methods.
+    seed : int or None
+        Root seed (None: fresh entropy, returned in ``SingleRun.seed``).
+    graph_seed : int
+        Seed of synthetic graphs.
+
+    Examples
+    --------
+    >>> run = estimate_once({"toy": [3, 1, 2, 2]}, epsilon=2.0, statistic="edges", seed=3)  # doctest: +SKIP
+    >>> run.truth, [e.method for e in run.estimates]  # doctest: +SKIP
+    (4.0, ['unbiased-dlap', 'naive-dlap'])
+    """
+    eps = check_epsilon(epsilon)
+    if statistic in ("kstars",) or (statistic != "kstars" and get_statistic(statistic).parameter is not None):
+        k = check_nonnegative_int(k, "k", minimum=1)
+        stats = parse_statistics([f"{statistic}:{k}"], ks=())
+    else:
+        k = None
+        stats = parse_statistics([statistic], ks=())
+    if methods is None:
+        from ..baselines.methods import method_names
+
+        methods = method_names()
+    method_objs = _resolve_methods(methods)
+    entropy = root_entropy(seed)
+    ginputs = resolve_graph_inputs([graph] if not isinstance(graph, dict) else graph, graph_seed=graph_seed)
+    if len(ginputs) != 1:
+        raise ValueError(f"estimate_once takes one graph, got {len(ginputs)}")
+    g: GraphInput = ginputs[0]
+    units = _build_units([g], stats, [eps], method_objs)
+    from .runner import _truth
+
+    truth = _truth(g, stats[0][0], stats[0][1])
+    out: list[MethodEstimate] = []
+    for unit in units:
+        gen = block_rng(entropy, unit.key, 0)
+        if unit.kstar_method is not None:
+            m = unit.kstar_method
+            est = float(m.estimate_trials(g.degrees, k, eps, 1, rng=gen)[0])
+            var_fn = getattr(m, "analytic_variance", None)
+            sd = _sd(None if var_fn is None else var_fn(g.degrees, k, eps))
+            out.append(MethodEstimate(m.name, est, sd, None if sd is None else "analytic"))
+            continue
+        from ..protocols.randomizer import DegreeRandomizer
+
+        stat = get_statistic(unit.statistic)
+        reports = DegreeRandomizer(epsilon=eps).randomize(g.degrees, rng=gen)
+        sd_exact = stat.analytic_sd(g.degrees, k, eps)
+        for method in unit.methods:
+            if method == UNBIASED_METHOD:
+                e = stat.unbiased(reports, k)
+                if sd_exact is not None:
+                    out.append(MethodEstimate(method, float(e.value), sd_exact, "analytic"))
+                else:
+                    se = e.std_error
+                    kind = None if se is None else "estimated"
+                    out.append(MethodEstimate(method, float(e.value), se, kind))
+            else:
+                est = float(stat.naive(reports.degrees.values, k))
+                sd = sd_exact if stat.naive_is_unbiased else None
+                out.append(MethodEstimate(method, est, sd, None if sd is None else "analytic"))
+    return SingleRun(g.label, g.n_nodes, g.n_edges, stats[0][0], k, eps, entropy, truth, tuple(out))

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from ldpgraph.baselines.methods import get_method, method_names
+from ldpgraph.experiments.seeding import block_rng, cell_key
+from ldpgraph.experiments.single import estimate_once
+
+DEG = np.random.default_rng(1).geometric(0.1, size=150).astype(np.int64)
+
+
+def test_kstars_every_method_with_analytic_sd():
+    run = estimate_once({"toy": DEG}, epsilon=1.0, k=2, seed=8)
+    assert [e.method for e in run.estimates] == method_names()
+    assert run.truth == sum(math.comb(int(d), 2) for d in DEG)
+    assert (run.n_nodes, run.n_edges, run.seed, run.graph) == (150, int(DEG.sum()) // 2, 8, "toy")
+    for e in run.estimates:
+        m = get_method(e.method)
+        var = m.analytic_variance(DEG, 2, 1.0)
+        if var is None:
+            assert e.std_error is None and e.std_error_kind is None
+        else:
+            assert e.std_error == pytest.approx(math.sqrt(var)) and e.std_error_kind == "analytic"
+        # trial 0 of block 0 of the experiment cell's stream
+        key = cell_key("kstars", "toy", 2, 1.0, e.method)
+        assert e.estimate == m.estimate_trials(DEG, 2, 1.0, 1, rng=block_rng(8, key, 0))[0]
+
+
+def test_same_seed_same_run_and_json():
+    a = estimate_once({"toy": DEG}, epsilon=0.5, k=3, seed=2, methods=["naive-dlap", "unbiased-dlap"])
+    b = estimate_once({"toy": DEG}, epsilon=0.5, k=3, seed=2, methods=["naive-dlap", "unbiased-dlap"])
+    assert a == b
+    d = json.loads(json.dumps(a.to_dict()))
+    assert d["statistic"] == "kstars" and d["k"] == 3 and d["truth"] == a.truth
+    assert [x["method"] for x in d["estimates"]] == ["naive-dlap", "unbiased-dlap"]
+    x = d["estimates"][0]
+    assert x["error"] == pytest.approx(x["estimate"] - a.truth)
+    assert x["relative_error"] == pytest.approx(abs(x["estimate"] - a.truth) / a.truth)
+
+
+def test_curator_statistic():
+    run = estimate_once({"toy": DEG}, epsilon=1.0, statistic="edges", seed=1)
+    assert run.k is None and run.truth == DEG.sum() // 2
+    assert [e.method for e in run.estimates] == ["unbiased-dlap", "naive-dlap"]
+    assert run.estimates[0].estimate == run.estimates[1].estimate  # linear: same reports, same value
+    assert run.estimates[0].std_error_kind == "analytic"
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="epsilon"):
+        estimate_once({"toy": DEG}, epsilon=0.0)
+    with pytest.raises(ValueError, match="unknown statistic"):
+        estimate_once({"toy": DEG}, epsilon=1.0, statistic="triangles")
+    with pytest.raises(ValueError, match="one graph"):
+        estimate_once({"a": DEG, "b": DEG}, epsilon=1.0)
