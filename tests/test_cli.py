@@ -1,0 +1,216 @@
+"""The ``ldpgraph`` command line: end to end in subprocesses, and its error paths in-process."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ldpgraph
+import ldpgraph.datasets
+from ldpgraph.cli import FALLBACK_GRAPH, main
+
+ROOT = Path(ldpgraph.__file__).resolve().parent.parent
+
+
+def _env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["MPLBACKEND"] = "Agg"
+    env.update(extra)
+    return env
+
+
+def _commands():
+    cmds = [pytest.param([sys.executable, "-m", "ldpgraph"], id="python-m")]
+    script = shutil.which("ldpgraph")
+    cmds.append(pytest.param([script] if script else None, id="console-script",
+                             marks=pytest.mark.skipif(script is None, reason="console script not installed")))
+    return cmds
+
+
+def _one_error_line(stderr: str) -> str:
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+# ------------------------------------------------------------------ end to end (subprocess)
+
+
+@pytest.mark.parametrize("cmd", _commands())
+def test_experiment_on_default_data_writes_the_promised_files(cmd, tmp_path):
+    out = tmp_path / "res"
+    proc = subprocess.run(
+        [*cmd, "experiment", "--epsilons", "0.5,2", "--k", "2", "--trials", "8", "--jobs", "1", "--seed", "0",
+         "--out", str(out)],
+        capture_output=True, text=True, env=_env(), timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    have_facebook = ldpgraph.datasets.locate_dataset("facebook") is not None
+    graph = "facebook" if have_facebook else FALLBACK_GRAPH
+    if not have_facebook:
+        assert "ldpgraph datasets fetch facebook" in _one_error_line(proc.stderr)
+    assert "wrote" in proc.stdout and "records.csv" in proc.stdout
+    with open(out / "records.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 5 * 2 * 8  # default methods x epsilons x trials
+    assert {r["graph"] for r in rows} == {graph} and {r["k"] for r in rows} == {"2"}
+    summary = list(csv.DictReader(open(out / "summary.csv", newline="")))
+    assert len(summary) == 10
+    assert (out / "summary.txt").read_text().startswith("graph")
+    assert json.loads((out / "experiment.json").read_text())["seed"] == 0
+    plots = sorted(p.name for p in (out / "plots").iterdir())
+    stem = "relative_rmse_" + ("facebook" if have_facebook else "ba_n_4039_m_22") + "_kstars_k2"
+    assert plots == [f"{stem}.png", f"{stem}.svg"]
+
+
+@pytest.mark.parametrize("cmd", _commands())
+def test_estimate_json_and_error_in_subprocess(cmd):
+    proc = subprocess.run([*cmd, "estimate", "ba:n=500,m=4", "--epsilon", "1", "--k", "3", "--seed", "5", "--json"],
+                          capture_output=True, text=True, env=_env(), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    g = ldpgraph.datasets.synthetic_graph("ba:n=500,m=4", rng=0)
+    assert d["truth"] == sum(math.comb(int(x), 3) for x in g.degrees)
+    assert len(d["estimates"]) == 7 and d["seed"] == 5
+    proc = subprocess.run([*cmd, "estimate", "facebok", "--epsilon", "1"], capture_output=True, text=True,
+                          env=_env(), timeout=300)
+    assert proc.returncode == 1
+    line = _one_error_line(proc.stderr)
+    assert line.startswith("ldpgraph: error: cannot resolve graph 'facebok'") and "Did you mean 'facebook'" in line
+
+
+# ------------------------------------------------------------------ in-process
+
+
+def test_estimate_table(capsys):
+    assert main(["estimate", "ba:n=300,m=3", "--epsilon", "2", "--seed", "1", "--methods", "unbiased-dlap,naive-dlap"]) == 0
+    out = capsys.readouterr().out
+    g = ldpgraph.datasets.synthetic_graph("ba:n=300,m=3", rng=0)
+    truth = sum(math.comb(int(x), 2) for x in g.degrees)
+    assert f"truth      {truth:,}" in out
+    assert "unbiased-dlap" in out and "naive-dlap" in out and "local-lap-kstars" not in out
+
+
+def test_fallback_graph_notice(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("LDPGRAPH_DATA", str(tmp_path))
+    monkeypatch.setenv("LDPGRAPH_CACHE", str(tmp_path))
+    assert main(["estimate", "--epsilon", "1", "--seed", "0", "--json", "--methods", "unbiased-dlap"]) == 0
+    cap = capsys.readouterr()
+    line = _one_error_line(cap.err)
+    assert line.startswith("ldpgraph: note:") and "ldpgraph datasets fetch facebook" in line
+    d = json.loads(cap.out)
+    assert d["graph"] == FALLBACK_GRAPH and d["n_nodes"] == 4039 and 80_000 < d["n_edges"] < 95_000
+
+
+def test_experiment_in_process(capsys, tmp_path):
+    args = ["experiment", "ba:n=200,m=3", "er:n=100,p=0.1", "--epsilons", "1", "2", "--k", "2,3", "--methods",
+            "unbiased-dlap", "--stat", "kstars", "degree_mean", "--trials", "4", "--jobs", "1", "--seed", "3",
+            "--no-plots", "--out", str(tmp_path / "o")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "wrote" in out and "plots" not in out.split("wrote")[-1]
+    rows = list(csv.DictReader(open(tmp_path / "o" / "records.csv", newline="")))
+    # 2 graphs x 2 eps x (2 kstars cells + 1 degree_mean cell) x 4 trials
+    assert len(rows) == 2 * 2 * 3 * 4
+    assert {r["statistic"] for r in rows} == {"kstars", "degree_mean"}
+    assert not (tmp_path / "o" / "plots").exists()
+    # quiet: nothing on stdout
+    assert main([*args[:-1], str(tmp_path / "q"), "--quiet"]) == 0
+    assert capsys.readouterr().out == ""
+    a = (tmp_path / "o" / "records.csv").read_bytes()
+    assert (tmp_path / "q" / "records.csv").read_bytes() == a
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "needle"),
+    [
+        (["estimate", "facebok", "--epsilon", "1"], 1, "cannot resolve graph 'facebok'"),
+        (["experiment", "ba:n=50,m=2", "--epsilons", "0.5,abc"], 2, "invalid epsilon 'abc'"),
+        (["experiment", "ba:n=50,m=2", "--epsilons", "1,-2"], 2, "invalid epsilon '-2'"),
+        (["estimate", "--epsilon", "0"], 2, "invalid epsilon '0'"),
+        (["estimate", "ba:n=50,m=2"], 2, "--epsilon"),
+        (["experiment", "ba:n=50,m=2", "--methods", "magic"], 2, "unknown method 'magic'"),
+        (["experiment", "ba:n=50,m=2", "--stat", "triangles"], 2, "unknown statistic 'triangles'"),
+        (["experiment", "ba:n=50,m=2", "--k", "0"], 2, "invalid k '0'"),
+        (["experiment", "ba:n=50,m=2", "--jobs", "0"], 2, "jobs"),
+        (["estimate", "ba:n=50,m=2", "--epsilon", "1", "--stat", "nope"], 2, "unknown statistic 'nope'"),
+        (["estimate", "ba:n=oops", "--epsilon", "1"], 1, "bad synthetic graph spec"),
+        (["datasets", "path", "nope"], 1, "unknown dataset 'nope'"),
+        (["datasets", "fetch", "nope"], 1, "unknown dataset 'nope'"),
+        (["bogus"], 2, "invalid choice"),
+    ],
+)
+def test_errors_are_one_line(argv, code, needle, capsys):
+    assert main(argv) == code
+    cap = capsys.readouterr()
+    line = _one_error_line(cap.err)
+    assert needle in line and line.startswith("ldpgraph")
+
+
+def test_unwritable_out(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    argv = ["experiment", "ba:n=50,m=2", "--trials", "1", "--out", str(blocker / "sub")]
+    assert main(argv) == 1
+    line = _one_error_line(capsys.readouterr().err)
+    assert line.startswith(f"ldpgraph: error: cannot write to --out {blocker / 'sub'}")
+    assert not (blocker.parent / "sub").exists()
+
+
+def test_missing_dataset_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LDPGRAPH_DATA", str(tmp_path))
+    monkeypatch.setenv("LDPGRAPH_CACHE", str(tmp_path))
+    assert main(["datasets", "path", "wiki-vote"]) == 1
+    line = _one_error_line(capsys.readouterr().err)
+    assert "not found" in line and "ldpgraph datasets fetch wiki-vote" in line
+
+
+def test_debug_shows_the_exception():
+    with pytest.raises(ValueError, match="facebok"):
+        main(["estimate", "facebok", "--epsilon", "1", "--debug"])
+    with pytest.raises(ValueError, match="facebok"):
+        main(["--debug", "estimate", "facebok", "--epsilon", "1"])
+
+
+def test_datasets_list_and_path(capsys):
+    assert main(["datasets", "list", "--json"]) == 0
+    entries = json.loads(capsys.readouterr().out)
+    assert [e["name"] for e in entries] == ldpgraph.datasets.list_datasets()
+    assert main(["datasets", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["name", "kind", "file", "local", "copy"] and len(lines) == 6
+    found = ldpgraph.datasets.locate_dataset("facebook")
+    if found is None:
+        pytest.skip("facebook not available (set LDPGRAPH_DATA)")
+    assert main(["datasets", "path", "facebook"]) == 0
+    assert capsys.readouterr().out.strip() == str(found)
+
+
+def test_datasets_fetch_from_local_file(tmp_path, capsys):
+    src = ldpgraph.datasets.locate_dataset("exac-sfs")
+    if src is None:
+        pytest.skip("exac-sfs not available (set LDPGRAPH_DATA)")
+    cache = tmp_path / "cache"
+    assert main(["datasets", "fetch", "exac-sfs", "--url", str(src), "--cache-dir", str(cache)]) == 0
+    path = Path(capsys.readouterr().out.strip())
+    assert path.parent == cache and path.read_bytes() == src.read_bytes()
+    sfs = ldpgraph.datasets.load_dataset("exac-sfs", path=path)
+    assert isinstance(sfs, np.ndarray) and sfs.size == 1200
+
+
+def test_help_and_version(capsys):
+    assert main(["--help"]) == 0
+    assert "experiment" in capsys.readouterr().out
+    assert main(["--version"]) == 0
+    assert ldpgraph.__version__ in capsys.readouterr().out
