@@ -21,11 +21,13 @@ from ldpgraph.cli import FALLBACK_GRAPH, main
 ROOT = Path(ldpgraph.__file__).resolve().parent.parent
 
 
-def _env(**extra):
+def _env(cmd=None):
+    """Environment of a subprocess: ``python -m`` runs the package under test (PYTHONPATH); the
+    console script runs whatever install it belongs to (in CI: the fresh non-editable one)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    if cmd is None or cmd[0] == sys.executable:
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env["MPLBACKEND"] = "Agg"
-    env.update(extra)
     return env
 
 
@@ -53,7 +55,7 @@ def test_experiment_on_default_data_writes_the_promised_files(cmd, tmp_path):
     proc = subprocess.run(
         [*cmd, "experiment", "--epsilons", "0.5,2", "--k", "2", "--trials", "8", "--jobs", "1", "--seed", "0",
          "--out", str(out)],
-        capture_output=True, text=True, env=_env(), timeout=300,
+        capture_output=True, text=True, env=_env(cmd), timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     have_facebook = ldpgraph.datasets.locate_dataset("facebook") is not None
@@ -77,14 +79,14 @@ def test_experiment_on_default_data_writes_the_promised_files(cmd, tmp_path):
 @pytest.mark.parametrize("cmd", _commands())
 def test_estimate_json_and_error_in_subprocess(cmd):
     proc = subprocess.run([*cmd, "estimate", "ba:n=500,m=4", "--epsilon", "1", "--k", "3", "--seed", "5", "--json"],
-                          capture_output=True, text=True, env=_env(), timeout=300)
+                          capture_output=True, text=True, env=_env(cmd), timeout=300)
     assert proc.returncode == 0, proc.stderr
     d = json.loads(proc.stdout)
     g = ldpgraph.datasets.synthetic_graph("ba:n=500,m=4", rng=0)
     assert d["truth"] == sum(math.comb(int(x), 3) for x in g.degrees)
     assert len(d["estimates"]) == 7 and d["seed"] == 5
     proc = subprocess.run([*cmd, "estimate", "facebok", "--epsilon", "1"], capture_output=True, text=True,
-                          env=_env(), timeout=300)
+                          env=_env(cmd), timeout=300)
     assert proc.returncode == 1
     line = _one_error_line(proc.stderr)
     assert line.startswith("ldpgraph: error: cannot resolve graph 'facebok'") and "Did you mean 'facebook'" in line
