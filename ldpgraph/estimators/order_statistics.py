@@ -161,13 +161,18 @@ def _combine_difference(
     return out
 
 
-def _binom_pmf(n: int, b: float) -> NDArray[np.float64]:
-    if n == 0:
-        return np.ones(1)
-    return stats.binom.pmf(np.arange(n + 1), n, b)
+def _binom_pmf(n: int, b: float, cache: dict[int, NDArray[np.float64]]) -> NDArray[np.float64]:
+    """Bin(n, b) pmf on 0..n (relative accuracy; memoized per call, since tie counts repeat)."""
+    pmf = cache.get(n)
+    if pmf is None:
+        pmf = np.ones(1) if n == 0 else stats.binom.pmf(np.arange(n + 1), n, b)
+        cache[n] = pmf
+    return pmf
 
 
-def _signed_side(nx: int, ny: int, thr: int, upper: bool, c: float) -> tuple[float, float, bool]:
+def _signed_side(
+    nx: int, ny: int, thr: int, upper: bool, c: float, cache: dict[int, NDArray[np.float64]]
+) -> tuple[float, float, bool]:
     r"""Q = (1+2c)^(nx+ny) E[(-1)^W 1{W >= thr}] (upper) or 1{W < thr} (lower), W = X - Y.
 
     Returns (Q, ln|Q|, accurate); Q may be +-inf when it exceeds the float range, ln|Q| stays
@@ -175,7 +180,7 @@ def _signed_side(nx: int, ny: int, thr: int, upper: bool, c: float) -> tuple[flo
     error bound, scaled by (1+2c)^(nx+ny), is not small against |Q|.
     """
     b = c / (1.0 + 2.0 * c)
-    px, py = _binom_pmf(nx, b), _binom_pmf(ny, b)
+    px, py = _binom_pmf(nx, b, cache), _binom_pmf(ny, b, cache)
     m = nx + ny
     log_s = m * math.log1p(2.0 * c)
     err = 0.0
@@ -249,9 +254,10 @@ def _order_statistic_parts(yy: NDArray[np.int64], k: int, c: float) -> tuple[NDA
     uniq, inv = _unique_rows(sig.astype(np.int64), yy.shape[-1])
     h = np.empty((uniq.shape[0], 3))
     g = np.empty((uniq.shape[0], 3))
+    cache: dict[int, NDArray[np.float64]] = {}
     for i, (u1, v1, v0, rr) in enumerate(uniq.tolist()):
-        h[i] = _signed_side(u1, v1, rr - v1, False, c)
-        g[i] = _signed_side(v1, v0, rr, True, c)
+        h[i] = _signed_side(u1, v1, rr - v1, False, c, cache)
+        g[i] = _signed_side(v1, v0, rr, True, c, cache)
     offset, var, lw = _finish(h[inv, 0], h[inv, 1], g[inv, 0], g[inv, 1])
     bad = (h[inv, 2] == 0.0) | (g[inv, 2] == 0.0)
     offset[bad] = np.nan
@@ -543,7 +549,8 @@ def median(
     est = s_lo + off_lo.reshape(s_lo.shape)
     if hi != lo:
         s_hi, off_hi, _, lw_hi, bad_hi = _order_statistic_parts(yy, hi, c)
-        est = 0.5 * (est + (s_hi + off_hi.reshape(s_hi.shape)))
+        with np.errstate(invalid="ignore"):  # inf + -inf: both halves overflow, sign unknown -> nan
+            est = 0.5 * (est + (s_hi + off_hi.reshape(s_hi.shape)))
         lw, bad = np.maximum(lw, lw_hi), bad | bad_hi
     _warn(lw, bad, thr, "median", c)
     return _shape_out(est, yy.shape[:-1])

@@ -278,6 +278,14 @@ def test_overflow_returns_signed_infinity_with_warning():
     assert np.isposinf(out)
 
 
+def test_median_of_two_overflowing_halves():
+    # both middle order statistics exceed the float range with opposite signs: the mean's sign
+    # is lost -> nan (or inf), never a RuntimeWarning (those are errors in the test run)
+    with pytest.warns(HighVarianceWarning):
+        out = median(np.full(2000, 5), 0.1)
+    assert not np.isfinite(out)
+
+
 def test_fft_path(monkeypatch):
     rng = np.random.default_rng(3)
     y = rng.integers(0, 3, size=2000)
