@@ -109,6 +109,32 @@ def test_sklearn_trees_match_bruteforce(seed):
             assert abs(got - exact) <= 1e-13 * (1 + _abs_sum(f, row, c))
 
 
+def test_deep_tree_against_dense_leaf_box_formula():
+    # A deep tree (hundreds of leaves) on few features: the cube descent must find every leaf
+    # with a non-zero weight. References: the brute force, and the dense formula
+    # sum over ALL leaves of v_leaf prod_j w(y_j; lo_j, hi_j) from the documented leaf boxes.
+    rng = np.random.default_rng(12)
+    x = rng.integers(0, 40, size=(3000, 2))
+    target = np.sin(x[:, 0] / 3.0) * x[:, 1] + (x[:, 0] % 5)
+    reg = _sk().DecisionTreeRegressor(max_depth=14, random_state=0).fit(x, target)
+    tree = ThresholdTree.from_sklearn(reg)
+    assert reg.get_n_leaves() > 300
+    y = rng.integers(-2, 42, size=(400, 2))
+    eps = 0.5
+    c = dlap_c(eps)
+    got = decision_tree(reg, y, eps)
+    dense = np.zeros(len(y))
+    for (_, box), v in zip(tree.leaf_boxes(), tree.leaf_values()[:, 0, 0], strict=True):
+        w = np.ones(len(y))
+        for j, (lo, hi) in box.items():
+            ind = [((y[:, j] + s >= lo) & (y[:, j] + s <= hi)).astype(float) for s in (-1, 0, 1)]
+            w *= ind[1] - c * (ind[0] - 2 * ind[1] + ind[2])
+        dense += v * w
+    np.testing.assert_allclose(got, dense, rtol=1e-12, atol=1e-12 * np.abs(target).max())
+    brute = debias_nd(_predict_fn(reg, 2, "reg"), y, eps)
+    np.testing.assert_allclose(got, brute, rtol=1e-10, atol=1e-10 * np.abs(target).max())
+
+
 def test_multioutput_regressor_and_shapes():
     rng = np.random.default_rng(10)
     reg = _fit(rng, "reg", 3, 3, outputs=2)
