@@ -260,3 +260,49 @@ def test_node_only_in_a_self_loop_is_kept_isolated() -> None:
 def test_column_errors_not_hidden_by_balanced_counts(text: bytes, line: int, reason: str) -> None:
     with pytest.raises(ValueError, match=f"line {line}: expected 2 columns .*{reason}"):
         parse_edge_pairs(text)
+
+
+def reference_outcome(text: bytes) -> tuple[str, object]:
+    """("ok", pairs) or ("err", first bad line number), from the documented grammar."""
+    out = []
+    for number, line in enumerate(text.split(b"\n"), start=1):
+        tokens = [t for t in re.split(rb"[ \t\r]+", line.split(b"#")[0]) if t]
+        if not tokens:
+            continue
+        if len(tokens) != 2 or not all(
+            re.fullmatch(rb"[0-9]+", t) and int(t) <= MAX_ID for t in tokens
+        ):
+            return ("err", number)
+        out.append((int(tokens[0]), int(tokens[1])))
+    return ("ok", out)
+
+
+def test_fuzz_same_outcome_as_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random bytes and perturbed edge lists: same pairs, or an error on the same line."""
+    rng = np.random.default_rng(2024)
+    alphabet = list(b"0123456789") * 6 + list(b" \t\r\n") * 6 + list(b"#-+x.\x00\x0b\xff,")
+    for _ in range(1500):
+        monkeypatch.setattr(edgelist, "_CHUNK", int(rng.choice([8, 16, 64, 1 << 19])))
+        if rng.random() < 0.5:
+            text = bytes(rng.choice(alphabet, size=int(rng.integers(0, 120))).astype(np.uint8))
+        else:
+            lines = []
+            for _ in range(int(rng.integers(0, 12))):
+                a, b = (int(rng.integers(0, 10 ** int(rng.integers(1, 19)))) for _ in range(2))
+                line = f"{a}{rng.choice([' ', chr(9), '  ', chr(13)])}{b}"
+                if rng.random() < 0.1:
+                    i = int(rng.integers(0, len(line) + 1))
+                    line = line[:i] + chr(int(rng.choice(alphabet))) + line[i:]
+                if rng.random() < 0.05:
+                    line = f"{MAX_ID - 4 + int(rng.integers(0, 10))} 1"
+                lines.append(line.encode("latin-1"))
+            text = rng.choice([b"\n", b"\r\n"]).join(lines)
+        try:
+            got: tuple[str, object] = (
+                "ok", [tuple(r) for r in parse_edge_pairs(text).pairs.tolist()]
+            )
+        except ValueError as exc:
+            found = re.match(r"<input>, line (\d+): ", str(exc))
+            assert found, str(exc)
+            got = ("err", int(found.group(1)))
+        assert got == reference_outcome(text), text
