@@ -446,6 +446,16 @@ def decision_tree(
         vector, shape (..., n_classes) (or (..., n_outputs, n_classes)); unbiased for the leaf's
         normalised class weights at x. Entries can leave [0, 1]; each vector sums to 1.
 
+    Raises
+    ------
+    TypeError
+        ``tree`` is not a ThresholdTree, nested dict or fitted scikit-learn tree; non-integer
+        reports.
+    ValueError
+        Malformed tree arrays (see :class:`ThresholdTree`), reports with too few features (or
+        not ``n_features``), epsilon / sensitivity not finite and > 0 or an array whose length
+        is not n_features.
+
     Notes
     -----
     .. math:: \widehat T(y) = \sum_\text{leaves} v_\text{leaf} \prod_{j} \big(1[y_j \in I_j]

@@ -376,8 +376,17 @@ def maximum(
 
     Raises
     ------
-    TypeError, ValueError
-        Non-integer or empty reports, invalid epsilon / sensitivity / warn_above.
+    TypeError
+        Reports that are not integers (booleans, strings, complex), non-real epsilon.
+    ValueError
+        Non-integral or non-finite reports, y with no axis or an empty last axis, epsilon or
+        sensitivity not finite and > 0, warn_above not > 0.
+
+    Warns
+    -----
+    HighVarianceWarning
+        When a weight exceeds ``warn_above * (1 + 2c)`` (the estimate is then unusable), and
+        always when a value had to be returned as nan.
 
     Notes
     -----
@@ -457,6 +466,17 @@ def order_statistic(
     Returns
     -------
     ndarray of float64, shape (...)
+
+    Raises
+    ------
+    TypeError, ValueError
+        As in :func:`maximum`; ``TypeError`` for a non-integer k, ``ValueError`` for k outside
+        [-n, n-1].
+
+    Warns
+    -----
+    HighVarianceWarning
+        As in :func:`maximum`.
 
     Notes
     -----

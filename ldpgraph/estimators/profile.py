@@ -102,6 +102,14 @@ def profile(
     ndarray of float64, shape (..., max_count - min_count + 1)
         Entry j estimates phi_{min_count + j}. Entries can be negative; they are unbiased.
 
+    Raises
+    ------
+    TypeError
+        Non-integer reports or a non-integer max_count / min_count.
+    ValueError
+        Non-integral or non-finite reports, y without an axis, max_count < min_count,
+        epsilon or sensitivity not finite and > 0.
+
     Notes
     -----
     With N_j = #{i: y_i = j},
@@ -324,6 +332,14 @@ def histogram(
     Returns
     -------
     ndarray of float64, shape (..., B)
+
+    Raises
+    ------
+    TypeError
+        Non-integer reports, non-numeric or boolean edges.
+    ValueError
+        Fewer than 2 edges, edges not strictly increasing, finite edges not integers, an
+        infinite edge other than a leading -inf / trailing +inf, invalid epsilon / sensitivity.
 
     Notes
     -----
