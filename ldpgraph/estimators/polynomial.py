@@ -70,6 +70,9 @@ Noise = Literal["dlap", "laplace"]
 # Elements per chunk of the elementwise kernels: 64 Ki float64 = 512 KiB, a few buffers stay in L2.
 _CHUNK = 1 << 16
 _MAX_ABS_REPORT = 2**53
+# sum_binomials counts DLap reports with bincount when their range is below this.
+_HIST_MAX_RANGE = 1 << 20
+_HIST_CHUNK = 1 << 18
 
 
 # --------------------------------------------------------------------------------------------
@@ -599,6 +602,25 @@ def binomials(
     return _map_chunks(yy, [_binomial_kernel(k, nz) for k in kk])
 
 
+def _sum_binomials_histogram(
+    flat: NDArray[Any], lo: int, hi: int, kk: tuple[int, ...], nz: _NoiseModel
+) -> NDArray[np.float64]:
+    """sum_v g_k(y_v) = sum over distinct values u of count(u) g_k(u); counts by bincount."""
+    R = hi - lo + 1
+    step = max(_HIST_CHUNK, 4 * R)
+    counts = np.zeros(R, dtype=np.int64)
+    tmp = np.empty(min(step, flat.size), dtype=np.int64)
+    for start in range(0, flat.size, step):
+        t = tmp[: min(step, flat.size - start)]
+        np.subtract(flat[start : start + t.size], lo, out=t, casting="unsafe")
+        counts += np.bincount(t, minlength=R)
+    present = np.flatnonzero(counts)
+    values = present + lo
+    weights = counts[present].astype(np.float64)
+    g = _map_chunks(values, [_binomial_kernel(k, nz) for k in kk])
+    return np.array([math.fsum(weights * g[j]) for j in range(len(kk))])
+
+
 def sum_binomials(
     y: ArrayLike, ks: Sequence[int], epsilon: float, sensitivity: float = 1, *, noise: Noise = "dlap"
 ) -> NDArray[np.float64]:
@@ -620,9 +642,13 @@ def sum_binomials(
 
     Notes
     -----
-    One chunked pass accumulates B_j = sum_v C(y_v, j), j <= K = max(ks), from the falling
-    factorials y(y-1)...(y-j+1) (pairwise sums inside a chunk, ``math.fsum`` across chunks).
-    DLap: by Pascal's rule C(y-1, m) = sum_{i<=m} (-1)^{m-i} C(y, i), so
+    DLap reports spanning a moderate range (max - min < 2^20 and not much more than n) are
+    first counted, exactly, with ``numpy.bincount``; then
+    :math:`\widehat S_k = \sum_v \mathrm{count}(v)\, g_k(v)` over the distinct values v, with
+    g_k the estimator of :func:`binomial` (one pass over the data whatever ks is).
+    Otherwise one chunked pass accumulates B_j = sum_v C(y_v, j), j <= K = max(ks), from the
+    falling factorials y(y-1)...(y-j+1) (pairwise sums inside a chunk, ``math.fsum`` across
+    chunks). DLap: by Pascal's rule C(y-1, m) = sum_{i<=m} (-1)^{m-i} C(y, i), so
 
     .. math:: \widehat{S}_k = B_k - c \sum_{i=0}^{k-2} (-1)^{k-i} B_i.
 
@@ -643,6 +669,10 @@ def sum_binomials(
     K = max(kk)
     flat = np.ascontiguousarray(yy).reshape(-1)
     n = flat.size
+    if nz.kind == "dlap" and n:
+        lo, hi = int(flat.min()), int(flat.max())
+        if hi - lo < _HIST_MAX_RANGE and hi - lo <= 4 * n:
+            return _sum_binomials_histogram(flat, lo, hi, kk, nz)
     part_f: list[list[float]] = [[] for _ in range(K + 1)]
     part_d2: list[list[float]] = [[] for _ in range(K + 1)]
     scratch = _Scratch(5)
