@@ -201,5 +201,7 @@ def dlap_c(epsilon: float, sensitivity: float = 1.0) -> float:
     t = check_epsilon(epsilon) / check_sensitivity(sensitivity)
     if t > 1400.0:  # sinh(t/2)^2 overflows; c underflows to 0 anyway
         return 0.0
+    if t < 1e-150:  # c ~ 1/t^2 overflows float64
+        raise ValueError(f"epsilon / sensitivity = {t!r} is too small: the noise variance overflows float64")
     s = math.sinh(t / 2.0)
     return 1.0 / (4.0 * s * s)

@@ -6,7 +6,6 @@ two-sided tail mass falls below ``tail`` (1e-15 by default); no Monte-Carlo.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -45,4 +44,4 @@ def exact_expectation_nd(g, x, epsilon, sensitivity=1.0, tail=1e-15):
     return float(math.fsum(vals * weights))
 
 
-__all__ = ["dlap_support", "exact_expectation", "exact_expectation_nd", "itertools"]
+__all__ = ["dlap_support", "exact_expectation", "exact_expectation_nd"]

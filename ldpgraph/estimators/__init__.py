@@ -1,9 +1,10 @@
 """Unbiased post-processing estimators for discrete Laplace (and Laplace) reports.
 
 The general operator (:func:`debias`, :func:`debias_nd`) and its fast closed forms for
-structured functions: polynomials, symmetric polynomials, order statistics, profiles.
+structured functions: polynomials, symmetric polynomials, order statistics, profiles, entropies, decision trees.
 """
 
+from .decision_tree import ThresholdTree, decision_tree, decision_tree_variance
 from .operator import (
     MAX_BRUTE_FORCE_EVALUATIONS,
     debias,
@@ -14,6 +15,7 @@ from .operator import (
     debias_variance,
 )
 from .order_statistics import (
+    HIGH_VARIANCE_THRESHOLD,
     HighVarianceWarning,
     maximum,
     median,
@@ -63,7 +65,11 @@ from .symmetric import (
 
 __all__ = [
     "MAX_BRUTE_FORCE_EVALUATIONS",
+    "HIGH_VARIANCE_THRESHOLD",
     "HighVarianceWarning",
+    "ThresholdTree",
+    "decision_tree",
+    "decision_tree_variance",
     "binomial",
     "binomial_variance",
     "binomial_variance_estimate",
