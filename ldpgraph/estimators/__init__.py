@@ -1,7 +1,8 @@
 """Unbiased post-processing estimators for discrete Laplace (and Laplace) reports.
 
 The general operator (:func:`debias`, :func:`debias_nd`) and its fast closed forms for
-structured functions: polynomials, symmetric polynomials, order statistics, profiles, entropies, decision trees.
+structured functions: polynomials, symmetric polynomials, order statistics, profiles,
+entropies, decision trees.
 """
 
 from .decision_tree import ThresholdTree, decision_tree, decision_tree_variance
