@@ -103,13 +103,19 @@ def _esym_excess(v: NDArray[np.float64], r: int, s2: float) -> NDArray[np.float6
 
     Tracked as a pair (P0, P1) = (product of the B_i, everything else), merged by
     P0 <- A0 B0, P1 <- A0 B1 + A1 (B0 + B1): no subtraction of the two products.
+    Closed forms for r <= 2: n s2 and s2 sum_i (S - v_i)^2 + s2^2 n(n-1)/2.
     """
     batch = v.shape[:-1]
+    n = v.shape[-1]
+    if r == 1:
+        return np.full(batch, n * s2)
+    if r == 2:
+        others = v.sum(axis=-1, keepdims=True) - v
+        return s2 * np.einsum("...i,...i->...", others, others) + s2 * s2 * (n * (n - 1) / 2)
     w = r + 1
     T0 = np.zeros(batch + (w, w))
     T0[..., 0, 0] = 1.0
     T1 = np.zeros(batch + (w, w))
-    n = v.shape[-1]
     for s, e in _blocks(n, int(np.prod(batch, dtype=np.int64)), 2 * w * w):
         if e == s:
             continue
@@ -343,8 +349,10 @@ def elementary_symmetric_variance(
               = [s^r t^r]\Bigl(\prod_i (B_i + \sigma^2 st) - \prod_i B_i\Bigr),
 
     :math:`B_i = (1 + x_i s)(1 + x_i t)`. Only sigma^2 enters (same form for both noises).
-    Computed by a product tree carrying the two parts separately (no subtraction); for
-    r = 2 this is :math:`\sigma^2\sum_i (\sum_j x_j - x_i)^2 + \sigma^4\binom{n}{2}`.
+    For r = 1 this is n sigma^2, for r = 2
+    :math:`\sigma^2\sum_i (\sum_j x_j - x_i)^2 + \sigma^4\binom{n}{2}`; for r >= 3 it is computed
+    by a product tree of bivariate polynomials truncated at degree (r, r), carrying the two
+    parts separately (no subtraction): O(n r^4) operations.
 
     Examples
     --------
