@@ -484,11 +484,12 @@ def run_experiment(
 
     Examples
     --------
-    >>> from ldpgraph.experiments.statistics import NAIVE_METHOD, UNBIASED_METHOD
-    >>> res = run_experiment({"toy": [3, 1, 2, 2]}, epsilons=[1.0], statistics=["edges"],
-    ...                      methods=[UNBIASED_METHOD, NAIVE_METHOD], n_trials=5, seed=1)  # doctest: +SKIP
-    >>> [(r.method, r.trials) for r in res.summary]  # doctest: +SKIP
-    [('unbiased-dlap', 5), ('naive-dlap', 5)]
+    >>> res = run_experiment({"toy": [3, 1, 2, 2]}, epsilons=[1.0], ks=[2],
+    ...                      methods=["unbiased-dlap", "naive-dlap"], n_trials=5, seed=1)
+    >>> [(r.method, r.trials, r.truth) for r in res.summary]
+    [('unbiased-dlap', 5, 5.0), ('naive-dlap', 5, 5.0)]
+    >>> res.records.n_rows, res.records[0].spawn_keys[0].endswith("/0")
+    (10, True)
     """
     import joblib
 

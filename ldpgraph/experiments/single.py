@@ -124,9 +124,10 @@ def estimate_once(
 
     Examples
     --------
-    >>> run = estimate_once({"toy": [3, 1, 2, 2]}, epsilon=2.0, statistic="edges", seed=3)  # doctest: +SKIP
-    >>> run.truth, [e.method for e in run.estimates]  # doctest: +SKIP
-    (4.0, ['unbiased-dlap', 'naive-dlap'])
+    >>> run = estimate_once({"toy": [3, 1, 2, 2]}, epsilon=2.0, k=2, seed=3,
+    ...                     methods=["unbiased-dlap", "local-lap-kstars"])
+    >>> run.truth, [e.method for e in run.estimates], run.estimates[0].std_error_kind
+    (5.0, ['unbiased-dlap', 'local-lap-kstars'], 'analytic')
     """
     eps = check_epsilon(epsilon)
     if statistic in ("kstars",) or (statistic != "kstars" and get_statistic(statistic).parameter is not None):

@@ -110,6 +110,14 @@ def _mean_sd(d, _p, eps):
     return math.sqrt(_dlap_variance(eps) / d.size)
 
 
+def _moment_sd(d, j, eps):
+    from ..estimators.polynomial import power_variance
+
+    values, counts = np.unique(d, return_counts=True)
+    var = power_variance(values.astype(np.float64), j, eps)
+    return math.sqrt(max(math.fsum(var * counts), 0.0))
+
+
 STATISTICS: dict[str, GraphStatistic] = {
     s.name: s
     for s in (
@@ -128,6 +136,7 @@ STATISTICS: dict[str, GraphStatistic] = {
             truth=_moment_truth,
             unbiased=lambda r, j: _curator().degree_moment(r, j),
             naive=lambda y, j: float(np.sum(y.astype(np.float64) ** j)),
+            analytic_sd=_moment_sd,
         ),
         GraphStatistic(
             "degree_mean",

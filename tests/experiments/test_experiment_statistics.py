@@ -51,6 +51,12 @@ def test_analytic_sd_of_linear_statistics():
     assert get_statistic("edges").analytic_sd(D, None, 0.7) == pytest.approx(math.sqrt(6 * var) / 2, rel=1e-12)
     assert get_statistic("degree_mean").analytic_sd(D, None, 0.7) == pytest.approx(math.sqrt(var / 6), rel=1e-12)
     assert get_statistic("degree_entropy").analytic_sd(D, None, 0.7) is None
+    # Var(y^2 - Var eta) = 4 x^2 Var(eta) + E eta^4 - Var(eta)^2, DLap fourth moment by summation
+    t = np.arange(-400, 401)
+    pmf = (1 - p) / (1 + p) * p ** np.abs(t)
+    m4 = float(np.sum(pmf * t.astype(float) ** 4))
+    expect = sum(4 * x * x * var + m4 - var * var for x in D.tolist())
+    assert get_statistic("degree_moment").analytic_sd(D, 2, 0.7) == pytest.approx(math.sqrt(expect), rel=1e-10)
 
 
 def test_registry():
