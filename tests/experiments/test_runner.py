@@ -178,3 +178,9 @@ def test_write_files(reference, tmp_path):
 
     cfg = json.loads(paths["config"].read_text())
     assert cfg["seed"] == 11 and cfg["block_size"] == 5 and cfg["n_trials"] == 23
+
+
+def test_no_progress_output_when_not_a_terminal(capfd):
+    run_experiment(GRAPHS, epsilons=[1.0], methods=["naive-dlap"], n_trials=3, seed=0, quiet=False)
+    cap = capfd.readouterr()
+    assert cap.out == "" and cap.err == ""
