@@ -315,7 +315,7 @@ def _fmt_num(x: float | None, digits: int = 6) -> str:
         return "-"
     if float(x).is_integer() and abs(x) < 1e15:
         return f"{int(x):,}"
-    if abs(x) >= 1e3:
+    if abs(x) >= 100:
         return f"{x:,.1f}"
     return f"{x:.{digits}g}"
 
