@@ -62,7 +62,10 @@ class LoadReport:
         True when the original node ids were not exactly ``0..n_nodes-1`` in order, so
         ``Graph.node_ids`` is needed to map back.
     lines_read : int or None
-        For text input, every line read (comments and blank lines included); else None.
+        For text input, the edge lines read (equal to ``edges_read``); else None.
+    lines_skipped : int or None
+        For text input, the comment and blank lines skipped; else None. The text has
+        ``lines_read + lines_skipped`` lines.
     source_directed : bool or None
         Whether the input was a directed graph object; None where the input does not say
         (files, arrays).
@@ -77,6 +80,7 @@ class LoadReport:
     n_nodes: int
     relabelled: bool
     lines_read: int | None = None
+    lines_skipped: int | None = None
     source_directed: bool | None = None
 
     @property
@@ -327,7 +331,7 @@ def _graph_from_id_pairs(
     pairs: NDArray[np.int64],
     *,
     source: str,
-    lines_read: int | None = None,
+    lines_total: int | None = None,
     source_directed: bool | None = None,
 ) -> Graph:
     """Relabel arbitrary int64 ids of an ``(m, 2)`` array to ``0..n-1`` and build the graph."""
@@ -341,7 +345,7 @@ def _graph_from_id_pairs(
         node_ids,
         source=source,
         relabelled=relabelled,
-        lines_read=lines_read,
+        lines_total=lines_total,
         source_directed=source_directed,
     )
 
@@ -369,7 +373,7 @@ def _build_graph(
     *,
     source: str,
     relabelled: bool,
-    lines_read: int | None = None,
+    lines_total: int | None = None,
     source_directed: bool | None = None,
 ) -> Graph:
     """Symmetrise, drop self-loops and duplicates, and build the CSR graph.
@@ -405,7 +409,8 @@ def _build_graph(
         edges_kept=n_unique,
         n_nodes=n,
         relabelled=relabelled,
-        lines_read=lines_read,
+        lines_read=None if lines_total is None else m_read,
+        lines_skipped=None if lines_total is None else lines_total - m_read,
         source_directed=source_directed,
     )
     return Graph._trusted(indptr, indices, node_ids, report)

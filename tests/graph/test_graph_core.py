@@ -201,3 +201,4 @@ def test_build_without_self_loops_branch() -> None:
     g = from_edge_array([[0, 1], [0, 2], [1, 2]])
     r = g.report
     assert (r.self_loops_dropped, r.duplicates_dropped, r.edges_kept) == (0, 0, 3)
+    assert r.lines_read is None and r.lines_skipped is None and r.source_directed is None
