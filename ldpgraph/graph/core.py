@@ -62,10 +62,10 @@ class LoadReport:
         True when the original node ids were not exactly ``0..n_nodes-1`` in order, so
         ``Graph.node_ids`` is needed to map back.
     lines_read : int or None
-        For text input, the edge lines read (equal to ``edges_read``); else None.
+        For text input, every line read, comment and blank lines included; else None.
     lines_skipped : int or None
-        For text input, the comment and blank lines skipped; else None. The text has
-        ``lines_read + lines_skipped`` lines.
+        For text input, the comment and blank lines skipped; else None. The edge lines are
+        ``lines_read - lines_skipped == edges_read``.
     source_directed : bool or None
         Whether the input was a directed graph object; None where the input does not say
         (files, arrays).
@@ -409,7 +409,7 @@ def _build_graph(
         edges_kept=n_unique,
         n_nodes=n,
         relabelled=relabelled,
-        lines_read=None if lines_total is None else m_read,
+        lines_read=lines_total,
         lines_skipped=None if lines_total is None else lines_total - m_read,
         source_directed=source_directed,
     )

@@ -67,14 +67,14 @@ class ParsedEdges(NamedTuple):
     ----------
     pairs : ndarray of int64, shape (m, 2)
         The two node ids of every edge line, in file order, as written (no relabelling).
-    lines_total : int
+    lines_read : int
         Lines in the input, comment and blank lines included.
     source : str
         The name used in error messages.
     """
 
     pairs: NDArray[np.int64]
-    lines_total: int
+    lines_read: int
     source: str
 
 
@@ -101,7 +101,7 @@ def parse_edge_pairs(data: EdgeListInput, *, source_name: str = "<input>") -> Pa
     Examples
     --------
     >>> p = parse_edge_pairs(b"# a comment\n1 2\r\n\n3\t\t4  # trailing comment\n")
-    >>> p.pairs.tolist(), p.lines_total
+    >>> p.pairs.tolist(), p.lines_read
     ([[1, 2], [3, 4]], 4)
     >>> parse_edge_pairs("1 2\n3 x\n", source_name="toy.txt")
     Traceback (most recent call last):
@@ -142,7 +142,7 @@ def parse_edgelist(data: EdgeListInput, *, source_name: str = "<input>") -> Grap
     (4, 1, 1, 1)
     """
     parsed = parse_edge_pairs(data, source_name=source_name)
-    return _graph_from_id_pairs(parsed.pairs, source=source_name, lines_total=parsed.lines_total)
+    return _graph_from_id_pairs(parsed.pairs, source=source_name, lines_total=parsed.lines_read)
 
 
 def read_edge_pairs(path: str | os.PathLike[str]) -> ParsedEdges:
