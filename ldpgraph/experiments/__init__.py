@@ -11,6 +11,7 @@ from .runner import (
     run_experiment,
 )
 from .seeding import block_rng, block_seed, cell_key, root_entropy
+from .single import MethodEstimate, SingleRun, estimate_once
 from .statistics import STATISTICS, GraphStatistic, get_statistic, statistic_names
 from .summary import (
     SUMMARY_COLUMNS,
@@ -28,13 +29,16 @@ __all__ = [
     "ExperimentResult",
     "GraphInput",
     "GraphStatistic",
+    "MethodEstimate",
     "Records",
     "STATISTICS",
+    "SingleRun",
     "SUMMARY_COLUMNS",
     "SummaryRow",
     "block_rng",
     "block_seed",
     "cell_key",
+    "estimate_once",
     "format_summary",
     "get_statistic",
     "parse_statistics",
