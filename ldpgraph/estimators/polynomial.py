@@ -17,6 +17,7 @@ a polynomial and has closed forms:
 Everything here is computed from forms that avoid the large cancelling terms of the stencil:
 products of linear factors for binomials, Horner on debiased coefficients for general
 polynomials, and Taylor coefficients at x (not differences of huge values) for variances.
+Results beyond the float64 range overflow to inf (numpy warns).
 """
 
 from __future__ import annotations
