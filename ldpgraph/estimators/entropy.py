@@ -107,8 +107,12 @@ _GL_X, _GL_W = np.polynomial.legendre.leggauss(192)
 _T_CUT = 60.0
 # The part x > x0 is neglected only if rigorously below this fraction of the result.
 _NEGLIGIBLE = 1e-20
-# Direct float64 sums over the window are accepted when sum |w r| <= this times |sum w r|.
+# Direct float64 sums over the window are accepted when sum |w r| <= this times |sum w r|
+# (rounding error <= (2m+1) u sum |w r|).
 _DIRECT_MAX_CONDITION = 1e4
+# ... and tried first, with a stricter condition, for windows of at most 2 * 64 + 1 points.
+_DIRECT_FIRST_MAX_M = 64
+_DIRECT_FIRST_CONDITION = 30.0
 # Multiprecision fallback: refuse beyond this estimated run time (seconds).
 _MP_BUDGET_SECONDS = 30.0
 
@@ -200,47 +204,47 @@ def _boundary_integrals(
     lsh0 = 2.0 * math.log(math.sinh(x0 / 2.0))
 
     def phi(x, KK=K):
-        with np.errstate(divide="ignore"):
-            return -KK * x + m * (np.log(np.sinh((x - x0) / 2.0)) + np.log(np.sinh((x + x0) / 2.0)) - lsh0)
+        return -KK * x + m * (np.log(np.sinh((x - x0) / 2.0)) + np.log(np.sinh((x + x0) / 2.0)) - lsh0)
 
     def dphi(x):
-        with np.errstate(divide="ignore"):
-            return -K + 0.5 * m * (1.0 / np.tanh((x - x0) / 2.0) + 1.0 / np.tanh((x + x0) / 2.0))
+        return -K + 0.5 * m * (1.0 / np.tanh((x - x0) / 2.0) + 1.0 / np.tanh((x + x0) / 2.0))
 
-    # phi'(x0 + u) > 0 for u < 2 atanh(m / 2K), < 0 for u > 2 atanh(m / K)
-    lo = 2.0 * np.arctanh(m / (2.0 * K))
-    hi = 2.0 * np.arctanh(m / K)
-    for _ in range(80):
-        mid = 0.5 * (lo + hi)
-        pos = dphi(x0 + mid) > 0
-        lo, hi = np.where(pos, mid, lo), np.where(pos, hi, mid)
-    xp = x0 + 0.5 * (lo + hi)
-    top = phi(xp)
-    level = top - 90.0
-    # left end: log(x - x0) in [log(u_p) - 250, log(u_p)]
-    llo = np.log(xp - x0) - 250.0
-    lhi = np.log(xp - x0)
-    for _ in range(80):
-        mid = 0.5 * (llo + lhi)
-        below = phi(x0 + np.exp(mid)) < level
-        llo, lhi = np.where(below, mid, llo), np.where(below, lhi, mid)
-    xl = x0 + np.exp(llo)
-    # right end: doubling, then bisection
-    step = np.maximum(xp - x0, 1.0 / K)
-    for _ in range(200):
-        more = phi(xp + step) >= level
-        if not more.any():
-            break
-        step = np.where(more, 2.0 * step, step)
-    rlo, rhi = xp, xp + step
-    for _ in range(80):
-        mid = 0.5 * (rlo + rhi)
-        below = phi(mid) < level
-        rlo, rhi = np.where(below, rlo, mid), np.where(below, mid, rhi)
-    xr = rhi
-    half = 0.5 * (xr - xl)
-    xs = 0.5 * (xr + xl)[:, None] + half[:, None] * _GL_X[None, :]
-    w = half[:, None] * _GL_W[None, :] * np.exp(phi(xs, K[:, None]) - top[:, None])
+    # Only the level set {phi > max - 90} is needed, and only roughly: 50 bisection steps.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        # phi'(x0 + u) > 0 for u < 2 atanh(m / 2K), < 0 for u > 2 atanh(m / K)
+        lo = 2.0 * np.arctanh(m / (2.0 * K))
+        hi = 2.0 * np.arctanh(m / K)
+        for _ in range(50):
+            mid = 0.5 * (lo + hi)
+            pos = dphi(x0 + mid) > 0
+            lo, hi = np.where(pos, mid, lo), np.where(pos, hi, mid)
+        xp = x0 + 0.5 * (lo + hi)
+        top = phi(xp)
+        level = top - 90.0
+        # left end: log(x - x0) in [log(u_p) - 250, log(u_p)]
+        llo = np.log(xp - x0) - 250.0
+        lhi = np.log(xp - x0)
+        for _ in range(50):
+            mid = 0.5 * (llo + lhi)
+            below = phi(x0 + np.exp(mid)) < level
+            llo, lhi = np.where(below, mid, llo), np.where(below, lhi, mid)
+        xl = x0 + np.exp(llo)
+        # right end: doubling, then bisection
+        step = np.maximum(xp - x0, 1.0 / K)
+        for _ in range(200):
+            more = phi(xp + step) >= level
+            if not more.any():
+                break
+            step = np.where(more, 2.0 * step, step)
+        rlo, rhi = xp, xp + step
+        for _ in range(50):
+            mid = 0.5 * (rlo + rhi)
+            below = phi(mid) < level
+            rlo, rhi = np.where(below, rlo, mid), np.where(below, mid, rhi)
+        xr = rhi
+        half = 0.5 * (xr - xl)
+        xs = 0.5 * (xr + xl)[:, None] + half[:, None] * _GL_X[None, :]
+        w = half[:, None] * _GL_W[None, :] * np.exp(phi(xs, K[:, None]) - top[:, None])
     signed, absolute = {}, {}
     for kind in kinds:
         rho = 1.0 / xs if kind == "ln" else _rho(kind, xs)
@@ -340,7 +344,7 @@ def _weights_float(m: int, c: float) -> tuple[NDArray[np.float64], float]:
 
 
 def _power_direct(
-    m: int, K: NDArray[np.int64], c: float, kinds: Sequence[str]
+    m: int, K: NDArray[np.int64], c: float, kinds: Sequence[str], max_condition: float
 ) -> tuple[dict[str, NDArray[np.float64]], NDArray[np.bool_]]:
     """T^m r_0(K) = sum_s w_m(s) r_0(K+s) in float64, with a conditioning check."""
     out = {kind: np.zeros(K.shape) for kind in kinds}
@@ -365,7 +369,7 @@ def _power_direct(
             val = terms.sum(axis=1)
             absum = np.abs(terms).sum(axis=1)
             with np.errstate(divide="ignore", invalid="ignore"):
-                good = (absum == 0) | (absum <= _DIRECT_MAX_CONDITION * np.abs(val))
+                good = (absum == 0) | (absum <= max_condition * np.abs(val))
             ok[start : start + chunk] &= good & np.isfinite(val)
             out[kind][start : start + chunk] = val
     return out, ok
@@ -469,6 +473,12 @@ def _power(
         for kind in kinds:
             res[kind][empty] = 0.0
         todo &= ~empty
+        if m <= _DIRECT_FIRST_MAX_M and todo.any():  # short windows: the finite sum, if well conditioned
+            vals, ok = _power_direct(m, uniq[todo], c, kinds, max_condition=_DIRECT_FIRST_CONDITION)
+            idx = np.flatnonzero(todo)[ok]
+            for kind in kinds:
+                res[kind][idx] = vals[kind][ok]
+            todo[idx] = False
         sel = todo & (uniq >= m + 1)
         if sel.any():
             vals, ok = _power_quadrature(m, uniq[sel], c, kinds, context)
@@ -477,7 +487,7 @@ def _power(
                 res[kind][idx] = vals[kind][ok]
             todo[idx] = False
         if todo.any():
-            vals, ok = _power_direct(m, uniq[todo], c, kinds)
+            vals, ok = _power_direct(m, uniq[todo], c, kinds, max_condition=_DIRECT_MAX_CONDITION)
             idx = np.flatnonzero(todo)[ok]
             for kind in kinds:
                 res[kind][idx] = vals[kind][ok]
