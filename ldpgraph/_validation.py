@@ -134,12 +134,17 @@ def check_integer_reports(y: ArrayLike, name: str = "y", *, min_ndim: int = 0) -
             "is not an integer; reports of the discrete Laplace mechanism are integers",
         )
     if arr.size:
-        _raise_at_first(
-            arr,
-            np.abs(arr.astype(np.float64)) > _MAX_ABS_REPORT,
-            name,
-            "is too large; reports must have magnitude <= 2**53",
-        )
+        # integer arrays: min and max suffice (no float copy of a possibly huge array)
+        too_big = (
+            arr.dtype.kind in "iu" and (int(arr.max()) > _MAX_ABS_REPORT or int(arr.min()) < -_MAX_ABS_REPORT)
+        ) or (arr.dtype.kind == "f" and float(np.abs(arr).max()) > _MAX_ABS_REPORT)
+        if too_big:
+            _raise_at_first(
+                arr,
+                np.abs(arr.astype(np.float64)) > _MAX_ABS_REPORT,
+                name,
+                "is too large; reports must have magnitude <= 2**53",
+            )
     return arr.astype(np.int64, copy=False)
 
 

@@ -21,7 +21,7 @@ from fractions import Fraction
 import numpy as np
 
 from ldpgraph._validation import dlap_c
-from ldpgraph.estimators.decision_tree import decision_tree
+from ldpgraph.estimators.decision_trees import decision_tree
 from ldpgraph.estimators.operator import debias_nd
 from ldpgraph.estimators.order_statistics import (
     HighVarianceWarning,
@@ -30,7 +30,7 @@ from ldpgraph.estimators.order_statistics import (
     minimum,
     order_statistic,
 )
-from ldpgraph.estimators.profile import profile
+from ldpgraph.estimators.profiles import profile
 from ldpgraph.mechanisms import DiscreteLaplace
 
 

@@ -25,10 +25,10 @@ from scipy import special
 
 from ldpgraph._validation import dlap_c
 from ldpgraph.estimators.operator import debias
-from ldpgraph.estimators.polynomial import binomial, binomials, sum_binomials
+from ldpgraph.estimators.polynomials import binomial, binomials, sum_binomials
 from ldpgraph.mechanisms import DiscreteLaplace
 
-polynomial_module = importlib.import_module("ldpgraph.estimators.polynomial")
+polynomial_module = importlib.import_module("ldpgraph.estimators.polynomials")
 
 
 def best_of(func: Callable[[], object], repeat: int) -> tuple[float, object]:

@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from ..estimators.polynomial import binomial, binomial_variance
+from ..estimators.polynomials import binomial, binomial_variance
 from ..mechanisms import DiscreteLaplace, Laplace
 from ..protocols.randomizer import as_degrees, projected_kstar_counts
 

@@ -5,7 +5,7 @@ structured functions: polynomials, symmetric polynomials, order statistics, prof
 entropies, decision trees.
 """
 
-from .decision_tree import ThresholdTree, decision_tree, decision_tree_variance
+from .decision_trees import ThresholdTree, decision_tree, decision_tree_variance
 from .operator import (
     MAX_BRUTE_FORCE_EVALUATIONS,
     debias,
@@ -24,7 +24,9 @@ from .order_statistics import (
     order_statistic,
     order_statistic_variance,
 )
-from .polynomial import (
+from .polynomials import (
+    MAX_BINOMIAL_K,
+    NOISES,
     binomial,
     binomial_variance,
     binomial_variance_estimate,
@@ -40,7 +42,7 @@ from .polynomial import (
     power_variance_estimate,
     sum_binomials,
 )
-from .profile import (
+from .profiles import (
     histogram,
     histogram_variance,
     partition_function,
@@ -65,7 +67,9 @@ from .symmetric import (
 )
 
 __all__ = [
+    "MAX_BINOMIAL_K",
     "MAX_BRUTE_FORCE_EVALUATIONS",
+    "NOISES",
     "HIGH_VARIANCE_THRESHOLD",
     "HighVarianceWarning",
     "ThresholdTree",

@@ -130,8 +130,9 @@ def debias_variance(
     Notes
     -----
     :math:`\widehat{V}(y) = g(y)^2 - T[f^2](y)`, since E[g(y)^2] = Var g + f(x)^2 and
-    E[T[f^2](y)] = f(x)^2. It can be negative for a single report; sums over many reports
-    estimate the variance of a sum of independent estimates.
+    E[T[f^2](y)] = f(x)^2. In one dimension it simplifies to
+    c[(f(y+1) - f(y))^2 + (f(y) - f(y-1))^2] + c^2 (f(y+1) - 2f(y) + f(y-1))^2, never negative;
+    sums over many reports estimate the variance of a sum of independent estimates.
 
     Examples
     --------

@@ -1,7 +1,7 @@
 r"""Unbiased estimators of symmetric polynomials of n noisy reports, in O(n) (last axis).
 
 Reports y_i = x_i + eta_i with independent, zero-mean, symmetric noise (DLap or Laplace,
-see :mod:`ldpgraph.estimators.polynomial`); write sigma^2 = E eta^2 (2c for DLap, 2b^2 for
+see :mod:`ldpgraph.estimators.polynomials`); write sigma^2 = E eta^2 (2c for DLap, 2b^2 for
 Laplace) and mu_4 = E eta^4 (2c + 24c^2, 24b^4).
 
 **Multilinear polynomials need no correction.** The elementary symmetric polynomial
@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_nonnegative_int
-from .polynomial import Noise, _noise_model, _NoiseModel, _reports
+from .polynomials import Noise, _noise_model, _NoiseModel, _reports
 
 __all__ = [
     "elementary_symmetric",
@@ -255,7 +255,7 @@ def square_of_sum(
     y : array_like, shape (..., n)
         Reports (integers for ``noise="dlap"``).
     epsilon, sensitivity, noise
-        As in :func:`ldpgraph.estimators.polynomial.binomial`.
+        As in :func:`ldpgraph.estimators.polynomials.binomial`.
 
     Returns
     -------
@@ -291,7 +291,7 @@ def sample_variance(
     y : array_like, shape (..., n)
         Reports (integers for ``noise="dlap"``), e.g. the noisy degrees of a graph.
     epsilon, sensitivity, noise
-        As in :func:`ldpgraph.estimators.polynomial.binomial`.
+        As in :func:`ldpgraph.estimators.polynomials.binomial`.
     ddof : int, default 0
         Delta degrees of freedom of the statistic (as ``numpy.var``); must be < n.
 

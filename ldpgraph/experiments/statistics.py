@@ -111,7 +111,7 @@ def _mean_sd(d, _p, eps):
 
 
 def _moment_sd(d, j, eps):
-    from ..estimators.polynomial import power_variance
+    from ..estimators.polynomials import power_variance
 
     values, counts = np.unique(d, return_counts=True)
     var = power_variance(values.astype(np.float64), j, eps)

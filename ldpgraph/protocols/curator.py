@@ -27,13 +27,13 @@ from numpy.typing import NDArray
 
 from .._validation import check_nonnegative_int
 from ..estimators.order_statistics import maximum
-from ..estimators.polynomial import (
+from ..estimators.polynomials import (
     binomial,
     binomial_variance_estimate,
     power,
     power_variance_estimate,
 )
-from ..estimators.profile import profile, profile_variance
+from ..estimators.profiles import profile, profile_variance
 from ..estimators.symmetric import sample_variance, sample_variance_variance_estimate
 from .randomizer import NodeReports
 

@@ -49,7 +49,7 @@ def test_naive_laplace_analytic_law_by_integration(k):
 
 
 def test_unbiased_dlap_analytic_variance_is_exact():
-    from ldpgraph.estimators.polynomial import binomial
+    from ldpgraph.estimators.polynomials import binomial
 
     d, k, eps = np.array([2, 9]), 3, 1.0
     second = exact_expectation(lambda z: binomial(z, k, eps) ** 2, d, eps)

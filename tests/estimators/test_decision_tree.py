@@ -1,4 +1,4 @@
-"""Tests for ldpgraph.estimators.decision_tree.
+"""Tests for ldpgraph.estimators.decision_trees.
 
 References: ``debias_nd`` of scikit-learn's own ``predict`` / ``predict_proba`` on the 3^d
 integer points around each report (the brute-force operator (2)), the same sum in exact
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from dlap_exact import exact_expectation_nd
 
-import ldpgraph.estimators.decision_tree as dt_mod
+import ldpgraph.estimators.decision_trees as dt_mod
 from ldpgraph._validation import dlap_c
-from ldpgraph.estimators.decision_tree import ThresholdTree, decision_tree, decision_tree_variance
+from ldpgraph.estimators.decision_trees import ThresholdTree, decision_tree, decision_tree_variance
 from ldpgraph.estimators.operator import debias_nd
 
 

@@ -1,4 +1,4 @@
-"""Tests of ldpgraph.estimators.polynomial: fast forms against the brute-force operator, exact
+"""Tests of ldpgraph.estimators.polynomials: fast forms against the brute-force operator, exact
 unbiasedness and exact variances by summation over the DLap law / integration against the
 Laplace density, large values against exact rational and mpmath references, bad inputs."""
 
@@ -18,7 +18,7 @@ from scipy import integrate
 
 from ldpgraph._validation import dlap_c
 from ldpgraph.estimators.operator import debias, debias_laplace, debias_nd
-from ldpgraph.estimators.polynomial import (
+from ldpgraph.estimators.polynomials import (
     MAX_BINOMIAL_K,
     NOISES,
     binomial,
@@ -38,7 +38,7 @@ from ldpgraph.estimators.polynomial import (
 )
 
 # The package re-exports the function ``polynomial``, which shadows the submodule attribute.
-polynomial_module = importlib.import_module("ldpgraph.estimators.polynomial")
+polynomial_module = importlib.import_module("ldpgraph.estimators.polynomials")
 
 EPSILONS = [0.3, 1.0, 3.0]
 TAIL = 1e-40  # DLap support truncation for polynomial integrands (tail * K^deg stays negligible)

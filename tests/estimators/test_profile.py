@@ -1,4 +1,4 @@
-"""Tests for ldpgraph.estimators.profile (profiles, histograms, partition functions).
+"""Tests for ldpgraph.estimators.profiles (profiles, histograms, partition functions).
 
 References: ``debias`` (the 1-D operator applied report by report, then summed -- the
 definition of the estimate of a separable sum), ``debias_nd`` (brute force over 3^n shifts),
@@ -19,7 +19,7 @@ from dlap_exact import exact_expectation, exact_expectation_nd
 from ldpgraph._validation import dlap_c
 from ldpgraph.estimators.operator import debias, debias_nd
 from ldpgraph.estimators.order_statistics import HighVarianceWarning
-from ldpgraph.estimators.profile import (
+from ldpgraph.estimators.profiles import (
     histogram,
     histogram_variance,
     partition_function,

@@ -62,7 +62,7 @@ def test_moments_mean_edges():
 
 def test_histogram_and_max_and_entropy_are_consistent_with_estimators():
     from ldpgraph.estimators.order_statistics import maximum
-    from ldpgraph.estimators.profile import profile
+    from ldpgraph.estimators.profiles import profile
 
     y = np.array([0, 2, 2, 5, 9, 3])
     rep = _reports(y, 0.8)
