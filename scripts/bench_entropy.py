@@ -1,4 +1,4 @@
-"""Benchmark: unbiased entropy / KL estimators of noisy histograms (ldpgraph.estimators.entropy).
+"""Benchmark: unbiased entropy / KL estimators of noisy histograms (ldpgraph.estimators.entropies).
 
 Large n (12,419 bins, epsilon 0.5): the fast estimators against the plug-in (biased) formula
 evaluated on the same reports, the cheapest possible reference. The Shakespeare word counts are
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldpgraph.estimators.entropy import entropy, entropy_variance_estimate, kl_divergence
+from ldpgraph.estimators.entropies import entropy, entropy_variance_estimate, kl_divergence
 from ldpgraph.estimators.operator import debias_nd
 from ldpgraph.estimators.order_statistics import HighVarianceWarning
 

@@ -10,7 +10,7 @@ Every count x_i is released as y_i = x_i + DLap(e^-eps) (sensitivity 1: one toke
 more or less moves one count by 1). From the noisy counts we estimate
 
 * the entropy H = -sum_i p_i ln p_i, p_i = x_i / sum x (nats): unbiased
-  (:func:`ldpgraph.estimators.entropy.entropy`) vs the plug-in on max(y, 0);
+  (:func:`ldpgraph.estimators.entropies.entropy`) vs the plug-in on max(y, 0);
 * the profile phi_j = #{i : x_i = j} for j in --profile (default 1, 2, 3, 10; phi_1 are the
   hapax legomena / singleton variants): unbiased (:func:`ldpgraph.estimators.profiles.profile`)
   vs the naive count #{i : y_i = j}.
@@ -37,7 +37,7 @@ import joblib
 import numpy as np
 
 from ldpgraph.datasets import DatasetNotFoundError, load_dataset
-from ldpgraph.estimators.entropy import entropy
+from ldpgraph.estimators.entropies import entropy
 from ldpgraph.estimators.profiles import profile, profile_exact_variance
 from ldpgraph.experiments import (
     CellRecords,

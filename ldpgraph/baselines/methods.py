@@ -26,13 +26,13 @@ noise (all but ``local-lap-kstars-private``), so Monte-Carlo results can be chec
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from ..estimators.polynomials import binomial, binomial_variance
+from ..estimators.polynomials import binomial, binomial_plugin_moments, binomial_variance
+from ..graph.statistics import kstar_counts as exact_kstars
 from ..mechanisms import DiscreteLaplace, Laplace
 from ..protocols.randomizer import as_degrees, projected_kstar_counts
 
@@ -53,18 +53,6 @@ __all__ = [
 
 #: Trials are simulated in blocks of at most this many noisy values (memory bound).
 _BLOCK_VALUES = 4_000_000
-
-
-def exact_kstars(degrees: ArrayLike, k: int) -> int:
-    """S_k = sum_v C(d_v, k) exactly, as a Python int (grouped by distinct degree).
-
-    >>> exact_kstars([3, 3, 1], 2)
-    6
-    """
-    d = as_degrees(degrees)
-    k = check_nonnegative_int(k, "k")
-    values, counts = np.unique(d, return_counts=True)
-    return sum(math.comb(int(v), k) * int(c) for v, c in zip(values, counts, strict=True))
 
 
 def _binomial_poly(y: NDArray, k: int) -> NDArray[np.float64]:
@@ -212,12 +200,14 @@ class _PlugIn(_DegreeMethod):
         return _binomial_poly(reports, k).sum(axis=-1)
 
     def analytic_mean(self, degrees, k, epsilon):
-        mom = _noise_moments(self.noise, check_epsilon(epsilon), 2 * k)
-        return _sum_by_distinct(as_degrees(degrees), lambda x: _plugin_moments(x, k, mom)[0])
+        return _sum_by_distinct(
+            as_degrees(degrees), lambda x: binomial_plugin_moments(x, k, epsilon, noise=self.noise)[0]
+        )
 
     def analytic_variance(self, degrees, k, epsilon):
-        mom = _noise_moments(self.noise, check_epsilon(epsilon), 2 * k)
-        return _sum_by_distinct(as_degrees(degrees), lambda x: _plugin_moments(x, k, mom)[1])
+        return _sum_by_distinct(
+            as_degrees(degrees), lambda x: binomial_plugin_moments(x, k, epsilon, noise=self.noise)[1]
+        )
 
 
 class NaiveDLap(_PlugIn):
@@ -324,42 +314,10 @@ class LocalLapKStarsPrivateDmax(KStarMethod):
 
 
 def _sum_by_distinct(d: NDArray[np.int64], per_value) -> float:
-    """sum_v h(d_v), evaluating h once per distinct degree."""
+    """sum_v h(d_v) for a vectorized h, evaluated once per distinct degree."""
     values, counts = np.unique(d, return_counts=True)
-    per = np.asarray([float(per_value(int(v))) for v in values])
+    per = np.asarray(per_value(values), dtype=np.float64)
     return float(math.fsum(per * counts))
-
-
-@lru_cache(maxsize=256)
-def _noise_moments(noise: str, eps: float, order: int) -> tuple[float, ...]:
-    """Raw moments E[eta^m], m = 0..order, of DLap(e^-eps) or Lap(1/eps) noise."""
-    if noise == "laplace":
-        b = 1.0 / eps
-        return tuple(0.0 if m % 2 else math.factorial(m) * b**m for m in range(order + 1))
-    # DLap: E eta^m = 0 for odd m; for even m sum 2 (1-p)/(1+p) sum_k k^m p^k (positive terms)
-    kmax = int(math.ceil((order * math.log(max(order, 2) / eps + 2) + 40) / eps)) + 10
-    k = np.arange(1, kmax + 1, dtype=np.float64)
-    w = 2 * math.tanh(eps / 2) * np.exp(-eps * k)
-    return tuple(
-        1.0 if m == 0 else (0.0 if m % 2 else math.fsum(w * k**m)) for m in range(order + 1)
-    )
-
-
-def _plugin_moments(x: int, k: int, moments: tuple[float, ...]) -> tuple[float, float]:
-    """Mean and variance of C(x + eta, k) from the noise moments, without cancellation.
-
-    C(x + t, k) = sum_m a_m t^m with a_m = C^{(m)}(x)/m! (Taylor in t); then
-    E = sum_m a_m mu_m and Var = sum_{m,l>=1} a_m a_l (mu_{m+l} - mu_m mu_l).
-    """
-    coeffs = np.polynomial.polynomial.polyfromroots(np.arange(k, dtype=np.float64) - x)
-    a = coeffs / math.factorial(k)  # polynomial in t of C(x + t, k)
-    mu = np.asarray(moments)
-    mean = float(np.dot(a, mu[: k + 1]))
-    var = 0.0
-    for m in range(1, k + 1):
-        for ell in range(1, k + 1):
-            var += a[m] * a[ell] * (mu[m + ell] - mu[m] * mu[ell])
-    return mean, var
 
 
 METHODS: dict[str, type[KStarMethod]] = {

@@ -6,6 +6,7 @@ entropies, decision trees.
 """
 
 from .decision_trees import ThresholdTree, decision_tree, decision_tree_variance
+from .entropies import entropy, entropy_variance_estimate, kl_divergence
 from .operator import (
     MAX_BRUTE_FORCE_EVALUATIONS,
     debias,
@@ -28,6 +29,7 @@ from .polynomials import (
     MAX_BINOMIAL_K,
     NOISES,
     binomial,
+    binomial_plugin_moments,
     binomial_variance,
     binomial_variance_estimate,
     binomials,
@@ -76,6 +78,7 @@ __all__ = [
     "decision_tree",
     "decision_tree_variance",
     "binomial",
+    "binomial_plugin_moments",
     "binomial_variance",
     "binomial_variance_estimate",
     "binomials",
@@ -86,10 +89,13 @@ __all__ = [
     "debias_nd_variance",
     "debias_variance",
     "elementary_symmetric",
+    "entropy",
+    "entropy_variance_estimate",
     "elementary_symmetric_variance",
     "elementary_symmetric_variance_estimate",
     "histogram",
     "histogram_variance",
+    "kl_divergence",
     "maximum",
     "median",
     "minimum",

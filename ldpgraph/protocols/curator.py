@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_nonnegative_int
+from ..estimators.entropies import entropy, entropy_variance_estimate
 from ..estimators.order_statistics import maximum
 from ..estimators.polynomials import (
     binomial,
@@ -174,10 +175,9 @@ def max_degree(reports: NodeReports) -> Estimate:
 
 def degree_entropy(reports: NodeReports) -> Estimate:
     """Unbiased estimate of H = -sum_v (d_v/2|E|) ln(d_v/2|E|) (nats)."""
-    from ..estimators.entropy import entropy
-
     y, eps = _degree_release(reports)
-    return _estimate(float(entropy(y, eps)), None, "degree_entropy")
+    value = float(entropy(y, eps))
+    return _estimate(value, float(entropy_variance_estimate(y, eps)), "degree_entropy")
 
 
 def kstars_from_counts(reports: NodeReports, k: int) -> Estimate:

@@ -1,4 +1,4 @@
-"""Tests for ldpgraph.estimators.entropy.
+"""Tests for ldpgraph.estimators.entropies.
 
 References used here, none of them the code under test:
 - ``debias_nd`` / ``debias``: the brute-force operator (2) over all 3^n shifts (float64). Its
@@ -29,9 +29,9 @@ import pytest
 from conftest import data_file
 from dlap_exact import dlap_support, exact_expectation_nd
 
-import ldpgraph.estimators.entropy as ent
+import ldpgraph.estimators.entropies as ent
 from ldpgraph._validation import dlap_c
-from ldpgraph.estimators.entropy import entropy, entropy_variance_estimate, kl_divergence
+from ldpgraph.estimators.entropies import entropy, entropy_variance_estimate, kl_divergence
 from ldpgraph.estimators.operator import debias, debias_nd, debias_nd_variance
 from ldpgraph.estimators.order_statistics import HighVarianceWarning
 
