@@ -35,11 +35,12 @@ MAX_ID = 2**63 - 1
 # Hypothesis: bounded, reproducible (derandomized) runs by default; set LDPGRAPH_HYPOTHESIS_RANDOM=1
 # to explore new examples. No global profile is registered.
 _RANDOM = bool(os.environ.get("LDPGRAPH_HYPOTHESIS_RANDOM"))
+_SCALE = float(os.environ.get("LDPGRAPH_HYPOTHESIS_SCALE", "1"))  # more examples for exploration
 
 
 def _settings(max_examples: int) -> settings:
     return settings(
-        max_examples=max_examples,
+        max_examples=max(1, int(max_examples * _SCALE)),
         deadline=None,
         database=None,
         derandomize=not _RANDOM,

@@ -756,9 +756,11 @@ def test_staircase_cdf_at_infinity() -> None:
     assert Staircase(epsilon=1.0, dim=3).radius_cdf([np.inf]).tolist() == [1.0]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: rmse/bias overflow (inf + RuntimeWarning) for errors above ~1e154")
+@pytest.mark.xfail(strict=True, reason="BUG: rmse/bias/rmse_confidence_interval overflow (inf + RuntimeWarning) on large errors")
 def test_metrics_do_not_overflow() -> None:
-    from ldpgraph.metrics import bias, rmse
+    from ldpgraph.metrics import bias, rmse, rmse_confidence_interval
 
     assert rmse([1e200, -1e200], 0.0) == pytest.approx(1e200)
     assert bias([1e308, 1e308], 0.0) == pytest.approx(1e308)
+    lo, hi = rmse_confidence_interval([0.0, 1.4e77, -1.4e77], 0.0)
+    assert 0.0 <= lo <= hi < 1e78
