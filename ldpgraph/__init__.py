@@ -16,6 +16,7 @@ estimates. Subpackages:
 
 from . import baselines, estimators, graph, mechanisms, metrics, protocols
 from .estimators import binomial, debias, debias_nd
+from .graph import Graph, load_graph, read_edgelist
 from .mechanisms import DiscreteLaplace, Laplace, SecureDiscreteLaplace, Staircase, to_laplace, to_staircase
 from .protocols import DegreeRandomizer, NodeReports
 
@@ -24,6 +25,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DegreeRandomizer",
     "DiscreteLaplace",
+    "Graph",
     "Laplace",
     "NodeReports",
     "SecureDiscreteLaplace",
@@ -35,9 +37,11 @@ __all__ = [
     "debias_nd",
     "estimators",
     "graph",
+    "load_graph",
     "mechanisms",
     "metrics",
     "protocols",
+    "read_edgelist",
     "to_laplace",
     "to_staircase",
 ]
