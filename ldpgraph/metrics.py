@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import special
 
 __all__ = ["relative_error", "rmse", "relative_rmse", "bias", "rmse_confidence_interval"]
 
@@ -72,5 +72,5 @@ def rmse_confidence_interval(estimates: ArrayLike, truth: float, level: float = 
     m = float(sq.mean())
     if arr.size < 2:
         return (0.0, math.inf)
-    half = float(stats.norm.ppf(0.5 + level / 2) * sq.std(ddof=1) / math.sqrt(arr.size))
+    half = float(special.ndtri(0.5 + level / 2) * sq.std(ddof=1) / math.sqrt(arr.size))
     return (math.sqrt(max(m - half, 0.0)), math.sqrt(m + half))

@@ -68,7 +68,6 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import signal, stats
 
 from .._validation import (
     check_epsilon,
@@ -165,6 +164,8 @@ def _binom_pmf(n: int, b: float, cache: dict[int, NDArray[np.float64]]) -> NDArr
     """Bin(n, b) pmf on 0..n (relative accuracy; memoized per call, since tie counts repeat)."""
     pmf = cache.get(n)
     if pmf is None:
+        from scipy import stats  # deferred: importing scipy.stats costs ~0.3 s
+
         pmf = np.ones(1) if n == 0 else stats.binom.pmf(np.arange(n + 1), n, b)
         cache[n] = pmf
     return pmf
@@ -191,6 +192,8 @@ def _signed_side(
     elif nx * ny <= _DIRECT_CONVOLUTION_MAX:
         pw = np.convolve(px, py[::-1])  # sums of non-negative terms: relative accuracy
     else:
+        from scipy import signal  # deferred: importing scipy.signal costs ~0.5 s
+
         pw = np.clip(signal.fftconvolve(px, py[::-1]), 0.0, None)
         # absolute error per entry of an FFT convolution: a few u log2(N) ||px|| ||py||
         err = 8.0 * 2.0**-53 * math.log2(pw.size) * math.sqrt(float(px @ px) * float(py @ py))

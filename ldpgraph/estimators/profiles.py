@@ -24,7 +24,6 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import signal
 
 from .._validation import (
     check_epsilon,
@@ -230,6 +229,8 @@ def profile_exact_variance(
         j = np.arange(w1 - w0 + 1, dtype=np.float64)
         hr = h.reshape(-1, h.shape[-1])
         # F_j = sum_{x_i <= w0 + j} p^(w0 + j - x_i), B_j = sum_{x_i >= w0 + j} p^(x_i - w0 - j)
+        from scipy import signal  # deferred: importing scipy.signal costs ~0.5 s
+
         fwd = signal.lfilter([1.0], [1.0, -p], hr, axis=-1) + below[:, None] * np.exp(-t * j)
         bwd = signal.lfilter([1.0], [1.0, -p], hr[:, ::-1], axis=-1)[:, ::-1] + above[:, None] * np.exp(
             -t * j[::-1]
