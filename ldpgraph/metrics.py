@@ -23,6 +23,14 @@ def _estimates(estimates: ArrayLike) -> np.ndarray:
     return arr
 
 
+def _scaled_rms(err: np.ndarray) -> float:
+    """sqrt(mean(err^2)) without overflow or underflow of the squares."""
+    scale = float(np.max(np.abs(err)))
+    if scale == 0.0 or not math.isfinite(scale):
+        return scale
+    return scale * math.sqrt(float(np.mean((err / scale) ** 2)))
+
+
 def relative_error(estimate: ArrayLike, truth: float, n_nodes: int) -> np.ndarray:
     r"""Imola et al.'s relative error |est - true| / max(true, 0.001 n).
 
@@ -35,8 +43,7 @@ def relative_error(estimate: ArrayLike, truth: float, n_nodes: int) -> np.ndarra
 
 def rmse(estimates: ArrayLike, truth: float) -> float:
     """Root mean squared error over trials."""
-    arr = _estimates(estimates)
-    return float(math.sqrt(np.mean((arr - truth) ** 2)))
+    return _scaled_rms(_estimates(estimates) - truth)
 
 
 def relative_rmse(estimates: ArrayLike, truth: float) -> float:
@@ -52,7 +59,9 @@ def relative_rmse(estimates: ArrayLike, truth: float) -> float:
 
 def bias(estimates: ArrayLike, truth: float) -> float:
     """Mean estimate minus truth."""
-    return float(np.mean(_estimates(estimates)) - truth)
+    arr = _estimates(estimates)
+    scale = max(float(np.max(np.abs(arr))), abs(float(truth)), 1.0)
+    return scale * float(np.mean(arr / scale - truth / scale))
 
 
 def rmse_confidence_interval(estimates: ArrayLike, truth: float, level: float = 0.95) -> tuple[float, float]:
@@ -68,9 +77,11 @@ def rmse_confidence_interval(estimates: ArrayLike, truth: float, level: float = 
     arr = _estimates(estimates)
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
-    sq = (arr - truth) ** 2
-    m = float(sq.mean())
     if arr.size < 2:
         return (0.0, math.inf)
+    err = arr - truth
+    scale = float(np.max(np.abs(err))) or 1.0  # squared errors in units of scale^2: no overflow
+    sq = (err / scale) ** 2
+    m = float(sq.mean())
     half = float(special.ndtri(0.5 + level / 2) * sq.std(ddof=1) / math.sqrt(arr.size))
-    return (math.sqrt(max(m - half, 0.0)), math.sqrt(m + half))
+    return (scale * math.sqrt(max(m - half, 0.0)), scale * math.sqrt(m + half))

@@ -58,6 +58,10 @@ class DiscreteLaplace:
         self.epsilon = check_epsilon(epsilon)
         self.sensitivity = check_sensitivity(sensitivity)
         self._t = self.epsilon / self.sensitivity  # = -ln p, kept exact for small epsilon
+        if self._t < 1e-150:
+            raise ValueError(
+                f"epsilon / sensitivity = {self._t!r} is too small: the noise variance overflows float64"
+            )
         self.p = math.exp(-self._t)
 
     def __repr__(self) -> str:

@@ -20,6 +20,7 @@ Statistics of the degrees d_1..d_n:
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ from numpy.typing import NDArray
 
 from .._validation import check_nonnegative_int
 from ..estimators.entropies import entropy, entropy_variance_estimate
-from ..estimators.order_statistics import maximum
+from ..estimators.order_statistics import HighVarianceWarning, maximum, order_statistic_variance
 from ..estimators.polynomials import (
     binomial,
     binomial_variance_estimate,
@@ -168,9 +169,17 @@ def degree_histogram(
 
 
 def max_degree(reports: NodeReports) -> Estimate:
-    """Unbiased estimate of the maximum degree (its variance can be very large with ties)."""
+    """Unbiased estimate of the maximum degree, with its variance estimate.
+
+    The variance grows like (1+2c)^{2a} with the number a of reports tied at the top; a
+    ``HighVarianceWarning`` is emitted where the estimate is dominated by that variance.
+    """
     y, eps = _degree_release(reports)
-    return _estimate(float(maximum(y, eps)), None, "max_degree")
+    value = float(maximum(y, eps))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HighVarianceWarning)  # maximum() already warned
+        var = float(order_statistic_variance(y, y.size - 1, eps))
+    return _estimate(value, var, "max_degree")
 
 
 def degree_entropy(reports: NodeReports) -> Estimate:
