@@ -53,8 +53,10 @@ from ldpgraph.estimators import (
     elementary_symmetric,
     elementary_symmetric_variance,
     elementary_symmetric_variance_estimate,
+    entropy,
     histogram,
     histogram_variance,
+    kl_divergence,
     maximum,
     median,
     minimum,
@@ -821,6 +823,11 @@ def test_degree_randomizer_and_curator(d, eps, seed, with_kstars) -> None:
         warnings.simplefilter("ignore", HighVarianceWarning)
         m, exc = call(curator.max_degree, reports)
     assert (exc is None) == (n >= 1)
+    est, exc, _ = call_warned(curator.degree_entropy, reports)
+    if n >= 1 and exc is None:
+        assert math.isfinite(est.value) and est.variance_estimate is not None
+    else:  # no nodes, or the documented refusal when the estimate is beyond float64
+        assert exc is not None and type(exc) is ValueError
     hist, se = curator.degree_histogram(reports, 7)
     assert hist.shape == se.shape == (8,) and np.isfinite(hist).all()
     if with_kstars:
@@ -1052,6 +1059,64 @@ def test_metrics(est, truth, level) -> None:
     if expected is None and arr.size:
         rel = metrics.relative_error(est, max(truth, 1.0), 10)
         assert rel.shape == arr.shape and np.isfinite(rel).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# entropy and KL divergence
+
+
+def _entropy_ok(out: Any, exc: BaseException | None, expected: type | set | None, shape: tuple) -> None:
+    """Invalid input: the documented error (any of them when several arguments are bad). Valid
+    input: a finite value of the batch shape, or the documented ValueError when the exact
+    estimate overflows or would cost too much."""
+    if expected:
+        allowed = expected if isinstance(expected, set) else {expected}
+        assert exc is not None and type(exc) in allowed, (allowed, exc)
+        return
+    if exc is not None:
+        assert type(exc) is ValueError and "entropy" in str(exc) or "kl_divergence" in str(exc), exc
+        event("documented refusal (estimate beyond float64 / budget)")
+        return
+    assert np.shape(out) == shape and np.isfinite(out).all()
+
+
+_HISTOGRAMS = st.one_of(
+    any_array(shapes=hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=4)),
+    hnp.arrays(np.int64, hnp.array_shapes(min_dims=1, max_dims=2, max_side=4), elements=st.integers(-3, 10**6)),
+)
+
+
+@_settings(40)
+@given(y=_HISTOGRAMS, eps=st.sampled_from([0.3, 1.0, 2.5, 50.0]), total=st.one_of(st.none(), st.integers(-1, 10**7)))
+@example(y=np.array([[0, 0, 0]]), eps=0.3, total=None)
+def test_entropy_and_its_variance(y, eps, total) -> None:
+    from ldpgraph.estimators.entropies import entropy_variance_estimate
+
+    expected = expected_reports_error(y, min_ndim=1)
+    if expected is None and np.shape(y)[-1] == 0:
+        expected = ValueError  # no bins
+    exp_t = ({expected} if expected else set()) | ({ValueError} if total is not None and total < 1 else set())
+    shape = np.shape(y)[:-1] if np.ndim(y) else ()
+    for fn, want in ((lambda: entropy(y, eps, total=total), exp_t), (lambda: entropy_variance_estimate(y, eps), expected)):
+        out, exc, _ = call_warned(fn)
+        event("valid input" if not want else "invalid input")
+        _entropy_ok(out, exc, want, shape)
+
+
+@_settings(30)
+@given(y=_HISTOGRAMS, z=_HISTOGRAMS, eps=st.sampled_from([0.3, 1.0, 50.0]),
+       pseudo=st.sampled_from([0.5, 1.0, 0.0, -1.0]), same=st.booleans())
+def test_kl_divergence(y, z, eps, pseudo, same) -> None:
+    if same:  # a second histogram of the same shape and kind
+        z = np.asarray(y)[::-1].copy() if np.ndim(y) else y
+    problems = {expected_reports_error(y, min_ndim=1), expected_reports_error(z, min_ndim=1)} - {None}
+    if not problems and (np.shape(y) != np.shape(z) or np.shape(y)[-1] == 0):
+        problems.add(ValueError)
+    if pseudo <= 0:
+        problems.add(ValueError)
+    out, exc, _ = call_warned(kl_divergence, y, z, eps, pseudo_count=pseudo)
+    event("valid input" if not problems else "invalid input")
+    _entropy_ok(out, exc, problems, np.shape(y)[:-1] if np.ndim(y) else ())
 
 
 # ---------------------------------------------------------------------------------------------
