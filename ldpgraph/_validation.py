@@ -90,6 +90,24 @@ def _raise_at_first(arr: NDArray[Any], mask: NDArray[np.bool_], name: str, what:
     raise ValueError(f"{name}[{pos}] = {arr[idx].item()!r} {what}")
 
 
+def _numeric_from_objects(arr: NDArray[Any], name: str) -> NDArray[Any]:
+    """Convert an object array of Python/numpy numbers; reject bools, strings and huge ints."""
+    flat = arr.ravel()
+    out = np.empty(flat.size, dtype=np.float64)
+    for i, v in enumerate(flat):
+        pos = ", ".join(str(int(j)) for j in np.unravel_index(i, arr.shape)) if arr.ndim else ""
+        where = f"{name}[{pos}]" if arr.ndim else name
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            raise TypeError(f"{name} must be an array of integers; {where} is {type(v).__name__} {v!r}")
+        if isinstance(v, numbers.Integral) and abs(int(v)) > _MAX_ABS_REPORT:
+            digits = len(str(abs(int(v))))
+            raise ValueError(
+                f"{where} is too large (a {digits}-digit integer); reports must have magnitude <= 2**53"
+            )
+        out[i] = float(v)
+    return out.reshape(arr.shape)
+
+
 def check_integer_reports(y: ArrayLike, name: str = "y", *, min_ndim: int = 0) -> NDArray[np.int64]:
     """Return noisy integer reports as an int64 array.
 
@@ -113,12 +131,12 @@ def check_integer_reports(y: ArrayLike, name: str = "y", *, min_ndim: int = 0) -
         ...
     ValueError: y[0] = 1.5 is not an integer; reports of the discrete Laplace mechanism are integers
     """
-    arr = np.asarray(y)
+    try:
+        arr = np.asarray(y)
+    except OverflowError:  # Python ints beyond int64: inspect them one by one
+        arr = np.asarray(y, dtype=object)
     if arr.dtype == object:
-        try:
-            arr = np.asarray(arr.tolist(), dtype=np.float64) if arr.size else arr.astype(np.int64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be an array of integers, got non-numeric entries") from exc
+        arr = _numeric_from_objects(arr, name)
     if arr.dtype.kind == "b":
         raise TypeError(f"{name} must be an array of integers, got booleans")
     if arr.dtype.kind not in "iuf":

@@ -23,6 +23,13 @@ def _estimates(estimates: ArrayLike) -> np.ndarray:
     return arr
 
 
+def _truth(truth: float) -> float:
+    t = float(truth)
+    if not math.isfinite(t):
+        raise ValueError(f"truth must be finite, got {truth!r}")
+    return t
+
+
 def _scaled_rms(err: np.ndarray) -> float:
     """sqrt(mean(err^2)) without overflow or underflow of the squares."""
     scale = float(np.max(np.abs(err)))
@@ -38,12 +45,19 @@ def relative_error(estimate: ArrayLike, truth: float, n_nodes: int) -> np.ndarra
     array([0.1, 0.1])
     """
     est = np.asarray(estimate, dtype=np.float64)
-    return np.abs(est - truth) / max(float(truth), 0.001 * n_nodes)
+    if not np.isfinite(est).all():
+        raise ValueError("estimate must be finite")
+    denominator = max(_truth(truth), 0.001 * n_nodes)
+    if not denominator > 0:
+        raise ValueError(
+            f"relative error needs truth > 0 or n_nodes > 0, got truth={truth}, n_nodes={n_nodes}"
+        )
+    return np.abs(est - truth) / denominator
 
 
 def rmse(estimates: ArrayLike, truth: float) -> float:
     """Root mean squared error over trials."""
-    return _scaled_rms(_estimates(estimates) - truth)
+    return _scaled_rms(_estimates(estimates) - _truth(truth))
 
 
 def relative_rmse(estimates: ArrayLike, truth: float) -> float:
@@ -60,6 +74,7 @@ def relative_rmse(estimates: ArrayLike, truth: float) -> float:
 def bias(estimates: ArrayLike, truth: float) -> float:
     """Mean estimate minus truth."""
     arr = _estimates(estimates)
+    truth = _truth(truth)
     scale = max(float(np.max(np.abs(arr))), abs(float(truth)), 1.0)
     return scale * float(np.mean(arr / scale - truth / scale))
 
@@ -79,7 +94,7 @@ def rmse_confidence_interval(estimates: ArrayLike, truth: float, level: float = 
         raise ValueError(f"level must be in (0, 1), got {level}")
     if arr.size < 2:
         return (0.0, math.inf)
-    err = arr - truth
+    err = arr - _truth(truth)
     scale = float(np.max(np.abs(err))) or 1.0  # squared errors in units of scale^2: no overflow
     sq = (err / scale) ** 2
     m = float(sq.mean())

@@ -99,6 +99,8 @@ class KStarMethod:
         eps = check_epsilon(epsilon)
         n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
         gen = check_rng(rng)
+        if d.size == 0:  # no nodes: S_k = 0, and every method releases nothing
+            return np.zeros(n_trials)
         block = max(1, _BLOCK_VALUES // max(1, d.size))
         out = np.empty(n_trials, dtype=np.float64)
         for start in range(0, n_trials, block):

@@ -87,13 +87,15 @@ class DiscreteLaplace:
     def pmf(self, k: ArrayLike) -> NDArray[np.float64]:
         """P[eta = k] = (1-p)/(1+p) p^|k| for integer k (0 at non-integers)."""
         k = np.asarray(k, dtype=np.float64)
-        out = np.exp(self._log_norm() - self._t * np.abs(k))
+        with np.errstate(over="ignore"):  # t|k| -> inf far in the tail: pmf 0
+            out = np.exp(self._log_norm() - self._t * np.abs(k))
         return np.where(k == np.floor(k), out, 0.0)
 
     def logpmf(self, k: ArrayLike) -> NDArray[np.float64]:
         """ln P[eta = k] (-inf at non-integers)."""
         k = np.asarray(k, dtype=np.float64)
-        out = self._log_norm() - self._t * np.abs(k)
+        with np.errstate(over="ignore"):  # t|k| -> inf far in the tail: log-pmf -inf
+            out = self._log_norm() - self._t * np.abs(k)
         return np.where(k == np.floor(k), out, -np.inf)
 
     def cdf(self, k: ArrayLike) -> NDArray[np.float64]:

@@ -135,6 +135,8 @@ def degree_moment(reports: NodeReports, j: int) -> Estimate:
 def degree_mean(reports: NodeReports) -> Estimate:
     """Unbiased estimate of the mean degree (1/n) sum_v d_v; its variance Var(eta)/n is exact."""
     y, eps = _degree_release(reports)
+    if y.size == 0:
+        raise ValueError("the mean degree of a graph with no nodes is undefined")
     variance = reports.degrees.mechanism.variance / y.size
     return _estimate(float(np.mean(y, dtype=np.float64)), variance, "degree_mean")
 

@@ -23,6 +23,7 @@ and no partial result is produced.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -34,6 +35,7 @@ __all__ = ["reports_from_records"]
 
 _COLUMNS = ("node", "quantity", "value", "epsilon", "sensitivity")
 _MAX_LISTED = 10
+_MAX_ABS_VALUE = 2**53
 
 
 def _rows_text(rows: Iterable[int]) -> str:
@@ -133,6 +135,15 @@ def reports_from_records(records: Any, *, d_max: int | None = None) -> NodeRepor
     bad = np.flatnonzero(~np.isfinite(values) | (values != np.round(values)))
     if bad.size:
         raise ValueError(f"value must be an integer (discrete Laplace output): {_rows_text(bad)}")
+    huge = [
+        i
+        for i, v in enumerate(cols["value"])
+        if abs(int(v) if isinstance(v, numbers.Integral) else values[i]) > _MAX_ABS_VALUE
+    ]
+    if huge:
+        raise ValueError(
+            f"value must have magnitude <= 2**53 (no truthful node sends more): {_rows_text(huge)}"
+        )
     bad = np.flatnonzero(~np.isfinite(eps) | (eps <= 0))
     if bad.size:
         raise ValueError(f"epsilon must be finite and > 0: {_rows_text(bad)}")

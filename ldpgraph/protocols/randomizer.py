@@ -28,6 +28,9 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from ..mechanisms import DiscreteLaplace
 
+#: Largest degree accepted (exactly representable in float64, far beyond any real graph).
+_MAX_DEGREE = 2**53
+
 __all__ = ["ReleasedValues", "NodeReports", "DegreeRandomizer", "as_degrees", "projected_kstar_counts"]
 
 
@@ -48,6 +51,9 @@ def as_degrees(source: Any, name: str = "degrees") -> NDArray[np.int64]:
     if arr.dtype.kind == "f" and not (np.isfinite(arr).all() and (arr == np.round(arr)).all()):
         bad = int(np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))[0])
         raise ValueError(f"{name} must hold integers; {name}[{bad}] = {arr[bad]}")
+    if arr.size and arr.dtype.kind in "uf" and float(np.max(arr)) > _MAX_DEGREE:
+        bad = int(np.flatnonzero(arr > _MAX_DEGREE)[0])
+        raise ValueError(f"{name}[{bad}] = {arr[bad]} is too large; degrees must be <= 2**53")
     arr = arr.astype(np.int64)
     if arr.size and arr.min() < 0:
         bad = int(np.flatnonzero(arr < 0)[0])
@@ -201,8 +207,11 @@ class DegreeRandomizer:
         """Sensitivity of a released quantity: 1 for the degree, C(d_max, k-1) for k-stars."""
         if name == "degree":
             return 1.0
+        if name not in self.shares:
+            raise ValueError(
+                f"unknown released quantity {name!r}; this randomizer releases {list(self.shares)}"
+            )
         k = int(name.split("_")[1])
-        assert self.d_max is not None
         return float(max(math.comb(self.d_max, k - 1), 1))
 
     def randomize(self, degrees: ArrayLike, *, rng=None) -> NodeReports:
