@@ -1018,6 +1018,47 @@ _SPECS = st.one_of(
 )
 
 
+_LABELS = st.one_of(
+    st.integers(-5, 5), st.integers(2**62, 2**70), st.text(max_size=2),
+    st.tuples(st.integers(0, 2), st.integers(0, 2)), st.floats(allow_nan=False, min_value=-3, max_value=3),
+)
+
+
+@_settings(40)
+@given(
+    edges=st.lists(st.tuples(_LABELS, _LABELS), max_size=12),
+    isolated=st.lists(_LABELS, max_size=3),
+    kind=st.sampled_from(["Graph", "DiGraph", "MultiGraph", "MultiDiGraph", "igraph"]),
+)
+@example(edges=[((0, 0), (0, 1))], isolated=[], kind="Graph")
+def test_graph_conversions(edges, isolated, kind) -> None:
+    import igraph as ig
+    import networkx as nx
+
+    from ldpgraph.graph import load_graph
+
+    if kind == "igraph":
+        labels = list(dict.fromkeys([v for e in edges for v in e] + isolated))
+        index = {v: i for i, v in enumerate(labels)}
+        src = ig.Graph(n=len(labels), edges=[(index[a], index[b]) for a, b in edges], directed=True)
+        simple = nx.Graph()
+        simple.add_nodes_from(range(len(labels)))
+        simple.add_edges_from((index[a], index[b]) for a, b in edges if index[a] != index[b])
+    else:
+        src = getattr(nx, kind)()
+        src.add_nodes_from(isolated)
+        src.add_edges_from(edges)
+        simple = nx.Graph(src)
+        simple.remove_edges_from(list(nx.selfloop_edges(simple)))
+    g, exc = call(load_graph, src)
+    assert exc is None, exc
+    assert (g.n_nodes, g.n_edges) == (simple.number_of_nodes(), simple.number_of_edges())
+    assert sorted(g.degrees.tolist()) == sorted(d for _, d in simple.degree())
+    assert int(g.degrees.sum()) == 2 * g.n_edges and g.node_ids.shape == (g.n_nodes,)
+    r = g.report
+    assert r.edges_read == r.edges_kept + r.self_loops_dropped + r.duplicates_dropped
+
+
 @_settings(60)
 @given(spec=st.one_of(
     _SPECS,
