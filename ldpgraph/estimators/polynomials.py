@@ -75,6 +75,8 @@ _MAX_ABS_REPORT = 2**53
 # sum_binomials counts DLap reports with bincount when their range is below this.
 _HIST_MAX_RANGE = 1 << 20
 _HIST_CHUNK = 1 << 18
+# Up to this k a product of k factors |y - i| of DLap reports (|y| <= 2^53) stays below 2^1008.
+_DLAP_UNSCALED_MAX_K = 18
 
 
 # --------------------------------------------------------------------------------------------
@@ -311,16 +313,35 @@ class _Scratch:
         return [b[:m] for b in self._bufs]
 
 
+def _pair_scaling(k: int) -> tuple[int, float]:
+    """(e, final) such that scaling each of the floor(k/2) pair factors by 2^-e keeps products finite.
+
+    2^(e floor(k/2)) >= k!, so every partial product of the scaled factors lies between the first
+    factor and the final value (the pair factors increase along the loop); ``final`` =
+    2^(e floor(k/2)) / k! (rounded once) restores C(y, k). Powers of two scale exactly, so the
+    result is bitwise the one of the unscaled product whenever that one does not overflow.
+    """
+    npairs = k // 2
+    e = math.ceil(math.log2(math.factorial(k)) / npairs)
+    return e, float(Fraction(2 ** (e * npairs), math.factorial(k)))
+
+
 def _binomial_dlap_kernel(k: int, c: float) -> Callable[[NDArray[np.float64], NDArray[np.float64]], None]:
     r"""out = C(y,k) - c C(y-1,k-2) by pairing the factors of the falling factorial.
 
     With w = y(y-k+1) (exact for integer |y| < 2^26), (y-i)(y-k+1+i) = w + i(k-1-i), so
     k! [C(y,k) - c C(y-1,k-2)] = (w - c k(k-1)) prod_{i=1}^{floor(k/2)-1} (w + i(k-1-i)),
-    times the middle factor (y - (k-1)/2) when k is odd.
+    times the middle factor (y - (k-1)/2) when k is odd. For k > ``_DLAP_UNSCALED_MAX_K`` the
+    product of |y|^k (|y| <= 2^53) could overflow before the division by k!: each pair factor is
+    then scaled by 2^-e (see ``_pair_scaling``), one extra pass over w.
     """
     scratch = _Scratch(2)
-    const = c * k * (k - 1)
-    scale = 1.0 / math.factorial(k)
+    if k > _DLAP_UNSCALED_MAX_K:
+        e, scale = _pair_scaling(k)
+        sigma = math.ldexp(1.0, -e)
+    else:
+        e, scale, sigma = 0, 1.0 / math.factorial(k), 1.0
+    const = c * (k * (k - 1) * sigma)
     half = (k - 1) / 2.0
 
     def kernel(yf: NDArray[np.float64], out: NDArray[np.float64]) -> None:
@@ -333,6 +354,8 @@ def _binomial_dlap_kernel(k: int, c: float) -> Callable[[NDArray[np.float64], ND
         w, t = scratch.get(yf.shape[0])
         np.subtract(yf, k - 1, out=w)
         np.multiply(w, yf, out=w)
+        if e:
+            np.multiply(w, sigma, out=w)
         if k % 2:
             np.subtract(yf, half, out=out)
             np.subtract(w, const, out=t)
@@ -340,7 +363,7 @@ def _binomial_dlap_kernel(k: int, c: float) -> Callable[[NDArray[np.float64], ND
         else:
             np.subtract(w, const, out=out)
         for i in range(1, (k - 2) // 2 + 1):
-            np.add(w, i * (k - 1 - i), out=t)
+            np.add(w, i * (k - 1 - i) * sigma, out=t)
             np.multiply(out, t, out=out)
         np.multiply(out, scale, out=out)
 
@@ -348,22 +371,26 @@ def _binomial_dlap_kernel(k: int, c: float) -> Callable[[NDArray[np.float64], ND
 
 
 def _binomial_jets(
-    yf: NDArray[np.float64], k: int
+    yf: NDArray[np.float64], k: int, sig: float | NDArray[np.float64] = 1.0
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     r"""k! C(y,k) and its first two derivatives in y, from the paired form (real y).
 
     With m = (k-1)/2, u = y - m, w = u^2 - m^2: prod_i (y - i) = h(w) (k even) or u h(w) (k odd),
     h(w) = prod_{i=0}^{floor(k/2)-1} (w + i(k-1-i)). With h', h'' the w-derivatives,
     even k: f' = 2u h', f'' = 2h' + 4u^2 h''; odd k: f' = h + 2u^2 h', f'' = 6u h' + 4u^3 h''.
+
+    With ``sig`` (a power of two, per element) the input is Y = sig y and the shifts are sig i:
+    the outputs are then sig^k f(y), sig^(k-1) f'(y), sig^(k-2) f''(y), scaled exactly.
     """
-    m = (k - 1) / 2.0
+    m = (k - 1) / 2.0 * sig
+    sig2 = sig * sig
     u = yf - m
     w = u * u - m * m
     h = np.ones_like(yf)
     h1 = np.zeros_like(yf)
     h2 = np.zeros_like(yf)
     for i in range(k // 2):
-        q = w + i * (k - 1 - i)
+        q = w + i * (k - 1 - i) * sig2
         h2 *= q
         h2 += 2.0 * h1
         h1 *= q
@@ -375,11 +402,47 @@ def _binomial_jets(
     return u * h, h + 2.0 * u2 * h1, u * (6.0 * h1 + 4.0 * u2 * h2)
 
 
+def _binomial_jets_scaled(
+    yf: NDArray[np.float64], k: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int_]]:
+    r"""(F, F1, F2, s): C(y,k), C'(y,k), C''(y,k) = 2^(sk) F, 2^(s(k-1)) F1, 2^(s(k-2)) F2 (k >= 1).
+
+    Where |y| + k > 2^L, L = min(500, floor(1000/k)), the products of ``_binomial_jets`` could
+    overflow before the division by k!: there each y is scaled by its own power of two 2^-s
+    (s = 0 for the small ones) and the jets are taken in Y = 2^-s y with shifts 2^-s i; the
+    caller combines them and scales back exactly with ``ldexp``.
+    """
+    top = min(500, 1000 // k)
+    _, ex = np.frexp(np.abs(yf) + k)
+    s = np.maximum(ex - top, 0)
+    f, f1, f2 = _binomial_jets(np.ldexp(yf, -s), k, np.ldexp(1.0, -s))
+    scale = 1.0 / math.factorial(k)
+    return f * scale, f1 * scale, f2 * scale, s
+
+
+def _jets_may_overflow(yf: NDArray[np.float64], k: int) -> bool:
+    """Whether max|y| + k exceeds 2^min(500, floor(1000/k)) (see ``_binomial_jets_scaled``)."""
+    return yf.size > 0 and max(float(yf.max()), -float(yf.min())) + k > math.ldexp(1.0, min(500, 1000 // k))
+
+
 def _binomial_laplace_kernel(k: int, b2: float) -> Callable[[NDArray[np.float64], NDArray[np.float64]], None]:
-    """out = C(y,k) - b^2 C''(y,k)."""
+    """out = C(y,k) - b^2 C''(y,k); chunks with huge |y| go through ``_binomial_jets_scaled``."""
     scale = 1.0 / math.factorial(k)
 
     def kernel(yf: NDArray[np.float64], out: NDArray[np.float64]) -> None:
+        if k == 0:
+            out.fill(1.0)
+            return
+        if k == 1:  # C''(y, 1) = 0
+            out[...] = yf
+            return
+        if _jets_may_overflow(yf, k):
+            f, _, f2, s = _binomial_jets_scaled(yf, k)
+            sig = np.ldexp(1.0, -s)
+            np.multiply(f2, -(b2 * sig) * sig, out=out)  # 2^(sk) (F - b^2 2^(-2s) F2)
+            out += f
+            np.ldexp(out, s * k, out=out)
+            return
         f, _, f2 = _binomial_jets(yf, k)
         np.multiply(f2, -b2, out=out)
         out += f
@@ -450,15 +513,29 @@ def _polyval(coef: NDArray[np.float64], yf: NDArray[Any]) -> NDArray[np.float64]
 # --------------------------------------------------------------------------------------------
 
 
-def _binomial_taylor(xf: NDArray[np.float64], k: int) -> NDArray[np.float64]:
-    """phi[..., j] = [eta^j] C(x + eta, k): product of the linear factors (x - i + eta)/k!."""
+def _binomial_taylor(xf: NDArray[np.float64], k: int, absolute: bool = False) -> NDArray[np.float64]:
+    """phi[..., j] = [eta^j] C(x + eta, k): product of the linear factors (x - i + eta)/k!.
+
+    ``absolute``: the same for prod (|x - i| + eta)/k!, which bounds |phi| and its rounding errors.
+    """
     phi = np.zeros(xf.shape + (k + 1,))
     phi[..., 0] = 1.0
     for i in range(k):
-        a = xf - i
+        a = np.abs(xf - i) if absolute else xf - i
         phi[..., 1:] = phi[..., 1:] * a[..., None] + phi[..., :-1]
         phi[..., 0] *= a
     return phi * (1.0 / math.factorial(k))
+
+
+def _exact_binomial_taylor(x: float, k: int) -> list[Fraction]:
+    """[eta^j] C(x + eta, k), j = 0..k, exactly (x a float, hence a dyadic rational)."""
+    X = Fraction(x)
+    coef = [Fraction(1)]
+    for i in range(k):  # multiply by (X - i) + eta
+        a = X - i
+        coef = [a * coef[0]] + [a * coef[j] + coef[j - 1] for j in range(1, len(coef))] + [coef[-1]]
+    f = math.factorial(k)
+    return [v / f for v in coef]
 
 
 def _taylor_from_coefficients(coef: NDArray[np.float64], xf: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -474,17 +551,96 @@ def _taylor_from_coefficients(coef: NDArray[np.float64], xf: NDArray[np.float64]
     return phi
 
 
-def _variance_from_taylor(phi: NDArray[np.float64], nz: _NoiseModel) -> NDArray[np.float64]:
-    r"""Var g(x + eta) = sum_{i,j>=1} a_i a_j Cov(eta^i, eta^j), a = Taylor coefficients of g = T f at x.
+def _exact_taylor_from_coefficients(coef: NDArray[np.float64], x: float) -> list[Fraction]:
+    """p^{(j)}(x)/j!, j = 0..d, exactly."""
+    X = Fraction(x)
+    A = [Fraction(float(v)) for v in coef]
+    d = len(A) - 1
+    out = []
+    for j in range(d + 1):
+        out.append(sum((math.comb(l, j) * A[l] * X ** (l - j) for l in range(j, d + 1)), Fraction(0)))
+    return out
 
-    For |x| large every term is >= 0 (a_i a_j > 0 whenever i + j is even), so nothing cancels.
+
+@lru_cache(maxsize=64)
+def _exact_moment_integers(kind: str, s: float, top: int) -> tuple[tuple[int, ...], int]:
+    """(M_j, den) with E eta^j = M_j / den exactly, j = 0..top."""
+    mu = _exact_moments(kind, s, top)
+    den = math.lcm(*(m.denominator for m in mu))
+    return tuple(int(m * den) for m in mu), den
+
+
+def _exact_variance(phi: Sequence[Fraction], nz: _NoiseModel, debias: bool = True) -> float:
+    r"""Var g(x + eta) exactly in rationals (rounded once), from the exact Taylor coefficients of f at x.
+
+    g = T f (``debias``) or g = f; Var = sum_{i,j>=1} a_i a_j mu_{i+j} - (sum_{i>=1} a_i mu_i)^2,
+    evaluated in integers over a common denominator.
+    """
+    d = len(phi) - 1
+    if d == 0:
+        return 0.0
+    S = Fraction(nz.s)
+    a = list(phi)
+    if debias:
+        for i in range(1, d - 1):
+            if nz.kind == "dlap":
+                corr = sum((math.comb(j, i) * phi[j] for j in range(i + 2, d + 1, 2)), Fraction(0))
+                a[i] = phi[i] - 2 * S * corr
+            else:
+                a[i] = phi[i] - S * (i + 1) * (i + 2) * phi[i + 2]
+    den_a = math.lcm(*(v.denominator for v in a[1:]))
+    A = [0] + [int(v * den_a) for v in a[1:]]
+    MU, den_mu = _exact_moment_integers(nz.kind, nz.s, 2 * d)
+    quad = 0
+    for i in range(1, d + 1):
+        if A[i]:
+            quad += A[i] * sum(A[j] * MU[i + j] for j in range(i % 2 or 2, d + 1, 2))
+    lin = sum(A[i] * MU[i] for i in range(2, d + 1, 2))
+    return _to_float(Fraction(quad * den_mu - lin * lin, (den_a * den_mu) ** 2))
+
+
+# Relative accuracy the float variance must be certified to; otherwise it is recomputed exactly.
+_VARIANCE_RTOL = 1e-12
+
+
+def _variance_from_taylor(
+    phi: NDArray[np.float64],
+    nz: _NoiseModel,
+    phi_abs: NDArray[np.float64],
+    xf: NDArray[np.float64],
+    exact_taylor: Callable[[float], list[Fraction]],
+    debias: bool = True,
+) -> NDArray[np.float64]:
+    r"""Var g(x + eta) = sum_{i,j>=1} a_i a_j Cov(eta^i, eta^j), a = Taylor coefficients of g at x.
+
+    g = T f (``debias``) or f. Every Cov(eta^i, eta^j) >= 0 (i + j even). For |x| large every
+    a_i a_j Cov_ij >= 0 too, so nothing cancels; for x among the roots of f (small x, large k)
+    the terms of order c cancel and the variance is O(c^2), lost in float64 at large epsilon.
+    The rounding error is at most about (6d + 8) u sum_{ij} |a_i| |a_j| Cov_ij
+    <= (6d + 8) u (sum_i |a_i| sqrt(Cov_ii))^2 (Cov is a covariance matrix), with |a_i| bounded by
+    the coefficients ``phi_abs`` of prod(|x - i| + eta) pushed through the debiasing with all
+    signs positive; values where that bound exceeds ``_VARIANCE_RTOL`` times the variance are
+    recomputed exactly in rationals (``_exact_variance``, once per distinct x).
     """
     d = phi.shape[-1] - 1
     if d == 0:
         return np.zeros(phi.shape[:-1])
-    a = _debias_coefficients(phi, nz)[..., 1:]
     cov = _noise_covariance(nz.kind, nz.s, d)[1:, 1:]
-    return np.einsum("...i,ij,...j->...", a, cov, a)
+    if debias:
+        a = _debias_coefficients(phi, nz)[..., 1:]
+        a_abs = _debias_coefficients(phi_abs, _NoiseModel(nz.kind, -nz.s))[..., 1:]
+    else:
+        a, a_abs = phi[..., 1:], phi_abs[..., 1:]
+    var = np.einsum("...i,ij,...j->...", a, cov, a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # Cov is positive semi-definite, so sum_ij |a_i||a_j| Cov_ij <= (sum_i |a_i| sqrt(Cov_ii))^2
+        bound = (6 * d + 8) * 2.0**-53 * (a_abs @ np.sqrt(np.diagonal(cov))) ** 2
+        suspect = np.isfinite(bound) & ~(bound <= _VARIANCE_RTOL * var)
+    if suspect.any():
+        values, inverse = np.unique(xf[suspect], return_inverse=True)
+        exact = np.array([_exact_variance(exact_taylor(float(v)), nz, debias) for v in values])
+        var[suspect] = exact[inverse.reshape(-1)]
+    return var
 
 
 def _rows_chunked(
@@ -667,10 +823,16 @@ def sum_binomials(
     K = max(kk)
     flat = np.ascontiguousarray(yy).reshape(-1)
     n = flat.size
+    lo = hi = 0.0
+    if n:
+        lo, hi = flat.min(), flat.max()
     if nz.kind == "dlap" and n:
-        lo, hi = int(flat.min()), int(flat.max())
+        lo, hi = int(lo), int(hi)
         if hi - lo < _HIST_MAX_RANGE and hi - lo <= 4 * n:
             return _sum_binomials_histogram(flat, lo, hi, kk, nz)
+    # (max|y| + K)^K beyond 2^1000: the falling factorials y(y-1)...(y-j+1) could overflow before
+    # the division by j!, so divide by j at every step (F_j = C(y, j) itself) instead
+    scaled = K >= 2 and K * math.log2(float(max(hi, -lo)) + K) > 1000
     part_f: list[list[float]] = [[] for _ in range(K + 1)]
     part_d2: list[list[float]] = [[] for _ in range(K + 1)]
     scratch = _Scratch(5)
@@ -685,6 +847,8 @@ def sum_binomials(
             for j in range(2, K + 1):
                 np.subtract(yf, j - 1, out=u)
                 np.multiply(F, u, out=F)
+                if scaled:
+                    F *= 1.0 / j
                 part_f[j].append(float(F.sum()))
         else:
             D1.fill(1.0)
@@ -697,9 +861,14 @@ def sum_binomials(
                 np.multiply(D1, u, out=D1)
                 D1 += F
                 np.multiply(F, u, out=F)
+                if scaled:
+                    F *= 1.0 / j
+                    D1 *= 1.0 / j
+                    D2 *= 1.0 / j
                 part_f[j].append(float(F.sum()))
                 part_d2[j].append(float(D2.sum()))
-    B = [float(n)] + [math.fsum(part_f[j]) / math.factorial(j) for j in range(1, K + 1)]
+    div = [1 if scaled else math.factorial(j) for j in range(K + 1)]
+    B = [float(n)] + [math.fsum(part_f[j]) / div[j] for j in range(1, K + 1)]
     out = np.empty(len(kk))
     for idx, k in enumerate(kk):
         if k < 2:
@@ -708,7 +877,7 @@ def sum_binomials(
             corr = math.fsum((-1) ** (k - i) * B[i] for i in range(k - 1))
             out[idx] = B[k] - nz.s * corr
         else:
-            out[idx] = B[k] - nz.s * math.fsum(part_d2[k]) / math.factorial(k)
+            out[idx] = B[k] - nz.s * math.fsum(part_d2[k]) / div[k]
     return out
 
 
@@ -883,11 +1052,10 @@ def binomial_plugin_moments(
     nz = _noise_model(epsilon, sensitivity, noise)
     k = _check_k(k)
     xf = _reports(x, nz.kind, name="x").astype(np.float64)
-    phi = _binomial_taylor(xf, k)
+    phi, phi_abs = _binomial_taylor_pair(xf, k)
     mu = np.array([_to_float(m) for m in _exact_moments(nz.kind, nz.s, k)])
     mean = phi @ mu
-    cov = _noise_covariance(nz.kind, nz.s, k)[1:, 1:]
-    var = np.einsum("...i,ij,...j->...", phi[..., 1:], cov, phi[..., 1:])
+    var = _variance_from_taylor(phi, nz, phi_abs, xf, lambda v: _exact_binomial_taylor(v, k), debias=False)
     return mean, var
 
 
@@ -933,9 +1101,25 @@ def binomial_variance(
     kk = _check_k(k)
     nz = _noise_model(epsilon, sensitivity, noise)
     xx = _reports(x, nz.kind, name="x")
-    return _rows_chunked(
-        lambda xf: _variance_from_taylor(_binomial_taylor(xf, kk), nz), xx, _rows_for_degree(kk)
-    )
+    return _rows_chunked(lambda xf: _binomial_variance_array(xf, kk, nz), xx, _rows_for_degree(kk))
+
+
+def _binomial_taylor_pair(xf: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Taylor coefficients of C(x + eta, k) and of prod(|x - i| + eta)/k!.
+
+    Outside 0 < x < k-1 every factor x - i has the same sign, so the second is |first|.
+    """
+    phi = _binomial_taylor(xf, k)
+    phi_abs = np.abs(phi)
+    mid = (xf > 0) & (xf < k - 1)
+    if mid.any():
+        phi_abs[mid] = _binomial_taylor(xf[mid], k, absolute=True)
+    return phi, phi_abs
+
+
+def _binomial_variance_array(xf: NDArray[np.float64], k: int, nz: _NoiseModel) -> NDArray[np.float64]:
+    phi, phi_abs = _binomial_taylor_pair(xf, k)
+    return _variance_from_taylor(phi, nz, phi_abs, xf, lambda v: _exact_binomial_taylor(v, k))
 
 
 def polynomial_variance(
@@ -972,10 +1156,18 @@ def polynomial_variance(
     coef = _check_coefficients(coefficients)
     nz = _noise_model(epsilon, sensitivity, noise)
     xx = _reports(x, nz.kind, name="x")
-    d = coef.size - 1
-    return _rows_chunked(
-        lambda xf: _variance_from_taylor(_taylor_from_coefficients(coef, xf), nz), xx, _rows_for_degree(d)
-    )
+    rows = _rows_for_degree(coef.size - 1)
+    return _rows_chunked(lambda xf: _polynomial_variance_array(coef, xf, nz), xx, rows)
+
+
+def _polynomial_variance_array(
+    coef: NDArray[np.float64], xf: NDArray[np.float64], nz: _NoiseModel
+) -> NDArray[np.float64]:
+    phi = _taylor_from_coefficients(coef, xf)
+    # a monomial a_l x^l has Taylor coefficients C(l,j) a_l x^(l-j): no sums, |phi| bounds itself
+    monomial = np.count_nonzero(coef) <= 1
+    phi_abs = np.abs(phi) if monomial else _taylor_from_coefficients(np.abs(coef), np.abs(xf))
+    return _variance_from_taylor(phi, nz, phi_abs, xf, lambda v: _exact_taylor_from_coefficients(coef, v))
 
 
 def power_variance(
@@ -1003,9 +1195,7 @@ def power_variance(
 def _power_variance_array(xf: NDArray[np.float64], k: int, nz: _NoiseModel) -> NDArray[np.float64]:
     coef = np.zeros(k + 1)
     coef[k] = 1.0
-    return _rows_chunked(
-        lambda z: _variance_from_taylor(_taylor_from_coefficients(coef, z), nz), xf, _rows_for_degree(k)
-    )
+    return _rows_chunked(lambda z: _polynomial_variance_array(coef, z, nz), xf, _rows_for_degree(k))
 
 
 def monomial_variance(
@@ -1090,10 +1280,15 @@ def binomial_variance_estimate(
             bwd = _falling(yf, kk - 1, shift=1)
             sec = _falling(yf, kk - 2, shift=1)
             return nz.s * (fwd * fwd + bwd * bwd) + (nz.s * sec) ** 2
-        _, f1, f2 = _binomial_jets(yf, kk)
-        scale = 1.0 / math.factorial(kk)
-        f1 = f1 * scale
-        f2 = f2 * scale
+        if _jets_may_overflow(yf, kk):
+            _, f1, f2, s = _binomial_jets_scaled(yf, kk)
+            f1 = np.ldexp(f1, s * (kk - 1))
+            f2 = np.ldexp(f2, s * (kk - 2))
+        else:
+            _, f1, f2 = _binomial_jets(yf, kk)
+            scale = 1.0 / math.factorial(kk)
+            f1 = f1 * scale
+            f2 = f2 * scale
         return 2.0 * nz.s * f1 * f1 + (nz.s * f2) ** 2
 
     return _rows_chunked(fn, yy, _CHUNK)

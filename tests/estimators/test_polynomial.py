@@ -507,6 +507,139 @@ def test_large_values_variances_mpmath(eps, k):
 
 
 # ---------------------------------------------------------------------------------------------
+# regressions: cancelling variances, intermediate overflow, huge Laplace reports
+# ---------------------------------------------------------------------------------------------
+
+
+def mp_direct_dlap_variance(g, x, eps, span):
+    """Var g(x + eta) = sum_j P[eta = j] (g(x + j) - E g)^2 over |j| <= span, in 80 digits.
+
+    Positive terms only (no cancellation); g maps an int to an mpf."""
+    with mpmath.workdps(80):
+        p = mpmath.exp(-mpmath.mpf(eps))
+        w = [(1 - p) / (1 + p) * p ** abs(j) for j in range(-span, span + 1)]
+        vals = [g(x + j) for j in range(-span, span + 1)]
+        mean = mpmath.fsum(a * v for a, v in zip(w, vals, strict=True))
+        return mpmath.fsum(a * (v - mean) ** 2 for a, v in zip(w, vals, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("x", "k", "eps"),
+    [(1, 5, 50.0), (3, 7, 20.0), (5, 10, 10.0), (2, 7, 30.0), (0, 3, 40.0), (4, 6, 5.0), (-1, 4, 30.0)],
+)
+def test_variances_at_the_roots_at_large_epsilon(x, k, eps):
+    """x among the roots of C(., k): the terms of order c cancel and the variance is O(c^2).
+
+    Regression: the float Taylor form returned negative variances here."""
+    c = Fraction(dlap_c(eps))
+    span = int(200 / eps) + 4 * k
+
+    def g(z):
+        return mpmath.mpf(binom_exact(z, k) - (c * binom_exact(z - 1, k - 2) if k >= 2 else 0))
+
+    ref = mp_direct_dlap_variance(g, x, eps, span)
+    got = float(binomial_variance([x], k, eps)[0])
+    assert got >= 0.0
+    assert_close(got, float(ref), rtol=1e-10)
+    # the same polynomial through polynomial_variance (coefficients of C(z, k), exact integers * k!)
+    coef = np.rint(binom_coef(k) * math.factorial(k))
+    got = float(polynomial_variance(coef, [x], eps)[0])
+    assert got >= 0.0
+    assert_close(got, float(ref) * math.factorial(k) ** 2, rtol=1e-10)
+    # the plug-in C(y, k)
+    ref = mp_direct_dlap_variance(lambda z: mpmath.mpf(binom_exact(z, k)), x, eps, span)
+    _, pvar = polynomial_module.binomial_plugin_moments([x], k, eps)
+    assert pvar[0] >= 0.0
+    assert_close(pvar[0], float(ref), rtol=1e-10)
+
+
+@pytest.mark.parametrize(("x", "k"), [(1.5, 4), (2.0, 5), (0.5, 2)])
+def test_laplace_variance_at_critical_points(x, k):
+    """f'(x) = 0: the order b^2 term vanishes; compare with the Taylor form in 80 digits."""
+    eps = 50.0
+    with mpmath.workdps(80):
+        b = mpmath.mpf(1) / eps
+        mu = [mpmath.factorial(j) * b**j if j % 2 == 0 else mpmath.mpf(0) for j in range(2 * k + 2)]
+        t = mp_linear_product([mpmath.mpf(x) - j for j in range(k)], 1 / mpmath.factorial(k))
+        a = [t[j] - b * b * (j + 1) * (j + 2) * (t[j + 2] if j + 2 < len(t) else 0) for j in range(len(t))]
+        a[0] = mpmath.mpf(0)
+        lin = mpmath.fsum(a[i] * mu[i] for i in range(len(a)))
+        ref = mp_variance(a, mu) - lin**2
+    got = float(binomial_variance([x], k, eps, noise="laplace")[0])
+    assert got >= 0.0
+    assert_close(got, float(ref), rtol=1e-10)
+
+
+def _exact_or_inf(q: Fraction) -> float:
+    try:
+        return float(q)
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf
+
+
+@pytest.mark.parametrize("k", [18, 19, 20, 50, 100, 170])
+def test_binomial_large_k_no_intermediate_overflow(k, sum_path):
+    """C(1e7, 50) ~ 3.3e285 is finite: so must the estimate be (the falling factorial is not)."""
+    eps = 1.0
+    c = Fraction(dlap_c(eps))
+    ys = [10**7, -(10**7), 2_000_003, 123_457, -1, -171, 0, 5, 169, 2**53]
+
+    def exact(y):
+        return binom_exact(y, k) - c * binom_exact(y - 1, k - 2)
+
+    refs = [_exact_or_inf(exact(y)) for y in ys]
+    with np.errstate(over="ignore"):
+        got = binomial(ys, k, eps)
+    for y, g, r in zip(ys, got, refs, strict=True):
+        if math.isinf(r):
+            assert g == r, (y, g)
+        else:
+            assert math.isfinite(g) and abs(g - r) <= 1e-13 * k * abs(r), (y, g, r)
+    # sums: both DLap paths, over the reports whose terms are finite
+    fin = [y for y, r in zip(ys, refs, strict=True) if math.isfinite(r)]
+    ref = _exact_or_inf(sum(exact(y) for y in fin))
+    if math.isfinite(ref):
+        got = sum_binomials(fin, [1, k], eps)[1]
+        scale = sum(abs(r) for r in refs if math.isfinite(r))
+        assert abs(got - ref) <= 1e-13 * k * scale, (got, ref)
+
+
+def test_binomial_laplace_of_huge_reports():
+    """C(y, k) - b^2 C''(y, k) is finite for |y| far beyond 1e154 at small k."""
+    assert binomial([1e200], 1, 1.0, noise="laplace").tolist() == [1e200]
+    assert binomial([1e200, -1e300], 0, 1.0, noise="laplace").tolist() == [1.0, 1.0]
+    assert binomial_variance_estimate([1e200], 1, 2.0, noise="laplace").tolist() == [0.5]  # 2 b^2
+    eps = 0.7
+    B2 = Fraction(1 / eps) ** 2
+    rng = np.random.default_rng(5)
+    for k in (2, 3, 4, 7, 20, 60, 170):
+        top = 300 / k  # C(y, k) ~ y^k / k! stays below ~1e300
+        ys = list(rng.uniform(-1, 1, size=6) * 10.0 ** rng.uniform(0, top, size=6)) + [2.5, -170.0, 1e100]
+        coef = [Fraction(1)]
+        for i in range(k):  # coefficients of the falling factorial
+            coef = [-i * coef[0]] + [coef[j - 1] - i * coef[j] for j in range(1, len(coef))] + [coef[-1]]
+        with np.errstate(over="ignore"):
+            got = binomial(ys, k, eps, noise="laplace")
+            both = sum_binomials(ys[:-1], [k], eps, noise="laplace")[0]
+        total = Fraction(0)
+        for y, g in zip(ys, got, strict=True):
+            Y = Fraction(y)
+            f = sum(a * Y**j for j, a in enumerate(coef))
+            f2 = sum(a * j * (j - 1) * Y ** (j - 2) for j, a in enumerate(coef) if j >= 2)
+            ref = (f - B2 * f2) / math.factorial(k)
+            r = _exact_or_inf(ref)
+            if y != 1e100:
+                total += ref
+            if math.isinf(r):
+                assert g == r, (k, y, g)
+            else:
+                cond = sum(abs(a) * abs(Y) ** j for j, a in enumerate(coef)) / math.factorial(k)
+                assert abs(Fraction(g) - ref) <= Fraction(1e-14) * k * (abs(ref) + cond * Fraction(1e-3)), (k, y)
+        if math.isfinite(_exact_or_inf(total)) and abs(_exact_or_inf(total)) < 1e300:
+            assert both == pytest.approx(float(total), rel=1e-12, abs=1e-300), k
+
+
+# ---------------------------------------------------------------------------------------------
 # shapes, dtypes, bad inputs
 # ---------------------------------------------------------------------------------------------
 
