@@ -224,6 +224,8 @@ def elementary_symmetric(
     """
     rr = _check_r(r)
     yf, _ = _setup(y, epsilon, sensitivity, noise)
+    if rr > yf.shape[-1]:  # no r distinct indices: e_r = 0 (and no r+1 coefficients to allocate)
+        return np.zeros(yf.shape[:-1])
     return _esym_all(yf, rr)[..., rr]
 
 
@@ -361,7 +363,7 @@ def elementary_symmetric_variance(
     """
     rr = _check_r(r)
     xf, nz = _setup(x, epsilon, sensitivity, noise, name="x")
-    if rr == 0:
+    if rr == 0 or rr > xf.shape[-1]:  # e_0 = 1 and e_r = 0 (r > n) are constants
         return np.zeros(xf.shape[:-1])
     return _esym_excess(xf, rr, nz.variance)
 
@@ -387,7 +389,7 @@ def elementary_symmetric_variance_estimate(
     """
     rr = _check_r(r)
     yf, nz = _setup(y, epsilon, sensitivity, noise)
-    if rr == 0:
+    if rr == 0 or rr > yf.shape[-1]:  # e_0 = 1 and e_r = 0 (r > n) are constants
         return np.zeros(yf.shape[:-1])
     return -_esym_excess(yf, rr, -nz.variance)
 

@@ -313,6 +313,19 @@ def test_large_values_exact(eps):
     assert_close(sample_variance_variance(z, eps, ddof=1), float((4 * s2 * Q + K) / 9), rtol=1e-12)
 
 
+@pytest.mark.parametrize("noise", NOISES)
+def test_order_beyond_n_is_zero_without_allocation(noise):
+    """e_r = 0 for r > n: answered without the r + 1 (or (r+1)^2) coefficients (r = 10^12)."""
+    y = np.array([[1, 2], [-3, 4]]) if noise == "dlap" else np.array([[1.5, 2.0], [-3.0, 4.25]])
+    for r in (3, 10**12):
+        for fn in (elementary_symmetric, elementary_symmetric_variance, elementary_symmetric_variance_estimate):
+            out = fn(y, r, 1.0, noise=noise)
+            assert out.shape == (2,) and out.tolist() == [0.0, 0.0], (fn.__name__, r)
+    # r = n still goes through the product: e_2 = y_0 y_1
+    assert elementary_symmetric(y, 2, 1.0, noise=noise).tolist() == [float(a * b) for a, b in y]
+    assert elementary_symmetric(np.zeros((3, 0)), 0, 1.0).tolist() == [1.0, 1.0, 1.0]
+
+
 # ---------------------------------------------------------------------------------------------
 # bad inputs
 # ---------------------------------------------------------------------------------------------
