@@ -92,9 +92,10 @@ def rmse_confidence_interval(estimates: ArrayLike, truth: float, level: float = 
     arr = _estimates(estimates)
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
+    truth = _truth(truth)
     if arr.size < 2:
         return (0.0, math.inf)
-    err = arr - _truth(truth)
+    err = arr - truth
     scale = float(np.max(np.abs(err))) or 1.0  # squared errors in units of scale^2: no overflow
     sq = (err / scale) ** 2
     m = float(sq.mean())

@@ -249,7 +249,9 @@ class LocalLapKStars(KStarMethod):
         return self.d_max is None
 
     def _bound(self, d):
-        return int(d.max()) if self.d_max is None else self.d_max
+        if self.d_max is not None:
+            return self.d_max
+        return int(d.max()) if d.size else 1  # the true maximum degree (1 for an empty graph)
 
     def _scale(self, d_max, k, eps):
         """Laplace scale C(d_max, k-1)/eps (the sensitivity of a projected k-star count)."""

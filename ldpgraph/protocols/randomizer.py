@@ -54,6 +54,9 @@ def as_degrees(source: Any, name: str = "degrees") -> NDArray[np.int64]:
     if arr.size and arr.dtype.kind in "uf" and float(np.max(arr)) > _MAX_DEGREE:
         bad = int(np.flatnonzero(arr > _MAX_DEGREE)[0])
         raise ValueError(f"{name}[{bad}] = {arr[bad]} is too large; degrees must be <= 2**53")
+    if arr.size and arr.dtype.kind == "f" and float(np.min(arr)) < 0:
+        bad = int(np.flatnonzero(arr < 0)[0])
+        raise ValueError(f"{name} must be non-negative; {name}[{bad}] = {arr[bad]}")
     arr = arr.astype(np.int64)
     if arr.size and arr.min() < 0:
         bad = int(np.flatnonzero(arr < 0)[0])
