@@ -610,6 +610,80 @@ def test_power_paths_against_direct_sum(m, K, eps):
         assert got[kind][0] == pytest.approx(ref, rel=1e-12, abs=1e-300), kind
 
 
+@pytest.mark.parametrize(
+    ("m", "K", "eps"),
+    [(1, 10, 1e-3), (2, 10, 1e-3), (2, 3, 1e-2), (1, 3, 1e-3), (3, 50, 1e-3), (1, 2, 1e-3), (30, 31, 0.01)],
+)
+def test_power_boundary_quadrature_at_small_epsilon(m, K, eps):
+    """Regression: where the part x > x0 dominates, the boundary integral was off by up to 3e-7."""
+    c = dlap_c(eps)
+    kinds = ("u", "v", "u2", "v2", "w2", "ln", "ind")
+    got = ent._power(m, np.array([K]), c, kinds, "test")
+    for kind in kinds:
+        ref = float(_direct_mp(m, K, eps, kind))
+        assert got[kind][0] == pytest.approx(ref, rel=1e-12, abs=1e-300), kind
+
+
+@pytest.mark.parametrize(
+    ("m", "K", "eps"),
+    [(1, 2 * 10**7, 1e-3), (1, 3, 1e-3), (2, 30_000, 1e-3), (100, 160, 0.5), (5, 7, 0.5), (3, 4, 0.5),
+     (2, 5, 0.1), (6, 3, 0.5), (8, -5, 1.0), (3, -4, 1.0), (150, 2000, 0.1), (0, 5, 1.0), (0, 0, 1.0)],
+)  # fmt: skip
+def test_power_of_differences_against_direct_sum(m, K, eps):
+    """T^m of the forward / second differences of u, v, [N >= 1] along N, every path, against
+    the differences of 100-digit direct sums (T^m commutes with shifts)."""
+    c = dlap_c(eps)
+    kinds = ("du", "dv", "dind", "ddu", "ddv", "ddind")
+    got = ent._power(m, np.array([K]), c, kinds, "test")
+    for kind in kinds:
+        order = 2 if kind.startswith("dd") else 1
+        base = kind[order:]
+        with mpmath.workdps(100):
+            f = {k: _direct_mp(m, k, eps, base) for k in (K - 1, K, K + 1)}
+            ref = f[K + 1] - f[K] if order == 1 else f[K + 1] - 2 * f[K] + f[K - 1]
+        if abs(ref) < 1e-150:  # exactly zero (flat [N >= 1] on the window), up to 100-digit rounding
+            assert got[kind][0] == 0.0, kind
+        else:
+            assert got[kind][0] == pytest.approx(float(ref), rel=1e-12), kind
+
+
+BIG = 10**7
+
+
+@pytest.mark.parametrize(
+    "y", [[BIG, BIG - 1], [10**5, 10**5], [10**4, 10**4, 10**4], [BIG, 12, 0], [100, 3], [5, 5]]
+)
+@pytest.mark.parametrize("eps", [1e-3, 1e-2])
+def test_entropy_at_small_epsilon_against_multiprecision(y, eps):
+    """Regression: the three-point sum multiplied rounding errors of F(xi) by c ~ 1e6 (1e-8 off)."""
+    ref = _bruteforce_mp(_H_mp, y, eps, dps=60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HighVarianceWarning)
+        got = float(entropy(y, eps))
+    # floor: a few 1e-16 ln Y absolute from F(0) (see the Accuracy note of entropy)
+    assert abs(got - float(ref)) <= 1e-13 * abs(float(ref)) + 1e-15 * math.log(sum(y)), (got, ref)
+
+
+@pytest.mark.parametrize("eps", [1e-3, 1e-2])
+def test_entropy_high_variance_small_histograms_exact(eps):
+    ref = _bruteforce_mp(_H_mp, [0, 3], eps, dps=60)
+    with pytest.warns(HighVarianceWarning):
+        got = float(entropy([0, 3], eps))
+    assert got == pytest.approx(float(ref), rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("y", "z"), [([BIG, 3], [BIG // 2, BIG // 2]), ([BIG, BIG - 1], [BIG - 5, BIG + 2]), ([30, 0], [1, 29])]
+)
+def test_kl_at_small_epsilon_against_multiprecision(y, z):
+    eps = 1e-3
+    ref = _bruteforce_mp(_KL_mp(2), y + z, eps, dps=60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HighVarianceWarning)  # [30, 0] vs [1, 29]: estimate ~6e14
+        got = float(kl_divergence(y, z, eps))
+    assert abs(got - float(ref)) <= 1e-13 * max(abs(float(ref)), 1.0), (got, ref)
+
+
 # ------------------------------------------------------------------------------------------
 # shapes, limits, errors
 # ------------------------------------------------------------------------------------------
