@@ -536,7 +536,11 @@ class SecureDiscreteLaplace:
         self.epsilon = _as_fraction(epsilon, "epsilon")
         self.sensitivity = _as_fraction(sensitivity, "sensitivity")
         self.scale = self.sensitivity / self.epsilon
-        self._t = float(self.epsilon / self.sensitivity)
+        # epsilon / sensitivity as a float: inf beyond the float range (p = 0 then), 0.0 below it
+        try:
+            self._t = float(self.epsilon / self.sensitivity)
+        except OverflowError:
+            self._t = math.inf
         self.p = math.exp(-self._t)
 
     def __repr__(self) -> str:
@@ -544,9 +548,20 @@ class SecureDiscreteLaplace:
 
     @property
     def variance(self) -> float:
-        """Var eta = 2p / (1-p)^2 = 1 / (2 sinh^2(epsilon / (2 sensitivity)))."""
-        sh = math.sinh(self._t / 2.0)
-        return 0.0 if sh == math.inf else 1.0 / (2.0 * sh * sh)
+        """Var eta = 2p / (1-p)^2 = 1 / (2 sinh^2(epsilon / (2 sensitivity))).
+
+        Computed as 2p/(1-p)^2 for t = epsilon/sensitivity > 2 (p < 0.14: no cancellation;
+        it underflows to 0.0 beyond t ~ 745, where sinh(t/2) would overflow), else as
+        (1/sinh(t/2))^2 / 2, which is inf where the variance exceeds the float range.
+        """
+        t = self._t
+        if t > 2.0:
+            p = math.exp(-t)
+            return 2.0 * p / ((1.0 - p) * (1.0 - p))
+        if t == 0.0:  # epsilon / sensitivity below the smallest float
+            return math.inf
+        inv = 1.0 / math.sinh(t / 2.0)
+        return 0.5 * inv * inv
 
     def sample(self, size: int | tuple[int, ...] | None = None) -> NDArray[np.int64]:
         """Draw eta ~ DLap(p) exactly from the OS CSPRNG, as int64 (None: one ``numpy.int64``)."""

@@ -110,6 +110,28 @@ def test_scale_is_reduced_and_equals_sensitivity_over_epsilon():
     assert np.array_equal(sample_dlap_exact(18, 4, 50, rng=1), sample_dlap_exact(9, 2, 50, rng=1))
 
 
+@pytest.mark.parametrize(
+    "epsilon",
+    ["1e-10", "0.1", "1", "1.99", "2", "2.01", "10", "100", "700", "745", "746", "1420", "2000", 10**400],
+)
+def test_variance_at_any_epsilon_matches_mpmath(epsilon):
+    """Regression: sinh(epsilon/2) overflowed (OverflowError) beyond epsilon ~ 1420."""
+    import mpmath
+
+    mech = SecureDiscreteLaplace(epsilon=epsilon)
+    eps = Fraction(epsilon)
+    with mpmath.workdps(50):
+        ref = float(1 / (2 * mpmath.sinh(mpmath.mpf(eps.numerator) / eps.denominator / 2) ** 2))
+    # relative 1e-14, or a few subnormal units where the variance underflows
+    assert mech.variance == pytest.approx(ref, rel=1e-14, abs=1e-323)
+
+
+def test_variance_beyond_the_float_range():
+    assert SecureDiscreteLaplace(epsilon=Fraction(1, 10**400)).variance == math.inf  # float(eps) = 0
+    assert SecureDiscreteLaplace(epsilon="1e-160").variance == math.inf  # 2e320
+    assert SecureDiscreteLaplace(epsilon=10**400).p == 0.0
+
+
 # ------------------------------------------------------------------ Bernoulli(exp(-gamma))
 
 
