@@ -28,6 +28,7 @@ from .._validation import (
     check_rng,
     check_sensitivity,
 )
+from ._common import _real_points
 from .laplace import _random_signs
 from .staircase import _check_gamma, _gamma_min_abs
 
@@ -80,7 +81,7 @@ def laplace_conversion_density(
     1.081977
     """
     t = check_epsilon(epsilon) / check_sensitivity(sensitivity)
-    a = np.abs(np.asarray(y, dtype=np.float64))
+    a = np.abs(_real_points(y, "y"))
     inside = a <= 1.0
     s = np.where(inside, a, 1.0)
     # p^s - p^{2-s} = -p^s expm1(-2t(1-s)); (1-p)^2 = expm1(-t)^2: stable as t -> 0
@@ -157,6 +158,8 @@ def _sample_laplace_conversion(gen: np.random.Generator, shape, t: float) -> NDA
 # ---------------------------------------------------------------------- staircase
 def _staircase_pieces(epsilon: float, gamma: float) -> tuple[float, float, float, float]:
     """(s, m, h_in, h_out): q = h_in on |y| < s, h_out on s <= |y| < m, 0 beyond."""
+    if gamma == 0.0:  # the same law as gamma = 1, where w = gamma + (1-gamma) b cannot underflow to 0
+        gamma = 1.0
     b = math.exp(-epsilon)
     w = gamma + (1.0 - gamma) * b
     s, m = min(gamma, 1.0 - gamma), max(gamma, 1.0 - gamma)
@@ -187,7 +190,8 @@ def staircase_conversion_density(
     epsilon : float
         Privacy parameter. Must be in (0, inf).
     gamma : float or None
-        Staircase shape, in [0, 1]; ``None`` selects 1 / (1 + e^{epsilon/2}).
+        Staircase shape, in [0, 1]; ``None`` selects 1 / (1 + e^{epsilon/2}) (at least
+        2.2e-308, see :class:`~ldpgraph.mechanisms.Staircase`).
     sensitivity : float, default 1
         Must be 1; anything else raises ``ValueError`` (no conversion, see Notes).
 
@@ -221,7 +225,7 @@ def staircase_conversion_density(
     _check_staircase_sensitivity(check_sensitivity(sensitivity))
     g = _gamma_min_abs(eps) if gamma is None else _check_gamma(gamma)
     s, m, h_in, h_out = _staircase_pieces(eps, g)
-    a = np.abs(np.asarray(y, dtype=np.float64))
+    a = np.abs(_real_points(y, "y"))
     return np.where(a < s, h_in, np.where(a < m, h_out, 0.0))
 
 
@@ -242,7 +246,8 @@ def to_staircase(
     epsilon : float
         Their privacy parameter. Must be in (0, inf).
     gamma : float or None
-        Staircase shape, in [0, 1]; ``None`` selects 1 / (1 + e^{epsilon/2}).
+        Staircase shape, in [0, 1]; ``None`` selects 1 / (1 + e^{epsilon/2}) (at least
+        2.2e-308, see :class:`~ldpgraph.mechanisms.Staircase`).
     sensitivity : float, default 1
         Must be 1 (see :func:`staircase_conversion_density`).
     rng : numpy.random.Generator, int, SeedSequence or None

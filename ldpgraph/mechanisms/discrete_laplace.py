@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_integer_reports, check_rng, check_sensitivity
+from ._common import _real_points
 from .secure import sample_dlap_exact
 
 __all__ = ["DiscreteLaplace"]
@@ -86,21 +87,21 @@ class DiscreteLaplace:
 
     def pmf(self, k: ArrayLike) -> NDArray[np.float64]:
         """P[eta = k] = (1-p)/(1+p) p^|k| for integer k (0 at non-integers)."""
-        k = np.asarray(k, dtype=np.float64)
+        k = _real_points(k, "k")
         with np.errstate(over="ignore"):  # t|k| -> inf far in the tail: pmf 0
             out = np.exp(self._log_norm() - self._t * np.abs(k))
         return np.where(k == np.floor(k), out, 0.0)
 
     def logpmf(self, k: ArrayLike) -> NDArray[np.float64]:
         """ln P[eta = k] (-inf at non-integers)."""
-        k = np.asarray(k, dtype=np.float64)
+        k = _real_points(k, "k")
         with np.errstate(over="ignore"):  # t|k| -> inf far in the tail: log-pmf -inf
             out = self._log_norm() - self._t * np.abs(k)
         return np.where(k == np.floor(k), out, -np.inf)
 
     def cdf(self, k: ArrayLike) -> NDArray[np.float64]:
         """P[eta <= k]: 1 - p^(m+1)/(1+p) for m = floor(k) >= 0, p^(-m)/(1+p) for m < 0."""
-        m = np.floor(np.asarray(k, dtype=np.float64))
+        m = np.floor(_real_points(k, "k"))
         one_plus_p = 1.0 + self.p
         with np.errstate(over="ignore"):
             upper = 1.0 - np.exp(-self._t * (m + 1.0)) / one_plus_p
@@ -109,7 +110,7 @@ class DiscreteLaplace:
 
     def sf(self, k: ArrayLike) -> NDArray[np.float64]:
         """P[eta > k] (accurate in the upper tail)."""
-        m = np.floor(np.asarray(k, dtype=np.float64))
+        m = np.floor(_real_points(k, "k"))
         one_plus_p = 1.0 + self.p
         with np.errstate(over="ignore"):
             upper = np.exp(-self._t * (m + 1.0)) / one_plus_p

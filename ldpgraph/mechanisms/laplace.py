@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_real_reports, check_rng, check_sensitivity
+from ._common import _real_points
 
 __all__ = ["Laplace"]
 
@@ -75,23 +76,23 @@ class Laplace:
 
     def pdf(self, z: ArrayLike) -> NDArray[np.float64]:
         """Density exp(-|z|/b) / (2b)."""
-        z = np.asarray(z, dtype=np.float64)
+        z = _real_points(z, "z")
         return np.exp(-np.abs(z) / self.scale) / (2.0 * self.scale)
 
     def logpdf(self, z: ArrayLike) -> NDArray[np.float64]:
         """Log-density -|z|/b - ln(2b)."""
-        z = np.asarray(z, dtype=np.float64)
+        z = _real_points(z, "z")
         return -np.abs(z) / self.scale - math.log(2.0 * self.scale)
 
     def cdf(self, z: ArrayLike) -> NDArray[np.float64]:
         """P[X <= z] (accurate in the lower tail)."""
-        z = np.asarray(z, dtype=np.float64)
+        z = _real_points(z, "z")
         half_tail = 0.5 * np.exp(-np.abs(z) / self.scale)
         return np.where(z < 0, half_tail, 1.0 - half_tail)
 
     def sf(self, z: ArrayLike) -> NDArray[np.float64]:
         """P[X > z] (accurate in the upper tail)."""
-        return self.cdf(-np.asarray(z, dtype=np.float64))
+        return self.cdf(-_real_points(z, "z"))
 
     def sample(
         self, size: int | tuple[int, ...] | None = None, *, rng=None

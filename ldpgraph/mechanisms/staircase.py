@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from functools import cache
 from typing import Any, Literal
 
@@ -18,6 +19,7 @@ from .._validation import (
     check_rng,
     check_sensitivity,
 )
+from ._common import _real_points
 from .laplace import _random_signs
 
 __all__ = ["Staircase"]
@@ -37,6 +39,8 @@ class Staircase:
         gamma* = 1 / (1 + e^{epsilon/2}), which minimises E|X| in one dimension
         (see :meth:`optimal_gamma`). For dim > 1 the same default is used, but it does not
         minimise E||X||_1 there (that minimiser depends on dim and is not unimodal in gamma).
+        Beyond epsilon ~ 1416, gamma* is below the smallest normal float and the default is
+        that float, 2.2e-308 (not 0, which would be the law of gamma = 1).
     dim : int, default 1
         Dimension d >= 1. For d > 1 the density depends on the l1 norm of the point.
 
@@ -165,7 +169,12 @@ class Staircase:
 
         negative at 0, equal to 2 + b > 0 at 1 and increasing on [0, 1] (all its other
         coefficients are positive): the unique root in (0, 1) is the minimiser. It is not
-        gamma*: at epsilon = 1 it is 0.41674 against 0.37754.
+        gamma*: at epsilon = 1 it is 0.41674 against 0.37754. For epsilon > 60 its root is
+        (b/2)^(1/3) to rounding.
+
+        Where the minimiser is below the smallest normal float (epsilon above ~1416 for
+        ``"abs"``, ~2122 for ``"variance"``) that float, 2.2e-308, is returned: rounding to 0
+        would give the gamma = 0 law, identical to gamma = 1 (noise of order Delta).
 
         Examples
         --------
@@ -210,10 +219,12 @@ class Staircase:
         return self.radius_moment(1) / self.dim
 
     def _log_profile(self, t: NDArray[np.float64]) -> NDArray[np.float64]:
-        """ln s(t * Delta) for t >= 0 (t in units of Delta)."""
+        """ln s(t * Delta) for t >= 0 (t in units of Delta; -inf at t = +inf)."""
+        infinite = t == np.inf
+        t = np.where(infinite, 0.0, t)
         k = np.floor(t)
         level = k + (t - k >= self._g)
-        return -self.epsilon * level
+        return np.where(infinite, -np.inf, -self.epsilon * level)
 
     def logpdf(self, z: ArrayLike) -> NDArray[np.float64]:
         """Log-density. dim 1: any shape; dim d > 1: points on the last axis (length d)."""
@@ -227,7 +238,7 @@ class Staircase:
     def sf(self, z: ArrayLike) -> NDArray[np.float64]:
         """P[X > z] (dim 1 only; accurate in the upper tail)."""
         self._require_dim1("sf")
-        z = np.asarray(z, dtype=np.float64)
+        z = _real_points(z, "z")
         upper = self._sf_abs(np.abs(z) / self.sensitivity)
         return np.where(z >= 0, upper, 1.0 - upper)
 
@@ -246,27 +257,32 @@ class Staircase:
         and P[X <= z] = P[X > -z] by symmetry.
         """
         self._require_dim1("cdf")
-        z = np.asarray(z, dtype=np.float64)
+        z = _real_points(z, "z")
         upper = self._sf_abs(np.abs(z) / self.sensitivity)
         return np.where(z < 0, upper, 1.0 - upper)
 
     def _sf_abs(self, t: NDArray[np.float64]) -> NDArray[np.float64]:
+        """P[X > t Delta] for t >= 0 (0 at t = +inf, nan stays nan)."""
+        infinite = t == np.inf
+        t = np.where(infinite, 0.0, t)
         k = np.floor(t)
         r = t - k
         g, b, u = self._g, self._b, self._u
         inside = np.minimum(r, g) + b * np.maximum(r - g, 0.0)
-        return 0.5 * np.exp(-self.epsilon * k) * (1.0 - u * inside / (g + (1.0 - g) * b))
+        out = 0.5 * np.exp(-self.epsilon * k) * (1.0 - u * inside / (g + (1.0 - g) * b))
+        return np.where(infinite, 0.0, out)
 
     def radius_pdf(self, r: ArrayLike) -> NDArray[np.float64]:
         """Density of R = ||X||_1: a 2^d r^{d-1} s(r) / (d-1)! for r >= 0 (0 for r < 0)."""
-        r = np.asarray(r, dtype=np.float64)
+        r = _real_points(r, "r")
         d = self.dim
-        rr = np.maximum(r, 0.0)
+        infinite = r == np.inf
+        rr = np.where(infinite, 0.0, np.maximum(r, 0.0))
         with np.errstate(divide="ignore"):
             log_r = np.log(rr) if d > 1 else np.zeros_like(rr)
         logc = self._log_a + d * math.log(2.0) - math.lgamma(d)
         out = np.exp(logc + (d - 1) * log_r + self._log_profile(rr / self.sensitivity))
-        return np.where(r >= 0, out, 0.0)
+        return np.where((r >= 0) & ~infinite, out, 0.0)
 
     def radius_cdf(self, r: ArrayLike) -> NDArray[np.float64]:
         r"""P[||X||_1 <= r], in closed form (any dim).
@@ -277,30 +293,32 @@ class Staircase:
         and the partial step at r = (k + v) Delta by x^d - y^d = (x-y) sum_i x^i y^{d-1-i}
         (no cancellation).
         """
-        r = np.asarray(r, dtype=np.float64)
-        t = np.maximum(r, 0.0) / self.sensitivity
+        r = _real_points(r, "r")
+        infinite = r == np.inf
+        t = np.where(infinite, 0.0, np.maximum(r, 0.0)) / self.sensitivity
         d, b, u, g = self.dim, self._b, self._u, self._g
         k = np.floor(t)
         v = t - k
-        # tail over whole steps >= k+1, scaled by u^{d+1}
+        # tail over whole steps >= k+1, scaled by u^{d+1}; the powers kk^p times b^{k+1} are
+        # taken as exp(p ln kk - epsilon (k+1)), finite far in the tail where kk^p alone overflows
         kk = (k + 1.0) * u
+        log_kk = np.log(kk)
         tail = np.zeros_like(t)
         ct = _scaled_c(d, b)
         for j in range(1, d + 1):
             wj = math.comb(d, j) * (b + u * g**j) * u**j
-            poly = np.zeros_like(t)
             for s in range(d - j + 1):
-                poly += math.comb(d - j, s) * ct[s] * kk ** (d - j - s)
-            tail += wj * poly
-        tail *= np.exp(-self.epsilon * (k + 1.0))
-        # remainder of step k, from v to 1 (scaled by u^{d+1})
-        ku = k * u
-        inner = np.where(v < g, _pow_diff(ku + g * u, ku + v * u, (g - v) * u, d), 0.0)
+                coef = wj * math.comb(d - j, s) * ct[s]
+                tail += coef * np.exp((d - j - s) * log_kk - self.epsilon * (k + 1.0))
+        # remainder of step k, from v to 1 (scaled by u^{d+1}), in units of kk = (k+1) u
+        k1 = k + 1.0
+        kh = k / k1
+        inner = np.where(v < g, _pow_diff(kh + g / k1, kh + v / k1, (g - v) / k1, d), 0.0)
         top = np.maximum(v, g)
-        outer = b * _pow_diff(ku + u, ku + top * u, (1.0 - top) * u, d)
-        part = np.exp(-self.epsilon * k) * u * (inner + outer)
+        outer = b * _pow_diff(np.ones_like(kh), kh + top / k1, (1.0 - top) / k1, d)
+        part = np.exp(d * log_kk - self.epsilon * k) * u * (inner + outer)
         sf = (tail + part) / _scaled_n(d, b, u, g)
-        return np.where(r >= 0, 1.0 - sf, 0.0)
+        return np.where(infinite, 1.0, np.where(r >= 0, 1.0 - sf, 0.0))
 
     # ------------------------------------------------------------------ sampling
     def sample(
@@ -345,7 +363,7 @@ class Staircase:
             )
 
     def _norm(self, z: ArrayLike, name: str) -> NDArray[np.float64]:
-        z = np.asarray(z, dtype=np.float64)
+        z = _real_points(z, name)
         if self.dim == 1:
             return np.abs(z)
         if z.ndim < 1:
@@ -365,16 +383,26 @@ def _check_gamma(gamma: Any) -> float:
 
 
 # ---------------------------------------------------------------------- optimal gamma
+# Smallest gamma used for the optimal shapes: the smallest normal float. Below it (epsilon above
+# ~1416 for "abs", ~2122 for "variance") the optimum is not representable; rounding it to 0 would
+# select the gamma = 0 law (= gamma = 1: noise of order Delta), whereas this gamma keeps nearly
+# all the mass on |X| < gamma Delta, noise below 1e-307 Delta as the optimum has. Any gamma in
+# [0, 1] is epsilon-DP.
+_GAMMA_FLOOR = sys.float_info.min
+
+
 def _gamma_min_abs(eps: float) -> float:
-    """1 / (1 + e^{eps/2}), without overflow."""
+    """1 / (1 + e^{eps/2}), without overflow; at least ``_GAMMA_FLOOR``."""
     h = math.exp(-eps / 2.0)
-    return h / (1.0 + h)
+    return max(h / (1.0 + h), _GAMMA_FLOOR)
 
 
 def _gamma_min_variance(eps: float) -> float:
+    if eps > 60.0:
+        # b < 1e-26: the root is (b/2)^(1/3) (1 + O(b^(2/3))), exact to rounding (and brentq, asked
+        # for a root of order b^(1/3) to relative precision, stops converging near epsilon = 600)
+        return max(math.exp(-(eps + math.log(2.0)) / 3.0), _GAMMA_FLOOR)
     b = math.exp(-eps)
-    if b == 0.0:
-        return 0.0
     u = -math.expm1(-eps)
 
     def cubic(g: float) -> float:

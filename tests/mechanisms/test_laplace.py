@@ -94,3 +94,23 @@ def test_bad_sensitivity_and_values():
         mech.randomize(["x"])
     with pytest.raises(TypeError, match="rng"):
         mech.sample(3, rng="seed")
+
+
+def test_laws_reject_complex_input():
+    """Regression: complex points were cast to float with a ComplexWarning (imaginary part dropped).
+
+    Covers the laws that share the helper: Laplace, its conversion density, and DiscreteLaplace."""
+    from ldpgraph.mechanisms import DiscreteLaplace, laplace_conversion_density
+
+    lap, dl = Laplace(epsilon=1.0), DiscreteLaplace(epsilon=1.0)
+    laws = (lap.pdf, lap.logpdf, lap.cdf, lap.sf, dl.pmf, dl.logpmf, dl.cdf, dl.sf,
+            lambda z: laplace_conversion_density(z, 1.0))  # fmt: skip
+    for law in laws:
+        for bad in (np.array([1 + 2j]), 2j, np.array(["0.5"]), np.array([None], dtype=object)):
+            with pytest.raises(TypeError, match="real numbers"):
+                law(bad)
+    # real inputs of any numeric dtype, including object arrays and Python ints beyond float64
+    z = np.array([0, 3, -(10**400)], dtype=object)
+    assert lap.pdf(z).tolist() == [0.5, lap.pdf(3.0), 0.0]
+    assert dl.cdf(z).tolist() == [dl.cdf(0), dl.cdf(3), 0.0]
+    assert lap.cdf(np.array([True, False])).tolist() == lap.cdf([1.0, 0.0]).tolist()

@@ -343,3 +343,88 @@ def test_underflowing_staircase_is_refused_not_garbage():
         Staircase(epsilon=800.0, dim=2)
     mech = Staircase(epsilon=800.0, gamma=0.5, dim=2)  # b underflows, gamma^d does not
     assert mech.radius_cdf(0.5) == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------------- regressions: extremes
+
+
+@pytest.mark.parametrize("eps", [1400.0, 1420.0, 1490.0, 2000.0, 1e5])
+def test_default_gamma_at_huge_epsilon_is_not_zero(eps):
+    """Regression: gamma* = 1/(1 + e^{eps/2}) underflowed to 0, i.e. the gamma = 1 law (noise ~ Delta)."""
+    from ldpgraph.mechanisms import staircase_conversion_density, to_staircase
+
+    with mpmath.workdps(30):
+        exact = 1 / (1 + mpmath.exp(mpmath.mpf(eps) / 2))
+    mech = Staircase(epsilon=eps, sensitivity=2.0)
+    assert mech.gamma == max(float(exact), np.finfo(float).tiny) > 0.0
+    assert mech.variance <= Staircase(epsilon=50.0).variance
+    assert 0.0 <= mech.expected_abs <= mech.gamma * 2.0
+    assert np.abs(mech.sample(1000, rng=1)).max() <= mech.gamma * 2.0
+    out = to_staircase([3, 7], eps, rng=0)
+    assert np.abs(out - [3, 7]).max() < 1e-300
+    # the conversion density still integrates to 1: 2 s h_in + 2 (m - s) h_out
+    from ldpgraph.mechanisms.conversion import _staircase_pieces
+
+    s, m, h_in, h_out = _staircase_pieces(eps, mech.gamma)
+    assert 2 * s * h_in + 2 * (m - s) * h_out == pytest.approx(1.0, rel=1e-15)
+    assert staircase_conversion_density([0.0], eps)[0] == pytest.approx(h_in)
+
+
+@pytest.mark.parametrize("eps", [40.0, 60.5, 100.0, 600.0, 700.0, 2000.0])
+def test_variance_optimal_gamma_at_large_epsilon(eps):
+    """Root of 2u^2 g^3 + 6bu g^2 + 6b^2 g - b(1+2b) (brentq stopped converging near eps = 600)."""
+    got = Staircase.optimal_gamma(eps, "variance")
+    with mpmath.workdps(60):
+        b = mpmath.exp(-mpmath.mpf(eps))
+        u = 1 - b
+        root = mpmath.findroot(
+            lambda g: 2 * u * u * g**3 + 6 * b * u * g**2 + 6 * b * b * g - b * (1 + 2 * b), (b / 2) ** (mpmath.mpf(1) / 3)
+        )
+    assert got > 0.0
+    assert got == pytest.approx(float(root), rel=1e-13)
+
+
+def test_gamma_zero_at_huge_epsilon_is_the_gamma_one_law():
+    from ldpgraph.mechanisms import staircase_conversion_density, to_staircase
+
+    # w = gamma + (1 - gamma) e^-eps underflowed to 0 (ZeroDivisionError)
+    assert staircase_conversion_density([0.0, 0.5, 0.99, 1.0], 2000.0, gamma=0.0).tolist() == [0.5, 0.5, 0.5, 0.0]
+    out = to_staircase(np.zeros(200, dtype=np.int64), 2000.0, gamma=0.0, rng=3)
+    assert np.abs(out).max() <= 1.0 and np.abs(out).max() > 0.5
+
+
+@pytest.mark.parametrize("dim", [1, 3])
+def test_laws_at_infinity_and_far_out(dim):
+    """Regression: cdf / sf / radius_cdf gave nan (with a RuntimeWarning) at +-inf."""
+    mech = Staircase(epsilon=1.0, dim=dim)
+    assert mech.radius_cdf([np.inf, -np.inf, 1e308, -1e308]).tolist() == [1.0, 0.0, 1.0, 0.0]
+    assert mech.radius_pdf([np.inf, 1e308, -np.inf]).tolist() == [0.0, 0.0, 0.0]
+    if dim == 1:
+        assert mech.cdf([-np.inf, np.inf, -1e308, 1e308]).tolist() == [0.0, 1.0, 0.0, 1.0]
+        assert mech.sf([-np.inf, np.inf, -1e308, 1e308]).tolist() == [1.0, 0.0, 1.0, 0.0]
+        assert mech.pdf([np.inf, -np.inf]).tolist() == [0.0, 0.0]
+        assert mech.logpdf([np.inf]).tolist() == [-np.inf]
+        assert np.isnan(mech.cdf([np.nan])).all()
+    else:
+        assert mech.pdf([[np.inf, 0.0, 1.0]]).tolist() == [0.0]
+    # high dimension: the tail sums no longer overflow before the exponential factor
+    big = Staircase(epsilon=1e-3, dim=20)
+    r = np.array([1e3, 2e4, 1e6, 1e300])
+    cdf = big.radius_cdf(r)
+    assert np.all(np.diff(cdf) >= 0) and cdf[-1] == 1.0 and cdf[-2] == 1.0
+
+
+def test_laws_reject_complex_and_strings():
+    mech, mech3 = Staircase(epsilon=1.0), Staircase(epsilon=1.0, dim=2)
+    from ldpgraph.mechanisms import staircase_conversion_density
+
+    for law in (mech.pdf, mech.logpdf, mech.cdf, mech.sf, mech.radius_pdf, mech.radius_cdf, mech3.radius_cdf,
+                lambda z: staircase_conversion_density(z, 1.0)):
+        for bad in (np.array([1 + 2j]), [0.5j], np.array(["1.0"]), np.array([1, "a"], dtype=object)):
+            with pytest.raises(TypeError, match="real numbers"):
+                law(bad)
+    with pytest.raises(TypeError, match="real numbers"):
+        mech3.pdf(np.array([[1j, 0.0]]))
+    # object arrays of real numbers, booleans and integers are fine
+    assert mech.pdf(np.array([0, 1.5], dtype=object)).tolist() == mech.pdf([0.0, 1.5]).tolist()
+    assert mech.cdf([True]).tolist() == mech.cdf([1.0]).tolist()
