@@ -984,6 +984,9 @@ _MODELS: dict[str, tuple[frozenset[str], ...]] = {
 }
 _SPEC_RE = re.compile(r"^\s*([A-Za-z]+)\s*:(.*)$", re.DOTALL)
 
+# igraph's C integers are 64-bit: larger sizes overflow when passed to it.
+_IGRAPH_INT_MAX = 2**63 - 1
+
 # igraph draws from one process-wide Python RNG object; serialize swaps of it.
 _IGRAPH_RNG_LOCK = threading.Lock()
 
@@ -1059,22 +1062,23 @@ def parse_synthetic_spec(spec: str) -> tuple[str, dict[str, int | float]]:
 
     params: dict[str, int | float] = {}
     n = _spec_int(spec, "n", raw["n"])
-    if n < 1:
-        raise _spec_error(spec, f"n must be >= 1, got {n}")
+    if not 1 <= n <= _IGRAPH_INT_MAX:
+        raise _spec_error(spec, f"n must be in [1, 2**63 - 1] (igraph's integers), got {n}")
     params["n"] = n
     if model == "ba":
         mm = _spec_int(spec, "m", raw["m"])
-        if mm < 1:
-            raise _spec_error(spec, f"m must be >= 1, got {mm}")
+        max_m = max(1, n - 1)  # each new node attaches to m distinct earlier nodes
+        if not 1 <= mm <= max_m:
+            raise _spec_error(spec, f"m must be in [1, max(1, n-1) = {max_m}], got {mm}")
         params["m"] = mm
     elif model == "er":
         if "p" in raw:
             params["p"] = _spec_prob(spec, "p", raw["p"])
         else:
             mm = _spec_int(spec, "m", raw["m"])
-            max_m = n * (n - 1) // 2
+            max_m = min(n * (n - 1) // 2, _IGRAPH_INT_MAX)
             if not 0 <= mm <= max_m:
-                raise _spec_error(spec, f"m must be in [0, n(n-1)/2 = {max_m}], got {mm}")
+                raise _spec_error(spec, f"m must be in [0, min(n(n-1)/2, 2**63 - 1) = {max_m}], got {mm}")
             params["m"] = mm
     else:  # ws
         k = _spec_int(spec, "k", raw["k"])
@@ -1116,6 +1120,8 @@ def synthetic_graph(spec: str, *, rng: Any = None) -> Any:
         ``ws:n=<int>,k=<even int>,p=<float>`` (Watts-Strogatz: ring where each node links to its
         k nearest neighbours, both endpoints of each edge rewired with probability p, simple).
         Integers may be written ``1000000``, ``1_000_000`` or ``1e6``; keys in any order.
+        Sizes must fit igraph's 64-bit integers (n, m <= 2**63 - 1) and, for ``ba``,
+        m <= max(1, n - 1); otherwise ``ValueError`` (memory is not checked).
     rng : numpy.random.Generator, int seed, SeedSequence or None
         Randomness; the same seed gives the same graph.
 
@@ -1144,6 +1150,15 @@ def synthetic_graph(spec: str, *, rng: Any = None) -> Any:
     return _graph_from_igraph(_igraph_generate(model, params, seed))
 
 
+def _is_file(p: Path) -> tuple[bool, str]:
+    """(whether p is an existing file, why it could not be checked: "" if it could)."""
+    try:
+        return p.is_file(), ""
+    except (OSError, ValueError) as exc:  # name too long, embedded NUL byte, ...
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return False, f"not a usable path: {reason}"
+
+
 def resolve_graph(source: str | os.PathLike[str], *, rng: Any = None) -> Any:
     """A graph from a dataset name, a synthetic spec, or an edge-list file path.
 
@@ -1159,7 +1174,10 @@ def resolve_graph(source: str | os.PathLike[str], *, rng: Any = None) -> Any:
     Raises
     ------
     ValueError
-        If ``source`` is a histogram dataset, a malformed spec, or none of the three forms.
+        If ``source`` is a histogram dataset, a malformed spec, or none of the three forms
+        (including strings that cannot be a path: too long, ``~user`` for an unknown user).
+    FileNotFoundError
+        If a path-like ``source`` is not an existing file.
 
     Examples
     --------
@@ -1170,7 +1188,10 @@ def resolve_graph(source: str | os.PathLike[str], *, rng: Any = None) -> Any:
     """
     if isinstance(source, os.PathLike):
         p = Path(source)
-        if not p.is_file():
+        is_file, why = _is_file(p)
+        if not is_file:
+            if why:
+                raise ValueError(f"cannot use {str(p)!r} as an edge-list file: {why}")
             raise FileNotFoundError(f"edge-list file not found: {p}")
         return _read_graph(p)
     if not isinstance(source, str):
@@ -1184,13 +1205,19 @@ def resolve_graph(source: str | os.PathLike[str], *, rng: Any = None) -> Any:
     m = _SPEC_RE.match(source)
     if m is not None and m.group(1).lower() in _MODELS:
         return synthetic_graph(source, rng=rng)
-    p = Path(source).expanduser()
-    if p.is_file():
-        return _read_graph(p)
+    try:
+        p = Path(source).expanduser()
+    except RuntimeError as exc:  # "~user/..." for an unknown user
+        p, why = None, f"cannot expand the path ({exc})"
+    else:
+        is_file, why = _is_file(p)
+        if is_file:
+            return _read_graph(p)
     graphs = list_datasets("graph")
+    shown = source if len(source) <= 200 else source[:200] + f"...<{len(source)} characters>"
     msg = (
-        f"cannot resolve graph {source!r}: not a graph dataset ({', '.join(graphs)}), not a synthetic "
-        f"spec ({_GRAMMAR}), and not an existing file"
+        f"cannot resolve graph {shown!r}: not a graph dataset ({', '.join(graphs)}), not a synthetic "
+        f"spec ({_GRAMMAR}), and not an existing file" + (f" ({why})" if why else "")
     )
     close = difflib.get_close_matches(key, graphs, n=1, cutoff=0.5)
     if close:

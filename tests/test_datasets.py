@@ -626,6 +626,13 @@ def test_synthetic_graph_object():
         "ws:n=10,k=3,p=0.1",
         "ws:n=10,k=10,p=0.1",
         "ws:n=10,k=4",
+        # sizes igraph cannot take (OverflowError inside igraph before), BA with m >= n
+        "er:n=1e30,p=0",
+        "er:n=1e10,m=1e19",
+        "ba:n=5,m=1e30",
+        "ba:n=3,m=5",
+        "ws:n=1e20,k=2,p=0",
+        "ws:n=9223372036854775808,k=2,p=0",
     ],
 )
 def test_bad_specs(spec):
@@ -637,6 +644,9 @@ def test_parse_spec_values():
     assert parse_synthetic_spec("BA: m=10 , n=1e6") == ("ba", {"n": 1_000_000, "m": 10})
     assert parse_synthetic_spec("er:n=10,m=45") == ("er", {"n": 10, "m": 45})
     assert parse_synthetic_spec("ws:n=10,k=4,p=1") == ("ws", {"n": 10, "k": 4, "p": 1.0})
+    assert parse_synthetic_spec("ba:n=3,m=2") == ("ba", {"n": 3, "m": 2})  # m = n - 1: complete graph
+    assert parse_synthetic_spec("ba:n=1,m=1") == ("ba", {"n": 1, "m": 1})
+    assert parse_synthetic_spec("er:n=9223372036854775807,p=0")[1]["n"] == 2**63 - 1
     with pytest.raises(TypeError, match="spec must be a str"):
         parse_synthetic_spec(None)
 
@@ -661,3 +671,15 @@ def test_resolve_graph_dispatch(tmp_path, monkeypatch, as_igraph):
         resolve_graph("ba:n=5")
     with pytest.raises(FileNotFoundError):
         resolve_graph(tmp_path / "missing.txt")
+
+
+def test_resolve_graph_junk_paths_are_value_errors(tmp_path):
+    """Regression: OSError (name too long) and RuntimeError (~unknown_user) escaped."""
+    with pytest.raises(ValueError, match=r"not an existing file \(not a usable path"):
+        resolve_graph("a" * 5000)
+    with pytest.raises(ValueError, match=r"cannot expand the path"):
+        resolve_graph("~no_such_user_xyz_ldpgraph/graph.txt")
+    with pytest.raises(ValueError, match="cannot use .* as an edge-list file"):
+        resolve_graph(tmp_path / ("a" * 5000))
+    with pytest.raises(ValueError, match="cannot resolve graph"):
+        resolve_graph("x\0y")
