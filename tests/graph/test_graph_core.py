@@ -104,7 +104,7 @@ def test_n_nodes_keeps_isolated_nodes_and_checks_range() -> None:
 
 
 def test_empty_edge_array() -> None:
-    for empty in ([], np.zeros((0, 2), dtype=np.int32)):
+    for empty in ([], np.zeros((0, 2), dtype=np.int32), np.array([]), np.zeros((0, 2)), np.array([], dtype=object)):
         g = from_edge_array(empty)
         assert (g.n_nodes, g.n_edges) == (0, 0)
         assert g.indptr.tolist() == [0] and g.edges().shape == (0, 2)
@@ -118,6 +118,11 @@ def test_empty_edge_array() -> None:
         ([0, 1, 2], ValueError, "edges must have 2 dimension"),
         ([[0, 1, 2]], ValueError, r"edges must have shape \(m, 2\)"),
         (np.array([[2**63, 1]], dtype=np.uint64), ValueError, "2\\*\\*63 - 1"),
+        # empty but of a non-numeric or complex dtype (ComplexWarning and acceptance before)
+        (np.array([], dtype=np.complex128), TypeError, "edges must be an array of integers"),
+        (np.zeros((0, 2), dtype=np.complex64), TypeError, "edges must be an array of integers"),
+        (np.array([], dtype="U1"), TypeError, "edges must be an array of integers"),
+        (np.array([], dtype=bool), TypeError, "edges must be an array of integers"),
     ],
 )
 def test_from_edge_array_validation(bad, exc, match) -> None:
