@@ -42,7 +42,9 @@ class Staircase:
         Beyond epsilon ~ 1416, gamma* is below the smallest normal float and the default is
         that float, 2.2e-308 (not 0, which would be the law of gamma = 1).
     dim : int, default 1
-        Dimension d >= 1. For d > 1 the density depends on the l1 norm of the point.
+        Dimension 1 <= d <= 171 (the closed forms overflow float64 beyond). For d > 1 the
+        density depends on the l1 norm of the point. ``variance`` needs d <= 169 and
+        ``expected_abs`` d <= 170 (moment m needs d + m <= 171).
 
     Notes
     -----
@@ -121,6 +123,11 @@ class Staircase:
         self.epsilon = check_epsilon(epsilon)
         self.sensitivity = check_sensitivity(sensitivity)
         self.dim = check_nonnegative_int(dim, "dim", minimum=1)
+        if self.dim > _MAX_ORDER:
+            raise ValueError(
+                f"dim must be <= {_MAX_ORDER}, got {self.dim}: the closed forms of the law use Eulerian "
+                f"numbers of order dim, which exceed the float64 range beyond {_MAX_ORDER}"
+            )
         if gamma is None:
             self.gamma = _gamma_min_abs(self.epsilon)
         else:
@@ -202,6 +209,11 @@ class Staircase:
         """E[||X||_1^m] = Delta^m d/(d+m) N_{d+m}/N_d for an integer m >= 0."""
         m = check_nonnegative_int(m, "m")
         d = self.dim
+        if d + m > _MAX_ORDER:
+            raise ValueError(
+                f"m must be <= {_MAX_ORDER} - dim = {_MAX_ORDER - d}, got {m}: the closed form uses Eulerian "
+                f"numbers of order dim + m, which exceed the float64 range beyond {_MAX_ORDER}"
+            )
         ratio = _scaled_n(d + m, self._b, self._u, self._g) / _scaled_n(
             d, self._b, self._u, self._g
         )
@@ -412,6 +424,9 @@ def _gamma_min_variance(eps: float) -> float:
 
 
 # ---------------------------------------------------------------------- closed forms
+# Largest order n of the sums c_s (s <= n) whose Eulerian coefficients fit in float64.
+_MAX_ORDER = 171
+
 @cache
 def _eulerian_row(n: int) -> tuple[int, ...]:
     """Eulerian numbers A(n, 0..n-1) (A(0, 0) = 1)."""

@@ -428,3 +428,16 @@ def test_laws_reject_complex_and_strings():
     # object arrays of real numbers, booleans and integers are fine
     assert mech.pdf(np.array([0, 1.5], dtype=object)).tolist() == mech.pdf([0.0, 1.5]).tolist()
     assert mech.cdf([True]).tolist() == mech.cdf([1.0]).tolist()
+
+
+def test_dimension_beyond_the_float_range_is_a_value_error():
+    """Regression: Staircase(dim >= 172) raised OverflowError (Eulerian numbers beyond float64)."""
+    with pytest.raises(ValueError, match="dim must be <= 171"):
+        Staircase(epsilon=1.0, dim=172)
+    mech = Staircase(epsilon=1.0, dim=171)
+    assert mech.sample(2, rng=0).shape == (2, 171)
+    assert 0.0 <= mech.radius_cdf(171.0) <= 1.0
+    with pytest.raises(ValueError, match="m must be <= 171 - dim = 0"):
+        mech.radius_moment(1)
+    # moments up to order 171 still work: variance at dim 169 (E R^2 / dim^2 ~ O(1), finite, positive)
+    assert 0.0 < Staircase(epsilon=1.0, dim=169).variance < math.inf
