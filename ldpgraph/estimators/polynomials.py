@@ -16,8 +16,11 @@ a polynomial and has closed forms:
 
 Everything here is computed from forms that avoid the large cancelling terms of the stencil:
 products of linear factors for binomials, Horner on debiased coefficients for general
-polynomials, and Taylor coefficients at x (not differences of huge values) for variances.
-Results beyond the float64 range overflow to inf (numpy warns).
+polynomials, and Taylor coefficients at x (not differences of huge values) for variances;
+where those still cancel (x among the roots, large epsilon) the variance is recomputed exactly
+in rationals. Products are scaled (by powers of two, or by j at step j) so that no intermediate
+overflows when the result is finite; results beyond the float64 range overflow to inf (numpy
+warns).
 """
 
 from __future__ import annotations
@@ -1087,7 +1090,10 @@ def binomial_variance(
     (DLap, from the generating function 1/(1 - c(2\sinh(t/2))^2)) or
     :math:`\mu_{2m} = (2m)!\,b^{2m}` (Laplace). The covariances are exact rationals rounded
     once; for |x| large every term is non-negative, so nothing cancels even for x ~ 10^7,
-    k ~ 10.
+    k ~ 10. For x among the roots of C(., k) (0 <= x <= k-1) the terms of order c cancel
+    (C(x+-1, k) = C(x, k) = 0 there) and the variance is O(c^2): where a rounding-error bound
+    exceeds 1e-12 of the computed value, the variance is recomputed exactly in rational
+    arithmetic, once per distinct x, and rounded once (about 1e-16 relative at any epsilon).
 
     Examples
     --------
