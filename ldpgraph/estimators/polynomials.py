@@ -613,6 +613,7 @@ def _variance_from_taylor(
     xf: NDArray[np.float64],
     exact_taylor: Callable[[float], list[Fraction]],
     debias: bool = True,
+    memo: dict[float, float] | None = None,
 ) -> NDArray[np.float64]:
     r"""Var g(x + eta) = sum_{i,j>=1} a_i a_j Cov(eta^i, eta^j), a = Taylor coefficients of g at x.
 
@@ -641,7 +642,11 @@ def _variance_from_taylor(
         suspect = np.isfinite(bound) & ~(bound <= _VARIANCE_RTOL * var)
     if suspect.any():
         values, inverse = np.unique(xf[suspect], return_inverse=True)
-        exact = np.array([_exact_variance(exact_taylor(float(v)), nz, debias) for v in values])
+        memo = {} if memo is None else memo  # shared by the chunks of one call
+        for v in values.tolist():
+            if v not in memo:
+                memo[v] = _exact_variance(exact_taylor(v), nz, debias)
+        exact = np.array([memo[v] for v in values.tolist()])
         var[suspect] = exact[inverse.reshape(-1)]
     return var
 
@@ -1107,7 +1112,8 @@ def binomial_variance(
     kk = _check_k(k)
     nz = _noise_model(epsilon, sensitivity, noise)
     xx = _reports(x, nz.kind, name="x")
-    return _rows_chunked(lambda xf: _binomial_variance_array(xf, kk, nz), xx, _rows_for_degree(kk))
+    memo: dict[float, float] = {}
+    return _rows_chunked(lambda xf: _binomial_variance_array(xf, kk, nz, memo), xx, _rows_for_degree(kk))
 
 
 def _binomial_taylor_pair(xf: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -1123,9 +1129,11 @@ def _binomial_taylor_pair(xf: NDArray[np.float64], k: int) -> tuple[NDArray[np.f
     return phi, phi_abs
 
 
-def _binomial_variance_array(xf: NDArray[np.float64], k: int, nz: _NoiseModel) -> NDArray[np.float64]:
+def _binomial_variance_array(
+    xf: NDArray[np.float64], k: int, nz: _NoiseModel, memo: dict[float, float] | None = None
+) -> NDArray[np.float64]:
     phi, phi_abs = _binomial_taylor_pair(xf, k)
-    return _variance_from_taylor(phi, nz, phi_abs, xf, lambda v: _exact_binomial_taylor(v, k))
+    return _variance_from_taylor(phi, nz, phi_abs, xf, lambda v: _exact_binomial_taylor(v, k), memo=memo)
 
 
 def polynomial_variance(
@@ -1163,17 +1171,22 @@ def polynomial_variance(
     nz = _noise_model(epsilon, sensitivity, noise)
     xx = _reports(x, nz.kind, name="x")
     rows = _rows_for_degree(coef.size - 1)
-    return _rows_chunked(lambda xf: _polynomial_variance_array(coef, xf, nz), xx, rows)
+    memo: dict[float, float] = {}
+    return _rows_chunked(lambda xf: _polynomial_variance_array(coef, xf, nz, memo), xx, rows)
 
 
 def _polynomial_variance_array(
-    coef: NDArray[np.float64], xf: NDArray[np.float64], nz: _NoiseModel
+    coef: NDArray[np.float64],
+    xf: NDArray[np.float64],
+    nz: _NoiseModel,
+    memo: dict[float, float] | None = None,
 ) -> NDArray[np.float64]:
     phi = _taylor_from_coefficients(coef, xf)
     # a monomial a_l x^l has Taylor coefficients C(l,j) a_l x^(l-j): no sums, |phi| bounds itself
     monomial = np.count_nonzero(coef) <= 1
     phi_abs = np.abs(phi) if monomial else _taylor_from_coefficients(np.abs(coef), np.abs(xf))
-    return _variance_from_taylor(phi, nz, phi_abs, xf, lambda v: _exact_taylor_from_coefficients(coef, v))
+    exact_taylor = lambda v: _exact_taylor_from_coefficients(coef, v)  # noqa: E731
+    return _variance_from_taylor(phi, nz, phi_abs, xf, exact_taylor, memo=memo)
 
 
 def power_variance(
@@ -1201,7 +1214,8 @@ def power_variance(
 def _power_variance_array(xf: NDArray[np.float64], k: int, nz: _NoiseModel) -> NDArray[np.float64]:
     coef = np.zeros(k + 1)
     coef[k] = 1.0
-    return _rows_chunked(lambda z: _polynomial_variance_array(coef, z, nz), xf, _rows_for_degree(k))
+    memo: dict[float, float] = {}
+    return _rows_chunked(lambda z: _polynomial_variance_array(coef, z, nz, memo), xf, _rows_for_degree(k))
 
 
 def monomial_variance(
