@@ -447,10 +447,9 @@ def _symmetric_csr(upper: Any, n: int) -> tuple[NDArray[np.int64], NDArray[np.in
 
 def _int_array(x: ArrayLike, name: str, ndim: int = 1) -> NDArray[np.int64]:
     arr = np.asarray(x)
-    # an empty float (or object) array is what [] and np.array([]) give: accepted as no ids;
-    # complex, string, boolean, datetime ... dtypes are refused even when empty
-    empty_ok = arr.size == 0 and arr.dtype.kind in "fO"
-    if arr.dtype.kind not in "iu" and not empty_ok:
+    # an empty array holds no ids whatever its dtype ([] gives float64), except that booleans and
+    # complex numbers (cast with a ComplexWarning) are refused even when empty
+    if arr.dtype.kind in "bc" or (arr.dtype.kind not in "iu" and arr.size > 0):
         raise TypeError(f"{name} must be an array of integers, got dtype {arr.dtype}")
     if arr.size == 0 and ndim == 2 and arr.ndim == 1:
         arr = arr.reshape(0, 2)

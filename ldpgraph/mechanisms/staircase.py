@@ -123,15 +123,15 @@ class Staircase:
         self.epsilon = check_epsilon(epsilon)
         self.sensitivity = check_sensitivity(sensitivity)
         self.dim = check_nonnegative_int(dim, "dim", minimum=1)
+        if gamma is None:
+            self.gamma = _gamma_min_abs(self.epsilon)
+        else:
+            self.gamma = _check_gamma(gamma)
         if self.dim > _MAX_ORDER:
             raise ValueError(
                 f"dim must be <= {_MAX_ORDER}, got {self.dim}: the closed forms of the law use Eulerian "
                 f"numbers of order dim, which exceed the float64 range beyond {_MAX_ORDER}"
             )
-        if gamma is None:
-            self.gamma = _gamma_min_abs(self.epsilon)
-        else:
-            self.gamma = _check_gamma(gamma)
         self._b = math.exp(-self.epsilon)
         self._u = -math.expm1(-self.epsilon)  # 1 - b, exact for small epsilon
         # gamma = 0 and gamma = 1 have the same law; compute with 1 (no empty inner step)
