@@ -166,7 +166,10 @@ def _sample_dlap(gen: np.random.Generator, shape, t: float, p: float) -> NDArray
     e -= math.log1p(p) - math.log(2.0)
     e *= 1.0 / t
     if e.size and t < 1e-12 and e.max() >= 2.0**62:
-        raise OverflowError(f"discrete Laplace noise at epsilon/sensitivity = {t} overflows int64")
+        raise ValueError(
+            f"epsilon / sensitivity = {t!r} is too small to sample: the noise overflows int64 "
+            "(its standard deviation is about 1.4 / (epsilon / sensitivity))"
+        )
     out = e.astype(np.int64)  # truncation == floor: e > 0
     n = out.size
     signs = np.unpackbits(np.frombuffer(gen.bytes((n + 7) // 8), dtype=np.uint8), count=n)
