@@ -368,7 +368,7 @@ def test_binomial_with_laplace_noise(y, k, eps) -> None:
     arr = np.asarray(y)
     if arr.dtype.kind in "iuf" and arr.size:  # real reports are uncapped: stay clear of the float limit
         big = np.nanmax(np.abs(np.where(np.isfinite(arr.astype(float)), arr.astype(float), 0)))
-        assume(max(k, 2) * math.log10(big + 2) + 7 < 290)
+        assume(2 * max(k, 2) * math.log10(big + 2) + 7 < 300)  # variances are squares
     expected = expected_reports_error(y, integer=False)
     out = check_outcome(binomial, y, expected, k, eps, noise="laplace")
     check_outcome(binomial_variance_estimate, y, expected, k, eps, noise="laplace")
