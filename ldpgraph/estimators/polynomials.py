@@ -138,7 +138,9 @@ def _reports(y: ArrayLike, kind: str, name: str = "y", min_ndim: int = 0) -> NDA
 def _check_k(k: Any, name: str = "k") -> int:
     kk = check_nonnegative_int(k, name)
     if kk > MAX_BINOMIAL_K:
-        raise ValueError(f"{name} must be an integer <= {MAX_BINOMIAL_K} (k! overflows float64), got {kk}")
+        raise ValueError(
+            f"{name} must be an integer <= {MAX_BINOMIAL_K} (degrees beyond that overflow float64), got {kk}"
+        )
     return kk
 
 
@@ -157,6 +159,11 @@ def _check_coefficients(coefficients: Any) -> NDArray[np.float64]:
         raise TypeError(f"coefficients must be real numbers, got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"coefficients must be a non-empty 1-D sequence, got shape {arr.shape}")
+    if arr.size - 1 > MAX_BINOMIAL_K:
+        raise ValueError(
+            f"coefficients describe a polynomial of degree {arr.size - 1}; "
+            f"the degree must be <= {MAX_BINOMIAL_K}"
+        )
     arr = arr.astype(np.float64)
     bad = ~np.isfinite(arr)
     if bad.any():
@@ -168,7 +175,7 @@ def _check_coefficients(coefficients: Any) -> NDArray[np.float64]:
 def _check_exponents(exponents: Any, n: int) -> tuple[int, ...]:
     if isinstance(exponents, (str, bytes)) or np.ndim(exponents) != 1:
         raise TypeError(f"exponents must be a 1-D sequence of non-negative integers, got {exponents!r}")
-    out = tuple(check_nonnegative_int(v, f"exponents[{i}]") for i, v in enumerate(exponents))
+    out = tuple(_check_k(v, f"exponents[{i}]") for i, v in enumerate(exponents))
     if len(out) != n:
         raise ValueError(
             f"exponents must have one entry per coordinate (length y.shape[-1] = {n}), got length {len(out)}"
@@ -973,7 +980,7 @@ def power(
     >>> power([3], 3, epsilon=1.0)  # y^3 - 6 c y, c = 0.92067
     array([10.4278753])
     """
-    kk = check_nonnegative_int(k, "k")
+    kk = _check_k(k)
     nz = _noise_model(epsilon, sensitivity, noise)
     yy = _reports(y, nz.kind)
     coef = np.zeros(kk + 1)
@@ -1205,7 +1212,7 @@ def power_variance(
     >>> power_variance([3.0], 2, epsilon=1.0, noise="laplace")
     array([92.])
     """
-    kk = check_nonnegative_int(k, "k")
+    kk = _check_k(k)
     coef = np.zeros(kk + 1)
     coef[kk] = 1.0
     return polynomial_variance(coef, x, epsilon, sensitivity, noise=noise)
@@ -1369,7 +1376,7 @@ def power_variance_estimate(
     >>> power_variance_estimate([3.0], 2, epsilon=1.0, noise="laplace")  # 2 (2y)^2 + 2^2
     array([76.])
     """
-    kk = check_nonnegative_int(k, "k")
+    kk = _check_k(k)
     coef = np.zeros(kk + 1)
     coef[kk] = 1.0
     return polynomial_variance_estimate(coef, y, epsilon, sensitivity, noise=noise)
