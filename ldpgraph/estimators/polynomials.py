@@ -646,7 +646,8 @@ def _variance_from_taylor(
     with np.errstate(over="ignore", invalid="ignore"):
         # Cov is positive semi-definite, so sum_ij |a_i||a_j| Cov_ij <= (sum_i |a_i| sqrt(Cov_ii))^2
         bound = (6 * d + 8) * 2.0**-53 * (a_abs @ np.sqrt(np.diagonal(cov))) ** 2
-        suspect = np.isfinite(bound) & ~(bound <= _VARIANCE_RTOL * var)
+        # also where the float route itself overflowed (large k at small x): the exact route decides
+        suspect = ~np.isfinite(var) | (np.isfinite(bound) & ~(bound <= _VARIANCE_RTOL * var))
     if suspect.any():
         values, inverse = np.unique(xf[suspect], return_inverse=True)
         memo = {} if memo is None else memo  # shared by the chunks of one call
