@@ -193,14 +193,14 @@ def _dlap_moment_coefficients(m: int) -> tuple[int, ...]:
     """Integers A_n with E[eta^{2m}] = sum_n A_n c^n for eta ~ DLap (n = 0..m).
 
     From E[e^{t eta}] = 1 / (1 - c (2 sinh(t/2))^2) = sum_n c^n (e^{t/2} - e^{-t/2})^{2n}:
-    A_n = sum_i (-1)^i C(2n, i) (n - i)^{2m}  (= (2n)! times a central factorial number).
+    A_n = sum_i (-1)^i C(2n, i) (n - i)^{2m} = (2n)! t(2m, 2n), t the central factorial numbers,
+    computed by their recurrence t(2m, 2n) = t(2m-2, 2n-2) + n^2 t(2m-2, 2n), i.e.
+    A_n(m) = 2n (2n-1) A_{n-1}(m-1) + n^2 A_n(m-1): O(m) integer operations per m.
     """
     if m == 0:
         return (1,)
-    return (0,) + tuple(
-        sum((-1) ** i * math.comb(2 * n, i) * (n - i) ** (2 * m) for i in range(2 * n + 1))
-        for n in range(1, m + 1)
-    )
+    prev = _dlap_moment_coefficients(m - 1) + (0,)
+    return (0,) + tuple(2 * n * (2 * n - 1) * prev[n - 1] + n * n * prev[n] for n in range(1, m + 1))
 
 
 def _exact_moments(kind: str, s: float, top: int) -> list[Fraction]:
