@@ -22,10 +22,10 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 
 import numpy as np
+from _timing import best_of  # scripts/ is on sys.path when a script runs
 
 from ldpgraph.datasets import DatasetNotFoundError, load_dataset
 from ldpgraph.estimators import (
@@ -40,15 +40,6 @@ from ldpgraph.estimators import (
 from ldpgraph.mechanisms import DiscreteLaplace
 
 N_BINS = 12_419
-
-
-def best_of(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def histogram(rng) -> tuple[str, np.ndarray]:

@@ -20,7 +20,6 @@ import argparse
 import math
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -34,16 +33,8 @@ from ldpgraph.mechanisms import DiscreteLaplace
 from ldpgraph.protocols import DegreeRandomizer, kstars
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import best_of  # scripts/ is on sys.path when a script runs
 from bench_graph_io import format_edges  # noqa: E402
-
-
-def best_of(fn, repeat=3):
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def bench_kstars(n_reports: int, eps: float = 1.0) -> None:

@@ -13,10 +13,9 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import time
-from collections.abc import Callable
 
 import numpy as np
+from _timing import best_time  # scripts/ is on sys.path when a script runs
 from scipy import stats
 
 from ldpgraph.mechanisms import (
@@ -26,15 +25,6 @@ from ldpgraph.mechanisms import (
     to_laplace,
     to_staircase,
 )
-
-
-def best_of(func: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 # ---------------------------------------------------------------------- per-value references
@@ -108,39 +98,39 @@ def main() -> None:
     # discrete Laplace ------------------------------------------------------------
     dlap = DiscreteLaplace(epsilon=eps)
     p = dlap.p
-    add("DLap", "ldpgraph DiscreteLaplace.sample", n, best_of(lambda: dlap.sample(n, rng=rng)))
-    t = best_of(lambda: rng.geometric(1 - p, n) - rng.geometric(1 - p, n))
+    add("DLap", "ldpgraph DiscreteLaplace.sample", n, best_time(lambda: dlap.sample(n, rng=rng)))
+    t = best_time(lambda: rng.geometric(1 - p, n) - rng.geometric(1 - p, n))
     add("DLap", "numpy geometric difference", n, t)
     n_scipy = min(n, 1_000_000)
-    t = best_of(lambda: stats.dlaplace.rvs(eps, size=n_scipy, random_state=rng))
+    t = best_time(lambda: stats.dlaplace.rvs(eps, size=n_scipy, random_state=rng))
     add("DLap", "scipy.stats.dlaplace.rvs", n_scipy, t)
-    t = best_of(lambda: loop_dlap(n_loop, p, rnd))
+    t = best_time(lambda: loop_dlap(n_loop, p, rnd))
     add("DLap", "per-value Python loop", n_loop, t)
 
     # Laplace -------------------------------------------------------------------------
     lap = Laplace(epsilon=eps)
-    add("Laplace", "ldpgraph Laplace.sample", n, best_of(lambda: lap.sample(n, rng=rng)))
-    t = best_of(lambda: rng.laplace(0.0, lap.scale, n))
+    add("Laplace", "ldpgraph Laplace.sample", n, best_time(lambda: lap.sample(n, rng=rng)))
+    t = best_time(lambda: rng.laplace(0.0, lap.scale, n))
     add("Laplace", "numpy Generator.laplace", n, t)
-    t = best_of(lambda: loop_laplace(n_loop, lap.scale, rnd))
+    t = best_time(lambda: loop_laplace(n_loop, lap.scale, rnd))
     add("Laplace", "per-value Python loop", n_loop, t)
 
     # staircase -------------------------------------------------------------------
     st = Staircase(epsilon=eps)
-    add("Staircase", "ldpgraph Staircase.sample (dim 1)", n, best_of(lambda: st.sample(n, rng=rng)))
-    t = best_of(lambda: loop_staircase(n_loop, eps, st.gamma, 1.0, rnd))
+    add("Staircase", "ldpgraph Staircase.sample (dim 1)", n, best_time(lambda: st.sample(n, rng=rng)))
+    t = best_time(lambda: loop_staircase(n_loop, eps, st.gamma, 1.0, rnd))
     add("Staircase", "per-value loop of Algorithm 1", n_loop, t)
     n_d = max(1, n // 10)
     st3 = Staircase(epsilon=eps, dim=3)
-    add("Staircase d=3", "ldpgraph Staircase.sample (points)", n_d, best_of(lambda: st3.sample(n_d, rng=rng)))
+    add("Staircase d=3", "ldpgraph Staircase.sample (points)", n_d, best_time(lambda: st3.sample(n_d, rng=rng)))
 
     # conversions -----------------------------------------------------------------
     noisy = dlap.sample(n, rng=rng)
-    add("to_laplace", "ldpgraph to_laplace", n, best_of(lambda: to_laplace(noisy, eps, rng=rng)))
-    t = best_of(lambda: loop_to_laplace(noisy[:n_loop], eps, rnd))
+    add("to_laplace", "ldpgraph to_laplace", n, best_time(lambda: to_laplace(noisy, eps, rng=rng)))
+    t = best_time(lambda: loop_to_laplace(noisy[:n_loop], eps, rnd))
     add("to_laplace", "per-value rejection loop", n_loop, t)
-    add("to_staircase", "ldpgraph to_staircase", n, best_of(lambda: to_staircase(noisy, eps, rng=rng)))
-    t = best_of(lambda: dlap.randomize(noisy, rng=rng))
+    add("to_staircase", "ldpgraph to_staircase", n, best_time(lambda: to_staircase(noisy, eps, rng=rng)))
+    t = best_time(lambda: dlap.randomize(noisy, rng=rng))
     add("to_staircase", "(reference) DLap randomize of the same array", n, t)
 
     # ratios: ldpgraph over each reference of the same task

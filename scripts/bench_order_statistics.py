@@ -19,6 +19,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
+from _timing import best_time  # scripts/ is on sys.path when a script runs
 
 from ldpgraph._validation import dlap_c
 from ldpgraph.estimators.decision_trees import decision_tree
@@ -32,15 +33,6 @@ from ldpgraph.estimators.order_statistics import (
 )
 from ldpgraph.estimators.profiles import profile
 from ldpgraph.mechanisms import DiscreteLaplace
-
-
-def best_of(func: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def exact_operator(f: Callable[[np.ndarray], np.ndarray], y: np.ndarray, c: float) -> float:
@@ -82,19 +74,19 @@ def main() -> None:
     n = 10_000
     y = mech.randomize(degrees(n, rng), rng=rng)
     for k, label in [(n // 2, "k = n/2"), (9_000, "k = 0.9 n"), (n - 1, "k = n-1")]:
-        t = best_of(lambda k=k: order_statistic(y, k, eps))
-        t_ref = best_of(lambda k=k: np.partition(y, k)[k])
+        t = best_time(lambda k=k: order_statistic(y, k, eps))
+        t_ref = best_time(lambda k=k: np.partition(y, k)[k])
         add(f"order_statistic ({label})", "n=1e4", t, "np.partition", t_ref)
-    t = best_of(lambda: median(y, eps))
-    add("median", "n=1e4", t, "np.median", best_of(lambda: np.median(y)))
+    t = best_time(lambda: median(y, eps))
+    add("median", "n=1e4", t, "np.median", best_time(lambda: np.median(y)))
     # worst case for the tie convolution: three values only (3333 ties each)
     y3 = rng.integers(0, 3, size=n)
-    t = best_of(lambda: order_statistic(y3, n // 2, eps))
-    add("order_statistic (3 values)", "n=1e4", t, "np.partition", best_of(lambda: np.partition(y3, n // 2)))
+    t = best_time(lambda: order_statistic(y3, n // 2, eps))
+    add("order_statistic (3 values)", "n=1e4", t, "np.partition", best_time(lambda: np.partition(y3, n // 2)))
     # 1000 rows of 100 reports (vectorized over rows)
     yb = mech.randomize(degrees(100_000, rng), rng=rng).reshape(1000, 100)
-    t = best_of(lambda: median(yb, eps))
-    add("median, 1000 rows", "n=100", t, "np.median(axis=-1)", best_of(lambda: np.median(yb, axis=-1)))
+    t = best_time(lambda: median(yb, eps))
+    add("median, 1000 rows", "n=100", t, "np.median(axis=-1)", best_time(lambda: np.median(yb, axis=-1)))
 
     # -- brute force comparisons, n = 10 ----------------------------------------------------------
     y10 = mech.randomize(degrees(10 * 20, rng), rng=rng).reshape(20, 10)
@@ -125,22 +117,22 @@ def main() -> None:
         add(
             name,
             "20 rows, n=10",
-            best_of(lambda fast=fast: fast(y10)),
+            best_time(lambda fast=fast: fast(y10)),
             "debias_nd (3^10)",
-            best_of(lambda f=f: debias_nd(f, y10, eps), repeat=1),
+            best_time(lambda f=f: debias_nd(f, y10, eps), repeat=1),
             f"dev vs brute {dev:.1e}, vs exact {dev_exact:.1e}",
         )
 
     # -- minimum / maximum, n = 10^6 ---------------------------------------------------------------
     y6 = mech.randomize(degrees(1_000_000, rng), rng=rng)
-    add("maximum", "n=1e6", best_of(lambda: maximum(y6, eps)), "np.max", best_of(lambda: y6.max()))
-    add("minimum", "n=1e6", best_of(lambda: minimum(y6, eps)), "np.min", best_of(lambda: y6.min()))
+    add("maximum", "n=1e6", best_time(lambda: maximum(y6, eps)), "np.max", best_time(lambda: y6.max()))
+    add("minimum", "n=1e6", best_time(lambda: minimum(y6, eps)), "np.min", best_time(lambda: y6.min()))
 
     # -- profile, 10^7 reports ---------------------------------------------------------------------
     y7 = mech.randomize(degrees(10_000_000, rng), rng=rng)
     kmax = 1000
-    t = best_of(lambda: profile(y7, eps, kmax))
-    t_ref = best_of(lambda: np.bincount(np.clip(y7, 0, kmax + 1), minlength=kmax + 2))
+    t = best_time(lambda: profile(y7, eps, kmax))
+    t_ref = best_time(lambda: np.bincount(np.clip(y7, 0, kmax + 1), minlength=kmax + 2))
     add("profile (k = 0..1000)", "n=1e7", t, "np.bincount (plain)", t_ref)
 
     # -- decision tree, 10^5 rows ------------------------------------------------------------------
@@ -156,7 +148,7 @@ def main() -> None:
             est = DecisionTreeRegressor(max_depth=depth, random_state=0).fit(x_train, target)
             yt = mech.randomize(rng.integers(0, 50, size=(100_000, d)), rng=rng)
             got = decision_tree(est, yt, eps)
-            t = best_of(lambda est=est, yt=yt: decision_tree(est, yt, eps))
+            t = best_time(lambda est=est, yt=yt: decision_tree(est, yt, eps))
 
             def brute(est=est, yt=yt):
                 return debias_nd(lambda z: est.predict(z.reshape(-1, d)).reshape(z.shape[:-1]), yt, eps)
@@ -177,7 +169,7 @@ def main() -> None:
             add(
                 f"  sklearn predict (depth {depth}, plain)",
                 "1e5 rows",
-                best_of(lambda est=est, yt=yt: est.predict(yt)),
+                best_time(lambda est=est, yt=yt: est.predict(yt)),
                 "-",
                 float("nan"),
             )

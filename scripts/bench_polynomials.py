@@ -17,10 +17,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import math
-import time
 from collections.abc import Callable
 
 import numpy as np
+from _timing import best_of  # scripts/ is on sys.path when a script runs
 from scipy import special
 
 from ldpgraph._validation import dlap_c
@@ -29,15 +29,6 @@ from ldpgraph.estimators.polynomials import binomial, binomials, sum_binomials
 from ldpgraph.mechanisms import DiscreteLaplace
 
 polynomial_module = importlib.import_module("ldpgraph.estimators.polynomials")
-
-
-def best_of(func: Callable[[], object], repeat: int) -> tuple[float, object]:
-    best, out = math.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def poly_binom(k: int) -> Callable[[np.ndarray], np.ndarray]:

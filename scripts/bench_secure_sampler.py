@@ -19,23 +19,13 @@ Usage (from the repository root):
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
+from _timing import best_time  # scripts/ is on sys.path when a script runs
 
 from ldpgraph.mechanisms import DiscreteLaplace, secure
 from ldpgraph.mechanisms.secure import SecureDiscreteLaplace, sample_dlap_exact
-
-
-def best_of(func: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:
@@ -53,23 +43,23 @@ def main() -> None:
         t_num, t_den = scale.numerator, scale.denominator
         fast = DiscreteLaplace(epsilon=float(frac))
         gen = np.random.default_rng(0)
-        ref = n / best_of(lambda fast=fast, gen=gen: fast.sample(n, rng=gen))
-        os_rate = n / best_of(lambda a=t_num, b=t_den: sample_dlap_exact(a, b, n))
-        seeded_rate = n / best_of(lambda a=t_num, b=t_den, gen=gen: sample_dlap_exact(a, b, n, rng=gen))
+        ref = n / best_time(lambda fast=fast, gen=gen: fast.sample(n, rng=gen))
+        os_rate = n / best_time(lambda a=t_num, b=t_den: sample_dlap_exact(a, b, n))
+        seeded_rate = n / best_time(lambda a=t_num, b=t_den, gen=gen: sample_dlap_exact(a, b, n, rng=gen))
 
         def loop(a=t_num, b=t_den) -> None:
             bits = secure._Bits(secure._os_randbytes)
             for _ in range(loop_n):
                 secure._dlap_scalar(bits, a, b)
 
-        loop_rate = loop_n / best_of(loop)
+        loop_rate = loop_n / best_time(loop)
         mech = SecureDiscreteLaplace(epsilon=eps)
 
         def one_at_a_time(mech=mech) -> None:
             for _ in range(loop_n // 10):
                 mech.sample()
 
-        call_rate = (loop_n // 10) / best_of(one_at_a_time)
+        call_rate = (loop_n // 10) / best_time(one_at_a_time)
         label = f"{eps!r}" + ("" if frac.denominator < 2**20 else f" (den 2^{frac.denominator.bit_length() - 1})")
         rows.append((label, ref, os_rate, seeded_rate, loop_rate, call_rate))
 
