@@ -96,8 +96,14 @@ HIGH_VARIANCE_THRESHOLD = 1e3
 
 # log of the largest float64 we let exp() produce without overflow handling.
 _LOG_SAFE = 700.0
-# Above this many products n_x * n_y (~0.3 s) the pmf of W is convolved by FFT (absolute accuracy).
+# Above this many products (n_x+1)(n_y+1) (~0.05 s) the pmf of W is never convolved directly.
 _DIRECT_CONVOLUTION_MAX = 400_000_000
+# Cost model of the two convolutions (see _convolution_seconds).
+_DIRECT_SECONDS_PER_PRODUCT = 1.3e-10
+_FFT_SECONDS_BASE = 5e-5
+_FFT_SECONDS_PER_POINT = 2e-9
+# A side of the threshold with less probability mass than this is summed under tilting.
+_TINY_MASS = 1e-200
 
 
 class HighVarianceWarning(UserWarning):
@@ -171,59 +177,172 @@ def _binom_pmf(n: int, b: float, cache: dict[int, NDArray[np.float64]]) -> NDArr
     return pmf
 
 
+def _convolution_seconds(nx: int, ny: int) -> tuple[float, float]:
+    """Modelled cost (s) of the direct and the FFT convolution of pmfs of sizes nx+1 and ny+1.
+
+    Constants measured on a 2-core x86-64 machine (numpy 2.4, scipy 1.17): ``np.convolve``
+    ~1.3e-10 s per product, ``scipy.signal.fftconvolve`` ~5e-5 s + 2e-9 s * N log2 N. Only the
+    crossover matters (near nx * ny ~ 1e6); ``scripts/bench_order_statistics.py`` re-measures it.
+    """
+    size = nx + ny + 1
+    return _DIRECT_SECONDS_PER_PRODUCT * (nx + 1) * (ny + 1), _FFT_SECONDS_BASE + _FFT_SECONDS_PER_POINT * (
+        size * math.log2(size + 1)
+    )
+
+
+def _convolve(px: NDArray[np.float64], py_rev: NDArray[np.float64], use_fft: bool) -> tuple[NDArray, float]:
+    """pmf of X - Y (non-negative inputs) and the absolute error bound per entry (0: relative accuracy)."""
+    if px.size == 1:
+        return px[0] * py_rev, 0.0
+    if py_rev.size == 1:
+        return px * py_rev[0], 0.0
+    if not use_fft:
+        return np.convolve(px, py_rev), 0.0  # sums of non-negative terms: relative accuracy
+    from scipy import signal  # deferred: importing scipy.signal costs ~0.5 s
+
+    pw = np.clip(signal.fftconvolve(px, py_rev), 0.0, None)
+    # absolute error per entry of an FFT convolution: a few u log2(N) ||px|| ||py||
+    err = 8.0 * 2.0**-53 * math.log2(pw.size) * math.sqrt(float(px @ px) * float(py_rev @ py_rev))
+    return pw, err
+
+
+def _tilt(nx: int, ny: int, b: float, target: float) -> float:
+    r"""theta with E[X' - Y'] = target for X' ~ Bin(nx, expit(L + theta)), Y' ~ Bin(ny, expit(L - theta)).
+
+    L = logit(b). The tilted mean is increasing in theta with range (-ny, nx); target is inside.
+    """
+    logit_b = math.log(b) - math.log1p(-b)
+    bound = math.log(4.0 * (nx + ny) + 4.0) + abs(logit_b) + 1.0
+    lo, hi = -bound, bound
+    for _ in range(200):  # bisection to full precision: monotone, no scipy needed
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if nx * _expit(logit_b + mid) - ny * _expit(logit_b - mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _expit(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+
+def _log1pexp(z: float) -> float:
+    return z + math.log1p(math.exp(-z)) if z > 0 else math.log1p(math.exp(z))
+
+
+def _side_sum_tilted(
+    nx: int, ny: int, thr: int, side_upper: bool, b: float, use_fft: bool
+) -> tuple[float, float, float]:
+    r"""Signed side sum S = E[(-1)^W 1{W in side}] by exponential tilting, in log-magnitude form.
+
+    With theta from :func:`_tilt` (tilted mean at the first point of the side), the pmf of
+    W = X - Y factorizes as P[W = w] = Z e^{-theta w} P'[w], P' the pmf of the tilted
+    difference X' - Y' (ordinary binomials with parameters expit(L +- theta)) and
+    ln Z = nx ln(1 - b + b e^theta) + ny ln(1 - b + b e^-theta). P' has its bulk at the
+    threshold, where the terms of S live, and e^{-theta (w - w0)} <= 1 decays along the side, so
+    nothing underflows however far in the tail of W the threshold sits (the untilted pmf
+    underflows to 0 there while (1+2c)^(nx+ny) overflows: their product is what matters).
+
+    Returns (sign of S, ln|S| (-inf for S = 0), ln of the absolute error bound of S).
+    """
+    w0 = thr if side_upper else thr - 1
+    target = min(max(float(w0), -ny + 0.25), nx - 0.25)
+    theta = _tilt(nx, ny, b, target)
+    logit_b = math.log(b) - math.log1p(-b)
+    bx, by = _expit(logit_b + theta), _expit(logit_b - theta)
+    from scipy import stats  # deferred: importing scipy.stats costs ~0.3 s
+
+    px = stats.binom.pmf(np.arange(nx + 1), nx, bx) if nx else np.ones(1)
+    py = stats.binom.pmf(np.arange(ny + 1), ny, by) if ny else np.ones(1)
+    pw, err = _convolve(px, py[::-1], use_fft)
+    j = min(max(thr + ny, 0), pw.size)  # pw[:j] is the side W < thr
+    w = np.arange(-ny, nx + 1)
+    if side_upper:
+        ww, pp = w[j:], pw[j:]
+    else:
+        ww, pp = w[:j][::-1], pw[:j][::-1]  # outward from the threshold
+    decay = np.exp(-theta * (ww - w0).astype(np.float64))
+    terms = np.where(ww % 2 == 0, pp, -pp) * decay
+    part = float(terms.sum())
+    abs_sum = float(np.abs(terms).sum())
+    err_bound = 4.0 * 2.0**-53 * ww.size * abs_sum + err * float(decay.sum())
+    log_z = (
+        nx * (math.log1p(-b) + _log1pexp(logit_b + theta))
+        + ny * (math.log1p(-b) + _log1pexp(logit_b - theta))
+        - theta * w0
+    )
+    sign = math.copysign(1.0, part)
+    log_part = log_z + math.log(abs(part)) if part != 0.0 else -math.inf
+    log_err = log_z + math.log(err_bound) if err_bound > 0.0 else -math.inf
+    return sign, log_part, log_err
+
+
 def _signed_side(
     nx: int, ny: int, thr: int, upper: bool, c: float, cache: dict[int, NDArray[np.float64]]
 ) -> tuple[float, float, bool]:
     r"""Q = (1+2c)^(nx+ny) E[(-1)^W 1{W >= thr}] (upper) or 1{W < thr} (lower), W = X - Y.
 
     Returns (Q, ln|Q|, accurate); Q may be +-inf when it exceeds the float range, ln|Q| stays
-    finite (or -inf for Q = 0). ``accurate`` is False only on the FFT path when its absolute
-    error bound, scaled by (1+2c)^(nx+ny), is not small against |Q|.
+    finite (or -inf for Q = 0). ``accurate`` is False when the absolute error bound of Q is not
+    small (1e-9) against max(1, |Q|); Q is then unusable.
+
+    Paths. The side of the threshold with the smaller probability mass is summed (the other
+    follows from the exact total). Where the direct convolution is the cheaper one and that
+    side's mass is representable (>= 1e-200), the plain binomial pmfs are convolved (relative
+    accuracy, and mirror-image tie patterns cancel bit for bit). Otherwise -- a side deep in the
+    tail, whose untilted pmf would underflow to 0 while (1+2c)^(nx+ny) overflows, or an FFT
+    that is cheaper -- the sum is taken under exponential tilting (:func:`_side_sum_tilted`),
+    in log-magnitude form, so neither underflow nor overflow can turn a huge Q into 0.
     """
     b = c / (1.0 + 2.0 * c)
-    px, py = _binom_pmf(nx, b, cache), _binom_pmf(ny, b, cache)
     m = nx + ny
     log_s = m * math.log1p(2.0 * c)
-    err = 0.0
-    if nx == 0:
-        pw = py[::-1].copy()
-    elif ny == 0:
-        pw = px
-    elif nx * ny <= _DIRECT_CONVOLUTION_MAX:
-        pw = np.convolve(px, py[::-1])  # sums of non-negative terms: relative accuracy
-    else:
-        from scipy import signal  # deferred: importing scipy.signal costs ~0.5 s
+    if thr <= -ny or thr > nx:  # one side is empty: Q is 0 or 1 exactly
+        q = 1.0 if (thr <= -ny) == upper else 0.0
+        return q, (0.0 if q else -math.inf), True
+    t_direct, t_fft = _convolution_seconds(nx, ny)
+    use_fft = t_fft < t_direct or (nx + 1) * (ny + 1) > _DIRECT_CONVOLUTION_MAX
+    if not use_fft:
+        px, py = _binom_pmf(nx, b, cache), _binom_pmf(ny, b, cache)
+        pw = np.convolve(px, py[::-1]) if nx and ny else (py[::-1] if nx == 0 else px)
+        w = np.arange(-ny, nx + 1)
+        j = thr + ny  # pw[:j] is the side W < thr
+        mass_lower, mass_upper = pw[:j].sum(), pw[j:].sum()
+        if min(mass_lower, mass_upper) >= _TINY_MASS:
+            direct = (mass_upper <= mass_lower) if upper else (mass_lower < mass_upper)
+            # Both sides are summed outward from the threshold, so that mirror-image tie patterns
+            # (H1 and G0 of a symmetric block) give bit-identical values that cancel exactly.
+            signed = np.where(w % 2 == 0, pw, -pw)
+            side = signed[j:] if upper == direct else signed[:j][::-1]
+            part = float(side.sum())
+            sign = math.copysign(1.0, part)
+            log_part = math.log(abs(part)) if part != 0.0 else -math.inf
+            return _finish_side(sign, log_s + log_part, -math.inf, direct)
+    mean = b * (nx - ny)
+    side_upper = thr - 0.5 >= mean  # the side away from the bulk of W: terms decay outward
+    sign, log_part, log_err = _side_sum_tilted(nx, ny, thr, side_upper, b, use_fft)
+    direct = side_upper == upper
+    q, lq, accurate = _finish_side(sign, log_s + log_part, log_s + log_err, direct)
+    if not accurate and use_fft and (nx + 1) * (ny + 1) <= _DIRECT_CONVOLUTION_MAX:
+        sign, log_part, log_err = _side_sum_tilted(nx, ny, thr, side_upper, b, False)
+        q, lq, accurate = _finish_side(sign, log_s + log_part, log_s + log_err, direct)
+    return q, lq, accurate
 
-        pw = np.clip(signal.fftconvolve(px, py[::-1]), 0.0, None)
-        # absolute error per entry of an FFT convolution: a few u log2(N) ||px|| ||py||
-        err = 8.0 * 2.0**-53 * math.log2(pw.size) * math.sqrt(float(px @ px) * float(py @ py))
-    w = np.arange(-ny, nx + 1)
-    signed = np.where(w % 2 == 0, pw, -pw)
-    j = min(max(thr + ny, 0), pw.size)  # pw[:j] is the side W < thr
-    mass_lower, mass_upper = pw[:j].sum(), pw[j:].sum()
-    direct = (mass_upper <= mass_lower) if upper else (mass_lower < mass_upper)
-    # Both sides are summed outward from the threshold, so that mirror-image tie patterns (H1 and
-    # G0 of a symmetric block) give bit-identical values that cancel exactly.
-    side = signed[j:] if upper == direct else signed[:j][::-1]
-    part = float(side.sum())
-    err_part = err * side.size
-    if log_s < _LOG_SAFE:
-        scale = (1.0 + 2.0 * c) ** m
-        scaled = scale * part
+
+def _finish_side(sign: float, log_scaled: float, log_err: float, direct: bool) -> tuple[float, float, bool]:
+    """Q from the scaled side sum sign * e^log_scaled: itself (direct) or 1 minus it."""
+    if log_scaled < _LOG_SAFE:
+        scaled = sign * math.exp(log_scaled) if log_scaled > -math.inf else 0.0
         q = scaled if direct else 1.0 - scaled
         lq = math.log(abs(q)) if q != 0.0 else -math.inf
-        return q, lq, scale * err_part <= 1e-9 * max(1.0, abs(q))
-    if part == 0.0:
-        q = 0.0 if direct else 1.0
-        return q, (0.0 if q else -math.inf), err_part == 0.0
-    lq = log_s + math.log(abs(part))
-    accurate = err_part <= 1e-9 * abs(part)
-    if lq < _LOG_SAFE:
-        scaled = math.copysign(math.exp(lq), part)
-        q = scaled if direct else 1.0 - scaled
-        return q, (math.log(abs(q)) if q != 0.0 else -math.inf), accurate
-    sign = math.copysign(1.0, part) * (1.0 if direct else -1.0)
-    return sign * math.inf, lq, accurate  # |Q| > e^700: the 1 of the complement is negligible
+    else:  # |Q| > e^700: the 1 of the complement is negligible
+        q = sign * (1.0 if direct else -1.0) * math.inf
+        lq = log_scaled
+    accurate = log_err <= math.log(1e-9) + max(0.0, lq)
+    return q, lq, accurate
 
 
 def _unique_rows(sig: NDArray[np.int64], n: int) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
