@@ -174,6 +174,9 @@ def main() -> None:
                 float("nan"),
             )
 
+    # -- scaling with n and ties (median, eps = 0.5) --------------------------------------------------
+    scaling_rows = scaling_table(rng)
+
     # -- table -----------------------------------------------------------------------------------------
     print(f"epsilon = {eps}, seed = {args.seed}")
     head = f"{'task':<44} {'size':<15} {'ldpgraph':>10} {'reference':<28} {'ref':>10} {'ratio':>8}  note"
@@ -183,6 +186,57 @@ def main() -> None:
         ratio = t / t_ref if t_ref == t_ref and t_ref > 0 else float("nan")
         ref_s = f"{t_ref * 1e3:8.2f}ms" if t_ref == t_ref else f"{'-':>10}"
         print(f"{task:<44} {size:<15} {t * 1e3:8.2f}ms {ref:<28} {ref_s} {ratio:8.2f}  {note}")
+    print()
+    print("median with heavy ties, eps = 0.5: time vs n, fitted exponent of t ~ n^a (target a <= 1.2)")
+    for line in scaling_rows:
+        print(line)
+    print()
+    print(crossover_line())
+
+
+def _fit_exponent(ns: list[int], ts: list[float]) -> float:
+    return float(np.polyfit(np.log(ns), np.log(ts), 1)[0])
+
+
+def scaling_table(rng: np.random.Generator) -> list[str]:
+    """Median of heavily tied noisy reports (geometric, Zipf, all-equal) for n = 1e3 .. 2e6."""
+    mech = DiscreteLaplace(epsilon=0.5)
+    patterns = {
+        "geometric(1/50)": lambda n: rng.geometric(1 / 50, n),
+        "zipf(2)": lambda n: np.minimum(rng.zipf(2.0, n), 10_000),
+        "all-equal": lambda n: np.full(n, 50),
+    }
+    ns = [1_000, 10_000, 100_000, 1_000_000, 2_000_000]
+    out = []
+    for name, draw in patterns.items():
+        ts, ts_ref, ties = [], [], []
+        for n in ns:
+            y = mech.randomize(draw(n).astype(np.int64), rng=rng)
+            ts.append(best_time(lambda y=y: median(y, 0.5), repeat=2))
+            ts_ref.append(best_time(lambda y=y: np.median(y), repeat=2))
+            ties.append(int(np.count_nonzero(y == np.median(y).astype(np.int64))))
+        a = _fit_exponent(ns, ts)
+        cells = "  ".join(f"n={n:.0e}: {t * 1e3:7.1f}ms ({t / r:5.1f}x np.median, {k} ties)"
+                          for n, t, r, k in zip(ns, ts, ts_ref, ties, strict=True))
+        verdict = "met" if a <= 1.2 else "missed"
+        out.append(f"  {name:<16} a = {a:4.2f} ({verdict})  {cells}")
+    return out
+
+
+def crossover_line() -> str:
+    """Re-measure the direct/FFT crossover the cost model in order_statistics assumes."""
+    from scipy import signal
+
+    from ldpgraph.estimators import order_statistics as om
+
+    parts = []
+    for m in (300, 1000, 3000):
+        a, b = np.random.default_rng(m).random((2, m + 1))
+        td = best_time(lambda a=a, b=b: np.convolve(a, b), repeat=5)
+        tf = best_time(lambda a=a, b=b: signal.fftconvolve(a, b), repeat=5)
+        md, mf = om._convolution_seconds(m, m)
+        parts.append(f"m={m}: direct {td * 1e3:.3f}ms (model {md * 1e3:.3f}), fft {tf * 1e3:.3f}ms (model {mf * 1e3:.3f})")
+    return "convolution cost model vs measured: " + "; ".join(parts)
 
 
 if __name__ == "__main__":

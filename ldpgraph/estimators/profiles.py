@@ -157,6 +157,11 @@ def profile_variance(
 
     .. math:: \widehat V_k = 2c(1+2c) N_k + c(1+c)(N_{k-1} + N_{k+1}) \ge 0.
 
+    It is 0 when no report lies within 1 of k -- then phi_k^ = 0 too, whatever the truth: an
+    *estimate* of the variance, not a claim that phi_k^ is exact (the exact variance,
+    :func:`profile_exact_variance`, is positive). No unbiased estimate can do otherwise: the
+    operator applied to the variance function vanishes there.
+
     Examples
     --------
     >>> profile_variance([5], epsilon=1.0, max_count=6, min_count=4)
