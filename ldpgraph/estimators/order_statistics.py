@@ -220,12 +220,11 @@ def _convolve(px: NDArray[np.float64], py_rev: NDArray[np.float64], use_fft: boo
     return pw, err
 
 
-def _tilt(nx: int, ny: int, b: float, target: float) -> float:
+def _tilt(nx: int, ny: int, logit_b: float, target: float) -> float:
     r"""theta with E[X' - Y'] = target for X' ~ Bin(nx, expit(L + theta)), Y' ~ Bin(ny, expit(L - theta)).
 
     L = logit(b). The tilted mean is increasing in theta with range (-ny, nx); target is inside.
     """
-    logit_b = math.log(b) - math.log1p(-b)
     bound = math.log(4.0 * (nx + ny) + 4.0) + abs(logit_b) + 1.0
     lo, hi = -bound, bound
     for _ in range(200):  # bisection to full precision: monotone, no scipy needed
@@ -264,8 +263,8 @@ def _side_sum_tilted(
     """
     w0 = thr if side_upper else thr - 1
     target = min(max(float(w0), -ny + 0.25), nx - 0.25)
-    theta = _tilt(nx, ny, b, target)
     logit_b = math.log(b) - math.log1p(-b)
+    theta = _tilt(nx, ny, logit_b, target)
     bx, by = _expit(logit_b + theta), _expit(logit_b - theta)
     from scipy import stats  # deferred: importing scipy.stats costs ~0.3 s
 
@@ -312,11 +311,9 @@ def _signed_side(
     in log-magnitude form, so neither underflow nor overflow can turn a huge Q into 0.
     """
     b = c / (1.0 + 2.0 * c)
-    m = nx + ny
-    log_s = m * math.log1p(2.0 * c)
     if b == 0.0:  # no noise in float64 (c = 0): W = 0 surely
-        nx = ny = m = 0
-        log_s = 0.0
+        nx = ny = 0
+    log_s = (nx + ny) * math.log1p(2.0 * c)
     if thr <= -ny or thr > nx:  # one side is empty: Q is 0 or 1 exactly
         q = 1.0 if (thr <= -ny) == upper else 0.0
         return q, (0.0 if q else -math.inf), True
@@ -324,7 +321,7 @@ def _signed_side(
     use_fft = t_fft < t_direct or (nx + 1) * (ny + 1) > _DIRECT_CONVOLUTION_MAX
     if not use_fft:
         px, py = _binom_pmf(nx, b, cache), _binom_pmf(ny, b, cache)
-        pw = np.convolve(px, py[::-1]) if nx and ny else (py[::-1] if nx == 0 else px)
+        pw, _ = _convolve(px, py[::-1], use_fft=False)
         w = np.arange(-ny, nx + 1)
         j = thr + ny  # pw[:j] is the side W < thr
         mass_lower, mass_upper = pw[:j].sum(), pw[j:].sum()
