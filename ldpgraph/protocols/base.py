@@ -111,6 +111,9 @@ class Protocol:
         """Mean bits a node uploads and downloads, ``(upload, download)``."""
         return float(FLOAT_BITS * len(self.rounds(epsilon, statistic))), 0.0
 
+    def prepare(self, data: Any) -> None:
+        """Precompute what every trial on ``data`` reuses (called before timed trials); optional."""
+
     # ----------------------------------------------------------------- provided
 
     def budget(self, epsilon: float, statistic: str | None = None) -> dict[str, float]:

@@ -247,6 +247,9 @@ class TwoRoundTriangles(TriangleProtocol):
         self.unbiased = not private_bound
         self._cache: list[tuple[Any, Any]] = []
 
+    def prepare(self, data):
+        self._wedges(require_graph(data, self.name))
+
     def _wedges(self, g):
         for graph, w in self._cache:
             if graph is g:

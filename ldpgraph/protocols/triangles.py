@@ -749,8 +749,9 @@ def two_round_moments(
         lv = lengths[aff].astype(np.float64)
         dd = float(bound)
         pi2 = dd * (dd - 1) / (lv * (lv - 1))
-        pi3 = pi2 * (dd - 2) / (lv - 2)
-        pi4 = pi3 * (dd - 3) / (lv - 3)
+        # (D)_r/(L)_r; where L < r (or D < r) no r distinct neighbours exist: 0
+        pi3 = np.divide(pi2 * max(dd - 2, 0.0), lv - 2, out=np.zeros_like(lv), where=lv > 2)
+        pi4 = np.divide(pi3 * max(dd - 3, 0.0), lv - 3, out=np.zeros_like(lv), where=lv > 3)
         pi = np.ones(n)
         pi[aff] = pi2
         mean = float(np.dot(pi, t_v))
