@@ -1,6 +1,8 @@
-"""Edge-LDP degree protocol: the node-side randomizer, report ingestion, the curator's estimates."""
+"""Edge-LDP protocols: the degree randomizer, report ingestion, the curator's estimates; the protocol
+layer (:mod:`.base`), randomized response and the triangle / transitivity protocols."""
 
-from . import curator
+from . import curator, randomized_response, transitivity, triangles
+from .base import Protocol, Round, require_graph
 from .curator import (
     Estimate,
     degree_entropy,
@@ -19,6 +21,8 @@ from .randomizer import DegreeRandomizer, NodeReports, ReleasedValues, as_degree
 
 __all__ = [
     "DegreeRandomizer",
+    "Protocol",
+    "Round",
     "Estimate",
     "NodeReports",
     "ReleasedValues",
@@ -36,4 +40,8 @@ __all__ = [
     "projected_kstar_counts",
     "randomized_response_graph",
     "reports_from_records",
+    "require_graph",
+    "randomized_response",
+    "transitivity",
+    "triangles",
 ]
