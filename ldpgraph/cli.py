@@ -197,10 +197,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K",
                    help="star sizes for kstars, powers for degree_moment (default: 2 3)")
     p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
-                   help="k-star methods, or 'all' (default: unbiased-dlap naive-dlap unbiased-laplace "
-                   "naive-laplace local-lap-kstars)")
+                   help="methods, or 'all' (default: unbiased-dlap naive-dlap unbiased-laplace "
+                   "naive-laplace local-lap-kstars, plus every triangle protocol when --stat names "
+                   "triangles or transitivity); each statistic uses the listed methods that estimate it")
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
-                   help="statistics, or 'all' (default: kstars); NAME:P pins a parameter")
+                   help="statistics, or 'all' (the degree statistics; default: kstars); also triangles, "
+                   "transitivity (need an edge list); NAME:P pins a parameter")
     p.add_argument("--trials", type=_int("trials", minimum=1), default=100,
                    help="trials per cell (default 100)")
     p.add_argument("--jobs", "-j", type=_int("jobs", nonzero=True), default=-1,
@@ -267,14 +269,20 @@ def _default_graph(quiet: bool = False) -> str:
     return FALLBACK_GRAPH
 
 
-def _methods_arg(values: list[str] | None, default: Sequence[str] | None) -> list[str] | None:
+def _methods_arg(
+    values: list[str] | None, default: Sequence[str] | None, graph_stats: Sequence[str] = ()
+) -> list[str] | None:
+    """Method names; the triangle protocols join the defaults and 'all' for adjacency statistics."""
     from .baselines.methods import method_names
+    from .registry import method_names as all_method_names
 
+    extra = [m for st in graph_stats for m in all_method_names(st) if m not in method_names()]
+    extra = list(dict.fromkeys(extra))
     if values is None:
-        return None if default is None else list(default)
+        return None if default is None else [*default, *extra]
     if "all" in values:
-        return method_names()
-    known = method_names()
+        return [*method_names(), *extra]
+    known = [*method_names(), *(m for m in all_method_names() if m not in method_names())]
     for v in values:
         if v not in known:
             choices = ", ".join(known)
@@ -284,12 +292,13 @@ def _methods_arg(values: list[str] | None, default: Sequence[str] | None) -> lis
 
 def _stats_arg(values: list[str] | None) -> list[str]:
     from .experiments import statistic_names
+    from .experiments.statistics import GRAPH_STATISTICS
 
     if values is None:
         return ["kstars"]
     if "all" in values:
         return statistic_names()
-    known = statistic_names()
+    known = [*statistic_names(), *GRAPH_STATISTICS]
     for v in values:
         if v.partition(":")[0] not in known:
             choices = ", ".join(known)
@@ -379,8 +388,11 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
 
     epsilons = _flatten(args.epsilons) or list(STUDY_EPSILONS)
     ks = _flatten(args.k) or [2, 3]
-    methods = _methods_arg(_flatten(args.methods), DEFAULT_METHODS)
+    from .experiments.statistics import GRAPH_STATISTICS
+
     stats = _stats_arg(_flatten(args.stat))
+    graph_stats = [st for st in GRAPH_STATISTICS if st in stats]
+    methods = _methods_arg(_flatten(args.methods), DEFAULT_METHODS, graph_stats)
     out = _prepare_out(args.out)
     graphs = list(dict.fromkeys(args.graphs)) or [_default_graph(args.quiet)]
     result = run_experiment(

@@ -148,7 +148,7 @@ def test_experiment_in_process(capsys, tmp_path):
         (["estimate", "--epsilon", "0"], 2, "invalid epsilon '0'"),
         (["estimate", "ba:n=50,m=2"], 2, "--epsilon"),
         (["experiment", "ba:n=50,m=2", "--methods", "magic"], 2, "unknown method 'magic'"),
-        (["experiment", "ba:n=50,m=2", "--stat", "triangles"], 2, "unknown statistic 'triangles'"),
+        (["experiment", "ba:n=50,m=2", "--stat", "squares"], 2, "unknown statistic 'squares'"),
         (["experiment", "ba:n=50,m=2", "--k", "0"], 2, "invalid k '0'"),
         (["experiment", "ba:n=50,m=2", "--jobs", "0"], 2, "jobs"),
         (["estimate", "ba:n=50,m=2", "--epsilon", "1", "--stat", "nope"], 2, "unknown statistic 'nope'"),

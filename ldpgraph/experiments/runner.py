@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 from .._validation import check_epsilon, check_nonnegative_int
 from .records import CellRecords, Records, write_records_csv
 from .seeding import block_rng, cell_key, root_entropy
-from .statistics import NAIVE_METHOD, UNBIASED_METHOD, get_statistic, statistic_names
+from .statistics import GRAPH_STATISTICS, NAIVE_METHOD, UNBIASED_METHOD, get_statistic, statistic_names
 from .summary import SummaryRow, format_summary, summarize, write_summary_csv
 
 __all__ = [
@@ -75,6 +75,8 @@ class GraphInput:
     label: str
     degrees: NDArray[np.int64]
     n_edges: int
+    #: the graph itself (an ldpgraph Graph) where the input had one: for adjacency protocols
+    graph: Any = None
 
     @property
     def n_nodes(self) -> int:
@@ -92,7 +94,9 @@ def _as_graph_input(label: str, obj: Any, graph_seed: int) -> GraphInput:
     n_edges = getattr(obj, "n_edges", None)
     n_edges = int(n_edges) if n_edges is not None else int(d.sum()) // 2
     d.setflags(write=False)
-    return GraphInput(label, d, n_edges)
+    from ..graph.core import Graph
+
+    return GraphInput(label, d, n_edges, obj if isinstance(obj, Graph) else None)
 
 
 def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput]:
@@ -152,9 +156,12 @@ def parse_statistics(statistics: Sequence[str] | str, ks: Sequence[int]) -> list
             raise TypeError(f"statistics entries must be str, got {type(item).__name__} {item!r}")
         name, sep, param = item.strip().partition(":")
         name = name.strip()
-        if name not in statistic_names():
-            raise ValueError(f"unknown statistic {name!r}; choose from {', '.join(statistic_names())}")
-        takes_param = name == "kstars" or get_statistic(name).parameter is not None
+        if name not in statistic_names() and name not in GRAPH_STATISTICS:
+            choices = ", ".join([*statistic_names(), *GRAPH_STATISTICS])
+            raise ValueError(f"unknown statistic {name!r}; choose from {choices}")
+        takes_param = name == "kstars" or (
+            name not in GRAPH_STATISTICS and get_statistic(name).parameter is not None
+        )
         if sep:
             if not takes_param:
                 raise ValueError(f"statistic {name!r} takes no parameter, got {item!r}")
@@ -185,9 +192,10 @@ def _resolve_methods(methods: Sequence[Any] | None) -> list[Any]:
     out = []
     for m in methods:
         if isinstance(m, str):
-            from ..baselines.methods import get_method
+            from ..baselines.methods import METHODS, get_method
 
-            m = get_method(m.strip())
+            # k-star methods keep their own objects; the other protocols come from the registry
+            m = get_method(m.strip()) if m.strip() in METHODS else _registry_method(m.strip())
         elif not (hasattr(m, "name") and hasattr(m, "estimate_trials")):
             raise TypeError(f"methods entries must be method names or KStarMethod objects, got {m!r}")
         out.append(m)
@@ -198,6 +206,14 @@ def _resolve_methods(methods: Sequence[Any] | None) -> list[Any]:
     if not out:
         raise ValueError("methods must name at least one method")
     return out
+
+
+def _registry_method(name: str) -> Any:
+    from ..registry import get_method, method_names
+
+    if name not in method_names():
+        raise ValueError(f"unknown method {name!r}; choose from {', '.join(method_names())}")
+    return get_method(name)
 
 
 def _check_epsilons(epsilons: Sequence[float] | float) -> list[float]:
@@ -227,11 +243,15 @@ class _Unit:
     methods: tuple[str, ...]  # record labels
     key: int
     kstar_method: Any = None  # the KStarMethod object, for k-star units
+    protocol: Any = None  # a Protocol of the layer, for adjacency statistics (per-trial units)
+    data: Any = None  # what the protocol needs: the Graph
 
 
 def _run_block(unit: _Unit, degrees: NDArray[np.int64], seed: int, block: int, n: int, task: int):
     """Simulate ``n`` trials of one block; return ``(task, estimates of shape (n_methods, n))``."""
     gen = block_rng(seed, unit.key, block)
+    if unit.protocol is not None:
+        return task, _run_protocol_block(unit, gen, n)
     if unit.kstar_method is not None:
         est = unit.kstar_method.estimate_trials(degrees, unit.k, unit.epsilon, n, rng=gen)
         return task, np.asarray(est, dtype=np.float64).reshape(1, n)
@@ -251,17 +271,55 @@ def _run_block(unit: _Unit, degrees: NDArray[np.int64], seed: int, block: int, n
     return task, out
 
 
+def _run_protocol_block(unit: _Unit, gen: np.random.Generator, n: int) -> NDArray[np.float64]:
+    """Per-trial simulation of a protocol; row 0 the estimates, row 1 the seconds per trial."""
+    out = np.empty((2, n), dtype=np.float64)
+    unit.protocol.prepare(unit.data)  # per-graph precomputation, outside the timed trials
+    for t in range(n):
+        t0 = time.perf_counter()
+        est = unit.protocol.estimate_trials(unit.data, unit.statistic, unit.k, unit.epsilon, 1, rng=gen)
+        out[0, t] = est[0]
+        out[1, t] = time.perf_counter() - t0
+    return out
+
+
+def _graph_units(g: GraphInput, stat: str, k: int | None, eps: float, methods: list[Any]) -> list[_Unit]:
+    """Units of an adjacency statistic: one per method that estimates it (others skip it)."""
+    from ..protocols.base import Protocol, require_graph
+
+    protos = [m for m in methods if isinstance(m, Protocol) and m.supports(stat)]
+    if not protos:
+        from ..registry import method_names
+
+        raise ValueError(
+            f"statistic {stat!r} is estimated by {', '.join(method_names(stat))}; none is among the "
+            f"methods {[m.name for m in methods]}"
+        )
+    graph = require_graph(g.graph if g.graph is not None else g.degrees, protos[0].name)
+    return [
+        _Unit(g.label, stat, k, eps, (m.name,), cell_key(stat, g.label, k, eps, m.name),
+              protocol=m, data=graph)
+        for m in protos
+    ]
+
+
 def _build_units(
     graphs: list[GraphInput], stats: list[tuple[str, int | None]], epsilons: list[float], methods: list[Any]
 ) -> list[_Unit]:
+    from ..protocols.base import Protocol
+
     names = [m.name for m in methods]
     degree_methods = tuple(m for m in (UNBIASED_METHOD, NAIVE_METHOD) if m in names)
     units = []
     for g in graphs:
         for stat, k in stats:
             for eps in epsilons:
-                if stat == "kstars":
+                if stat in GRAPH_STATISTICS:
+                    units.extend(_graph_units(g, stat, k, eps, methods))
+                elif stat == "kstars":
                     for m in methods:
+                        if isinstance(m, Protocol) and not m.supports("kstars"):
+                            continue
                         key = cell_key("kstars", g.label, k, eps, m.name)
                         units.append(_Unit(g.label, stat, k, eps, (m.name,), key, m))
                 else:
@@ -276,6 +334,12 @@ def _build_units(
 
 
 def _truth(g: GraphInput, stat: str, k: int | None) -> float:
+    if stat in GRAPH_STATISTICS:
+        from ..graph.statistics import transitivity, triangle_count
+        from ..protocols.base import require_graph
+
+        graph = require_graph(g.graph if g.graph is not None else g.degrees, stat)
+        return float(triangle_count(graph)) if stat == "triangles" else float(transitivity(graph))
     if stat == "kstars":
         from ..baselines.methods import exact_kstars
 
@@ -284,6 +348,8 @@ def _truth(g: GraphInput, stat: str, k: int | None) -> float:
 
 
 def _analytic(unit: _Unit, g: GraphInput) -> dict[str, float | None]:
+    if unit.protocol is not None:
+        return {unit.methods[0]: unit.protocol.analytic_rmse(unit.data, unit.statistic, unit.k, unit.epsilon)}
     if unit.kstar_method is not None:
         fn = getattr(unit.kstar_method, "analytic_rmse", None)
         return {unit.methods[0]: None if fn is None else fn(g.degrees, unit.k, unit.epsilon)}
@@ -291,6 +357,17 @@ def _analytic(unit: _Unit, g: GraphInput) -> dict[str, float | None]:
     sd = stat.analytic_sd(g.degrees, unit.k, unit.epsilon)
     return {
         m: sd if (m == UNBIASED_METHOD or stat.naive_is_unbiased) else None for m in unit.methods
+    }
+
+
+def _cell_costs(unit: _Unit, seconds: NDArray[np.float64]) -> dict[str, Any]:
+    """Communication (mean bits per node) and wall time per trial of a protocol cell."""
+    up, down = unit.protocol.communication(unit.data, unit.epsilon, unit.statistic)
+    return {
+        "graph": unit.graph, "method": unit.methods[0], "statistic": unit.statistic, "k": unit.k,
+        "epsilon": unit.epsilon, "upload_bits_per_node": float(up),
+        "download_bits_per_node": float(down), "seconds_per_trial": float(np.mean(seconds)),
+        "budget": unit.protocol.budget(unit.epsilon, unit.statistic),
     }
 
 
@@ -387,7 +464,9 @@ class ExperimentResult:
         Returns
         -------
         dict
-            ``{"records": path, "summary": path, "table": path, "config": path, "plots": [paths]}``.
+            ``{"records": path, "summary": path, "table": path, "config": path, "plots": [paths]}``,
+            and ``"costs"`` (``costs.csv``: bits per node and seconds per trial of the per-trial
+            protocols) when the grid has adjacency statistics.
         """
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -398,6 +477,8 @@ class ExperimentResult:
         table = out / "summary.txt"
         table.write_text(self.table() + "\n", encoding="utf-8")
         paths["table"] = table
+        if self.config.get("cell_costs"):
+            paths["costs"] = _write_costs_csv(self.config["cell_costs"], out / "costs.csv")
         cfg = out / "experiment.json"
         cfg.write_text(json.dumps(self.config, indent=2, default=str) + "\n", encoding="utf-8")
         paths["config"] = cfg
@@ -408,6 +489,20 @@ class ExperimentResult:
         else:
             paths["plots"] = []
         return paths
+
+
+def _write_costs_csv(costs: list[dict[str, Any]], path: Path) -> Path:
+    """Per-cell communication and time of the per-trial protocols (one row per cell)."""
+    import csv
+
+    cols = ["graph", "method", "statistic", "k", "epsilon", "upload_bits_per_node",
+            "download_bits_per_node", "seconds_per_trial", "budget"]
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(cols)
+        for c in costs:
+            w.writerow(["" if c[x] is None else (json.dumps(c[x]) if x == "budget" else c[x]) for x in cols])
+    return path
 
 
 # ------------------------------------------------------------------------------------ runner
@@ -536,6 +631,7 @@ def run_experiment(
     for (u, b, start, _n), est in zip(tasks, results, strict=True):
         per_unit[u].append((start, b, est))
     cells = []
+    costs: list[dict[str, Any]] = []
     analytic: dict[tuple, float | None] = {}
     for u_index, unit in enumerate(units):
         blocks = sorted(per_unit[u_index])
@@ -546,6 +642,8 @@ def run_experiment(
         for i, method in enumerate(unit.methods):
             cell = CellRecords(unit.graph, method, unit.statistic, unit.k, unit.epsilon, truth,
                                np.ascontiguousarray(est_all[i]), entropy, spawn)
+            if unit.protocol is not None:
+                costs.append(_cell_costs(unit, est_all[1]))
             cells.append(cell)
             rmse_a = a.get(method)
             analytic[cell.key] = None if rmse_a is None or not math.isfinite(rmse_a) else float(rmse_a)
@@ -570,6 +668,7 @@ def run_experiment(
         "n_jobs": n_jobs,
         "backend": _backend_name(backend, scheduler, n_jobs),
         "scheduler": scheduler,
+        "cell_costs": costs,
         "simulation_seconds": round(t_sim, 3),
         "total_seconds": round(time.perf_counter() - t0, 3),
         "versions": {

@@ -37,7 +37,12 @@ __all__ = [
     "NAIVE_METHOD",
     "statistic_names",
     "get_statistic",
+    "GRAPH_STATISTICS",
 ]
+
+#: statistics of the graph's adjacency, estimated by the protocols of
+#: :mod:`ldpgraph.protocols.triangle_methods` (per trial, from the graph itself)
+GRAPH_STATISTICS: tuple[str, ...] = ("triangles", "transitivity")
 
 #: method names under which the non-k-star statistics are recorded
 UNBIASED_METHOD = "unbiased-dlap"

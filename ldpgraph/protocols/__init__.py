@@ -1,6 +1,8 @@
-"""Edge-LDP degree protocol: the node-side randomizer, report ingestion, the curator's estimates."""
+"""Edge-LDP protocols: the degree randomizer, report ingestion, the curator's estimates; the protocol
+layer (:mod:`.base`), randomized response and the triangle / transitivity protocols."""
 
-from . import curator
+from . import curator, randomized_response, transitivity, triangles
+from .base import Protocol, Round, require_graph
 from .curator import (
     Estimate,
     degree_entropy,
@@ -14,10 +16,13 @@ from .curator import (
     max_degree,
 )
 from .ingest import reports_from_records
+from .randomized_response import randomized_response_graph
 from .randomizer import DegreeRandomizer, NodeReports, ReleasedValues, as_degrees, projected_kstar_counts
 
 __all__ = [
     "DegreeRandomizer",
+    "Protocol",
+    "Round",
     "Estimate",
     "NodeReports",
     "ReleasedValues",
@@ -33,5 +38,10 @@ __all__ = [
     "kstars_from_counts",
     "max_degree",
     "projected_kstar_counts",
+    "randomized_response_graph",
     "reports_from_records",
+    "require_graph",
+    "randomized_response",
+    "transitivity",
+    "triangles",
 ]

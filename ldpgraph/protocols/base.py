@@ -1,0 +1,160 @@
+r"""The protocol layer: every compared method as a named sequence of rounds with an explicit budget.
+
+A :class:`Protocol` is what one method of the experiments does. In each :class:`Round` every
+node computes its release from its *own* neighbour list (or degree) plus whatever the curator
+broadcast after earlier rounds; after the last round the curator estimates. The budget of a
+node and its split across rounds is explicit: :meth:`Protocol.rounds` lists each round with
+its epsilon, mechanism and sensitivity, and :meth:`Protocol.budget` returns
+``{round name: epsilon}`` (the values sum to the node's total, sequential composition).
+
+Inputs: degree protocols take an array of degrees (or anything with ``degrees``); protocols
+that need adjacency (``needs == "adjacency"``) take an ldpgraph
+:class:`~ldpgraph.graph.Graph` and raise a clear ``TypeError`` when given degrees only
+(:func:`require_graph`). Simulation is vectorized over trials where the protocol allows
+(``vectorized``: degree releases) and per trial where it cannot (a randomized graph).
+
+The registry of all methods (:mod:`ldpgraph.registry`) holds these objects.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import check_epsilon
+from ..graph.core import Graph
+
+__all__ = ["Round", "Protocol", "require_graph", "FLOAT_BITS"]
+
+#: Bits of one released real number (float64) or integer report on the wire.
+FLOAT_BITS = 64
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of a protocol, as seen by a node.
+
+    Attributes
+    ----------
+    name : str
+        ``"degree"``, ``"degree-bound"``, ``"rr"``, ``"local-count"``, ...
+    releases : str
+        What each node releases in this round.
+    mechanism : str
+        ``"dlap"``, ``"laplace"``, ``"randomized-response"``.
+    epsilon : float
+        This round's share of the node's budget.
+    sensitivity : str
+        The sensitivity the noise is calibrated to (a number or a formula).
+    """
+
+    name: str
+    releases: str
+    mechanism: str
+    epsilon: float
+    sensitivity: str
+
+
+class Protocol:
+    """Base class of the protocol layer (see the module docstring).
+
+    Subclasses set the class attributes and implement :meth:`rounds`,
+    :meth:`estimate_trials` and :meth:`truth`; :meth:`analytic_mean` and
+    :meth:`analytic_variance` return None where no closed form exists.
+    """
+
+    #: registry name (the ``method`` column of the records)
+    name: str = ""
+    #: statistics this protocol estimates
+    statistics: tuple[str, ...] = ()
+    #: what a node needs to hold: its degree only, or its neighbour list
+    needs: Literal["degrees", "adjacency"] = "degrees"
+    #: whether trials are simulated together (True) or one at a time (False)
+    vectorized: bool = True
+    #: whether the estimate is unbiased (on the statistics it estimates)
+    unbiased: bool = False
+
+    def __repr__(self) -> str:
+        return f"<protocol {self.name}: {', '.join(self.statistics)}>"
+
+    # ----------------------------------------------------------------- to implement
+
+    def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[Round, ...]:
+        raise NotImplementedError
+
+    def estimate_trials(
+        self,
+        data: Any,
+        statistic: str,
+        param: int | None,
+        epsilon: float,
+        n_trials: int = 1,
+        *,
+        rng: Any = None,
+    ) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+    def truth(self, data: Any, statistic: str, param: int | None) -> float:
+        raise NotImplementedError
+
+    def analytic_mean(self, data: Any, statistic: str, param: int | None, epsilon: float) -> float | None:
+        return None
+
+    def analytic_variance(self, data: Any, statistic: str, param: int | None, epsilon: float) -> float | None:
+        return None
+
+    def communication(self, data: Any, epsilon: float, statistic: str | None = None) -> tuple[float, float]:
+        """Mean bits a node uploads and downloads, ``(upload, download)``."""
+        return float(FLOAT_BITS * len(self.rounds(epsilon, statistic))), 0.0
+
+    def prepare(self, data: Any) -> None:
+        """Precompute what every trial on ``data`` reuses (called before timed trials); optional."""
+
+    # ----------------------------------------------------------------- provided
+
+    def budget(self, epsilon: float, statistic: str | None = None) -> dict[str, float]:
+        """``{round name: epsilon}``; the values sum to ``epsilon``."""
+        return {r.name: r.epsilon for r in self.rounds(check_epsilon(epsilon), statistic)}
+
+    def supports(self, statistic: str) -> bool:
+        return statistic in self.statistics
+
+    def analytic_rmse(self, data: Any, statistic: str, param: int | None, epsilon: float) -> float | None:
+        """``sqrt(bias^2 + variance)`` in closed form, or None."""
+        mean = self.analytic_mean(data, statistic, param, epsilon)
+        var = self.analytic_variance(data, statistic, param, epsilon)
+        if mean is None or var is None:
+            return None
+        bias = mean - self.truth(data, statistic, param)
+        return math.sqrt(bias * bias + var)
+
+    def _check_statistic(self, statistic: str) -> None:
+        if statistic not in self.statistics:
+            raise ValueError(
+                f"method {self.name!r} estimates {', '.join(self.statistics)}, not statistic {statistic!r}"
+            )
+
+
+def require_graph(data: Any, method: str) -> Graph:
+    """``data`` as a Graph, or a ``TypeError`` saying the method needs the adjacency.
+
+    Examples
+    --------
+    >>> require_graph([1, 2, 1], "rr-triangles")
+    Traceback (most recent call last):
+        ...
+    TypeError: method 'rr-triangles' needs the graph's adjacency (an ldpgraph Graph), got list (degrees only)
+    """
+    if isinstance(data, Graph):
+        return data
+    graph = getattr(data, "graph", None)
+    if isinstance(graph, Graph):
+        return graph
+    raise TypeError(
+        f"method {method!r} needs the graph's adjacency (an ldpgraph Graph), got "
+        f"{type(data).__name__} (degrees only)"
+    )

@@ -1,0 +1,257 @@
+r"""One registry of every compared method, across all statistics.
+
+:func:`get_method` returns a :class:`~ldpgraph.protocols.base.Protocol` by name;
+:func:`method_names` lists the names, optionally those estimating one statistic;
+:func:`methods_for` returns those protocols.
+
+- The k-star methods of :mod:`ldpgraph.baselines` are registered under their current names,
+  through :class:`KStarProtocol` (an adapter: the simulation is the method's own, vectorized
+  over trials). ``unbiased-dlap`` and ``naive-dlap`` also estimate the degree statistics of
+  :mod:`ldpgraph.experiments.statistics` from the same reports (:class:`DegreeReportsProtocol`).
+- The triangle protocols (:mod:`ldpgraph.protocols.triangle_methods`) estimate
+  ``triangles`` and ``transitivity``; they need the graph's adjacency.
+
+This module sits above protocols, baselines and the experiment statistics (it imports them
+lazily), so that those keep their one-way dependencies.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._validation import check_epsilon, check_nonnegative_int, check_rng
+from .protocols.base import FLOAT_BITS, Protocol, Round
+
+__all__ = [
+    "KStarProtocol",
+    "DegreeReportsProtocol",
+    "get_method",
+    "method_names",
+    "methods_for",
+    "register",
+    "statistic_names",
+]
+
+_FACTORIES: dict[str, Callable[[], Protocol]] = {}
+
+
+def register(name: str, factory: Callable[[], Protocol]) -> None:
+    """Register ``factory`` (no arguments, returns a Protocol) under ``name``."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty str, got {name!r}")
+    _FACTORIES[name] = factory
+
+
+def _ensure() -> None:
+    if _FACTORIES:
+        return
+    from .baselines.methods import METHODS
+    from .protocols.triangle_methods import TRIANGLE_METHODS
+
+    for name in METHODS:
+        if name in ("unbiased-dlap", "naive-dlap"):
+            register(name, lambda name=name: DegreeReportsProtocol(name))
+        else:
+            register(name, lambda name=name: KStarProtocol(name))
+    for name, factory in TRIANGLE_METHODS.items():
+        register(name, factory)
+
+
+def get_method(name: str) -> Protocol:
+    """The protocol registered under ``name`` (ValueError listing the choices otherwise).
+
+    Examples
+    --------
+    >>> get_method("two-round-triangles-dlap").budget(1.0)
+    {'rr': 0.5, 'local-count': 0.5}
+    >>> get_method("unbiased-dlap").budget(2.0)
+    {'degree': 2.0}
+    """
+    _ensure()
+    if not isinstance(name, str) or name not in _FACTORIES:
+        raise ValueError(f"unknown method {name!r}; choose from {', '.join(_FACTORIES)}")
+    return _FACTORIES[name]()
+
+
+def method_names(statistic: str | None = None) -> list[str]:
+    """Registered names, or those of the methods that estimate ``statistic``.
+
+    Examples
+    --------
+    >>> method_names("triangles")[:2]
+    ['rr-triangles', 'two-round-triangles-laplace']
+    >>> "local-lap-kstars" in method_names("kstars"), "local-lap-kstars" in method_names("edges")
+    (True, False)
+    """
+    _ensure()
+    if statistic is None:
+        return list(_FACTORIES)
+    if statistic not in statistic_names():
+        raise ValueError(f"unknown statistic {statistic!r}; choose from {', '.join(statistic_names())}")
+    return [m.name for m in methods_for(statistic)]
+
+
+def methods_for(statistic: str) -> list[Protocol]:
+    """The protocols that estimate ``statistic``."""
+    _ensure()
+    return [p for p in (f() for f in _FACTORIES.values()) if p.supports(statistic)]
+
+
+def statistic_names() -> list[str]:
+    """Every statistic some registered method estimates.
+
+    >>> statistic_names()[-2:]
+    ['triangles', 'transitivity']
+    """
+    from .experiments.statistics import statistic_names as degree_stats
+
+    return [*degree_stats(), "triangles", "transitivity"]
+
+
+# ------------------------------------------------------------------------------- adapters
+
+_KSTAR_ROUNDS = {
+    "unbiased-dlap": [("degree", "d_v + DLap(e^-eps)", "dlap", 1.0, "1")],
+    "naive-dlap": [("degree", "d_v + DLap(e^-eps)", "dlap", 1.0, "1")],
+    "unbiased-laplace": [("degree", "d_v + Lap(1/eps)", "laplace", 1.0, "1")],
+    "naive-laplace": [("degree", "d_v + Lap(1/eps)", "laplace", 1.0, "1")],
+    "local-lap-kstars": [
+        ("kstar-count", "C(min(d_v, d_max), k) + Lap(C(d_max, k-1)/eps)", "laplace", 1.0, "C(d_max, k-1)")
+    ],
+    "local-dlap-kstars": [("kstar-count", "C(min(d_v, d_max), k) + DLap", "dlap", 1.0, "C(d_max, k-1)")],
+    "local-lap-kstars-private": [
+        ("degree-bound", "d_v + Lap(10/eps)", "laplace", 0.1, "1"),
+        ("kstar-count", "C(min(d_v, D), k) + Lap(C(D, k-1)/(0.9 eps))", "laplace", 0.9, "C(D, k-1)"),
+    ],
+}
+
+
+def _degrees_of(data: Any) -> np.ndarray:
+    from .protocols.randomizer import as_degrees
+
+    return as_degrees(data)
+
+
+class KStarProtocol(Protocol):
+    """A k-star method of :mod:`ldpgraph.baselines` seen as a protocol (adapter, same simulation).
+
+    Examples
+    --------
+    >>> p = KStarProtocol("local-lap-kstars-private")
+    >>> p.budget(1.0)
+    {'degree-bound': 0.1, 'kstar-count': 0.9}
+    >>> p.estimate_trials([1, 2, 1], "kstars", 2, 1.0, 3, rng=0).shape
+    (3,)
+    """
+
+    statistics: tuple[str, ...] = ("kstars",)
+    needs = "degrees"
+    vectorized = True
+
+    def __init__(self, name: str, method: Any = None) -> None:
+        from .baselines.methods import get_method as get_kstar_method
+
+        self.method = get_kstar_method(name) if method is None else method
+        self.name = self.method.name
+        self.unbiased = bool(self.method.unbiased)
+
+    def rounds(self, epsilon, statistic=None):
+        eps = check_epsilon(epsilon)
+        spec = _KSTAR_ROUNDS.get(self.name, [("release", "see the method", self.method.noise, 1.0, "?")])
+        return tuple(Round(n, what, mech, share * eps, sens) for n, what, mech, share, sens in spec)
+
+    def estimate_trials(self, data, statistic, param, epsilon, n_trials=1, *, rng=None):
+        self._check_statistic(statistic)
+        return self.method.estimate_trials(_degrees_of(data), param, epsilon, n_trials, rng=rng)
+
+    def truth(self, data, statistic, param):
+        from .graph.statistics import kstar_counts
+
+        self._check_statistic(statistic)
+        return float(kstar_counts(_degrees_of(data), param))
+
+    def analytic_mean(self, data, statistic, param, epsilon):
+        return self.method.analytic_mean(_degrees_of(data), param, epsilon)
+
+    def analytic_variance(self, data, statistic, param, epsilon):
+        return self.method.analytic_variance(_degrees_of(data), param, epsilon)
+
+    def analytic_rmse(self, data, statistic, param, epsilon):
+        return self.method.analytic_rmse(_degrees_of(data), param, epsilon)
+
+    def communication(self, data, epsilon, statistic=None):
+        rounds = self.rounds(epsilon, statistic)
+        return float(FLOAT_BITS * len(rounds)), float(FLOAT_BITS if len(rounds) > 1 else 0)
+
+
+class DegreeReportsProtocol(KStarProtocol):
+    """``unbiased-dlap`` / ``naive-dlap``: one DLap degree report, every degree statistic.
+
+    k-stars go through the baseline method; the other statistics are estimated as the
+    experiment runner does (:mod:`ldpgraph.experiments.statistics`): the curator's unbiased
+    estimate, or the plug-in, of the same reports.
+
+    Examples
+    --------
+    >>> p = DegreeReportsProtocol("unbiased-dlap")
+    >>> "edges" in p.statistics and "kstars" in p.statistics
+    True
+    >>> float(p.estimate_trials([1, 2, 1], "edges", None, 50.0, 1, rng=0)[0])
+    2.0
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        from .experiments.statistics import STATISTICS
+
+        self.statistics = ("kstars", *STATISTICS)
+
+    def estimate_trials(self, data, statistic, param, epsilon, n_trials=1, *, rng=None):
+        if statistic == "kstars":
+            return super().estimate_trials(data, statistic, param, epsilon, n_trials, rng=rng)
+        self._check_statistic(statistic)
+        from .experiments.statistics import get_statistic
+        from .protocols.randomizer import DegreeRandomizer
+
+        d = _degrees_of(data)
+        stat = get_statistic(statistic)
+        randomizer = DegreeRandomizer(epsilon=epsilon)
+        gen = check_rng(rng)
+        n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
+        out = np.empty(n_trials)
+        for t in range(n_trials):
+            reports = randomizer.randomize(d, rng=gen)
+            if self.name == "unbiased-dlap":
+                out[t] = float(stat.unbiased(reports, param).value)
+            else:
+                out[t] = stat.naive(reports.degrees.values, param)
+        return out
+
+    def truth(self, data, statistic, param):
+        if statistic == "kstars":
+            return super().truth(data, statistic, param)
+        from .experiments.statistics import get_statistic
+
+        self._check_statistic(statistic)
+        return float(get_statistic(statistic).truth(_degrees_of(data), param))
+
+    def analytic_rmse(self, data, statistic, param, epsilon):
+        if statistic == "kstars":
+            return super().analytic_rmse(data, statistic, param, epsilon)
+        from .experiments.statistics import get_statistic
+
+        stat = get_statistic(statistic)
+        if self.name == "unbiased-dlap" or stat.naive_is_unbiased:
+            sd = stat.analytic_sd(_degrees_of(data), param, epsilon)
+            return None if sd is None or not math.isfinite(sd) else float(sd)
+        return None
+
+    def analytic_mean(self, data, statistic, param, epsilon):
+        return super().analytic_mean(data, statistic, param, epsilon) if statistic == "kstars" else None
+
+    def analytic_variance(self, data, statistic, param, epsilon):
+        return super().analytic_variance(data, statistic, param, epsilon) if statistic == "kstars" else None

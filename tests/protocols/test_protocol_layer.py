@@ -1,0 +1,106 @@
+"""The protocol layer and the registry: names, explicit budgets, adapters unchanged in law."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from ldpgraph.baselines.methods import exact_kstars
+from ldpgraph.baselines.methods import get_method as get_kstar_method
+from ldpgraph.baselines.methods import method_names as kstar_method_names
+from ldpgraph.experiments.statistics import STATISTICS
+from ldpgraph.graph import from_networkx, transitivity, triangle_count
+from ldpgraph.protocols.base import Protocol, require_graph
+from ldpgraph.registry import get_method, method_names, methods_for, statistic_names
+
+G = from_networkx(nx.gnp_random_graph(40, 0.3, seed=1))
+TRIANGLE_NAMES = [
+    "rr-triangles",
+    "two-round-triangles-laplace",
+    "two-round-triangles-laplace-private",
+    "two-round-triangles-dlap",
+    "two-round-triangles-dlap-private",
+]
+
+
+def test_every_method_is_registered_under_its_name():
+    names = method_names()
+    assert set(kstar_method_names()) <= set(names)
+    assert set(TRIANGLE_NAMES) <= set(names)
+    for name in names:
+        p = get_method(name)
+        assert isinstance(p, Protocol) and p.name == name
+    assert method_names("triangles") == TRIANGLE_NAMES
+    assert method_names("transitivity") == TRIANGLE_NAMES
+    assert method_names("kstars") == kstar_method_names()
+    assert set(method_names("edges")) == {"unbiased-dlap", "naive-dlap"}
+    assert [p.name for p in methods_for("degree_entropy")] == ["unbiased-dlap", "naive-dlap"]
+    with pytest.raises(ValueError, match="unknown method 'nope'"):
+        get_method("nope")
+    with pytest.raises(ValueError, match="unknown statistic"):
+        method_names("wedges")
+
+
+@pytest.mark.parametrize("name", method_names())
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_budget_split_is_explicit_and_sums_to_epsilon(name, eps):
+    p = get_method(name)
+    for stat in p.statistics:
+        rounds = p.rounds(eps, stat)
+        assert rounds and all(r.epsilon > 0 for r in rounds)
+        assert sum(p.budget(eps, stat).values()) == pytest.approx(eps, rel=1e-12)
+        assert len({r.name for r in rounds}) == len(rounds)
+
+
+@pytest.mark.parametrize("name", kstar_method_names())
+def test_kstar_adapters_unchanged_in_law(name):
+    """Same draws from the same seed, same analytic RMSE as the baseline method."""
+    d = G.degrees
+    base = get_kstar_method(name)
+    p = get_method(name)
+    for k in (2, 3):
+        a = p.estimate_trials(d, "kstars", k, 1.0, 7, rng=5)
+        b = base.estimate_trials(d, k, 1.0, 7, rng=5)
+        assert np.array_equal(a, b)
+        assert p.analytic_rmse(d, "kstars", k, 1.0) == base.analytic_rmse(d, k, 1.0)
+        assert p.truth(G, "kstars", k) == float(exact_kstars(d, k))
+
+
+def test_degree_statistics_through_the_layer():
+    p = get_method("unbiased-dlap")
+    assert set(STATISTICS) <= set(p.statistics)
+    x = p.estimate_trials(G, "edges", None, 1.0, 400, rng=3)
+    sd = p.analytic_rmse(G, "edges", None, 1.0)
+    assert abs(x.mean() - G.n_edges) < 4 * sd / np.sqrt(400)
+    assert p.truth(G.degrees, "edges", None) == G.n_edges
+
+
+def test_adjacency_protocols_need_the_graph():
+    p = get_method("rr-triangles")
+    assert p.needs == "adjacency" and not p.vectorized
+    with pytest.raises(TypeError, match="needs the graph's adjacency.*degrees only"):
+        p.estimate_trials(G.degrees, "triangles", None, 1.0, 1, rng=0)
+    with pytest.raises(TypeError, match="adjacency"):
+        require_graph(np.array([1, 2]), "x")
+    with pytest.raises(ValueError, match="not statistic 'kstars'"):
+        p.estimate_trials(G, "kstars", 2, 1.0)
+    assert p.truth(G, "triangles", None) == triangle_count(G)
+    assert p.truth(G, "transitivity", None) == pytest.approx(transitivity(G))
+
+
+@pytest.mark.parametrize("name", TRIANGLE_NAMES)
+def test_triangle_methods_monte_carlo(name):
+    p = get_method(name)
+    for stat in ("triangles", "transitivity"):
+        x = p.estimate_trials(G, stat, None, 4.0, 300, rng=11)
+        mean = p.analytic_mean(G, stat, None, 4.0)
+        var = p.analytic_variance(G, stat, None, 4.0)
+        slack = 0.0 if stat == "triangles" else 0.01 * abs(mean)  # delta method: O(1/n) bias
+        assert abs(x.mean() - mean) <= 4 * np.sqrt(var / x.size) + slack
+        up, down = p.communication(G, 4.0, stat)
+        assert up >= (G.n_nodes - 1) / 2 and down >= 0
+
+
+def test_registered_statistics():
+    assert {"kstars", "edges", "triangles", "transitivity"} <= set(statistic_names())
