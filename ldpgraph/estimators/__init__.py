@@ -8,7 +8,9 @@ entropies, decision trees.
 from .decision_trees import ThresholdTree, decision_tree, decision_tree_variance
 from .entropies import entropy, entropy_variance_estimate, kl_divergence
 from .operator import (
+    AXIS_NOISES,
     MAX_BRUTE_FORCE_EVALUATIONS,
+    Smooth,
     debias,
     debias_laplace,
     debias_laplace_variance,
@@ -69,6 +71,8 @@ from .symmetric import (
 )
 
 __all__ = [
+    "AXIS_NOISES",
+    "Smooth",
     "MAX_BINOMIAL_K",
     "MAX_BRUTE_FORCE_EVALUATIONS",
     "NOISES",
