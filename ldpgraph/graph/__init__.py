@@ -26,7 +26,10 @@ from ldpgraph.graph.statistics import (
     kstar_counts,
     local_triangle_counts,
     max_degree,
+    transitivity,
     triangle_count,
+    triple_class_counts,
+    two_star_count,
 )
 
 __all__ = [
@@ -49,4 +52,7 @@ __all__ = [
     "degree_variance",
     "triangle_count",
     "local_triangle_counts",
+    "two_star_count",
+    "transitivity",
+    "triple_class_counts",
 ]

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from ldpgraph._validation import check_integer_reports, check_nonnegative_int
-from ldpgraph.graph.core import Graph
+from ldpgraph.graph.core import Graph, LoadReport
 
 __all__ = [
     "degree_histogram",
@@ -30,6 +30,10 @@ __all__ = [
     "degree_variance",
     "triangle_count",
     "local_triangle_counts",
+    "two_star_count",
+    "transitivity",
+    "triple_class_counts",
+    "adjacency_triangle_count",
 ]
 
 GraphOrDegrees = Graph | ArrayLike
@@ -253,6 +257,92 @@ def local_triangle_counts(graph: Graph) -> NDArray[np.int64]:
         mid = (lower[rows] @ oriented).multiply(oriented[rows])
         t[rows] += np.asarray(mid.sum(axis=1)).ravel()  # v middle
     return t
+
+
+def two_star_count(graph_or_degrees: GraphOrDegrees) -> int:
+    r"""Number of 2-stars (paths of length 2, "wedges"), :math:`S_2 = \sum_v \binom{d_v}{2}`.
+
+    Examples
+    --------
+    >>> two_star_count([3, 1, 1, 1])
+    3
+    """
+    return kstar_counts(graph_or_degrees, 2)
+
+
+def transitivity(graph: Graph) -> float:
+    r"""Global clustering coefficient :math:`3T / S_2` (0.0 for a graph without 2-stars).
+
+    Notes
+    -----
+    The fraction of 2-paths that are closed: each triangle closes three of them. This is
+    networkx's ``transitivity`` (which also returns 0 when there is no 2-path).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph.core import from_edge_array
+    >>> transitivity(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]]))
+    0.6
+    """
+    g = _graph(graph)
+    s2 = two_star_count(g)
+    return 3 * triangle_count(g) / s2 if s2 else 0.0
+
+
+def triple_class_counts(graph: Graph) -> tuple[int, int, int, int]:
+    r"""Numbers of node triples with exactly 0, 1, 2 and 3 edges among their three pairs.
+
+    Returns
+    -------
+    (n0, n1, n2, n3) : tuple of int
+        Exact Python ints; they sum to :math:`\binom n3`.
+
+    Notes
+    -----
+    With :math:`T` triangles, :math:`S_2` 2-stars and :math:`m` edges: :math:`n_3 = T`;
+    a triple with two edges holds one 2-star and a triangle three, so
+    :math:`n_2 = S_2 - 3T`; each edge lies in :math:`n - 2` triples, so
+    :math:`\sum_k k\,n_k = m(n-2)` gives :math:`n_1 = m(n-2) - 2n_2 - 3n_3`; and
+    :math:`n_0 = \binom n3 - n_1 - n_2 - n_3`.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph.core import from_edge_array
+    >>> triple_class_counts(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]]))
+    (0, 1, 2, 1)
+    """
+    g = _graph(graph)
+    n, m = g.n_nodes, g.n_edges
+    n3 = triangle_count(g)
+    n2 = two_star_count(g) - 3 * n3
+    n1 = m * (n - 2) - 2 * n2 - 3 * n3 if n >= 2 else 0
+    n0 = math.comb(n, 3) - n1 - n2 - n3
+    return n0, n1, n2, n3
+
+
+def adjacency_triangle_count(adjacency: Any) -> int:
+    r"""Triangles of a symmetric 0/1 scipy sparse adjacency (no diagonal), by the sparse kernel.
+
+    The same oriented, blocked product as :func:`triangle_count`, for matrices built inside
+    the package (e.g. a randomized-response graph); the matrix is trusted to be symmetric,
+    with sorted indices and no diagonal.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> adjacency_triangle_count(sp.csr_array(np.ones((4, 4)) - np.eye(4)))
+    4
+    """
+    if not sp.issparse(adjacency):
+        raise TypeError(f"adjacency must be a scipy sparse matrix, got {type(adjacency).__name__}")
+    a = sp.csr_array(adjacency)
+    a.sort_indices()
+    n = int(a.shape[0])
+    report = LoadReport("adjacency", a.nnz // 2, 0, 0, 0, a.nnz // 2, n, False)
+    g = Graph._trusted(
+        a.indptr.astype(np.int64), a.indices.astype(np.int64), np.arange(n, dtype=np.int64), report
+    )
+    return triangle_count(g)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from .curator import (
     max_degree,
 )
 from .ingest import reports_from_records
+from .randomized_response import randomized_response_graph
 from .randomizer import DegreeRandomizer, NodeReports, ReleasedValues, as_degrees, projected_kstar_counts
 
 __all__ = [
@@ -33,5 +34,6 @@ __all__ = [
     "kstars_from_counts",
     "max_degree",
     "projected_kstar_counts",
+    "randomized_response_graph",
     "reports_from_records",
 ]

@@ -1,0 +1,929 @@
+r"""Triangle counting under edge-LDP: one-round randomized response and two-round protocols.
+
+=================================== ==========================================================
+protocol                            rounds (node side) / curator
+=================================== ==========================================================
+``rr-triangles``                    RR at eps on the lower adjacency bits; curator: unbiased
+                                    estimate from the triple classes of the noisy graph
+                                    (Imola, Murakami, Chaudhuri 2021, "empirical estimation")
+``two-round-triangles-laplace``     Local2Rounds (same paper): RR at eps1; node v releases
+                                    w_v + Lap(d_max / eps2); curator sums, divides by p - q
+``two-round-triangles-dlap`` (ours) RR at eps1; node v releases the randomized rounding of
+                                    w_v plus DLap at sensitivity D - 1 (D = bound on the
+                                    *lower* degree); curator sums, divides by p - q
+=================================== ==========================================================
+
+Notation: :math:`p = e^{\varepsilon_1}/(1+e^{\varepsilon_1})`, :math:`q = 1 - p`; ``b`` the
+noisy (RR) bits; a node's *lower* neighbours are those of smaller index, :math:`d^-_v` their
+number; :math:`w_v = \sum_{j<k,\ j,k\in N^-(v)} (b_{jk} - q)`, whose mean is
+:math:`(p - q)\,T^-_v` with :math:`T^-_v` the triangles in which v is the highest node, so
+:math:`\sum_v w_v / (p - q)` is unbiased for :math:`T = \sum_v T^-_v`.
+
+Every function here takes the true graph (an ldpgraph :class:`~ldpgraph.graph.Graph`): the
+simulation of a protocol is what the nodes would compute from their own neighbour lists.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import check_epsilon, check_nonnegative_int, check_rng
+from ..graph.core import Graph
+from ..graph.statistics import (
+    adjacency_triangle_count,
+    triple_class_counts,
+    two_star_count,
+)
+from ..mechanisms import DiscreteLaplace, Laplace
+from .randomized_response import (
+    DEFAULT_MAX_BYTES,
+    TWO_ROUND_PROTOCOLS,
+    expected_noisy_edges,
+    flip_probability,
+    keep_probability,
+    lower_edge_pairs,
+    noisy_lower_pairs,
+    pair_from_index,
+    pair_index,
+    pairs_to_csr,
+)
+
+__all__ = [
+    "rr_triangle_estimate",
+    "rr_triangle_variance",
+    "noisy_triple_classes",
+    "common_neighbour_square_sum",
+    "lower_common_neighbour_square_sum",
+    "LowerWedges",
+    "lower_wedges",
+    "local2rounds_release",
+    "two_round_dlap_release",
+    "two_round_variance",
+    "rounding_variance",
+    "rr_memory_check",
+    "simulate_rr_triangles",
+    "simulate_two_round",
+    "two_round_budget",
+    "two_round_moments",
+]
+
+# Dense BLAS triangle counting holds two n x n float32 matrices: used up to this many nodes.
+_DENSE_MAX_NODES = 16_384
+# Rough cost ratio of one sparse 2-path step to one dense multiply-add (measured on Facebook:
+# both kernels take about the same time at eps = 2, see scripts/bench_triangles.py).
+_SPARSE_DENSE_COST = 128
+# Rows per block when summing the dense product (bounds the float64 temporaries).
+_DENSE_ROW_BLOCK = 1024
+# Work (products) per block of the sparse Gram products.
+_GRAM_BLOCK_WORK = 1 << 23
+
+
+# ============================================================================ rr-triangles
+
+
+def rr_triangle_estimate(classes: tuple[int, int, int, int], epsilon: float) -> float:
+    r"""Unbiased triangle estimate from the triple classes of a randomized-response graph.
+
+    Parameters
+    ----------
+    classes : tuple of 4 ints
+        ``(m0, m1, m2, m3)``: numbers of node triples with 0, 1, 2, 3 noisy edges
+        (:func:`noisy_triple_classes`, or :func:`~ldpgraph.graph.triple_class_counts` of the
+        noisy graph).
+    epsilon : float
+        The RR parameter. Must be in (0, inf).
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    .. math:: \hat T = \frac{e^{3\varepsilon} m_3 - e^{2\varepsilon} m_2
+                            + e^{\varepsilon} m_1 - m_0}{(e^\varepsilon - 1)^3}
+
+    (Imola, Murakami, Chaudhuri 2021). **Unbiasedness.** Each noisy bit gives the unbiased
+    :math:`z_e = (b_e - q)/(p - q)` of the true bit :math:`a_e` (:math:`E b_e = q + (p-q)a_e`),
+    and the bits of distinct pairs are independent, so
+    :math:`E\prod_{e\in\tau} z_e = \prod_{e\in\tau} a_e` for each triple :math:`\tau`, and
+    :math:`\sum_\tau \prod_{e\in\tau} z_e` is unbiased for :math:`T`. A triple with
+    :math:`k` noisy edges contributes :math:`p^k(-q)^{3-k}/(p-q)^3
+    = (-1)^{3-k} e^{k\varepsilon}/(e^\varepsilon - 1)^3`: the formula above.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array, triple_class_counts
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> round(rr_triangle_estimate(triple_class_counts(g), 40.0), 9)  # eps -> inf: the truth
+    1.0
+    """
+    eps = check_epsilon(epsilon)
+    if len(classes) != 4:
+        raise ValueError(f"classes must be (m0, m1, m2, m3), got {len(classes)} values")
+    m0, m1, m2, m3 = (check_nonnegative_int(c, f"classes[{i}]") for i, c in enumerate(classes))
+    # divide each power by (e^eps - 1)^3 first: no overflow, and the terms are O(1) x counts
+    r = 1.0 / -math.expm1(-eps)  # e^eps / (e^eps - 1)
+    s = 1.0 / math.expm1(eps)  # 1 / (e^eps - 1)
+    return r**3 * m3 - r * r * s * m2 + r * s * s * m1 - s**3 * m0
+
+
+def rr_triangle_variance(graph: Graph, epsilon: float) -> float:
+    r"""Exact variance of the ``rr-triangles`` estimate on ``graph`` at ``epsilon``.
+
+    Notes
+    -----
+    With :math:`z_e = a_e + \xi_e`, :math:`\sigma^2 = \operatorname{Var} z_e
+    = pq/(p-q)^2 = e^\varepsilon/(e^\varepsilon - 1)^2` (the same for edges and non-edges) and
+    :math:`\hat T = \sum_\tau \prod_{e\in\tau} z_e`:
+
+    - a triple with :math:`k` true edges: :math:`\operatorname{Var}\prod z_e
+      = (1+\sigma^2)^k\sigma^{2(3-k)} - [k = 3]` (as :math:`E z_e^2 = a_e + \sigma^2`);
+    - two distinct triples share at most one pair (two shared pairs span the same three
+      nodes); sharing pair :math:`e = \{i,j\}`, with other pairs :math:`f_1,f_2,g_1,g_2`:
+      :math:`\operatorname{Cov} = \sigma^2 a_{f_1}a_{f_2}a_{g_1}a_{g_2}`, non-zero iff both third
+      nodes are common neighbours of i and j;
+    - triples sharing nothing are independent.
+
+    Hence, with :math:`n_k` the triples with :math:`k` true edges and :math:`c_{ij}` the
+    common neighbours of :math:`i \ne j`,
+
+    .. math:: \operatorname{Var}\hat T = \sum_{k=0}^3 n_k (1+\sigma^2)^k \sigma^{2(3-k)} - T
+              + \sigma^2 \sum_{i<j} c_{ij}(c_{ij} - 1),
+
+    and :math:`\sum_{i<j} c_{ij}(c_{ij}-1) = \tfrac12\sum_{i\ne j} c_{ij}^2 - S_2`
+    (:func:`common_neighbour_square_sum`; it is four times the number of 4-cycles).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> rr_triangle_variance(g, 50.0) < 1e-15
+    True
+    """
+    g = _check_graph(graph)
+    eps = check_epsilon(epsilon)
+    s2 = math.exp(eps) / math.expm1(eps) ** 2 if eps < 700 else 0.0
+    n_k = triple_class_counts(g)
+    q_pairs = common_neighbour_square_sum(g) // 2 - two_star_count(g)
+    total = math.fsum(n_k[k] * (1.0 + s2) ** k * s2 ** (3 - k) for k in range(4))
+    return total - n_k[3] + s2 * q_pairs
+
+
+def common_neighbour_square_sum(graph: Graph) -> int:
+    r""":math:`\sum_{i \ne j} c_{ij}^2` with :math:`c_{ij} = (A^2)_{ij}` the common neighbours.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> common_neighbour_square_sum(from_edge_array([[0, 1], [1, 2], [2, 3], [3, 0]]))  # 4-cycle
+    16
+    """
+    g = _check_graph(graph)
+    return _gram_offdiag_square_sum(_adjacency(g))
+
+
+def lower_common_neighbour_square_sum(graph: Graph) -> int:
+    r""":math:`\sum_{j<k} (c^+_{jk})^2`, :math:`c^+_{jk}` = common neighbours of higher index than both.
+
+    :math:`c^+ = L^\top L` with :math:`L_{vj} = a_{vj}[j < v]`.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> lower_common_neighbour_square_sum(from_edge_array([[0, 2], [1, 2], [0, 3], [1, 3]]))
+    4
+    """
+    g = _check_graph(graph)
+    return _gram_offdiag_square_sum(sp.tril(_adjacency(g), k=-1, format="csr")) // 2
+
+
+def noisy_triple_classes(
+    n: int, index: NDArray[np.int64], *, method: str = "auto"
+) -> tuple[int, int, int, int]:
+    r"""Triple classes ``(m0, m1, m2, m3)`` of the graph on ``n`` nodes with lower pairs ``index``.
+
+    ``method``: ``"dense"`` (float32 BLAS ``syrk`` of the adjacency, exact: every entry of
+    :math:`A^2` is an integer below :math:`2^{24}`, and the sum is taken in float64),
+    ``"sparse"`` (the oriented sparse kernel of :func:`~ldpgraph.graph.triangle_count`) or
+    ``"auto"`` (dense when its :math:`n^3` multiply-adds cost less than the sparse kernel's
+    2-paths, see ``_SPARSE_DENSE_COST``, and :math:`n \le 16384`).
+
+    Examples
+    --------
+    >>> noisy_triple_classes(4, pair_index(np.array([1, 2, 2, 3]), np.array([0, 0, 1, 2])))
+    (0, 1, 2, 1)
+    """
+    n = check_nonnegative_int(n, "n")
+    u, v = pair_from_index(index)
+    deg = np.bincount(u, minlength=n) + np.bincount(v, minlength=n)
+    wedges = int(np.dot(deg, deg - 1)) // 2
+    if method == "auto":
+        dense_ok = n <= _DENSE_MAX_NODES
+        method = "dense" if dense_ok and _SPARSE_DENSE_COST * wedges >= n**3 else "sparse"
+    if method == "dense":
+        m3 = _dense_triangles(n, u, v)
+    elif method == "sparse":
+        m3 = adjacency_triangle_count(pairs_to_csr(n, index))
+    else:
+        raise ValueError(f"method must be 'auto', 'dense' or 'sparse', got {method!r}")
+    m = int(index.size)
+    m2 = wedges - 3 * m3
+    m1 = m * (n - 2) - 2 * m2 - 3 * m3 if n >= 2 else 0
+    m0 = math.comb(n, 3) - m1 - m2 - m3
+    return m0, m1, m2, m3
+
+
+def rr_memory_check(graph: Graph, epsilon: float, max_bytes: int | None) -> None:
+    """Refuse (MemoryError naming the two-round protocols) when the RR graph will not fit."""
+    if max_bytes is None:
+        return
+    n, m = graph.n_nodes, graph.n_edges
+    e = expected_noisy_edges(n, m, epsilon)
+    need = int(3 * 8 * e + 2 * 12 * e)
+    if n <= _DENSE_MAX_NODES:
+        need = min(need, 8 * n * n + int(3 * 8 * e))
+    if need > max_bytes:
+        raise MemoryError(
+            f"rr-triangles on {n} nodes at epsilon={epsilon:g}: the randomized-response graph would "
+            f"have about {e:.3g} edges and counting its triangles needs about {need / 2**30:.2f} GiB "
+            f"(> max_bytes = {max_bytes / 2**30:.2f} GiB); use a two-round protocol "
+            f"({', '.join(repr(x) for x in TWO_ROUND_PROTOCOLS)}), which never assembles the noisy "
+            "graph, or a larger epsilon"
+        )
+
+
+def simulate_rr_triangles(
+    graph: Graph,
+    epsilon: float,
+    n_trials: int = 1,
+    *,
+    rng: Any = None,
+    method: str = "auto",
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+) -> NDArray[np.float64]:
+    """Estimates of ``n_trials`` independent runs of ``rr-triangles`` (one noisy graph each).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> simulate_rr_triangles(g, 40.0, 2, rng=0).round(6).tolist()
+    [1.0, 1.0]
+    """
+    g = _check_graph(graph)
+    eps = check_epsilon(epsilon)
+    n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
+    rr_memory_check(g, eps, max_bytes)
+    gen = check_rng(rng)
+    p, q = keep_probability(eps), flip_probability(eps)
+    out = np.empty(n_trials)
+    for t in range(n_trials):
+        n, index = noisy_lower_pairs(g, p, q, rng=gen)
+        out[t] = rr_triangle_estimate(noisy_triple_classes(n, index, method=method), eps)
+    return out
+
+
+# ============================================================================ two rounds
+
+
+@dataclass(frozen=True, eq=False)
+class LowerWedges:
+    """The lower wedges ``(v; j < k < v)`` of a graph: what round 2 of a two-round protocol sums.
+
+    Attributes
+    ----------
+    node : ndarray of int64, shape (W,)
+        The wedge's centre v (the highest of the three).
+    pos_j, pos_k : ndarray of int64, shape (W,)
+        Positions of j and k in ``graph.indices`` (v's row), for projection masks.
+    pair : ndarray of int64, shape (W,)
+        Index into ``pairs`` of the closing pair (k, j).
+    pairs : ndarray of int64, shape (P,)
+        Sorted distinct :func:`~ldpgraph.protocols.randomized_response.pair_index` of the
+        closing pairs.
+    pair_is_edge : ndarray of bool, shape (P,)
+        Whether each closing pair is an edge (the wedge is then a triangle).
+    lower_degrees : ndarray of int64, shape (n,)
+    """
+
+    node: NDArray[np.int64]
+    pos_j: NDArray[np.int64]
+    pos_k: NDArray[np.int64]
+    pair: NDArray[np.int64]
+    pairs: NDArray[np.int64]
+    pair_is_edge: NDArray[np.bool_]
+    lower_degrees: NDArray[np.int64]
+
+
+def lower_wedges(graph: Graph) -> LowerWedges:
+    """Enumerate the lower wedges of ``graph`` (vectorized; :math:`\\sum_v \\binom{d^-_v}{2}` of them).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> w = lower_wedges(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]]))
+    >>> w.node.tolist(), w.pair_is_edge[w.pair].tolist()
+    ([2], [True])
+    """
+    g = _check_graph(graph)
+    n = g.n_nodes
+    rows = np.repeat(np.arange(n, dtype=np.int64), g.degrees)
+    pos = np.arange(g.indices.size, dtype=np.int64)
+    low = g.indices < rows
+    lpos, lrow = pos[low], rows[low]
+    dl = np.bincount(lrow, minlength=n).astype(np.int64)
+    # lower neighbours come first in each (sorted) row: they occupy indptr[v] .. indptr[v] + dl[v]
+    row_end = g.indptr[:-1][lrow] + dl[lrow]
+    after = row_end - lpos - 1  # later lower neighbours of the same row
+    total = int(after.sum())
+    first = np.repeat(lpos, after)
+    starts = np.cumsum(after) - after
+    offset = np.arange(total, dtype=np.int64) - np.repeat(starts, after)
+    second = first + 1 + offset
+    node = rows[first]
+    j, k = g.indices[first], g.indices[second]
+    pidx = pair_index(k, j)
+    pairs, inv = _unique_inverse(pidx)
+    # closing pair is an edge iff j is a neighbour of k: look the pair up among the true edges
+    _, er, ec = lower_edge_pairs(g)
+    edges = pair_index(er, ec)
+    loc = np.searchsorted(edges, pairs)
+    loc[loc == edges.size] = 0
+    is_edge = edges[loc] == pairs if edges.size else np.zeros(pairs.size, dtype=bool)
+    return LowerWedges(node, first, second, inv, pairs, is_edge, dl)
+
+
+def local2rounds_release(
+    node: int,
+    neighbours: ArrayLike,
+    noisy_bit: Any,
+    epsilon2: float,
+    d_max: int,
+    q: float,
+    *,
+    size: int = 1,
+    rng: Any = None,
+) -> NDArray[np.float64]:
+    r"""Round 2 of Local2Rounds at one node (``size`` runs): w_v + Lap(d_max / eps2).
+
+    Parameters
+    ----------
+    node : int
+        The node's index v.
+    neighbours : array_like of int
+        Its whole neighbour list; it is projected to a uniform random subset of ``d_max``
+        neighbours when longer (Imola et al.'s GraphProjection), and :math:`w_v` sums over the
+        pairs of kept neighbours below v.
+    noisy_bit : callable
+        ``noisy_bit(j, k)``: the broadcast RR bits of the pairs ``j < k`` (vectorized, 0/1).
+    epsilon2 : float
+        Budget of this round.
+    d_max : int
+        The degree bound; the Laplace scale is ``d_max / epsilon2``.
+    q : float
+        Flip probability of round 1.
+
+    Notes
+    -----
+    Imola et al. (2021) prove sensitivity :math:`d_{max}` for :math:`w_v` of a projected list
+    (the argument of :func:`two_round_dlap_release` gives :math:`d_{max} - 1`).
+
+    Examples
+    --------
+    >>> rel = local2rounds_release(3, [0, 1, 2], lambda j, k: np.ones(j.shape), 1.0, 3, 0.25,
+    ...                            size=4, rng=0)
+    >>> rel.shape
+    (4,)
+    """
+    gen = check_rng(rng)
+    kept, lower = _projected_lower(node, neighbours, d_max, size, gen, lower_only=False)
+    w = _wedge_sums(lower, kept, noisy_bit, q)
+    mech = Laplace(epsilon=epsilon2, sensitivity=check_nonnegative_int(d_max, "d_max", minimum=1))
+    return w + mech.sample(size, rng=gen)
+
+
+def two_round_dlap_release(
+    node: int,
+    neighbours: ArrayLike,
+    noisy_bit: Any,
+    epsilon2: float,
+    bound: int,
+    q: float,
+    *,
+    size: int = 1,
+    rng: Any = None,
+) -> NDArray[np.int64]:
+    r"""Round 2 of ``two-round-triangles-dlap`` at one node, ``size`` runs: an integer, eps2-edge-LDP.
+
+    The node projects its *lower* neighbour list to a uniform random subset of at most
+    ``bound`` = D entries, computes :math:`w_v = t_v - q s_v` over the kept pairs, and releases
+
+    .. math:: r_v = \lfloor w_v + U \rfloor + \eta,\quad U \sim U[0,1),\quad
+              \eta \sim \mathrm{DLap}(e^{-\varepsilon_2/(D-1)})
+
+    (sensitivity 1 when D = 1, where :math:`w_v = 0`).
+
+    Notes
+    -----
+    **Unbiased.** :math:`E\lfloor x + U\rfloor = x` for every real x, and E η = 0.
+
+    **Sensitivity D - 1 (tight).** Neighbouring lists differ in one lower neighbour l (an
+    edge to a higher node does not enter :math:`w_v`). Couple the projections of both lists
+    through one random order of the node ids (keep the first D in that order): each is a
+    uniform D-subset, and under the coupling either (i) nothing is projected away but l is
+    added, or (ii) the D-th element l' is swapped for l.
+
+    (i) :math:`w` changes by :math:`\sum_{j\in S}(b_{jl} - q)` over the :math:`|S| \le D-1`
+        other kept lower neighbours: in :math:`[-q(D-1), (1-q)(D-1)]`.
+    (ii) :math:`s_v = \binom D2` is unchanged and :math:`w` changes by
+         :math:`\sum_{j\in S}(b_{jl} - b_{jl'})`, :math:`|S| = D - 1`: in
+         :math:`[-(D-1), D-1]`, attained when :math:`b_{jl} = 1, b_{jl'} = 0` for all j.
+
+    So :math:`|w - w'| \le D - 1`. Randomized rounding with a shared U gives
+    :math:`\lfloor w + U\rfloor - \lfloor w' + U\rfloor \in \{\lfloor w-w'\rfloor,
+    \lceil w-w'\rceil\}`, of magnitude at most :math:`\lceil |w - w'| \rceil \le D - 1`
+    (an integer): rounding costs no sensitivity. For each fixed order and U the two integer
+    releases are DLap-shifted by at most D - 1, so their probability ratio is at most
+    :math:`e^{\varepsilon_2}`; the releases are mixtures over the same order and U with
+    equal weights, and a mixture of pointwise-bounded ratios keeps the bound: the release is
+    :math:`\varepsilon_2`-DP. With round 1 (RR at :math:`\varepsilon_1`) each node is
+    :math:`(\varepsilon_1 + \varepsilon_2)`-edge-LDP by sequential composition (round 2
+    reads the broadcast RR bits, a post-processing of round 1 of other nodes, as an
+    auxiliary input). Local2Rounds calibrates to :math:`d_{max}` (total degree); D bounds the
+    lower degree, :math:`D \le d_{max}`, often far below it (Facebook: 251 against 1045).
+
+    Examples
+    --------
+    >>> rel = two_round_dlap_release(3, [0, 1, 2], lambda j, k: np.ones(j.shape), 1.0, 3, 0.25,
+    ...                              size=4, rng=0)
+    >>> rel.dtype, rel.shape
+    (dtype('int64'), (4,))
+    """
+    gen = check_rng(rng)
+    d = check_nonnegative_int(bound, "bound", minimum=1)
+    kept, lower = _projected_lower(node, neighbours, d, size, gen, lower_only=True)
+    w = _wedge_sums(lower, kept, noisy_bit, q)
+    rounded = np.floor(w + gen.random(size)).astype(np.int64)
+    mech = DiscreteLaplace(epsilon=epsilon2, sensitivity=_dlap_sensitivity(d))
+    return rounded + mech.sample(size, rng=gen)
+
+
+def rounding_variance(graph: Graph, q: float) -> float:
+    r""":math:`\sum_v f_v(1 - f_v)`, :math:`f_v = \{-q\binom{d^-_v}{2}\}`: the rounding variance.
+
+    :math:`w_v = t_v - q s_v` with :math:`t_v` an integer, so the fractional part of
+    :math:`w_v` is that of :math:`-q s_v`, fixed by the graph; rounding adds
+    :math:`f_v(1-f_v)` of variance, independently across nodes.
+    """
+    g = _check_graph(graph)
+    n = g.n_nodes
+    rows = np.repeat(np.arange(n, dtype=np.int64), g.degrees)
+    dl = np.bincount(rows[g.indices < rows], minlength=n).astype(np.float64)
+    x = -q * (dl * (dl - 1) / 2)
+    f = x - np.floor(x)
+    return float(math.fsum(f * (1 - f)))
+
+
+def two_round_variance(
+    graph: Graph,
+    epsilon1: float,
+    noise_variance: float,
+    *,
+    rounding: bool = False,
+) -> float:
+    r"""Exact variance of a two-round estimate :math:`\sum_v (w_v + \text{noise}_v)/(p-q)`.
+
+    For a bound at or above the (lower) degrees, so that no projection is active.
+
+    Notes
+    -----
+    :math:`\sum_v w_v = \sum_{j<k} c^+_{jk}(b_{jk} - q)` with :math:`c^+_{jk}` the common
+    neighbours above both, and the bits are independent with variance :math:`pq` whatever
+    the true bit, so
+
+    .. math:: \operatorname{Var}\hat T = \frac{pq\sum_{j<k}(c^+_{jk})^2
+              + [\text{rounding}]\sum_v f_v(1-f_v) + n\,\sigma^2_{noise}}{(p-q)^2},
+
+    the rounding (:func:`rounding_variance`) and the noises being independent of the bits
+    and of each other (law of total variance).
+    """
+    g = _check_graph(graph)
+    p, q = keep_probability(epsilon1), flip_probability(epsilon1)
+    var = p * q * lower_common_neighbour_square_sum(g)
+    if rounding:
+        var += rounding_variance(g, q)
+    var += g.n_nodes * noise_variance
+    return var / (p - q) ** 2
+
+
+def simulate_two_round(
+    graph: Graph,
+    epsilon: float,
+    n_trials: int = 1,
+    *,
+    noise: str = "dlap",
+    private_bound: bool = False,
+    split: float = 0.5,
+    bound_share: float = 0.1,
+    rng: Any = None,
+    bound: int | None = None,
+    wedges: LowerWedges | None = None,
+) -> NDArray[np.float64]:
+    r"""Estimates of ``n_trials`` runs of a two-round triangle protocol (vectorized per trial).
+
+    Parameters
+    ----------
+    graph : Graph
+    epsilon : float
+        Total budget per node.
+    noise : {"dlap", "laplace"}
+        ``"laplace"``: Local2Rounds as published (projection of the whole neighbour list to
+        d_max, ``w_v + Lap(d_max/eps2)``); ``"dlap"``: ours (projection of the lower list to
+        D, rounded ``w_v`` + DLap at sensitivity D - 1, :func:`two_round_dlap_release`).
+    private_bound : bool
+        False: the bound is the true maximum (total degree for Laplace, lower degree for
+        DLap), as in Imola et al.'s experiments. True: ``bound_share * epsilon`` is spent on
+        it: every node releases its degree (Laplace: ``d_v + Lap(1/eps0)``; DLap: its lower
+        degree ``+ DLap(e^-eps0)``) and the bound is the largest release (floored, >= 1).
+    split : float
+        Fraction of the rest of the budget spent on round 1 (RR); the rest on round 2.
+    bound : int, optional
+        A public bound (d_max for Laplace, D for DLap) instead of the true maximum; nodes
+        above it are projected. Not with ``private_bound``.
+    wedges : LowerWedges, optional
+        :func:`lower_wedges` of the graph, if already computed.
+
+    Notes
+    -----
+    Round 1 is simulated only on the pairs that close a lower wedge: ``sum_v w_v`` depends
+    on no other RR bit, so this has exactly the law of the full protocol's estimate.
+    """
+    g = _check_graph(graph)
+    eps = check_epsilon(epsilon)
+    n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
+    if noise not in ("dlap", "laplace"):
+        raise ValueError(f"noise must be 'dlap' or 'laplace', got {noise!r}")
+    gen = check_rng(rng)
+    w = lower_wedges(g) if wedges is None else wedges
+    eps0, eps1, eps2 = two_round_budget(
+        eps, private_bound=private_bound, split=split, bound_share=bound_share
+    )
+    p, q = keep_probability(eps1), flip_probability(eps1)
+    n = g.n_nodes
+    prob = np.where(w.pair_is_edge, p, q)
+    degrees = g.degrees if noise == "laplace" else w.lower_degrees
+    true_bound = max(int(degrees.max()) if n else 1, 1)
+    public = _public_bound(bound, private_bound, true_bound)
+    out = np.empty(n_trials)
+    for t in range(n_trials):
+        if private_bound:
+            if noise == "laplace":
+                noisy = degrees + gen.laplace(0.0, 1.0 / eps0, size=n)
+                cur = max(int(np.floor(noisy.max())), 1)
+            else:
+                noisy = degrees + DiscreteLaplace(epsilon=eps0).sample(n, rng=gen)
+                cur = max(int(noisy.max()), 1)
+        else:
+            cur = public
+        bits = gen.random(w.pairs.size) < prob
+        if cur < true_bound:
+            keep = _projection_keep(g, w, cur, lower_only=noise == "dlap", gen=gen)
+            m = keep[w.pos_j] & keep[w.pos_k]
+            node, pair = w.node[m], w.pair[m]
+        else:
+            node, pair = w.node, w.pair
+        t_v = np.bincount(node, weights=bits[pair], minlength=n)
+        s_v = np.bincount(node, minlength=n)
+        wv = t_v - q * s_v
+        if noise == "laplace":
+            rel = wv + gen.laplace(0.0, cur / eps2, size=n)
+        else:
+            mech = DiscreteLaplace(epsilon=eps2, sensitivity=_dlap_sensitivity(cur))
+            rel = np.floor(wv + gen.random(n)) + mech.sample(n, rng=gen)
+        out[t] = math.fsum(rel) / (p - q)
+    return out
+
+
+def two_round_budget(
+    epsilon: float, *, private_bound: bool = False, split: float = 0.5, bound_share: float = 0.1
+) -> tuple[float, float, float]:
+    """``(eps0, eps1, eps2)``: degree bound (0 when public), round 1 (RR), round 2.
+
+    Examples
+    --------
+    >>> two_round_budget(1.0)
+    (0.0, 0.5, 0.5)
+    >>> [round(x, 3) for x in two_round_budget(1.0, private_bound=True)]
+    [0.1, 0.45, 0.45]
+    """
+    eps = check_epsilon(epsilon)
+    split = float(split)
+    if not 0.0 < split < 1.0:
+        raise ValueError(f"split must be in (0, 1), got {split!r}")
+    share = float(bound_share) if private_bound else 0.0
+    if private_bound and not 0.0 < share < 1.0:
+        raise ValueError(f"bound_share must be in (0, 1), got {bound_share!r}")
+    rest = eps * (1.0 - share)
+    return eps * share, rest * split, rest * (1.0 - split)
+
+
+def _projection_keep(
+    g: Graph, w: LowerWedges, bound: int, *, lower_only: bool, gen: np.random.Generator
+) -> NDArray[np.bool_]:
+    """Mask over ``g.indices``: a uniform random ``bound``-subset of each over-long row.
+
+    ``lower_only``: project the lower part of each row (lower degree above the bound);
+    else the whole row (degree above the bound).
+    """
+    keep = np.ones(g.indices.size, dtype=bool)
+    lengths = w.lower_degrees if lower_only else g.degrees
+    over = np.flatnonzero(lengths > bound)
+    if over.size == 0:
+        return keep
+    starts = g.indptr[:-1][over]
+    lens = lengths[over]
+    rows = np.repeat(np.arange(over.size), lens)
+    pos = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+    order = np.lexsort((gen.random(pos.size), rows))
+    rank = np.arange(pos.size) - np.repeat(np.cumsum(lens) - lens, lens)
+    keep[pos[order][rank >= bound]] = False
+    return keep
+
+
+def two_round_moments(
+    graph: Graph,
+    epsilon: float,
+    *,
+    noise: str = "dlap",
+    private_bound: bool = False,
+    split: float = 0.5,
+    bound_share: float = 0.1,
+    bound: int | None = None,
+    wedges: LowerWedges | None = None,
+) -> tuple[float, float]:
+    r"""Exact mean and variance of the estimate of :func:`simulate_two_round`.
+
+        Returns
+        -------
+        (mean, variance) : tuple of float
+            The mean is the triangle count when the bound is public (no projection).
+
+        Notes
+        -----
+        Condition on the bound D (fixed when public). A node whose projected list has length
+        :math:`L_v > D` keeps a uniform D-subset; a lower wedge at v survives with probability
+        :math:`\pi_v = (D)_2/(L_v)_2` (falling factorials; :math:`\pi_v = 1` if
+        :math:`L_v \le D`). With :math:`X_\omega` the survival of wedge :math:`\omega`, closing
+        pair bit :math:`b_\omega` and :math:`Y = \sum_\omega X_\omega (b_\omega - q)`:
+
+        - :math:`E[Y] = (p-q)\sum_v \pi_v T^-_v`;
+        - :math:`E\operatorname{Var}(Y\mid X) = pq\sum_{j<k}\big[(\sum_{\omega\ni jk}\pi_\omega)^2
+          + \sum_{\omega
+    i jk}\pi_\omega(1-\pi_\omega)\big]` (projections independent across
+          nodes);
+        - :math:`\operatorname{Var}E[Y\mid X] = (p-q)^2\sum_v \big[T^-_v(\pi_2 - \pi_2^2)
+          + h_v(\pi_3 - \pi_2^2) + (T^{-2}_v - T^-_v - h_v)(\pi_4 - \pi_2^2)\big]`, over pairs of
+          triangles at v that share two, one or no lower neighbour, :math:`\pi_r = (D)_r/(L_v)_r`,
+          :math:`h_v = \sum_x \eta_x(\eta_x - 1)` with :math:`\eta_x` the triangles at v through x;
+        - the rounding (DLap) :math:`\sum_v f_v(1-f_v)`, :math:`f_v = \{-q\binom{\min(d^-_v, D)}2\}`,
+          and the noises :math:`n\sigma^2(D)`, are independent of the rest.
+
+        Dividing by :math:`(p-q)^2` gives the conditional variance; the private bound's law is
+        exact (:math:`P[D \le x] = \prod_v F(x - L_v)` for the noisy maximum) and the mixture
+        over D is summed where its mass exceeds 1e-16.
+    """
+    g = _check_graph(graph)
+    eps = check_epsilon(epsilon)
+    if noise not in ("dlap", "laplace"):
+        raise ValueError(f"noise must be 'dlap' or 'laplace', got {noise!r}")
+    w = lower_wedges(g) if wedges is None else wedges
+    eps0, eps1, eps2 = two_round_budget(
+        eps, private_bound=private_bound, split=split, bound_share=bound_share
+    )
+    p, q = keep_probability(eps1), flip_probability(eps1)
+    n = g.n_nodes
+    lengths = (g.degrees if noise == "laplace" else w.lower_degrees).astype(np.int64)
+    true_bound = max(int(lengths.max()) if n else 1, 1)
+    public = _public_bound(bound, private_bound, true_bound)
+    tri_w = w.pair_is_edge[w.pair]
+    t_v = np.bincount(w.node[tri_w], minlength=n).astype(np.float64)
+    c_plus = np.bincount(w.pair, minlength=w.pairs.size).astype(np.float64)
+    base_pairs = float(np.dot(c_plus, c_plus))
+    # triangles at v through each lower neighbour x (keyed by the CSR position of x in v's row)
+    eta = np.bincount(np.concatenate([w.pos_j[tri_w], w.pos_k[tri_w]]), minlength=g.indices.size)
+    rows = np.repeat(np.arange(n, dtype=np.int64), g.degrees)
+    h_v = np.bincount(rows, weights=eta * (eta - 1.0), minlength=n)
+    dl = w.lower_degrees.astype(np.float64)
+
+    def noise_var(bound: int) -> float:
+        if noise == "laplace":
+            return 2.0 * (bound / eps2) ** 2
+        return DiscreteLaplace(epsilon=eps2, sensitivity=_dlap_sensitivity(bound)).variance
+
+    def rounding(kept_lower: NDArray[np.float64]) -> float:
+        x = -q * (kept_lower * (kept_lower - 1) / 2)
+        f = x - np.floor(x)
+        return float(math.fsum(f * (1 - f)))
+
+    round_full = rounding(dl) if noise == "dlap" else 0.0
+    total_t = float(t_v.sum())
+
+    # nodes and wedges in decreasing order of L: those projected at bound D form a prefix
+    node_order = np.argsort(-lengths, kind="stable")
+    sorted_len = lengths[node_order]
+    wedge_perm = np.argsort(-lengths[w.node], kind="stable")
+    wedge_len = lengths[w.node][wedge_perm]
+    wedge_node, wedge_pair = w.node[wedge_perm], w.pair[wedge_perm]
+
+    def conditional(bound: int) -> tuple[float, float]:
+        if bound >= true_bound:
+            var = pq_base + round_full + n * noise_var(bound)
+            return total_t, var / (p - q) ** 2
+        aff = node_order[: int(np.searchsorted(-sorted_len, -bound, side="left"))]
+        lv = lengths[aff].astype(np.float64)
+        dd = float(bound)
+        pi2 = dd * (dd - 1) / (lv * (lv - 1))
+        pi3 = pi2 * (dd - 2) / (lv - 2)
+        pi4 = pi3 * (dd - 3) / (lv - 3)
+        pi = np.ones(n)
+        pi[aff] = pi2
+        mean = float(np.dot(pi, t_v))
+        n_aff = int(np.searchsorted(-wedge_len, -bound, side="left"))
+        pw = pi[wedge_node[:n_aff]]
+        uniq, inv = _unique_inverse(wedge_pair[:n_aff])
+        delta = np.bincount(inv, weights=1.0 - pw, minlength=uniq.size)
+        cp = c_plus[uniq]
+        pairs_sq = base_pairs - float(np.dot(2.0 * cp - delta, delta))
+        e_var = p * q * (pairs_sq + float(np.sum(pw * (1.0 - pw))))
+        tv, hv = t_v[aff], h_v[aff]
+        v_mean = (p - q) ** 2 * float(
+            np.sum(tv * (pi2 - pi2**2) + hv * (pi3 - pi2**2) + (tv * tv - tv - hv) * (pi4 - pi2**2))
+        )
+        rnd = rounding(np.minimum(dl, dd)) if noise == "dlap" else 0.0
+        var = e_var + v_mean + rnd + n * noise_var(bound)
+        return mean, var / (p - q) ** 2
+
+    pq_base = p * q * base_pairs
+    if not private_bound:
+        return conditional(public)
+    support, probs = _bound_law(lengths, eps0, noise)
+    m1 = m2 = 0.0
+    for bound, pr in zip(support.tolist(), probs.tolist(), strict=True):
+        mean_d, var_d = conditional(int(bound))
+        m1 += pr * mean_d
+        m2 += pr * (var_d + mean_d * mean_d)
+    return m1, max(m2 - m1 * m1, 0.0)
+
+
+def _bound_law(lengths: NDArray[np.int64], eps0: float, noise: str) -> tuple[NDArray, NDArray]:
+    """Support and pmf (mass > 1e-16) of the private bound D = max(noisy max, 1)."""
+    top = int(lengths.max()) if lengths.size else 0
+    n = max(lengths.size, 1)
+    lo = max(top - int(40.0 / eps0) - 2, 0)
+    hi = top + int((math.log(n) + 40.0) / eps0) + 2
+    x = np.arange(lo, hi + 1, dtype=np.float64)
+    values, counts = np.unique(lengths, return_counts=True)
+    # log P[max < x + 1] (Laplace, D = floor) or log P[max <= x] (DLap, integer releases)
+    shift = 1.0 if noise == "laplace" else 0.0
+    log_cdf = np.zeros(x.size)
+    pz = math.exp(-eps0)
+    for val, cnt in zip(values.tolist(), counts.tolist(), strict=True):
+        z = x + shift - val
+        neg = z < 0
+        lc = np.empty(x.size)
+        if noise == "laplace":  # P[L < z]
+            lc[neg] = math.log(0.5) + eps0 * z[neg]
+            lc[~neg] = np.log1p(-0.5 * np.exp(-eps0 * z[~neg]))
+        else:  # P[eta <= z], z integer
+            lc[neg] = eps0 * z[neg] - math.log1p(pz)
+            lc[~neg] = np.log1p(-np.exp(-eps0 * (z[~neg] + 1.0)) / (1.0 + pz))
+        log_cdf += cnt * lc
+    cdf = np.exp(log_cdf)
+    pmf = np.diff(np.r_[0.0, cdf])
+    pmf[-1] += 1.0 - cdf[-1]
+    # D = max(., 1): the mass at values <= 1 goes to 1
+    d = np.maximum(x.astype(np.int64), 1)
+    keep = pmf > 1e-16
+    dd, pp = d[keep], pmf[keep]
+    uniq, inv = np.unique(dd, return_inverse=True)
+    return uniq, np.bincount(inv, weights=pp)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _public_bound(bound: Any, private_bound: bool, true_bound: int) -> int:
+    if bound is None:
+        return true_bound
+    if private_bound:
+        raise ValueError("bound is a public bound: pass it or private_bound=True, not both")
+    return check_nonnegative_int(bound, "bound", minimum=1)
+
+
+def _unique_inverse(x: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Sorted distinct values and the inverse map, by sorting (numpy's hash path is slow here)."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    new = np.r_[True, xs[1:] != xs[:-1]] if xs.size else np.zeros(0, dtype=bool)
+    inv = np.empty(x.size, dtype=np.int64)
+    inv[order] = np.cumsum(new) - 1
+    return xs[new], inv
+
+
+def _dlap_sensitivity(bound: int) -> int:
+    """Sensitivity D - 1 of the rounded w_v (at least 1, so that DLap is defined)."""
+    return max(int(bound) - 1, 1)
+
+
+def _projected_lower(
+    node: int, neighbours: ArrayLike, bound: int, size: int, gen: np.random.Generator, *, lower_only: bool
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    """``(kept, lower)``: the lower neighbours and, per run, which survive the projection.
+
+    ``kept`` has shape (size, len(lower)). The projection keeps a uniform random ``bound``-subset
+    of the lower list (``lower_only``) or of the whole list (then the lower ones among it).
+    """
+    v = check_nonnegative_int(node, "node")
+    nb = np.unique(np.asarray(neighbours, dtype=np.int64))
+    if nb.size and (nb.min() < 0 or np.any(nb == v)):
+        raise ValueError(f"neighbours must be node ids >= 0 other than node {v}, got {nb.tolist()}")
+    size = check_nonnegative_int(size, "size", minimum=1)
+    pool = nb[nb < v] if lower_only else nb
+    if pool.size > bound:
+        ranks = np.argsort(np.argsort(gen.random((size, pool.size)), axis=1), axis=1)
+        keep_pool = ranks < bound
+    else:
+        keep_pool = np.ones((size, pool.size), dtype=bool)
+    is_lower = pool < v
+    return keep_pool[:, is_lower], pool[is_lower]
+
+
+def _wedge_sums(
+    lower: NDArray[np.int64], kept: NDArray[np.bool_], noisy_bit: Any, q: float
+) -> NDArray[np.float64]:
+    """Per run, w = sum over kept pairs j < k of (noisy_bit(j, k) - q)."""
+    if lower.size < 2:
+        return np.zeros(kept.shape[0])
+    a, b = np.triu_indices(lower.size, k=1)
+    bits = np.asarray(noisy_bit(lower[a], lower[b]), dtype=np.float64)  # lower is sorted: a < b
+    both = kept[:, a] & kept[:, b]
+    return both @ bits - q * both.sum(axis=1)
+
+
+def _dense_triangles(n: int, u: NDArray[np.int64], v: NDArray[np.int64]) -> int:
+    """Triangles of the graph with lower pairs (u, v) by float32 BLAS syrk (exact, see caller)."""
+    from scipy.linalg import blas
+
+    a = np.zeros((n, n), dtype=np.float32)
+    a[u, v] = 1.0
+    a[v, u] = 1.0
+    # a is symmetric, so a.T (Fortran-ordered, no copy) is the same matrix; syrk fills the
+    # upper triangle of a a^T = a^2 and leaves the strict lower triangle zero
+    c = blas.ssyrk(1.0, a.T)
+    total = 0.0
+    for start in range(0, n, _DENSE_ROW_BLOCK):
+        stop = min(n, start + _DENSE_ROW_BLOCK)
+        total += float(np.multiply(c[start:stop], a[start:stop]).sum(dtype=np.float64))
+    # sum_{i<j} (a^2)_ij a_ij = tr(a^3) / 2 = 3 T
+    return int(round(total)) // 3
+
+
+def _adjacency(g: Graph) -> sp.csr_array:
+    data = np.ones(g.indices.size, dtype=np.int64)
+    return sp.csr_array((data, g.indices, g.indptr), shape=(g.n_nodes, g.n_nodes))
+
+
+def _gram_offdiag_square_sum(x: sp.csr_array) -> int:
+    r""":math:`\sum_{j \ne k} ((X^\top X)_{jk})^2` for a 0/1 sparse X, exactly, in column blocks."""
+    x = sp.csr_array(x, dtype=np.int64)
+    xc = sp.csc_array(x)
+    row_len = np.diff(x.indptr).astype(np.int64)
+    work = np.cumsum(xc.T @ row_len) if x.shape[1] else np.zeros(0, dtype=np.int64)
+    ncol = x.shape[1]
+    total = 0
+    start = 0
+    while start < ncol:
+        limit = (work[start - 1] if start else 0) + _GRAM_BLOCK_WORK
+        stop = max(int(np.searchsorted(work, limit, side="right")), start + 1)
+        stop = min(stop, ncol)
+        block = sp.csr_array(xc[:, start:stop].T) @ x  # rows start..stop of X^T X
+        block = sp.coo_array(block)
+        off = block.row + start != block.col
+        total += int(np.dot(block.data[off], block.data[off]))
+        start = stop
+    return total
+
+
+def _check_graph(graph: Any) -> Graph:
+    if not isinstance(graph, Graph):
+        raise TypeError(
+            f"graph must be an ldpgraph Graph (triangle protocols need the adjacency), got "
+            f"{type(graph).__name__}"
+        )
+    return graph
