@@ -48,7 +48,9 @@ on the broadcast bits :math:`M_{jk}` of pairs not containing v.
   :math:`\Delta r = 2\sum_{k \in S\setminus u'}(M_{uk} - M_{u'k}) \in [-2(D-1), 2(D-1)]`.
   :math:`\Delta = \max(1, 2(D-1))`. For a fixed order the two releases are DLap-shifted by
   at most :math:`\Delta`, so their probability ratio is at most :math:`e^{\varepsilon_t}`;
-  the releases are mixtures over the same orders, which keeps the bound.
+  the releases are mixtures over the same orders, which keeps the bound. (An upper bound:
+  the swap happens only with probability about D/(d+1), so the realised loss of a
+  calibration to D - 1 can stay below epsilon; no tighter bound is claimed here.)
 
 The degree has sensitivity 1. Each node is :math:`(\varepsilon_1 + \varepsilon_d +
 \varepsilon_t)`-edge-LDP by sequential composition (round 2 reads round-1 reports of other
@@ -133,6 +135,7 @@ __all__ = [
     "average_clustering_truth",
     "degree_weighted_triangles_truth",
     "neighbour_pair_counts",
+    "clustering_node_release",
     "release_clustering_reports",
     "average_clustering",
     "degree_weighted_triangles",
@@ -332,6 +335,84 @@ def neighbour_pair_counts(
             w += np.bincount(np.repeat(node_of, after)[hit], minlength=n)[:n]
         start = stop
     return w
+
+
+def clustering_node_release(
+    node: int,
+    neighbours: ArrayLike,
+    noisy_bit: Any,
+    *,
+    epsilon_degree: float,
+    epsilon_triangles: float,
+    d_max: int,
+    projection: bool = False,
+    size: int = 1,
+    rng: Any = None,
+) -> NDArray[np.int64]:
+    r"""Round 2 of ``avg-clustering`` at one node, ``size`` independent runs: rows (d~, r~).
+
+    Parameters
+    ----------
+    node : int
+    neighbours : array_like of int
+        The node's neighbour list (its private input).
+    noisy_bit : callable
+        ``noisy_bit(j, k)`` -> the broadcast round-1 bits of pairs (arrays j, k), public.
+    epsilon_degree, epsilon_triangles : float
+    d_max : int
+        Public bound D (>= 2).
+    projection : bool, default False
+        Project lists longer than D to a uniform D-subset (one per run); if False such a
+        list is refused.
+    size : int, default 1
+    rng : Generator, seed or None
+
+    Returns
+    -------
+    ndarray of int64, shape (size, 2)
+        :math:`(d_v + \mathrm{DLap}(e^{-arepsilon_d}),\ 2w_v - inom{m_v}2 +
+        \mathrm{DLap}(e^{-arepsilon_t/\Delta}))`, :math:`\Delta` = :func:`count_sensitivity`.
+
+    Notes
+    -----
+    The same computation as :func:`release_clustering_reports` for one node, written for
+    auditing the node-side randomizer (``ldpgraph.audit``); privacy proof in the module
+    docstring: the release is :math:`(arepsilon_d + arepsilon_t)`-edge-LDP given the
+    broadcast bits.
+
+    Examples
+    --------
+    >>> rel = clustering_node_release(5, [0, 1, 2], lambda j, k: np.ones(np.shape(j)),
+    ...                               epsilon_degree=1.0, epsilon_triangles=1.0, d_max=4,
+    ...                               size=3, rng=0)
+    >>> rel.shape, rel.dtype
+    ((3, 2), dtype('int64'))
+    """
+    v = check_nonnegative_int(node, "node")
+    nb = np.unique(np.asarray(neighbours, dtype=np.int64))
+    if nb.size and (nb.min() < 0 or np.any(nb == v)):
+        raise ValueError(f"neighbours must be node ids >= 0 other than node {v}, got {nb.tolist()}")
+    bound = check_nonnegative_int(d_max, "d_max", minimum=2)
+    runs = check_nonnegative_int(size, "size", minimum=1)
+    gen = check_rng(rng)
+    d = nb.size
+    if d > bound and not projection:
+        raise ValueError(f"the node has degree {d} > d_max = {bound}; pass projection=True")
+    if d > bound:
+        ranks = np.argsort(np.argsort(gen.random((runs, d)), axis=1), axis=1)
+        kept = ranks < bound
+    else:
+        kept = np.ones((runs, d), dtype=bool)
+    jj, kk = np.triu_indices(d, k=1)
+    bits = np.asarray(noisy_bit(nb[jj], nb[kk]), dtype=np.float64).reshape(-1)
+    both = kept[:, jj] & kept[:, kk]
+    w = (both * bits).sum(axis=1).astype(np.int64)
+    m = kept.sum(axis=1)
+    r = 2 * w - m * (m - 1) // 2
+    sens = count_sensitivity(bound, bool(projection))
+    d_tilde = DiscreteLaplace(epsilon=epsilon_degree).randomize(np.full(runs, d), rng=gen)
+    r_tilde = DiscreteLaplace(epsilon=epsilon_triangles, sensitivity=sens).randomize(r, rng=gen)
+    return np.stack([d_tilde, r_tilde], axis=1)
 
 
 @dataclass(frozen=True)
