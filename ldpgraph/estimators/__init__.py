@@ -7,8 +7,11 @@ entropies, decision trees.
 
 from .decision_trees import ThresholdTree, decision_tree, decision_tree_variance
 from .entropies import entropy, entropy_variance_estimate, kl_divergence
+from .nodewise import NodewiseEstimate, Quantity, ReportVectors, nodewise_mean, nodewise_sum
 from .operator import (
+    AXIS_NOISES,
     MAX_BRUTE_FORCE_EVALUATIONS,
+    Smooth,
     debias,
     debias_laplace,
     debias_laplace_variance,
@@ -69,6 +72,13 @@ from .symmetric import (
 )
 
 __all__ = [
+    "AXIS_NOISES",
+    "Smooth",
+    "NodewiseEstimate",
+    "Quantity",
+    "ReportVectors",
+    "nodewise_mean",
+    "nodewise_sum",
     "MAX_BINOMIAL_K",
     "MAX_BRUTE_FORCE_EVALUATIONS",
     "NOISES",

@@ -1,0 +1,897 @@
+r"""Local clustering under edge-LDP from per-node report vectors (noisy degree, noisy local count).
+
+Protocol ``avg-clustering`` (two rounds; node v knows its neighbour list N(v), degree d_v):
+
+1. **Round 1** (:math:`\varepsilon_1`): randomized response on the lower adjacency bits
+   (:func:`~ldpgraph.protocols.randomized_response.noisy_lower_pairs`); the curator broadcasts
+   the noisy graph :math:`M` (bits :math:`M_{jk}`, kept with probability
+   :math:`1 - q = e^{\varepsilon_1}/(1+e^{\varepsilon_1})`).
+2. **Round 2** (:math:`\varepsilon_d + \varepsilon_t`): node v keeps :math:`S_v = N(v)` when
+   :math:`d_v \le D` (D = ``d_max``), else a uniform D-subset of N(v) (only with
+   ``projection=True``); it counts the noisy edges among pairs of kept neighbours,
+   :math:`w_v = \sum_{j<k \in S_v} M_{jk}`, and releases the report vector
+
+   .. math:: \tilde d_v = d_v + \mathrm{DLap}(e^{-\varepsilon_d}),\qquad
+             \tilde r_v = r_v + \mathrm{DLap}(e^{-\varepsilon_t/\Delta}),\qquad
+             r_v = 2 w_v - \binom{m_v}{2},\ m_v = |S_v| .
+
+The curator applies the node-wise unbiased operator (:func:`~ldpgraph.estimators.nodewise_sum`)
+to the vectors :math:`(\tilde d_v, \tilde r_v)` with a per-node function
+:math:`h(d, r) = a(d)\,r + b(d)` chosen per statistic.
+
+Why :math:`r_v = 2w_v - \binom{m_v}2` (no rounding needed)
+---------------------------------------------------------
+With :math:`t^S_v` the true edges among pairs of :math:`S_v` and :math:`s_v = \binom{m_v}2`,
+:math:`E[w_v] = (1-q)t^S_v + q(s_v - t^S_v)`, so
+:math:`E[r_v] = (1-2q)(2t^S_v - s_v)` and
+
+.. math:: \hat t_v = \frac{r_v}{2(1-2q)} + \frac{s_v}{2},\qquad E[\hat t_v \mid S_v] = t^S_v .
+
+:math:`r_v` is an integer, so it goes to the discrete Laplace mechanism as it is: unlike
+:math:`w_v - q s_v` it needs no randomized rounding (which would add variance), and centring
+at :math:`s_v/2` halves its sensitivity (below).
+
+Sensitivity of :math:`r_v` (proof)
+----------------------------------
+Neighbouring graphs differ in one edge :math:`\{v, u\}`; v's release depends on its list and
+on the broadcast bits :math:`M_{jk}` of pairs not containing v.
+
+* ``projection=False`` (the graphs considered have every degree :math:`\le D`): adding u to
+  N(v) (degree d' = d + 1 :math:`\le D`) adds the pairs :math:`\{u, k\}`, :math:`k \in N(v)`:
+  w changes by :math:`B = \#\{k: M_{uk} = 1\} \in [0, d'-1]` and :math:`s` by
+  :math:`d' - 1`, so :math:`r` changes by :math:`2B - (d'-1) \in [-(d'-1), d'-1]`:
+  :math:`|\Delta r| \le D - 1`, attained (all :math:`M_{uk}` equal). :math:`\Delta = \max(1, D-1)`.
+* ``projection=True`` (any graph): couple the two projections through one random order of
+  the node ids (keep the first D in that order); then either nothing is projected away and
+  u is added (the case above, :math:`|\Delta r| \le D-1`), or the D-th kept neighbour
+  :math:`u'` is swapped for u, :math:`s` is unchanged and
+  :math:`\Delta r = 2\sum_{k \in S\setminus u'}(M_{uk} - M_{u'k}) \in [-2(D-1), 2(D-1)]`.
+  :math:`\Delta = \max(1, 2(D-1))`. For a fixed order the two releases are DLap-shifted by
+  at most :math:`\Delta`, so their probability ratio is at most :math:`e^{\varepsilon_t}`;
+  the releases are mixtures over the same orders, which keeps the bound. (An upper bound:
+  the swap happens only with probability about D/(d+1), so the realised loss of a
+  calibration to D - 1 can stay below epsilon; no tighter bound is claimed here.)
+
+The degree has sensitivity 1. Each node is :math:`(\varepsilon_1 + \varepsilon_d +
+\varepsilon_t)`-edge-LDP by sequential composition (round 2 reads round-1 reports of other
+nodes as an auxiliary input).
+
+Statistics (all of the form :math:`\sum_v h(d_v, r_v)`, :math:`h = a(d) r + b(d)`)
+-------------------------------------------------------------------------------------
+* average local clustering :math:`\bar C = \frac1n\sum_v t_v / \binom{d_v}2` (0 for
+  :math:`d_v < 2`): :math:`h = 1[d \ge 2]\,(\frac{r}{2(1-2q)\binom{m(d)}2} + \frac12)`,
+  :math:`m(d) = \min(d, D)`. Unbiased also under projection, since a uniform D-subset keeps
+  each pair of neighbours with probability :math:`\binom D2/\binom d2`, so
+  :math:`E[t^S_v/\binom D2] = t_v/\binom{d_v}2`. This is networkx's
+  ``average_clustering(G)`` (``count_zeros=True``: nodes of degree < 2, and nodes in no
+  triangle, count as 0, and the mean is over all n nodes).
+* :math:`\sum_v d_v t_v`: :math:`h = d\,\kappa(d)\,\hat t(d, r)`, :math:`\kappa(d) =
+  \binom d2/\binom{m(d)}2` (1 unless projected).
+* the degree–clustering profile: per degree bucket B, :math:`\sum_{v: d_v\in B} c_v` and
+  :math:`n_B = \#\{v: d_v \in B\}`, both unbiased; their ratio (mean local clustering in the
+  bucket) with a delta-method standard error.
+
+Unbiasedness: given the round-1 bits (and the projections), the nodes' DLap noises are
+independent, so :math:`E[g(\tilde d_v, \tilde r_v) \mid M] = h(d_v, r_v)`
+(:func:`~ldpgraph.estimators.debias_nd`); h is affine in r, so
+:math:`E[h(d_v, r_v)] = a(d_v) E[r_v] + b(d_v)`, the target.
+
+Variance
+--------
+By the law of total variance over the round-1 bits,
+
+.. math::
+
+    \mathrm{Var}\sum_v g_v = \sum_v E\,\mathrm{Var}_{\rm DLap}(g_v \mid r_v)
+      + 4q(1-q)\sum_{j<k} B_{jk}^2,\qquad B_{jk} = \sum_{v:\ j,k\in S_v} a(d_v),
+
+because :math:`\sum_v a_v r_v = \sum_{j<k} 2 M_{jk} B_{jk} - \text{const}` and the bits are
+independent with variance :math:`q(1-q)`. Note the bits shared by common neighbours make the
+nodes' counts correlated: :math:`\sum_{j<k}B_{jk}^2 = \sum_v a_v^2\binom{m_v}2 +
+\sum_{u\ne v} a_u a_v \binom{|S_u\cap S_v|}2`. The curator's unbiased estimate of it: the
+first sum by the node-wise operator on :math:`\tilde d`, the cross sum as
+:math:`\sum_{u\ne v}\hat a_u\hat a_v\hat P_{uv}` with :math:`\hat a = T[a](\tilde d)` and
+:math:`\hat P_{uv} = \sum_{j<k}X_{uj}X_{uk}X_{vj}X_{vk}`,
+:math:`X_{uj} = (M_{uj} - q)/(1-2q)` (four distinct independent bits, each unbiased for
+:math:`A_{uj}`), i.e. :math:`\hat P = ((X^2)^{\circ 2} - (X^{\circ 2})^2)/2` off the diagonal:
+dense, :math:`O(n^3)`, so computed up to ``max_dense_nodes`` nodes. The DLap part is the
+node-wise variance estimate. The variance estimate assumes no node was projected (the
+projection's own sampling variance is not included); the analytic variance
+(:func:`average_clustering_variance`) likewise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import check_epsilon, check_nonnegative_int, check_rng, dlap_c
+from ..estimators.nodewise import nodewise_sum
+from ..estimators.operator import debias
+from ..graph.core import Graph
+from ..graph.statistics import local_triangle_counts
+from ..mechanisms import DiscreteLaplace
+from .curator import Estimate
+from .randomized_response import (
+    flip_probability,
+    keep_probability,
+    noisy_lower_pairs,
+    pair_from_index,
+    pair_index,
+)
+
+__all__ = [
+    "MAX_DENSE_NODES",
+    "ClusteringBudget",
+    "ClusteringProfile",
+    "ClusteringReleases",
+    "local_clustering",
+    "average_clustering_truth",
+    "degree_weighted_triangles_truth",
+    "neighbour_pair_counts",
+    "clustering_node_release",
+    "release_clustering_reports",
+    "average_clustering",
+    "degree_weighted_triangles",
+    "clustering_profile",
+    "average_clustering_variance",
+    "count_sensitivity",
+]
+
+#: Default largest number of nodes for the dense O(n^3) cross term of the variance estimate.
+MAX_DENSE_NODES = 5000
+# Pairs of neighbours enumerated per chunk of nodes.
+_PAIR_CHUNK = 1 << 23
+
+
+# ---------------------------------------------------------------------------------------------
+# exact truth
+
+
+def local_clustering(graph: Graph) -> NDArray[np.float64]:
+    r"""Local clustering :math:`c_v = t_v / \binom{d_v}2` (0 where :math:`d_v < 2`).
+
+    Equals ``networkx.clustering(G)`` node by node.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> local_clustering(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])).tolist()
+    [1.0, 1.0, 0.3333333333333333, 0.0]
+    """
+    g = _check_graph(graph)
+    t = local_triangle_counts(g).astype(np.float64)
+    d = g.degrees.astype(np.float64)
+    pairs = d * (d - 1) / 2
+    return np.where(d >= 2, t / np.where(d >= 2, pairs, 1.0), 0.0)
+
+
+def average_clustering_truth(graph: Graph) -> float:
+    r"""Average local clustering :math:`\frac1n \sum_v c_v` over all n nodes.
+
+    Matches ``networkx.average_clustering(G)`` (default ``count_zeros=True``).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> round(average_clustering_truth(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])), 6)
+    0.583333
+    """
+    c = local_clustering(graph)
+    return float(math.fsum(c) / c.size) if c.size else 0.0
+
+
+def degree_weighted_triangles_truth(graph: Graph) -> int:
+    r""":math:`\sum_v d_v t_v` (exact integer).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> degree_weighted_triangles_truth(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]]))
+    7
+    """
+    g = _check_graph(graph)
+    t = local_triangle_counts(g)
+    return int(sum(int(a) * int(b) for a, b in zip(g.degrees.tolist(), t.tolist(), strict=True)))
+
+
+# ---------------------------------------------------------------------------------------------
+# node side
+
+
+@dataclass(frozen=True)
+class ClusteringBudget:
+    """Per-node budget of ``avg-clustering``: round 1 (RR) and the two round-2 releases.
+
+    Examples
+    --------
+    >>> ClusteringBudget(rr=1.0, degree=0.5, triangles=0.5).total
+    2.0
+    """
+
+    rr: float
+    degree: float
+    triangles: float
+
+    def __post_init__(self) -> None:
+        for name in ("rr", "degree", "triangles"):
+            object.__setattr__(self, name, check_epsilon(getattr(self, name), f"epsilon_{name}"))
+
+    @property
+    def total(self) -> float:
+        """Sequential composition: what each node spends."""
+        return self.rr + self.degree + self.triangles
+
+
+def count_sensitivity(d_max: int, projection: bool) -> int:
+    r"""Sensitivity of :math:`r_v = 2w_v - \binom{m_v}2`: max(1, D-1), or max(1, 2(D-1)) with projection.
+
+    Proof in the module docstring.
+
+    Examples
+    --------
+    >>> count_sensitivity(10, False), count_sensitivity(10, True)
+    (9, 18)
+    """
+    d = check_nonnegative_int(d_max, "d_max", minimum=1)
+    return max(1, (2 if projection else 1) * (d - 1))
+
+
+def _kept_neighbours(
+    g: Graph, d_max: int, projection: bool, gen: np.random.Generator
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """CSR (indptr, sorted indices) of S_v: N(v), or a uniform d_max-subset where d_v > d_max."""
+    deg = g.degrees
+    if not (deg > d_max).any():
+        return np.asarray(g.indptr, dtype=np.int64), np.asarray(g.indices, dtype=np.int64)
+    if not projection:
+        v = int(np.argmax(deg))
+        raise ValueError(
+            f"node {v} has degree {int(deg[v])} > d_max = {d_max}; with projection=False the "
+            "protocol is private only for graphs whose degrees are all <= d_max. Pass "
+            "projection=True (sensitivity 2(d_max-1)) or a larger d_max"
+        )
+    n = g.n_nodes
+    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+    key = gen.random(rows.size)  # one random order per node
+    order = np.lexsort((key, rows))
+    rank = np.empty(rows.size, dtype=np.int64)
+    starts = np.asarray(g.indptr[:-1], dtype=np.int64)
+    rank[order] = np.arange(rows.size) - np.repeat(starts, deg)
+    keep = rank < d_max
+    kept_rows, kept_cols = rows[keep], np.asarray(g.indices, dtype=np.int64)[keep]  # still sorted
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(kept_rows, minlength=n), out=indptr[1:])
+    return indptr, kept_cols
+
+
+def neighbour_pair_counts(
+    indptr: ArrayLike, indices: ArrayLike, noisy_index: NDArray[np.int64], n: int
+) -> NDArray[np.int64]:
+    r""":math:`w_v = \sum_{j<k \in S_v} M_{jk}` for every node: noisy edges among pairs of kept neighbours.
+
+    Parameters
+    ----------
+    indptr, indices : array_like of int
+        CSR of the kept neighbour lists :math:`S_v` (indices sorted within each row).
+    noisy_index : ndarray of int64
+        Sorted :func:`~ldpgraph.protocols.randomized_response.pair_index` of the noisy edges.
+    n : int
+        Number of nodes.
+
+    Notes
+    -----
+    Enumerates the :math:`\sum_v \binom{m_v}2` pairs of kept neighbours in chunks and looks
+    each up in the noisy edge set (a bitmap of the pairs when it is small, else a binary
+    search): what every node computes locally, vectorized over nodes.
+
+    Examples
+    --------
+    Node 0 with neighbours 1, 2, 3 and noisy edges {2,1}, {3,2}:
+
+    >>> idx = pair_index(np.array([2, 3]), np.array([1, 2]))
+    >>> neighbour_pair_counts([0, 3, 3, 3, 3], [1, 2, 3], np.sort(idx), 4).tolist()
+    [2, 0, 0, 0]
+    """
+    ptr = np.asarray(indptr, dtype=np.int64)
+    idx = np.asarray(indices, dtype=np.int64)
+    noisy = np.asarray(noisy_index, dtype=np.int64)
+    n_pairs = n * (n - 1) // 2
+    bitmap = None
+    if n_pairs <= (1 << 28):
+        bitmap = np.zeros(n_pairs, dtype=np.bool_)
+        bitmap[noisy] = True
+    m = np.diff(ptr)
+    pairs_per_node = m * (m - 1) // 2
+    w = np.zeros(n, dtype=np.int64)
+    cum = np.cumsum(pairs_per_node)
+    start = 0
+    while start < n:
+        base = cum[start - 1] if start else 0
+        stop = max(int(np.searchsorted(cum, base + _PAIR_CHUNK, side="right")), start + 1)
+        stop = min(stop, n)
+        lo, hi = int(ptr[start]), int(ptr[stop])
+        pos = np.arange(lo, hi, dtype=np.int64)
+        node_of = np.repeat(np.arange(start, stop, dtype=np.int64), m[start:stop])
+        after = ptr[node_of + 1] - pos - 1  # partners after each position in its row
+        total = int(after.sum())
+        if total:
+            first = np.repeat(pos, after)
+            offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(after) - after, after)
+            second = first + 1 + offs
+            j, k = idx[first], idx[second]  # j < k within a sorted row
+            key = pair_index(k, j)
+            if bitmap is not None:
+                hit = bitmap[key]
+            else:
+                at = np.minimum(np.searchsorted(noisy, key), max(noisy.size - 1, 0))
+                hit = noisy[at] == key if noisy.size else np.zeros(key.size, dtype=np.bool_)
+            w += np.bincount(np.repeat(node_of, after)[hit], minlength=n)[:n]
+        start = stop
+    return w
+
+
+def clustering_node_release(
+    node: int,
+    neighbours: ArrayLike,
+    noisy_bit: Any,
+    *,
+    epsilon_degree: float,
+    epsilon_triangles: float,
+    d_max: int,
+    projection: bool = False,
+    size: int = 1,
+    rng: Any = None,
+) -> NDArray[np.int64]:
+    r"""Round 2 of ``avg-clustering`` at one node, ``size`` independent runs: rows (d~, r~).
+
+    Parameters
+    ----------
+    node : int
+    neighbours : array_like of int
+        The node's neighbour list (its private input).
+    noisy_bit : callable
+        ``noisy_bit(j, k)`` -> the broadcast round-1 bits of pairs (arrays j, k), public.
+    epsilon_degree, epsilon_triangles : float
+    d_max : int
+        Public bound D (>= 2).
+    projection : bool, default False
+        Project lists longer than D to a uniform D-subset (one per run); if False such a
+        list is refused.
+    size : int, default 1
+    rng : Generator, seed or None
+
+    Returns
+    -------
+    ndarray of int64, shape (size, 2)
+        :math:`(d_v + \mathrm{DLap}(e^{-arepsilon_d}),\ 2w_v - inom{m_v}2 +
+        \mathrm{DLap}(e^{-arepsilon_t/\Delta}))`, :math:`\Delta` = :func:`count_sensitivity`.
+
+    Notes
+    -----
+    The same computation as :func:`release_clustering_reports` for one node, written for
+    auditing the node-side randomizer (``ldpgraph.audit``); privacy proof in the module
+    docstring: the release is :math:`(arepsilon_d + arepsilon_t)`-edge-LDP given the
+    broadcast bits.
+
+    Examples
+    --------
+    >>> rel = clustering_node_release(5, [0, 1, 2], lambda j, k: np.ones(np.shape(j)),
+    ...                               epsilon_degree=1.0, epsilon_triangles=1.0, d_max=4,
+    ...                               size=3, rng=0)
+    >>> rel.shape, rel.dtype
+    ((3, 2), dtype('int64'))
+    """
+    v = check_nonnegative_int(node, "node")
+    nb = np.unique(np.asarray(neighbours, dtype=np.int64))
+    if nb.size and (nb.min() < 0 or np.any(nb == v)):
+        raise ValueError(f"neighbours must be node ids >= 0 other than node {v}, got {nb.tolist()}")
+    bound = check_nonnegative_int(d_max, "d_max", minimum=2)
+    runs = check_nonnegative_int(size, "size", minimum=1)
+    gen = check_rng(rng)
+    d = nb.size
+    if d > bound and not projection:
+        raise ValueError(f"the node has degree {d} > d_max = {bound}; pass projection=True")
+    if d > bound:
+        ranks = np.argsort(np.argsort(gen.random((runs, d)), axis=1), axis=1)
+        kept = ranks < bound
+    else:
+        kept = np.ones((runs, d), dtype=bool)
+    jj, kk = np.triu_indices(d, k=1)
+    bits = np.asarray(noisy_bit(nb[jj], nb[kk]), dtype=np.float64).reshape(-1)
+    both = kept[:, jj] & kept[:, kk]
+    w = (both * bits).sum(axis=1).astype(np.int64)
+    m = kept.sum(axis=1)
+    r = 2 * w - m * (m - 1) // 2
+    sens = count_sensitivity(bound, bool(projection))
+    d_tilde = DiscreteLaplace(epsilon=epsilon_degree).randomize(np.full(runs, d), rng=gen)
+    r_tilde = DiscreteLaplace(epsilon=epsilon_triangles, sensitivity=sens).randomize(r, rng=gen)
+    return np.stack([d_tilde, r_tilde], axis=1)
+
+
+@dataclass(frozen=True)
+class ClusteringReleases:
+    """What the curator holds after ``avg-clustering``: the noisy graph and the report vectors.
+
+    Attributes
+    ----------
+    degrees, counts : ndarray of int64, shape (n,)
+        :math:`\\tilde d_v` and :math:`\\tilde r_v`.
+    noisy_index : ndarray of int64
+        Sorted pair indices of the round-1 noisy graph (broadcast, public).
+    n_nodes, d_max : int
+    projection : bool
+    budget : ClusteringBudget
+    sensitivity : int
+        Sensitivity of the count release (:func:`count_sensitivity`).
+    projected_nodes : int
+        Nodes whose list was projected (simulation diagnostic; not released).
+    upload_bits : float
+        Mean bits a node uploads: its RR bits (one per lower pair) and two integers (64 bits each).
+    """
+
+    degrees: NDArray[np.int64]
+    counts: NDArray[np.int64]
+    noisy_index: NDArray[np.int64]
+    n_nodes: int
+    d_max: int
+    projection: bool
+    budget: ClusteringBudget
+    sensitivity: int
+    projected_nodes: int = 0
+    upload_bits: float = field(default=0.0)
+
+    @property
+    def q(self) -> float:
+        """RR flip probability of round 1."""
+        return flip_probability(self.budget.rr)
+
+    @property
+    def reports(self) -> NDArray[np.int64]:
+        """The (n, 2) report vectors (noisy degree, noisy count)."""
+        return np.stack([self.degrees, self.counts], axis=1)
+
+    @property
+    def epsilons(self) -> list[float]:
+        return [self.budget.degree, self.budget.triangles]
+
+    @property
+    def sensitivities(self) -> list[float]:
+        return [1.0, float(self.sensitivity)]
+
+
+def release_clustering_reports(
+    graph: Graph,
+    *,
+    epsilon_rr: float,
+    epsilon_degree: float,
+    epsilon_triangles: float,
+    d_max: int | None = None,
+    projection: bool = False,
+    rng: Any = None,
+) -> ClusteringReleases:
+    r"""Simulate both rounds of ``avg-clustering`` on a graph (every node's release at once).
+
+    Parameters
+    ----------
+    graph : Graph
+    epsilon_rr, epsilon_degree, epsilon_triangles : float
+        The node's budget shares (round 1, the degree, the count); the node spends their sum.
+    d_max : int, optional
+        Public degree bound D. Default: the true maximum degree (the "public d_max" setting of
+        Imola et al., which takes it from the data: for comparability, not for deployment).
+    projection : bool, default False
+        False: degrees above ``d_max`` are refused (private for graphs of degree <= D,
+        sensitivity D - 1). True: such lists are projected to a uniform D-subset
+        (private for every graph, sensitivity 2(D - 1)).
+    rng : Generator, seed or None
+
+    Returns
+    -------
+    ClusteringReleases
+
+    Notes
+    -----
+    Privacy and sensitivity: module docstring. The noisy graph is drawn without a loop over
+    the :math:`\binom n2` pairs (:func:`~ldpgraph.protocols.randomized_response.noisy_lower_pairs`);
+    it has about :math:`q\binom n2` edges, which bounds the graphs this simulates.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> rel = release_clustering_reports(g, epsilon_rr=40.0, epsilon_degree=40.0,
+    ...                                  epsilon_triangles=40.0, rng=0)
+    >>> rel.degrees.tolist(), rel.counts.tolist()   # r = 2 w - C(d, 2): no noise in effect
+    ([2, 2, 3, 1], [1, 1, -1, 0])
+    """
+    g = _check_graph(graph)
+    budget = ClusteringBudget(rr=epsilon_rr, degree=epsilon_degree, triangles=epsilon_triangles)
+    if not isinstance(projection, (bool, np.bool_)):
+        raise TypeError(f"projection must be a bool, got {type(projection).__name__}")
+    true_max = int(g.degrees.max()) if g.n_nodes else 0
+    bound = max(true_max, 2) if d_max is None else check_nonnegative_int(d_max, "d_max", minimum=2)
+    gen = check_rng(rng)
+    n = g.n_nodes
+    _, noisy = noisy_lower_pairs(g, keep_probability(budget.rr), flip_probability(budget.rr), rng=gen)
+    ptr, idx = _kept_neighbours(g, bound, bool(projection), gen)
+    w = neighbour_pair_counts(ptr, idx, noisy, n)
+    m = np.diff(ptr)
+    r = 2 * w - m * (m - 1) // 2
+    sens = count_sensitivity(bound, bool(projection))
+    d_tilde = DiscreteLaplace(epsilon=budget.degree).randomize(g.degrees, rng=gen)
+    r_tilde = DiscreteLaplace(epsilon=budget.triangles, sensitivity=sens).randomize(r, rng=gen)
+    upload = (n - 1) / 2 + 128.0 if n else 0.0
+    return ClusteringReleases(
+        degrees=d_tilde,
+        counts=r_tilde,
+        noisy_index=noisy,
+        n_nodes=n,
+        d_max=bound,
+        projection=bool(projection),
+        budget=budget,
+        sensitivity=sens,
+        projected_nodes=int((g.degrees > bound).sum()),
+        upload_bits=upload,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# curator
+
+
+def _pairs(d: NDArray[np.float64]) -> NDArray[np.float64]:
+    return d * (d - 1) / 2
+
+
+def _coefficients(kind: str, d_max: int, q: float, buckets: NDArray[np.float64] | None = None):
+    """(a, b) of h(d, r) = a(d) r + b(d) for a statistic, as vectorized functions of d."""
+    scale = 1.0 / (2.0 * (1.0 - 2.0 * q))
+
+    def m_pairs(d):
+        return _pairs(np.clip(d, 0, d_max).astype(np.float64))
+
+    def safe(x):
+        return np.where(x > 0, x, 1.0)
+
+    if kind == "clustering":
+
+        def a(d):
+            return np.where(d >= 2, scale / safe(m_pairs(d)), 0.0)
+
+        def b(d):
+            return np.where(d >= 2, 0.5, 0.0)
+
+        return a, b
+    if kind == "degree_triangles":
+
+        def a(d):
+            df = d.astype(np.float64)
+            return np.where(d >= 2, df * _pairs(df) / safe(m_pairs(d)) * scale, 0.0)
+
+        def b(d):
+            df = d.astype(np.float64)
+            return np.where(d >= 2, df * _pairs(df) / 2, 0.0)
+
+        return a, b
+    raise AssertionError(kind)
+
+
+def _h(a, b):
+    def h(z):
+        return a(z[:, 0]) * z[:, 1] + b(z[:, 0])
+
+    return h
+
+
+def _rr_cross(rel: ClusteringReleases, a_hats: NDArray[np.float64]) -> NDArray[np.float64]:
+    r"""Unbiased :math:`\sum_{u\ne v}\hat a^\alpha_u\hat a^\beta_v\hat P_{uv}` for rows alpha, beta."""
+    n = rel.n_nodes
+    q = rel.q
+    u, v = pair_from_index(rel.noisy_index)
+    x = np.full((n, n), -q / (1 - 2 * q))
+    x[u, v] = x[v, u] = (1 - q) / (1 - 2 * q)
+    np.fill_diagonal(x, 0.0)
+    x2 = x @ x
+    y = x * x
+    y2 = y @ y
+    p_hat = (x2 * x2 - y2) / 2
+    np.fill_diagonal(p_hat, 0.0)
+    return a_hats @ p_hat @ a_hats.T
+
+
+def _estimate_sums(
+    rel: ClusteringReleases,
+    coeffs: Sequence[tuple[Any, Any]],
+    variance: bool | str,
+    max_dense_nodes: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+    """Unbiased sums of h_i(d_v, r_v) and their total covariance estimate (DLap + RR parts)."""
+    hs = [_h(a, b) for a, b in coeffs]
+
+    def h_all(z):
+        return np.stack([h(z) for h in hs], axis=1)
+
+    est = nodewise_sum(h_all, rel.reports, rel.epsilons, rel.sensitivities)
+    value = np.asarray(est.value, dtype=np.float64)
+    if variance is False:
+        return value, None
+    cov = np.array(est.variance_estimate, dtype=np.float64)
+    q = rel.q
+    d_max = rel.d_max
+    # diagonal RR term: sum_v a_i a_j C(m_v, 2), estimated by the operator on the degrees
+    k = len(coeffs)
+    diag = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i, k):
+            ai, aj = coeffs[i][0], coeffs[j][0]
+
+            def f(d, ai=ai, aj=aj):
+                return ai(d) * aj(d) * _pairs(np.clip(d, 0, d_max).astype(np.float64))
+
+            diag[i, j] = diag[j, i] = math.fsum(debias(f, rel.degrees, rel.budget.degree))
+    rr = diag
+    if rel.n_nodes <= max_dense_nodes:
+        a_hats = np.stack([debias(a, rel.degrees, rel.budget.degree) for a, _ in coeffs])
+        rr = rr + _rr_cross(rel, a_hats)
+    elif variance is True:
+        raise ValueError(
+            f"the RR cross term of the variance estimate is O(n^3) dense; n = {rel.n_nodes} > "
+            f"max_dense_nodes = {max_dense_nodes}. Pass variance='auto' (None then) or raise the limit"
+        )
+    else:
+        return value, None
+    return value, cov + 4 * q * (1 - q) * rr
+
+
+def _check_variance_option(variance: Any) -> bool | str:
+    if variance not in (True, False, "auto"):
+        raise ValueError(f"variance must be True, False or 'auto', got {variance!r}")
+    return variance
+
+
+def _single(
+    rel: ClusteringReleases, kind: str, statistic: str, divisor: int, variance: Any, max_dense_nodes: int
+) -> Estimate:
+    variance = _check_variance_option(variance)
+    value, cov = _estimate_sums(rel, [_coefficients(kind, rel.d_max, rel.q)], variance, max_dense_nodes)
+    var = None if cov is None else float(cov[0, 0]) / (divisor * divisor)
+    se = None if var is None else math.sqrt(max(var, 0.0))
+    return Estimate(float(value[0]) / divisor, se, var, statistic)
+
+
+def average_clustering(
+    releases: ClusteringReleases, *, variance: bool | str = "auto", max_dense_nodes: int = MAX_DENSE_NODES
+) -> Estimate:
+    r"""Unbiased estimate of the average local clustering from ``avg-clustering`` releases.
+
+    Parameters
+    ----------
+    releases : ClusteringReleases
+    variance : True, False or "auto"
+        Compute the unbiased variance estimate (DLap part, RR diagonal and the dense O(n^3)
+        RR cross term); "auto" does so up to ``max_dense_nodes`` nodes, else returns None.
+    max_dense_nodes : int, default 5000
+
+    Returns
+    -------
+    Estimate
+        ``statistic="avg_clustering"``.
+
+    Notes
+    -----
+    :math:`\hat{\bar C} = \frac1n\sum_v g(\tilde d_v, \tilde r_v)`, g the node-wise operator of
+    :math:`h(d, r) = 1[d\ge2](\frac{r}{2(1-2q)\binom{\min(d,D)}2} + \frac12)`; unbiasedness and
+    variance in the module docstring.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> rel = release_clustering_reports(g, epsilon_rr=40.0, epsilon_degree=40.0,
+    ...                                  epsilon_triangles=40.0, rng=0)
+    >>> round(average_clustering(rel).value, 6)   # no noise in effect: the truth 7/12
+    0.583333
+    """
+    _check_releases(releases)
+    return _single(releases, "clustering", "avg_clustering", releases.n_nodes, variance, max_dense_nodes)
+
+
+def degree_weighted_triangles(
+    releases: ClusteringReleases, *, variance: bool | str = "auto", max_dense_nodes: int = MAX_DENSE_NODES
+) -> Estimate:
+    r"""Unbiased estimate of :math:`\sum_v d_v t_v` from ``avg-clustering`` releases.
+
+    :math:`h(d, r) = d\binom d2 / \binom{m(d)}2 \cdot (\frac{r}{2(1-2q)} + \frac{\binom{m(d)}2}2)`
+    for :math:`d \ge 2`; see :func:`average_clustering` for the options.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> rel = release_clustering_reports(g, epsilon_rr=40.0, epsilon_degree=40.0,
+    ...                                  epsilon_triangles=40.0, rng=0)
+    >>> round(degree_weighted_triangles(rel).value, 6)
+    7.0
+    """
+    _check_releases(releases)
+    return _single(releases, "degree_triangles", "degree_weighted_triangles", 1, variance, max_dense_nodes)
+
+
+@dataclass(frozen=True)
+class ClusteringProfile:
+    """Mean local clustering per degree bucket [edges[i], edges[i+1])."""
+
+    edges: NDArray[np.int64]
+    clustering_sum: NDArray[np.float64]
+    node_count: NDArray[np.float64]
+    mean: NDArray[np.float64]
+    std_error: NDArray[np.float64] | None
+    covariance: NDArray[np.float64] | None = None
+
+
+def clustering_profile(
+    releases: ClusteringReleases,
+    edges: ArrayLike,
+    *,
+    variance: bool | str = "auto",
+    max_dense_nodes: int = MAX_DENSE_NODES,
+) -> ClusteringProfile:
+    r"""Degree–clustering profile: mean local clustering of the nodes in each degree bucket.
+
+    Parameters
+    ----------
+    releases : ClusteringReleases
+    edges : array_like of int, increasing
+        Bucket i holds the degrees in ``[edges[i], edges[i+1])``.
+
+    Returns
+    -------
+    ClusteringProfile
+        ``clustering_sum`` :math:`\widehat{\sum_{v: d_v\in B} c_v}` and ``node_count``
+        :math:`\hat n_B` are unbiased; ``mean`` is their ratio (consistent, not unbiased),
+        with a delta-method standard error from their estimated covariance:
+        :math:`\mathrm{Var}(\hat S/\hat n) \approx (V_S - 2\rho V_{Sn} + \rho^2 V_n)/n_B^2`,
+        :math:`\rho = \hat S/\hat n`.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> rel = release_clustering_reports(g, epsilon_rr=40.0, epsilon_degree=40.0,
+    ...                                  epsilon_triangles=40.0, rng=0)
+    >>> np.round(clustering_profile(rel, [0, 2, 3, 10]).mean, 6).tolist()
+    [0.0, 1.0, 0.333333]
+    """
+    variance = _check_variance_option(variance)
+    _check_releases(releases)
+    e = np.asarray(edges)
+    if e.ndim != 1 or e.size < 2 or e.dtype.kind not in "iu" or not (np.diff(e) > 0).all():
+        raise ValueError(
+            f"edges must be a strictly increasing 1-D integer array of >= 2 values, got {edges!r}"
+        )
+    a_c, b_c = _coefficients("clustering", releases.d_max, releases.q)
+    coeffs = []
+    for lo, hi in zip(e[:-1].tolist(), e[1:].tolist(), strict=True):
+
+        def a_in(d, lo=lo, hi=hi):
+            return np.where((d >= lo) & (d < hi), a_c(d), 0.0)
+
+        def b_in(d, lo=lo, hi=hi):
+            return np.where((d >= lo) & (d < hi), b_c(d), 0.0)
+
+        def zero(d):
+            return np.zeros(np.shape(d))
+
+        def count(d, lo=lo, hi=hi):
+            return ((d >= lo) & (d < hi)).astype(np.float64)
+
+        coeffs += [(a_in, b_in), (zero, count)]
+    value, cov = _estimate_sums(releases, coeffs, variance, max_dense_nodes)
+    s, nb = value[0::2], value[1::2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(nb != 0, s / nb, np.nan)
+    se = None
+    if cov is not None:
+        vs, vn, vsn = np.diagonal(cov)[0::2], np.diagonal(cov)[1::2], np.diagonal(cov, 1)[0::2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = (vs - 2 * mean * vsn + mean * mean * vn) / (nb * nb)
+        se = np.sqrt(np.maximum(var, 0.0))
+    return ClusteringProfile(e.astype(np.int64), s, nb, mean, se, cov)
+
+
+# ---------------------------------------------------------------------------------------------
+# analytic variance
+
+
+def average_clustering_variance(
+    graph: Graph,
+    *,
+    epsilon_rr: float,
+    epsilon_degree: float,
+    epsilon_triangles: float,
+    d_max: int | None = None,
+    statistic: str = "avg_clustering",
+) -> float:
+    r"""Exact variance of :func:`average_clustering` (or ``statistic="degree_weighted_triangles"``).
+
+    For the unprojected protocol (every degree <= d_max).
+
+    Notes
+    -----
+    With :math:`g_v = \tilde r_v\,\hat a(\tilde d_v) + \hat b(\tilde d_v)`
+    (:math:`\hat a = T[a]`: h is affine in r, on which the operator is the identity),
+
+    .. math::
+
+        E\,\mathrm{Var}_{\rm DLap}(g_v\mid r_v) = (E r_v^2 + 2c_t)\,E\hat a^2
+          + 2E r_v\,E[\hat a\hat b] + E\hat b^2 - E(a_v r_v + b_v)^2,
+
+    expectations over :math:`\tilde d_v` by summation of the DLap law (tail < 1e-15), with
+    :math:`E r_v = (1-2q)(2t_v - s_v)`, :math:`\mathrm{Var}\,r_v = 4q(1-q)s_v`; plus the RR
+    term :math:`4q(1-q)\sum_{j<k}B_{jk}^2`, :math:`B = A\,\mathrm{diag}(a)\,A` off the
+    diagonal (module docstring). Divided by :math:`n^2` for the average.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> v = average_clustering_variance(g, epsilon_rr=1.0, epsilon_degree=1.0, epsilon_triangles=1.0)
+    >>> v > 0
+    True
+    """
+    g = _check_graph(graph)
+    budget = ClusteringBudget(rr=epsilon_rr, degree=epsilon_degree, triangles=epsilon_triangles)
+    deg = g.degrees
+    bound = max(int(deg.max()), 2) if d_max is None else check_nonnegative_int(d_max, "d_max", minimum=2)
+    if (deg > bound).any():
+        raise ValueError(f"average_clustering_variance needs every degree <= d_max = {bound} (no projection)")
+    kind = {"avg_clustering": "clustering", "degree_weighted_triangles": "degree_triangles"}.get(statistic)
+    if kind is None:
+        raise ValueError(
+            f"statistic must be 'avg_clustering' or 'degree_weighted_triangles', got {statistic!r}"
+        )
+    q = flip_probability(budget.rr)
+    a, b = _coefficients(kind, bound, q)
+    sens = count_sensitivity(bound, False)
+    ct = dlap_c(budget.triangles, sens)
+    t = local_triangle_counts(g).astype(np.float64)
+    s = _pairs(deg.astype(np.float64))
+    er = (1 - 2 * q) * (2 * t - s)
+    er2 = 4 * q * (1 - q) * s + er * er
+    # DLap law of the degree noise
+    eps_d = budget.degree
+    kmax = max(1, math.ceil(math.log(1e-15 * (1 + math.exp(-eps_d)) / 2) / -eps_d))
+    ks = np.arange(-kmax, kmax + 1, dtype=np.int64)
+    pmf = math.tanh(eps_d / 2) * np.exp(-eps_d * np.abs(ks))
+    pts = deg[:, None] + ks[None, :]
+    ah = debias(a, pts, eps_d)
+    bh = debias(b, pts, eps_d)
+    e_a2, e_ab, e_b2 = (ah * ah) @ pmf, (ah * bh) @ pmf, (bh * bh) @ pmf
+    av, bv = a(deg), b(deg)
+    dlap_part = (er2 + 2 * ct) * e_a2 + 2 * er * e_ab + e_b2 - (av * av * er2 + 2 * av * bv * er + bv * bv)
+    adj = sp.csr_array((np.ones(g.indices.size), g.indices, g.indptr), shape=(g.n_nodes, g.n_nodes))
+    bmat = (adj @ sp.diags_array(av) @ adj).tocsr()
+    diag = bmat.diagonal()
+    b2 = (float(np.dot(bmat.data, bmat.data)) - float(np.dot(diag, diag))) / 2
+    total = math.fsum(dlap_part) + 4 * q * (1 - q) * b2
+    if statistic == "avg_clustering":
+        return total / (g.n_nodes**2)
+    return total
+
+
+def _check_releases(rel: Any) -> None:
+    if not isinstance(rel, ClusteringReleases):
+        raise TypeError(f"releases must be ClusteringReleases, got {type(rel).__name__}")
+
+
+def _check_graph(graph: Any) -> Graph:
+    if not isinstance(graph, Graph):
+        raise TypeError(f"graph must be an ldpgraph Graph, got {type(graph).__name__}")
+    return graph
