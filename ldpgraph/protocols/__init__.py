@@ -35,3 +35,23 @@ __all__ = [
     "projected_kstar_counts",
     "reports_from_records",
 ]
+
+# deployment: the report wire format, streaming validation, poisoning bounds
+from . import poisoning, reports, reportset  # noqa: E402
+from .poisoning import PublicBounds, admissible_range, influence_bound, noise_quantile, screen_reports  # noqa: E402
+from .reports import canonical_node_id, report_columns  # noqa: E402
+from .reportset import ReportAccumulator  # noqa: E402
+
+__all__ += [
+    "PublicBounds",
+    "ReportAccumulator",
+    "admissible_range",
+    "canonical_node_id",
+    "influence_bound",
+    "noise_quantile",
+    "poisoning",
+    "report_columns",
+    "reports",
+    "reportset",
+    "screen_reports",
+]

@@ -13,6 +13,13 @@ A node releases, with the discrete Laplace mechanism,
 **Privacy (sequential composition).** Each release is eps_q-edge-LDP for its own share eps_q,
 so the tuple is (sum_q eps_q)-edge-LDP; the shares are user-given (default: equal) and always
 sum to the epsilon asked for, which :attr:`NodeReports.total_epsilon` reports.
+
+**Secure by default.** :meth:`DegreeRandomizer.randomize` without an ``rng`` draws every noise
+value with the exact integer-arithmetic sampler on the operating system's CSPRNG
+(:func:`~ldpgraph.mechanisms.secure.sample_dlap_exact`, Canonne-Kamath-Steinke), which cannot be
+seeded: that is the node-side path of a deployment. Passing ``rng`` (a seed or Generator) selects
+the fast, seedable floating-point sampler of :class:`~ldpgraph.mechanisms.DiscreteLaplace` for
+simulation and experiments (same law up to rounding).
 """
 
 from __future__ import annotations
@@ -217,10 +224,36 @@ class DegreeRandomizer:
         k = int(name.split("_")[1])
         return float(max(math.comb(self.d_max, k - 1), 1))
 
-    def randomize(self, degrees: ArrayLike, *, rng=None) -> NodeReports:
-        """Release every node's noisy values (vectorized simulation of all nodes)."""
+    def randomize(self, degrees: ArrayLike, *, rng=None, secure: bool | None = None) -> NodeReports:
+        """Release every node's noisy values (one node, or a vectorized simulation of many).
+
+        Parameters
+        ----------
+        degrees : array_like of int or a graph
+            The true degrees (a node on its own device passes its one degree, ``[d_v]``).
+        rng : Generator, seed or None
+            Only for simulation: a seed or Generator selects the fast seedable sampler.
+        secure : bool, optional
+            True: exact integer-arithmetic sampling on the OS CSPRNG (unseedable; ``rng`` must
+            then be None). False: the fast floating-point sampler (simulation). Default: secure
+            exactly when no ``rng`` is given, so a deployment that passes nothing is secure.
+
+        Notes
+        -----
+        The secure sampler's guarantee is for the exact binary value of each float share
+        ``epsilon * share`` (as :class:`~ldpgraph.mechanisms.DiscreteLaplace` documents).
+        """
         d = as_degrees(degrees)
-        gen = check_rng(rng)
+        if secure is None:
+            secure = rng is None
+        elif not isinstance(secure, (bool, np.bool_)):
+            raise TypeError(f"secure must be a bool or None, got {type(secure).__name__} {secure!r}")
+        if secure and rng is not None:
+            raise ValueError(
+                "secure=True draws from the OS CSPRNG and cannot be seeded; pass rng=None "
+                "(or secure=False with rng for a seeded simulation)"
+            )
+        gen = None if secure else check_rng(rng)
         released = {}
         for name, share in self.shares.items():
             if name == "degree":
@@ -229,9 +262,11 @@ class DegreeRandomizer:
                 truth = projected_kstar_counts(d, int(name.split("_")[1]), self.d_max)
             eps_q = self.epsilon * share
             sens = self.sensitivity(name)
-            noisy = DiscreteLaplace(epsilon=eps_q, sensitivity=sens).randomize(truth, rng=gen)
+            mech = DiscreteLaplace(epsilon=eps_q, sensitivity=sens)
+            noisy = mech.randomize(truth, secure=True) if secure else mech.randomize(truth, rng=gen)
             released[name] = ReleasedValues(name=name, values=noisy, epsilon=eps_q, sensitivity=sens)
-        return NodeReports(released=released, d_max=self.d_max)
+        sampler = "secure-exact" if secure else "simulation"
+        return NodeReports(released=released, d_max=self.d_max, metadata={"sampler": sampler})
 
 
 def _check_shares(shares: Mapping[str, float] | None, names: list[str]) -> dict[str, float]:
