@@ -11,17 +11,21 @@ from .curator import (
     edge_count,
     kstars,
     kstars_from_counts,
+    kstars_many,
     max_degree,
 )
 from .ingest import reports_from_records
 from .randomizer import DegreeRandomizer, NodeReports, ReleasedValues, as_degrees, projected_kstar_counts
+from .report_histogram import ReportHistogram, as_report_histogram, merge_histograms
 
 __all__ = [
     "DegreeRandomizer",
     "Estimate",
     "NodeReports",
     "ReleasedValues",
+    "ReportHistogram",
     "as_degrees",
+    "as_report_histogram",
     "curator",
     "degree_entropy",
     "degree_histogram",
@@ -31,7 +35,9 @@ __all__ = [
     "edge_count",
     "kstars",
     "kstars_from_counts",
+    "kstars_many",
     "max_degree",
+    "merge_histograms",
     "projected_kstar_counts",
     "reports_from_records",
 ]
