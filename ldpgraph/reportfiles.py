@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,6 +52,11 @@ __all__ = [
     "read_reports",
     "parquet_row_groups",
     "iter_parquet_row_group",
+    "CurationResult",
+    "curate_summary",
+    "curate_files",
+    "write_broadcast",
+    "read_broadcast",
 ]
 
 #: file formats and the suffixes that select them
@@ -673,3 +679,151 @@ def read_reports(
     return NodeReports(
         released=released, d_max=d_max, metadata={"n_rows": summary.n_rows, "round": summary.round}
     )
+
+
+@dataclass(frozen=True)
+class CurationResult:
+    """Estimates curated from report files, with what validation and screening found.
+
+    Attributes
+    ----------
+    estimates : list of (statistic, k, Estimate, influence bound or None)
+        The influence bound (:func:`~ldpgraph.protocols.poisoning.influence_bound`) is given
+        when public bounds were: how far one malicious node can have moved the estimate.
+    summary : ReportSetSummary
+        Validated histograms, node and row counts, screening counts per quantity.
+    files : list of str
+    """
+
+    estimates: list[tuple[str, int | None, Any, float | None]]
+    summary: ReportSetSummary
+    files: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (what ``ldpgraph curate --json`` prints)."""
+        s = self.summary
+        return {
+            "files": self.files,
+            "n_rows": s.n_rows,
+            "n_nodes": s.n_nodes,
+            "protocol": s.protocol,
+            "round": s.round,
+            "outliers": s.outliers,
+            "quantities": {
+                name: {
+                    "epsilon": q.epsilon,
+                    "sensitivity": q.sensitivity,
+                    "n_reports": q.n_reports,
+                    "n_outside": q.n_outside,
+                    "admissible": None if q.admissible is None else list(q.admissible),
+                }
+                for name, q in s.quantities.items()
+            },
+            "estimates": [
+                {
+                    "statistic": est.statistic,
+                    "value": est.value,
+                    "std_error": est.std_error,
+                    "variance_estimate": est.variance_estimate,
+                    "influence_bound": bound,
+                }
+                for _, _, est, bound in self.estimates
+            ],
+        }
+
+
+def curate_summary(
+    summary: ReportSetSummary,
+    statistics: Sequence[tuple[str, int | None]],
+    *,
+    bounds: PublicBounds | None = None,
+    files: Sequence[str] = (),
+) -> CurationResult:
+    """Estimates of ``statistics`` ((name, k) pairs) from a validated summary."""
+    from .protocols.poisoning import influence_bound
+    from .protocols.reportset import estimate_statistic
+
+    out = []
+    for stat, k in statistics:
+        est = estimate_statistic(summary, stat, k)
+        bound = None
+        if bounds is not None:
+            name = f"kstar_{k}" if stat == "kstars_from_counts" else "degree"
+            q = summary.quantities[name]
+            if q.admissible is not None:
+                bound = influence_bound(
+                    stat, *q.admissible, epsilon=q.epsilon, n_nodes=max(q.n_reports, 1), k=k
+                )
+        out.append((stat, k, est, bound))
+    return CurationResult(out, summary, list(files))
+
+
+def curate_files(
+    paths: str | os.PathLike | Sequence[str | os.PathLike],
+    statistics: Sequence[tuple[str, int | None]] = (("kstars", 2),),
+    *,
+    bounds: PublicBounds | None = None,
+    scheduler: Any = None,
+    **kwargs: Any,
+) -> CurationResult:
+    """Validate report files (streaming, or on Dask) and estimate ``statistics`` from them.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+    statistics : sequence of (name, k)
+        Names of :data:`~ldpgraph.protocols.reportset.STATISTICS`; k for kstars,
+        degree_moment and kstars_from_counts, else None.
+    bounds : PublicBounds, optional
+        Public bounds for poisoning screening (and the influence bounds of the result).
+    scheduler : None, str or dask.distributed.Client
+        None: one streaming pass in this process. Otherwise the Dask path
+        (:func:`ldpgraph.reportdask.read_report_set_dask`), whose summary is identical.
+    **kwargs
+        Passed to :func:`read_report_set` (d_max, round, outliers, expected_nodes, chunk_rows,
+        format, protocol).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ldpgraph.protocols import DegreeRandomizer, kstars
+    >>> rep = DegreeRandomizer(epsilon=1.0).randomize([3, 1, 2, 2], rng=0)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = write_reports(Path(tmp) / "r.parquet", rep)
+    ...     result = curate_files(path, [("kstars", 2)])
+    >>> result.estimates[0][2] == kstars(rep, 2)
+    True
+    """
+    files = [os.fspath(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
+    if scheduler is None:
+        summary = read_report_set(files, bounds=bounds, **kwargs)
+    else:
+        from .reportdask import read_report_set_dask
+
+        summary = read_report_set_dask(files, scheduler=scheduler, bounds=bounds, **kwargs)
+    return curate_summary(summary, statistics, bounds=bounds, files=files)
+
+
+def write_broadcast(path: str | os.PathLike, broadcast: dict[str, Any]) -> Path:
+    """Write a broadcast (:func:`~ldpgraph.protocols.reports.degree_bound_broadcast`) as JSON."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.partial")
+    tmp.write_text(json.dumps(broadcast, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def read_broadcast(path: str | os.PathLike, *, next_round: int) -> dict[str, Any]:
+    """Read and validate a broadcast file for use in round ``next_round``."""
+    from .protocols.reports import check_broadcast
+
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"broadcast file not found: {path}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{path}: not a JSON broadcast file (truncated?): {exc.msg} at line {exc.lineno}"
+        ) from None
+    return check_broadcast(data, next_round=next_round, source=str(path))

@@ -22,6 +22,7 @@ Memory: O(number of distinct values + node-id range) per quantity, whatever the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -30,9 +31,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .poisoning import PublicBounds, admissible_range
+from .report_histogram import ReportHistogram, merge_histograms
 from .reports import DEGREE_PROTOCOL, MAX_ABS_VALUE, PROTOCOLS, expected_sensitivity
 
-__all__ = ["ReportChunk", "ReportAccumulator", "QuantitySummary", "ReportSetSummary", "MAX_NODE_ID_RANGE"]
+__all__ = [
+    "ReportChunk",
+    "ReportAccumulator",
+    "QuantitySummary",
+    "ReportSetSummary",
+    "MAX_NODE_ID_RANGE",
+    "STATISTICS",
+    "estimate_statistic",
+]
 
 #: widest range of node ids (max - min + 1) one quantity's node set may span (one byte per id)
 MAX_NODE_ID_RANGE = 2**32
@@ -174,35 +184,6 @@ class _NodeSet:
         self.count += other.count
 
 
-def _merge_hist(
-    u1: NDArray[np.int64], c1: NDArray[np.int64], u2: NDArray[np.int64], c2: NDArray[np.int64]
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    if u1.size == 0:
-        return u2, c2
-    if u2.size == 0:
-        return u1, c1
-    u = np.concatenate([u1, u2])
-    c = np.concatenate([c1, c2])
-    order = np.argsort(u, kind="stable")
-    u, c = u[order], c[order]
-    starts = np.flatnonzero(np.concatenate([[True], u[1:] != u[:-1]]))
-    return u[starts], np.add.reduceat(c, starts)
-
-
-def _count(v: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Distinct values and their counts: bincount over a moderate range, else a sort."""
-    if v.size == 0:
-        z = np.zeros(0, dtype=np.int64)
-        return z, z.copy()
-    lo, hi = int(v.min()), int(v.max())
-    if hi - lo <= max(4 * v.size, 1 << 16) and hi - lo < 1 << 26:
-        b = np.bincount(v - lo if lo else v, minlength=1)
-        nz = np.flatnonzero(b)
-        return (nz + lo).astype(np.int64), b[nz].astype(np.int64)
-    u, c = np.unique(v, return_counts=True)
-    return u.astype(np.int64), c.astype(np.int64)
-
-
 @dataclass
 class _Quantity:
     name: str
@@ -212,24 +193,24 @@ class _Quantity:
     lo: int | None = None
     hi: int | None = None
     nodes: _NodeSet = field(default_factory=_NodeSet)
-    values: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    counts: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    hist: ReportHistogram | None = None
     n_outside: int = 0
-    n_pending: int = 0
-    pending: list[tuple[NDArray[np.int64], NDArray[np.int64]]] = field(default_factory=list)
+    pending: list[ReportHistogram] = field(default_factory=list)
 
     def add_values(self, v: NDArray[np.int64]) -> None:
-        u, c = _count(v)
-        self.pending.append((u, c))
-        self.n_pending += 1
-        if self.n_pending >= 16:
+        self.pending.append(ReportHistogram.from_reports(v, self.epsilon, self.sensitivity))
+        if len(self.pending) >= 16:
             self.flush()
 
     def flush(self) -> None:
-        for u, c in self.pending:
-            self.values, self.counts = _merge_hist(self.values, self.counts, u, c)
-        self.pending.clear()
-        self.n_pending = 0
+        parts = self.pending if self.hist is None else [self.hist, *self.pending]
+        if parts:
+            self.hist = merge_histograms(parts)
+        self.pending = []
+
+    def histogram(self) -> ReportHistogram:
+        self.flush()
+        return ReportHistogram.empty(self.epsilon, self.sensitivity) if self.hist is None else self.hist
 
 
 @dataclass(frozen=True)
@@ -239,11 +220,8 @@ class QuantitySummary:
     Attributes
     ----------
     name : str
-    epsilon, sensitivity : float
-    values, counts : ndarray of int64
-        Distinct reported values (increasing) and how many nodes sent each.
-    n_reports : int
-        Number of reports kept (rejected ones excluded).
+    histogram : ReportHistogram
+        Distinct reported values and how many nodes sent each, with epsilon and sensitivity.
     n_outside : int
         Reports outside the admissible range (clipped or rejected; 0 without public bounds).
     admissible : tuple of int, optional
@@ -251,23 +229,30 @@ class QuantitySummary:
     """
 
     name: str
-    epsilon: float
-    sensitivity: float
-    values: NDArray[np.int64]
-    counts: NDArray[np.int64]
-    n_reports: int
+    histogram: ReportHistogram
     n_outside: int
     admissible: tuple[int, int] | None
 
+    @property
+    def epsilon(self) -> float:
+        return self.histogram.epsilon
+
+    @property
+    def sensitivity(self) -> float:
+        return self.histogram.sensitivity
+
+    @property
+    def n_reports(self) -> int:
+        """Number of reports kept (rejected ones excluded)."""
+        return self.histogram.n
+
     def value_sum(self) -> int:
-        """sum of all reported values, exactly (a Python int)."""
-        return int(
-            sum(int(u) * int(c) for u, c in zip(self.values.tolist(), self.counts.tolist(), strict=True))
-        )
+        """The sum of the kept values, exactly (a Python int)."""
+        return self.histogram.power_sum(1)
 
     def to_reports(self) -> NDArray[np.int64]:
         """The kept reports in increasing order (memory O(n): for tests and small sets)."""
-        return np.repeat(self.values, self.counts)
+        return self.histogram.to_reports()
 
 
 @dataclass(frozen=True)
@@ -325,7 +310,7 @@ class ReportAccumulator:
     >>> acc = ReportAccumulator()
     >>> acc.add(chunk([0, 1, 2], [3, 3, -1]))
     >>> s = acc.summary(expected_nodes=3)
-    >>> s.quantities["degree"].values, s.quantities["degree"].counts
+    >>> s.quantities["degree"].histogram.values, s.quantities["degree"].histogram.counts
     (array([-1,  3]), array([1, 2]))
     """
 
@@ -500,8 +485,9 @@ class ReportAccumulator:
                     f"{oq.first} has {oq.epsilon:g}"
                 )
             q.nodes.merge(oq.nodes, name, where)
+            if oq.hist is not None:
+                q.pending.append(oq.hist)
             q.flush()
-            q.values, q.counts = _merge_hist(q.values, q.counts, oq.values, oq.counts)
             q.n_outside += oq.n_outside
         self.sources += [s for s in other.sources if s not in self.sources]
         self.n_rows += other.n_rows
@@ -560,14 +546,9 @@ class ReportAccumulator:
             if q.nodes.count != n_nodes:
                 missing = _difference(union, q.nodes)
                 raise ValueError(f"{name} is missing for {missing.size} node(s): {_ids_text(missing)}")
-            n_kept = int(q.counts.sum())
             out[name] = QuantitySummary(
                 name=name,
-                epsilon=q.epsilon,
-                sensitivity=q.sensitivity,
-                values=q.values,
-                counts=q.counts,
-                n_reports=n_kept,
+                histogram=q.histogram(),
                 n_outside=q.n_outside,
                 admissible=None if q.lo is None else (q.lo, q.hi),
             )
@@ -591,3 +572,61 @@ def _difference(a: _NodeSet, b: _NodeSet) -> NDArray[np.int64]:
 def _ids_text(ids: NDArray[np.int64]) -> str:
     shown = ", ".join(str(int(v)) for v in ids[:_MAX_LISTED])
     return shown + (f" and {ids.size - _MAX_LISTED} more" if ids.size > _MAX_LISTED else "")
+
+
+#: statistics the curator computes from a report-set summary, and whether they take k
+STATISTICS = {
+    "kstars": True,
+    "edges": False,
+    "degree_moment": True,
+    "degree_mean": False,
+    "degree_variance": False,
+    "max_degree": False,
+    "degree_entropy": False,
+    "kstars_from_counts": True,
+}
+
+
+def estimate_statistic(summary: ReportSetSummary, statistic: str, k: int | None = None):
+    """The curator's estimate of ``statistic`` from a validated summary (same as in memory).
+
+    Every degree statistic is computed by :mod:`~ldpgraph.protocols.curator` from the degree
+    histogram, which is exactly the histogram of the in-memory reports, so the estimate equals
+    the in-memory one bit for bit. ``kstars_from_counts`` sums the ``kstar_<k>`` values exactly.
+
+    Examples
+    --------
+    >>> from ldpgraph.protocols import DegreeRandomizer, kstars, report_columns
+    >>> rep = DegreeRandomizer(epsilon=1.0).randomize([3, 1, 2, 2], rng=0)
+    >>> cols = report_columns(rep)
+    >>> acc = ReportAccumulator()
+    >>> n = len(cols["node"])
+    >>> acc.add(ReportChunk("mem", 0, cols["node"], cols["round"], np.zeros(n, np.int8), ["degree"],
+    ...                     cols["value"], cols["epsilon"], cols["sensitivity"], np.zeros(n, np.int8),
+    ...                     ["degree"], cols["protocol_version"]))
+    >>> estimate_statistic(acc.summary(), "kstars", 2) == kstars(rep, 2)
+    True
+    """
+    from . import curator
+    from .curator import Estimate
+
+    if statistic not in STATISTICS:
+        raise ValueError(f"unknown statistic {statistic!r}; choose from {', '.join(STATISTICS)}")
+    if STATISTICS[statistic] and k is None:
+        raise ValueError(f"{statistic} needs k (the star size or the power)")
+    if statistic == "kstars_from_counts":
+        name = f"kstar_{k}"
+        if name not in summary.quantities:
+            raise ValueError(f"the reports hold no {name} release; released: {sorted(summary.quantities)}")
+        h = summary.quantities[name].histogram
+        return Estimate(
+            float(h.power_sum(1)),
+            math.sqrt(h.n * h.mechanism.variance),
+            h.n * h.mechanism.variance,
+            f"kstars_{k}_from_counts",
+        )
+    if "degree" not in summary.quantities:
+        raise ValueError(f"the reports hold no degree release; released: {sorted(summary.quantities)}")
+    h = summary.quantities["degree"].histogram
+    fn = getattr(curator, "edge_count" if statistic == "edges" else statistic)
+    return fn(h, k) if STATISTICS[statistic] else fn(h)
