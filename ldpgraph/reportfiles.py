@@ -465,20 +465,34 @@ def _iter_csv(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
     try:
         reader = pcsv.open_csv(path, read_options=read, convert_options=convert, parse_options=parse)
     except pa.ArrowInvalid as exc:
-        raise ValueError(f"{path}: malformed CSV near the start (line 2): {exc}") from None
+        raise ValueError(_csv_parse_error(path, exc)) from None
     while True:
         try:
             batch = reader.read_next_batch()
         except StopIteration:
             return
         except pa.ArrowInvalid as exc:
-            raise ValueError(
-                f"{path}: malformed CSV after row {start - 1} (line {start + 1}; truncated file?): {exc}"
-            ) from None
+            raise ValueError(_csv_parse_error(path, exc)) from None
         for off in range(0, batch.num_rows, chunk_rows):
             part = batch.slice(off, chunk_rows)
             yield _chunk_from_arrow(_blank_to_null(part), _Ctx(str(path), start, 2))
             start += part.num_rows
+
+
+def _csv_parse_error(path: Path, exc: Exception) -> str:
+    """Name the first malformed CSV line (a slow scan, on the error path only)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        reader = csv.reader(fh)
+        width = len(next(reader, []))
+        for row, fields in enumerate(reader):
+            if len(fields) != width:
+                return (
+                    f"{path} row {row} (line {row + 2}): malformed CSV, {len(fields)} fields where "
+                    f"the header has {width} (truncated file?)"
+                )
+    return f"{path}: malformed CSV (truncated file?): {exc}"
 
 
 def _blank_to_null(batch):
