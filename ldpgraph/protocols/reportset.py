@@ -99,6 +99,24 @@ class ReportChunk:
         return f"{self.source} row{'s' if len(idx) > 1 else ''} {shown}{more} (first: {first})"
 
 
+class _Rows:
+    """The rows of a chunk one quantity occupies: all of them (no copy) or an index array."""
+
+    __slots__ = ("idx",)
+
+    def __init__(self, idx: NDArray[np.integer] | None = None) -> None:
+        self.idx = idx
+
+    def take(self, a: NDArray) -> NDArray:
+        return a if self.idx is None else a[self.idx]
+
+    def where(self, mask: NDArray[np.bool_]) -> NDArray[np.integer]:
+        return np.flatnonzero(mask) if self.idx is None else self.idx[mask]
+
+    def __getitem__(self, i: int) -> int:
+        return int(i) if self.idx is None else int(self.idx[i])
+
+
 class _NodeSet:
     """A set of node ids as a byte map over [offset, offset + len(bits)), with disjoint merges."""
 
@@ -133,9 +151,7 @@ class _NodeSet:
             bits[self.offset - new_lo : self.end - new_lo] = self.bits
         self.offset, self.bits = new_lo, bits
 
-    def add(
-        self, ids: NDArray[np.int64], chunk: ReportChunk, rows: NDArray[np.integer], quantity: str
-    ) -> None:
+    def add(self, ids: NDArray[np.int64], chunk: ReportChunk, rows: _Rows, quantity: str) -> None:
         if ids.size == 0:
             return
         if ids.size > 1 and not bool(np.all(ids[1:] > ids[:-1])):
@@ -152,6 +168,10 @@ class _NodeSet:
             lo, hi = int(s[0]), int(s[-1])
         else:
             lo, hi = int(ids[0]), int(ids[-1])
+        if lo < 0:
+            raise ValueError(
+                f"node ids must be non-negative integers: {chunk.rows_text(rows.where(ids < 0))}"
+            )
         self._cover(lo, hi, chunk.source)
         pos = ids - self.offset
         hit = self.bits[pos]
@@ -351,27 +371,18 @@ class ReportAccumulator:
             return
         self._check_protocol(chunk)
         self._check_round(chunk)
-        node = chunk.node
-        neg = node < 0
-        if neg.any():
-            raise ValueError(
-                f"node ids must be non-negative integers: {chunk.rows_text(np.flatnonzero(neg))}"
-            )
-        big = (chunk.value > MAX_ABS_VALUE) | (chunk.value < -MAX_ABS_VALUE)
-        if big.any():
+        if int(chunk.value.max()) > MAX_ABS_VALUE or int(chunk.value.min()) < -MAX_ABS_VALUE:
+            big = (chunk.value > MAX_ABS_VALUE) | (chunk.value < -MAX_ABS_VALUE)
             raise ValueError(
                 f"value must have magnitude <= 2**53 (no truthful node sends more): "
                 f"{chunk.rows_text(np.flatnonzero(big))}"
             )
-        bad = ~np.isfinite(chunk.epsilon) | (chunk.epsilon <= 0)
-        if bad.any():
-            raise ValueError(f"epsilon must be finite and > 0: {chunk.rows_text(np.flatnonzero(bad))}")
         codes = np.asarray(chunk.quantity)
         used = np.unique(codes) if len(chunk.quantity_names) > 1 else np.zeros(1, dtype=np.int64)
         staged = []
         for code in used.tolist():
             name = str(chunk.quantity_names[code])
-            rows = np.flatnonzero(codes == code) if used.size > 1 else np.arange(n)
+            rows = _Rows(np.flatnonzero(codes == code) if used.size > 1 else None)
             staged.append(self._stage(chunk, name, rows))
         for q, ids, rows, keep_values in staged:  # commit only after every check passed
             q.nodes.add(ids, chunk, rows, q.name)
@@ -414,11 +425,13 @@ class ReportAccumulator:
                 f"{int(r[rows[0]])} in {chunk.rows_text(rows)}"
             )
 
-    def _stage(self, chunk: ReportChunk, name: str, rows: NDArray[np.integer]):
+    def _stage(self, chunk: ReportChunk, name: str, rows: _Rows):
         q = self._q.get(name)
-        sens = chunk.sensitivity[rows]
-        eps = chunk.epsilon[rows]
+        sens = rows.take(chunk.sensitivity)
+        eps = rows.take(chunk.epsilon)
         if q is None:
+            if not (math.isfinite(float(eps[0])) and eps[0] > 0):
+                raise ValueError(f"epsilon must be finite and > 0: {chunk.rows_text([rows[0]])}")
             want = expected_sensitivity(name, self.d_max)  # raises for unknown quantities
             q = _Quantity(name, float(eps[0]), want, chunk.where(rows[0]))
             if self.bounds is not None:
@@ -430,24 +443,28 @@ class ReportAccumulator:
         if wrong.any():
             raise ValueError(
                 f"{name} must be released with sensitivity {q.sensitivity:g}, declared otherwise in "
-                f"{chunk.rows_text(rows[wrong])}"
+                f"{chunk.rows_text(rows.where(wrong))}"
             )
         mixed = eps != q.epsilon
         if mixed.any():
+            bad = mixed & ~(np.isfinite(eps) & (eps > 0))
+            if bad.any():
+                raise ValueError(f"epsilon must be finite and > 0: {chunk.rows_text(rows.where(bad))}")
             raise ValueError(
                 f"{name} was released with mixed epsilon ({q.first} has {q.epsilon:g}): "
-                f"{chunk.rows_text(rows[mixed])}"
+                f"{chunk.rows_text(rows.where(mixed))}"
             )
-        v = chunk.value[rows]
-        ids = chunk.node[rows]
+        v = rows.take(chunk.value)
+        ids = rows.take(chunk.node)
         if q.lo is not None:
             outside = (v < q.lo) | (v > q.hi)
             n_out = int(np.count_nonzero(outside))
             if n_out:
                 if self.outliers == "raise":
+                    where = chunk.rows_text(rows.where(outside))
                     raise ValueError(
                         f"{name} outside the admissible range [{q.lo}, {q.hi}] (a truthful node sends such a "
-                        f"value with probability <= {self.bounds.alpha:g}): {chunk.rows_text(rows[outside])}"
+                        f"value with probability <= {self.bounds.alpha:g}): {where}"
                     )
                 q.n_outside += n_out
                 v = np.clip(v, q.lo, q.hi) if self.outliers == "clip" else v[~outside]
@@ -510,17 +527,30 @@ class ReportAccumulator:
             raise ValueError(f"no reports received ({where})")
         for q in self._q.values():
             q.flush()
-        union = _NodeSet()
-        for q in self._q.values():
-            union._cover(q.nodes.offset, q.nodes.end - 1, "node ids")
-            union.bits[q.nodes.offset - union.offset : q.nodes.end - union.offset] |= q.nodes.bits
+        qs = list(self._q.values())
+        if len(qs) == 1:
+            union = qs[0].nodes  # no copy: one quantity's node set is the union
+        else:
+            union = _NodeSet()
+            for q in qs:
+                union._cover(q.nodes.offset, q.nodes.end - 1, "node ids")
+                union.bits[q.nodes.offset - union.offset : q.nodes.end - union.offset] |= q.nodes.bits
+        n_union = int(np.count_nonzero(union.bits))
         if expected_nodes is not None:
             exp = _NodeSet()
             if isinstance(expected_nodes, (int, np.integer)) and not isinstance(expected_nodes, bool):
                 n_exp = int(expected_nodes)
                 if n_exp < 1:
                     raise ValueError(f"expected_nodes must be >= 1, got {n_exp}")
-                exp.offset, exp.bits = 0, np.ones(n_exp, dtype=np.bool_)
+                # nodes 0..n-1: the union must have n ids, all below n (no byte map of the set)
+                below = (
+                    n_union
+                    if union.end <= n_exp
+                    else int(np.count_nonzero(union.bits[: max(n_exp - union.offset, 0)]))
+                )
+                ok = below == n_exp and n_union == n_exp
+                if not ok:
+                    exp.offset, exp.bits = 0, np.ones(n_exp, dtype=np.bool_)
             else:
                 ids = np.asarray(expected_nodes)
                 if ids.dtype.kind not in "iu" or ids.ndim != 1 or ids.size == 0:
@@ -532,15 +562,17 @@ class ReportAccumulator:
                     raise ValueError(f"expected_nodes must be non-negative, got {int(ids[0])}")
                 exp._cover(int(ids[0]), int(ids[-1]), "expected_nodes")
                 exp.bits[ids - exp.offset] = True
-            absent = _difference(exp, union)
-            if absent.size:
-                raise ValueError(f"{absent.size} expected node(s) sent no report: {_ids_text(absent)}")
-            extra = _difference(union, exp)
-            if extra.size:
-                raise ValueError(
-                    f"reports from {extra.size} node(s) outside the expected node set: {_ids_text(extra)}"
-                )
-        n_nodes = int(np.count_nonzero(union.bits))
+                ok = False
+            if not ok:
+                absent = _difference(exp, union)
+                if absent.size:
+                    raise ValueError(f"{absent.size} expected node(s) sent no report: {_ids_text(absent)}")
+                extra = _difference(union, exp)
+                if extra.size:
+                    raise ValueError(
+                        f"reports from {extra.size} node(s) outside the expected node set: {_ids_text(extra)}"
+                    )
+        n_nodes = n_union
         out = {}
         for name, q in self._q.items():
             if q.nodes.count != n_nodes:
@@ -559,14 +591,14 @@ class ReportAccumulator:
 
 
 def _difference(a: _NodeSet, b: _NodeSet) -> NDArray[np.int64]:
-    """Ids in a but not in b (sorted)."""
-    ids = np.flatnonzero(a.bits) + a.offset
-    if ids.size == 0:
-        return ids.astype(np.int64)
-    inside = (ids >= b.offset) & (ids < b.end)
-    present = np.zeros(ids.size, dtype=np.bool_)
-    present[inside] = b.bits[ids[inside] - b.offset]
-    return ids[~present].astype(np.int64)
+    """Ids in a but not in b (sorted), comparing the byte maps over a's range."""
+    mask = a.bits.copy()
+    lo, hi = max(a.offset, b.offset), min(a.end, b.end)
+    if lo < hi:
+        mask[lo - a.offset : hi - a.offset] &= ~b.bits[lo - b.offset : hi - b.offset]
+    if not mask.any():
+        return np.zeros(0, dtype=np.int64)
+    return (np.flatnonzero(mask) + a.offset).astype(np.int64)
 
 
 def _ids_text(ids: NDArray[np.int64]) -> str:
