@@ -255,3 +255,14 @@ def test_reader_errors(tmp_path):
         list(iter_report_chunks(tmp_path / "r.csv", chunk_rows=0))
     with pytest.raises(ValueError, match="no report files"):
         read_report_set([])
+
+
+@pytest.mark.parametrize("chunk_rows, match", [
+    (5, r"node 2: .*c\.parquet row 5 repeats an earlier report"),   # consecutive runs: the slice path
+    (100, r"node 2: .*c\.parquet row 5 repeats .*c\.parquet row 2"),  # one unsorted chunk
+    (1, r"node 2: .*c\.parquet row 5 repeats an earlier report"),
+])
+def test_duplicates_are_found_whatever_the_chunking(tmp_path, chunk_rows, match):
+    path = _write(tmp_path, "c.parquet", _cols(7, node=[0, 1, 2, 3, 4, 2, 3]))
+    with pytest.raises(ValueError, match=match):
+        read_report_set(path, chunk_rows=chunk_rows)

@@ -154,7 +154,8 @@ class _NodeSet:
     def add(self, ids: NDArray[np.int64], chunk: ReportChunk, rows: _Rows, quantity: str) -> None:
         if ids.size == 0:
             return
-        if ids.size > 1 and not bool(np.all(ids[1:] > ids[:-1])):
+        sorted_ids = ids.size == 1 or bool(np.all(ids[1:] > ids[:-1]))
+        if not sorted_ids:
             order = np.argsort(ids, kind="stable")
             s = ids[order]
             dup = np.flatnonzero(s[1:] == s[:-1])
@@ -173,16 +174,26 @@ class _NodeSet:
                 f"node ids must be non-negative integers: {chunk.rows_text(rows.where(ids < 0))}"
             )
         self._cover(lo, hi, chunk.source)
-        pos = ids - self.offset
-        hit = self.bits[pos]
-        if hit.any():
-            i = int(np.flatnonzero(hit)[0])
-            raise ValueError(
-                f"duplicate {quantity} reports for node {int(ids[i])}: {chunk.where(rows[i])} repeats an "
-                "earlier report of the file set"
-            )
-        self.bits[pos] = True
+        if sorted_ids and hi - lo == ids.size - 1:  # consecutive ids (the common case): slices
+            window = self.bits[lo - self.offset : hi - self.offset + 1]
+            if window.any():
+                i = int(np.flatnonzero(window)[0])
+                self._repeat(quantity, ids, i, chunk, rows)
+            window[:] = True
+        else:
+            pos = ids - self.offset
+            hit = self.bits[pos]
+            if hit.any():
+                self._repeat(quantity, ids, int(np.flatnonzero(hit)[0]), chunk, rows)
+            self.bits[pos] = True
         self.count += int(ids.size)
+
+    @staticmethod
+    def _repeat(quantity: str, ids: NDArray[np.int64], i: int, chunk: ReportChunk, rows: _Rows) -> None:
+        raise ValueError(
+            f"duplicate {quantity} reports for node {int(ids[i])}: {chunk.where(rows[i])} repeats an "
+            "earlier report of the file set"
+        )
 
     def merge(self, other: _NodeSet, quantity: str, sources: str) -> None:
         if other.count == 0:
