@@ -614,7 +614,8 @@ def _cmd_node(args: argparse.Namespace) -> int:
     path = write_reports(args.out, reports, node_ids=node_ids, round=args.round)
     shares = ", ".join(f"{q} {rel.epsilon:g}" for q, rel in reports.released.items())
     sampler = f"simulation, seed {seed}" if args.simulate else "secure exact sampler, OS CSPRNG"
-    print(f"wrote {path} ({reports.n_nodes * len(reports.released):,} rows: {reports.n_nodes:,} node(s), "
+    n_rows = reports.n_nodes * len(reports.released)
+    print(f"wrote {path} ({n_rows:,} row{'' if n_rows == 1 else 's'}: {reports.n_nodes:,} node(s), "
           f"round {args.round}; epsilon {shares}; {sampler})")
     return 0
 
