@@ -532,6 +532,8 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--scheduler", metavar="ADDR",
                    help="curate on Dask: a scheduler address, or threads / processes / sync")
     p.add_argument("--broadcast-out", metavar="FILE", help="write the broadcast for the next round")
+    p.add_argument("--level", type=float, default=0.95,
+                   help="confidence level of the intervals (default 0.95)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(handler=_cmd_curate)
 
@@ -641,6 +643,16 @@ def _curate_stats(values: list[str] | None, k: int) -> list[tuple[str, int | Non
     return out
 
 
+def _interval_or_none(est: Any, level: float) -> tuple[float, float] | None:
+    interval = getattr(est, "interval", None)
+    if interval is None or est.std_error is None:
+        return None
+    try:
+        return tuple(float(x) for x in interval(level))
+    except (ValueError, TypeError):
+        return None
+
+
 def _cmd_curate(args: argparse.Namespace) -> int:
     from .protocols.poisoning import PublicBounds
     from .protocols.reports import degree_bound_broadcast
@@ -670,8 +682,14 @@ def _cmd_curate(args: argparse.Namespace) -> int:
         top = int(q.histogram.values[-1]) if q.histogram.n else 1
         broadcast = degree_bound_broadcast(top, n_nodes=s.n_nodes, epsilon=q.epsilon)
         bpath = write_broadcast(args.broadcast_out, broadcast)
+    if not 0 < args.level < 1:
+        raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
+    intervals = [_interval_or_none(est, args.level) for _, _, est, _ in result.estimates]
     if args.json:
         out = result.to_dict()
+        for entry, ci in zip(out["estimates"], intervals, strict=True):
+            entry["interval"] = None if ci is None else list(ci)
+            entry["level"] = args.level
         if args.broadcast_out is not None:
             out["broadcast"] = str(bpath)
         print(json.dumps(out, indent=2))
@@ -685,11 +703,12 @@ def _cmd_curate(args: argparse.Namespace) -> int:
             line += f"; {q.n_outside:,} outside [{q.admissible[0]:,}, {q.admissible[1]:,}] {verb}"
         print(line)
     print()
-    rows = [("statistic", "estimate", "std_error", "one-node bound")]
-    for _, _, est, bound in result.estimates:
-        rows.append((est.statistic, _fmt_num(est.value), _fmt_num(est.std_error),
+    rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound")]
+    for (_, _, est, bound), ci in zip(result.estimates, intervals, strict=True):
+        shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
+        rows.append((est.statistic, _fmt_num(est.value), _fmt_num(est.std_error), shown,
                      "-" if bound is None else _fmt_num(bound)))
-    print(_table(rows, right={1, 2, 3}))
+    print(_table(rows, right={1, 2, 3, 4}))
     if bounds is None:
         print("\nno public bound given (--n-nodes / --degree-bound): reports were not screened for poisoning")
     if args.broadcast_out is not None:

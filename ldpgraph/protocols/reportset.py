@@ -662,12 +662,9 @@ def estimate_statistic(summary: ReportSetSummary, statistic: str, k: int | None 
         if name not in summary.quantities:
             raise ValueError(f"the reports hold no {name} release; released: {sorted(summary.quantities)}")
         h = summary.quantities[name].histogram
-        return Estimate(
-            float(h.power_sum(1)),
-            math.sqrt(h.n * h.mechanism.variance),
-            h.n * h.mechanism.variance,
-            f"kstars_{k}_from_counts",
-        )
+        var = h.n * h.mechanism.variance  # as curator.kstars_from_counts: n Var(DLap), exact
+        value = float(h.power_sum(1))  # the exact integer sum, rounded once
+        return Estimate(value, math.sqrt(var), var, f"kstars_{k}_from_counts", "normal-exact-variance")
     if "degree" not in summary.quantities:
         raise ValueError(f"the reports hold no degree release; released: {sorted(summary.quantities)}")
     h = summary.quantities["degree"].histogram
