@@ -45,6 +45,7 @@ __all__ = [
 # deployment: the report wire format, streaming validation, poisoning bounds
 from . import poisoning, reports, reportset  # noqa: E402
 from .poisoning import PublicBounds, admissible_range, influence_bound, noise_quantile, screen_reports  # noqa: E402
+from .randomizer import randomized_response, randomized_response_keep  # noqa: E402
 from .reports import canonical_node_id, report_columns  # noqa: E402
 from .reportset import ReportAccumulator  # noqa: E402
 
@@ -56,6 +57,8 @@ __all__ += [
     "influence_bound",
     "noise_quantile",
     "poisoning",
+    "randomized_response",
+    "randomized_response_keep",
     "report_columns",
     "reports",
     "reportset",
