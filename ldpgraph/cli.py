@@ -243,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Print where a dataset is found (LDPGRAPH_DATA, then the cache).")
     q.add_argument("name", metavar="NAME")
     q.set_defaults(handler=_cmd_datasets_path)
+    _add_deployment_commands(sub, common, graph_help)
     return parser
 
 
@@ -462,6 +463,268 @@ def _cmd_datasets_path(args: argparse.Namespace) -> int:
     from .datasets import dataset_path
 
     print(dataset_path(args.name))
+    return 0
+
+
+# ------------------------------------------------------------------------------ deployment: node, curate
+
+
+def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_help: str) -> None:
+    """The ``node`` and ``curate`` subcommands (report files: see ldpgraph.protocols.reports)."""
+    p = sub.add_parser(
+        "node",
+        parents=[common],
+        help="release a node's noisy report rows (secure sampler) into a report file",
+        description="Run the node-side randomizer of the degree protocol and write its report rows "
+        "(CSV, JSON Lines or Parquet, from the --out suffix). A node passes its own neighbour list "
+        "(--node-id with --neighbors or --neighbors-file); --graph simulates every node of a graph. "
+        "Noise is drawn with the exact integer sampler on the OS CSPRNG unless --simulate is given "
+        "(the fast seeded sampler, for tests and experiments).",
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--neighbors", "--neighbours", metavar="IDS",
+                     help="this node's neighbour ids, comma separated ('' for none)")
+    src.add_argument("--neighbors-file", "--neighbours-file", metavar="FILE",
+                     help="file of this node's neighbour ids (whitespace or comma separated)")
+    src.add_argument("--graph", metavar="GRAPH", help="simulate every node of GRAPH: " + graph_help)
+    p.add_argument("--node-id", type=_int("node id", minimum=0), help="this node's id (with --neighbors*)")
+    p.add_argument("--epsilon", "-e", type=_epsilon, required=True,
+                   help="this round's privacy budget per node (> 0)")
+    p.add_argument("--kstar-counts", type=_int_list("k", 1), metavar="K",
+                   help="also release projected local k-star counts for these k "
+                   "(needs --d-max or --broadcast)")
+    p.add_argument("--d-max", type=_int("d_max", minimum=1), help="public degree bound for the k-star counts")
+    p.add_argument("--shares", metavar="Q=F,...",
+                   help="budget split, e.g. degree=0.5,kstar_2=0.5 (default equal)")
+    p.add_argument("--no-degree", action="store_true", help="do not release the degree")
+    p.add_argument("--round", type=_int("round", minimum=1), default=1, help="protocol round (default 1)")
+    p.add_argument("--broadcast", metavar="FILE",
+                   help="the curator's broadcast after the previous round (gives d_max for round 2)")
+    p.add_argument("--simulate", action="store_true",
+                   help="fast seeded sampler (simulation, not deployment)")
+    p.add_argument("--seed", type=_int("seed", minimum=0),
+                   help="seed for --simulate (default: fresh, printed)")
+    p.add_argument("--graph-seed", type=_int("graph seed", minimum=0), default=0,
+                   help="seed of synthetic graphs")
+    p.add_argument("--out", "-o", required=True, metavar="FILE",
+                   help="report file (.csv, .jsonl or .parquet)")
+    p.set_defaults(handler=_cmd_node)
+
+    p = sub.add_parser(
+        "curate",
+        parents=[common],
+        help="validate report files and estimate statistics from them (streaming or Dask)",
+        description="Validate one or many report files as one report set (duplicates, missing rows and "
+        "nodes, mixed epsilon, wrong sensitivity, non-integers, protocol version; errors name file and "
+        "row) in one streaming pass with memory independent of the number of rows, and print the "
+        "unbiased estimates with standard errors. With --n-nodes or --degree-bound, reports outside "
+        "the range a truthful node sends except with probability 1e-12 are clipped or rejected, and "
+        "the output says how many and how far one node could have moved each estimate. "
+        "--broadcast-out writes the broadcast file that nodes read for the next round.",
+    )
+    p.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (.csv, .jsonl, .parquet)")
+    p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
+                   help="statistics (default kstars): kstars, edges, degree_moment, degree_mean, "
+                   "degree_variance, max_degree, degree_entropy, kstars_from_counts; NAME:K pins k")
+    p.add_argument("--k", type=_int("k", minimum=0), default=2,
+                   help="k for kstars / kstars_from_counts, power for degree_moment (default 2)")
+    p.add_argument("--d-max", type=_int("d_max", minimum=1), help="public degree bound of k-star count rows")
+    p.add_argument("--broadcast", metavar="FILE", help="broadcast of the previous round (gives d_max)")
+    p.add_argument("--round", type=_int("round", minimum=1), help="round to curate (default: the rows' one)")
+    p.add_argument("--n-nodes", type=_int("n_nodes", minimum=1),
+                   help="public number of nodes (poisoning bound)")
+    p.add_argument("--degree-bound", type=_int("degree bound", minimum=0),
+                   help="public degree bound (poisoning)")
+    p.add_argument("--outliers", choices=("clip", "reject", "raise"), default="clip",
+                   help="reports outside the admissible range: clip (default), reject or raise")
+    p.add_argument("--expected-nodes", type=_int("expected nodes", minimum=1), metavar="N",
+                   help="nodes 0..N-1 must all report (and no other)")
+    p.add_argument("--chunk-rows", type=_int("chunk rows", minimum=1), default=1 << 20,
+                   help="rows per streaming chunk (default 1048576; results do not depend on it)")
+    p.add_argument("--scheduler", metavar="ADDR",
+                   help="curate on Dask: a scheduler address, or threads / processes / sync")
+    p.add_argument("--broadcast-out", metavar="FILE", help="write the broadcast for the next round")
+    p.add_argument("--level", type=float, default=0.95,
+                   help="confidence level of the intervals (default 0.95)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(handler=_cmd_curate)
+
+
+def _read_id_list(text: str, what: str) -> list[int]:
+    out = []
+    for tok in text.replace(",", " ").split():
+        try:
+            v = int(tok)
+        except ValueError:
+            raise _UsageError(f"{what}: invalid node id {tok!r} (expected an integer)") from None
+        if v < 0 or str(v) != tok:
+            raise _UsageError(f"{what}: node id {tok!r} must be a canonical non-negative integer")
+        out.append(v)
+    return out
+
+
+def _shares_arg(text: str | None) -> dict[str, float] | None:
+    if text is None:
+        return None
+    out = {}
+    for tok in _split(text):
+        name, sep, val = tok.partition("=")
+        try:
+            out[name.strip()] = float(val)
+        except ValueError:
+            msg = f"argument --shares: invalid entry {tok!r} (expected QUANTITY=FRACTION)"
+            raise _UsageError(msg) from None
+        if not sep:
+            raise _UsageError(f"argument --shares: invalid entry {tok!r} (expected QUANTITY=FRACTION)")
+    return out
+
+
+def _cmd_node(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .protocols import DegreeRandomizer
+    from .reportfiles import read_broadcast, report_format, write_reports
+
+    report_format(args.out)  # refuse a bad suffix before any noise is drawn
+    d_max = args.d_max
+    if args.broadcast is not None:
+        b = read_broadcast(args.broadcast, next_round=args.round)
+        if d_max is not None and d_max != b["values"]["d_max"]:
+            raise _UsageError(f"--d-max {d_max} contradicts the broadcast's d_max {b['values']['d_max']}")
+        d_max = b["values"]["d_max"]
+    if args.graph is not None:
+        from .datasets import resolve_graph
+
+        if args.node_id is not None:
+            raise _UsageError("--node-id goes with --neighbors; --graph simulates every node")
+        g = resolve_graph(args.graph, rng=args.graph_seed)
+        degrees = g.degrees
+        ids = np.asarray(g.node_ids)
+        node_ids = ids if ids.dtype.kind in "iu" and (ids.size == 0 or ids.min() >= 0) else None
+    else:
+        if args.node_id is None:
+            raise _UsageError("--node-id is required with --neighbors / --neighbors-file")
+        if args.neighbors is not None:
+            nbrs = _read_id_list(args.neighbors, "--neighbors")
+        else:
+            try:
+                text = Path(args.neighbors_file).read_text(encoding="utf-8")
+            except OSError as exc:
+                raise OSError(f"cannot read --neighbors-file {args.neighbors_file}: {exc.strerror}") from None
+            nbrs = _read_id_list(text, args.neighbors_file)
+        neighbours = set(nbrs) - {args.node_id}
+        degrees = np.array([len(neighbours)], dtype=np.int64)
+        node_ids = [args.node_id]
+    rand = DegreeRandomizer(epsilon=args.epsilon, kstar_counts=args.kstar_counts or (), d_max=d_max,
+                            shares=_shares_arg(args.shares), release_degree=not args.no_degree)
+    seed = None
+    if args.simulate:
+        seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+        reports = rand.randomize(degrees, rng=seed)
+    else:
+        if args.seed is not None:
+            raise _UsageError("--seed needs --simulate (the secure sampler cannot be seeded)")
+        reports = rand.randomize(degrees)
+    path = write_reports(args.out, reports, node_ids=node_ids, round=args.round)
+    shares = ", ".join(f"{q} {rel.epsilon:g}" for q, rel in reports.released.items())
+    sampler = f"simulation, seed {seed}" if args.simulate else "secure exact sampler, OS CSPRNG"
+    n_rows = reports.n_nodes * len(reports.released)
+    print(f"wrote {path} ({n_rows:,} row{'' if n_rows == 1 else 's'}: {reports.n_nodes:,} node(s), "
+          f"round {args.round}; epsilon {shares}; {sampler})")
+    return 0
+
+
+def _curate_stats(values: list[str] | None, k: int) -> list[tuple[str, int | None]]:
+    from .protocols.reportset import STATISTICS
+
+    out = []
+    for v in values or ["kstars"]:
+        name, _, pinned = v.partition(":")
+        if name not in STATISTICS:
+            choices = ", ".join(STATISTICS)
+            raise _UsageError(f"argument --stat: unknown statistic {v!r}; choose from {choices}")
+        kk = None
+        if STATISTICS[name]:
+            try:
+                kk = int(pinned) if pinned else k
+            except ValueError:
+                raise _UsageError(f"argument --stat: invalid k in {v!r}") from None
+        elif pinned:
+            raise _UsageError(f"argument --stat: {name} takes no parameter, got {v!r}")
+        out.append((name, kk))
+    return out
+
+
+def _interval_or_none(est: Any, level: float) -> tuple[float, float] | None:
+    interval = getattr(est, "interval", None)
+    if interval is None or est.std_error is None:
+        return None
+    try:
+        return tuple(float(x) for x in interval(level))
+    except (ValueError, TypeError):
+        return None
+
+
+def _cmd_curate(args: argparse.Namespace) -> int:
+    from .protocols.poisoning import PublicBounds
+    from .protocols.reports import degree_bound_broadcast
+    from .reportfiles import curate_files, read_broadcast, write_broadcast
+
+    stats = _curate_stats(_flatten(args.stat), args.k)
+    d_max = args.d_max
+    if args.broadcast is not None:
+        if args.round is None:
+            raise _UsageError("--broadcast needs --round (the round the broadcast was made for)")
+        b = read_broadcast(args.broadcast, next_round=args.round)
+        if d_max is not None and d_max != b["values"]["d_max"]:
+            raise _UsageError(f"--d-max {d_max} contradicts the broadcast's d_max {b['values']['d_max']}")
+        d_max = b["values"]["d_max"]
+    bounds = None
+    if args.n_nodes is not None or args.degree_bound is not None:
+        bounds = PublicBounds(n_nodes=args.n_nodes, degree_bound=args.degree_bound)
+    result = curate_files(
+        args.reports, stats, bounds=bounds, scheduler=args.scheduler, d_max=d_max, round=args.round,
+        outliers=args.outliers, expected_nodes=args.expected_nodes, chunk_rows=args.chunk_rows,
+    )
+    s = result.summary
+    if args.broadcast_out is not None:
+        if "degree" not in s.quantities:
+            raise ValueError("the broadcast of the degree protocol needs the round's degree reports")
+        q = s.quantities["degree"]
+        top = int(q.histogram.values[-1]) if q.histogram.n else 1
+        broadcast = degree_bound_broadcast(top, n_nodes=s.n_nodes, epsilon=q.epsilon)
+        bpath = write_broadcast(args.broadcast_out, broadcast)
+    if not 0 < args.level < 1:
+        raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
+    intervals = [_interval_or_none(est, args.level) for _, _, est, _ in result.estimates]
+    if args.json:
+        out = result.to_dict()
+        for entry, ci in zip(out["estimates"], intervals, strict=True):
+            entry["interval"] = None if ci is None else list(ci)
+            entry["level"] = args.level
+        if args.broadcast_out is not None:
+            out["broadcast"] = str(bpath)
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"files      {len(result.files)} ({s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol {s.protocol}, "
+          f"round {s.round})")
+    for name, q in s.quantities.items():
+        line = f"{name:<10} epsilon {q.epsilon:g}, sensitivity {q.sensitivity:g}"
+        if q.admissible is not None:
+            verb = "clipped" if s.outliers == "clip" else "rejected"
+            line += f"; {q.n_outside:,} outside [{q.admissible[0]:,}, {q.admissible[1]:,}] {verb}"
+        print(line)
+    print()
+    rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound")]
+    for (_, _, est, bound), ci in zip(result.estimates, intervals, strict=True):
+        shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
+        rows.append((est.statistic, _fmt_num(est.value), _fmt_num(est.std_error), shown,
+                     "-" if bound is None else _fmt_num(bound)))
+    print(_table(rows, right={1, 2, 3, 4}))
+    if bounds is None:
+        print("\nno public bound given (--n-nodes / --degree-bound): reports were not screened for poisoning")
+    if args.broadcast_out is not None:
+        print(f"\nwrote {bpath} (d_max {broadcast['values']['d_max']} for round {s.round + 1})")
     return 0
 
 

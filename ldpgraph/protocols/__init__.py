@@ -13,11 +13,13 @@ from .curator import (
     edge_count,
     kstars,
     kstars_from_counts,
+    kstars_many,
     max_degree,
 )
 from .ingest import reports_from_records
 from .randomized_response import randomized_response_graph
 from .randomizer import DegreeRandomizer, NodeReports, ReleasedValues, as_degrees, projected_kstar_counts
+from .report_histogram import ReportHistogram, as_report_histogram, merge_histograms
 
 __all__ = [
     "DegreeRandomizer",
@@ -26,7 +28,9 @@ __all__ = [
     "Estimate",
     "NodeReports",
     "ReleasedValues",
+    "ReportHistogram",
     "as_degrees",
+    "as_report_histogram",
     "curator",
     "degree_entropy",
     "degree_histogram",
@@ -36,7 +40,9 @@ __all__ = [
     "edge_count",
     "kstars",
     "kstars_from_counts",
+    "kstars_many",
     "max_degree",
+    "merge_histograms",
     "projected_kstar_counts",
     "randomized_response_graph",
     "reports_from_records",
@@ -44,4 +50,27 @@ __all__ = [
     "randomized_response",
     "transitivity",
     "triangles",
+]
+
+# deployment: the report wire format, streaming validation, poisoning bounds
+from . import poisoning, reports, reportset  # noqa: E402
+from .poisoning import PublicBounds, admissible_range, influence_bound, noise_quantile, screen_reports  # noqa: E402
+from .randomizer import randomized_response, randomized_response_keep  # noqa: E402
+from .reports import canonical_node_id, report_columns  # noqa: E402
+from .reportset import ReportAccumulator  # noqa: E402
+
+__all__ += [
+    "PublicBounds",
+    "ReportAccumulator",
+    "admissible_range",
+    "canonical_node_id",
+    "influence_bound",
+    "noise_quantile",
+    "poisoning",
+    "randomized_response",
+    "randomized_response_keep",
+    "report_columns",
+    "reports",
+    "reportset",
+    "screen_reports",
 ]

@@ -13,6 +13,13 @@ A node releases, with the discrete Laplace mechanism,
 **Privacy (sequential composition).** Each release is eps_q-edge-LDP for its own share eps_q,
 so the tuple is (sum_q eps_q)-edge-LDP; the shares are user-given (default: equal) and always
 sum to the epsilon asked for, which :attr:`NodeReports.total_epsilon` reports.
+
+**Secure by default.** :meth:`DegreeRandomizer.randomize` without an ``rng`` draws every noise
+value with the exact integer-arithmetic sampler on the operating system's CSPRNG
+(:func:`~ldpgraph.mechanisms.secure.sample_dlap_exact`, Canonne-Kamath-Steinke), which cannot be
+seeded: that is the node-side path of a deployment. Passing ``rng`` (a seed or Generator) selects
+the fast, seedable floating-point sampler of :class:`~ldpgraph.mechanisms.DiscreteLaplace` for
+simulation and experiments (same law up to rounding).
 """
 
 from __future__ import annotations
@@ -31,7 +38,15 @@ from ..mechanisms import DiscreteLaplace
 #: Largest degree accepted (exactly representable in float64, far beyond any real graph).
 _MAX_DEGREE = 2**53
 
-__all__ = ["ReleasedValues", "NodeReports", "DegreeRandomizer", "as_degrees", "projected_kstar_counts"]
+__all__ = [
+    "ReleasedValues",
+    "NodeReports",
+    "DegreeRandomizer",
+    "as_degrees",
+    "projected_kstar_counts",
+    "randomized_response_keep",
+    "randomized_response",
+]
 
 
 def as_degrees(source: Any, name: str = "degrees") -> NDArray[np.int64]:
@@ -217,10 +232,36 @@ class DegreeRandomizer:
         k = int(name.split("_")[1])
         return float(max(math.comb(self.d_max, k - 1), 1))
 
-    def randomize(self, degrees: ArrayLike, *, rng=None) -> NodeReports:
-        """Release every node's noisy values (vectorized simulation of all nodes)."""
+    def randomize(self, degrees: ArrayLike, *, rng=None, secure: bool | None = None) -> NodeReports:
+        """Release every node's noisy values (one node, or a vectorized simulation of many).
+
+        Parameters
+        ----------
+        degrees : array_like of int or a graph
+            The true degrees (a node on its own device passes its one degree, ``[d_v]``).
+        rng : Generator, seed or None
+            Only for simulation: a seed or Generator selects the fast seedable sampler.
+        secure : bool, optional
+            True: exact integer-arithmetic sampling on the OS CSPRNG (unseedable; ``rng`` must
+            then be None). False: the fast floating-point sampler (simulation). Default: secure
+            exactly when no ``rng`` is given, so a deployment that passes nothing is secure.
+
+        Notes
+        -----
+        The secure sampler's guarantee is for the exact binary value of each float share
+        ``epsilon * share`` (as :class:`~ldpgraph.mechanisms.DiscreteLaplace` documents).
+        """
         d = as_degrees(degrees)
-        gen = check_rng(rng)
+        if secure is None:
+            secure = rng is None
+        elif not isinstance(secure, (bool, np.bool_)):
+            raise TypeError(f"secure must be a bool or None, got {type(secure).__name__} {secure!r}")
+        if secure and rng is not None:
+            raise ValueError(
+                "secure=True draws from the OS CSPRNG and cannot be seeded; pass rng=None "
+                "(or secure=False with rng for a seeded simulation)"
+            )
+        gen = None if secure else check_rng(rng)
         released = {}
         for name, share in self.shares.items():
             if name == "degree":
@@ -229,9 +270,11 @@ class DegreeRandomizer:
                 truth = projected_kstar_counts(d, int(name.split("_")[1]), self.d_max)
             eps_q = self.epsilon * share
             sens = self.sensitivity(name)
-            noisy = DiscreteLaplace(epsilon=eps_q, sensitivity=sens).randomize(truth, rng=gen)
+            mech = DiscreteLaplace(epsilon=eps_q, sensitivity=sens)
+            noisy = mech.randomize(truth, secure=True) if secure else mech.randomize(truth, rng=gen)
             released[name] = ReleasedValues(name=name, values=noisy, epsilon=eps_q, sensitivity=sens)
-        return NodeReports(released=released, d_max=self.d_max)
+        sampler = "secure-exact" if secure else "simulation"
+        return NodeReports(released=released, d_max=self.d_max, metadata={"sampler": sampler})
 
 
 def _check_shares(shares: Mapping[str, float] | None, names: list[str]) -> dict[str, float]:
@@ -257,3 +300,86 @@ def _check_shares(shares: Mapping[str, float] | None, names: list[str]) -> dict[
     if abs(total - 1.0) > 1e-9:
         raise ValueError(f"shares must sum to 1 (the whole epsilon), got {total!r}")
     return out
+
+
+def randomized_response_keep(
+    epsilon: float, size: int, *, rng=None, secure: bool | None = None
+) -> NDArray[np.bool_]:
+    r"""``size`` independent Bernoulli(e^eps / (1 + e^eps)) draws: whether each RR bit is kept.
+
+    Parameters
+    ----------
+    epsilon : float
+        Must be in (0, inf). With ``secure`` the guarantee is for its exact binary value.
+    size : int
+    rng : Generator, seed or None
+        Simulation only (fast float sampler).
+    secure : bool, optional
+        Exact integer-arithmetic sampling on the OS CSPRNG (unseedable). Default: secure
+        exactly when no ``rng`` is given, as :meth:`DegreeRandomizer.randomize`.
+
+    Notes
+    -----
+    With q = e^{-eps}, the keep probability is e^eps/(1+e^eps) = 1/(1+q). Let X be the number
+    of successes of i.i.d. Bernoulli(q) trials before the first failure, P[X = k] = q^k (1-q);
+    then
+
+    .. math::
+
+        P[X \text{ even}] = (1-q) \sum_{k \ge 0} q^{2k} = \frac{1-q}{1-q^2} = \frac{1}{1+q}.
+
+    Every Bernoulli(q) trial is the exact Canonne-Kamath-Steinke Bernoulli(exp(-gamma))
+    sampler (:func:`~ldpgraph.mechanisms.sample_bernoulli_exp`) on the exact rational value of
+    ``epsilon``: no floating-point number decides an outcome (Mironov 2012), and the keep bit
+    has exactly the law of Warner's randomized response at epsilon. Expected trials per bit:
+    1/(1-q) (about 1/epsilon for small epsilon).
+
+    Examples
+    --------
+    >>> keep = randomized_response_keep(1.0, 8)     # secure: OS randomness
+    >>> keep.dtype, keep.shape
+    (dtype('bool'), (8,))
+    >>> randomized_response_keep(1.0, 4, rng=0).tolist()  # seeded simulation
+    [True, True, True, True]
+    """
+    from fractions import Fraction
+
+    from ..mechanisms import sample_bernoulli_exp
+
+    eps = check_epsilon(epsilon)
+    n = check_nonnegative_int(size, "size")
+    if secure is None:
+        secure = rng is None
+    if secure and rng is not None:
+        raise ValueError("secure=True draws from the OS CSPRNG and cannot be seeded; pass rng=None")
+    if not secure:
+        gen = check_rng(rng)
+        return gen.random(n) < 1.0 / (1.0 + math.exp(-eps))
+    gamma = Fraction(eps)
+    even = np.ones(n, dtype=np.bool_)
+    alive = np.arange(n)
+    while alive.size:  # one more Bernoulli(q) trial for every lane still running
+        success = sample_bernoulli_exp(gamma, alive.size)
+        alive = alive[success]
+        even[alive] = ~even[alive]
+    return even
+
+
+def randomized_response(
+    bits: ArrayLike, epsilon: float, *, rng=None, secure: bool | None = None
+) -> NDArray[np.bool_]:
+    """Warner's randomized response: each bit kept with probability e^eps/(1+e^eps), else flipped.
+
+    eps-edge-LDP for one adjacency bit: the likelihood ratio of any output under the two values
+    of the bit is e^eps. Secure by default (see :func:`randomized_response_keep`).
+
+    >>> randomized_response([True, False, True], 2.0, rng=1).dtype
+    dtype('bool')
+    """
+    b = np.asarray(bits)
+    if b.dtype.kind != "b":
+        if b.dtype.kind not in "iu" or (b.size and not np.isin(b, (0, 1)).all()):
+            raise TypeError(f"bits must be booleans or 0/1 integers, got dtype {b.dtype}")
+        b = b.astype(np.bool_)
+    keep = randomized_response_keep(epsilon, b.size, rng=rng, secure=secure).reshape(b.shape)
+    return b == keep

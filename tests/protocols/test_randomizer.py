@@ -89,3 +89,92 @@ def test_bad_configuration(kwargs, match):
 def test_bad_degrees(degrees, match):
     with pytest.raises(ValueError, match=match):
         DegreeRandomizer(epsilon=1.0).randomize(degrees, rng=0)
+
+
+# --- secure by default (deployment) ---------------------------------------------------------
+
+
+def test_without_rng_the_secure_exact_sampler_on_os_randomness_is_used(monkeypatch):
+    from ldpgraph.mechanisms import secure
+
+    calls = []
+    stream = np.random.default_rng(0)
+
+    def fake_urandom(n):
+        calls.append(n)
+        return stream.bytes(n)
+
+    monkeypatch.setattr(secure, "_os_randbytes", fake_urandom)
+    rep = DegreeRandomizer(epsilon=1.0, kstar_counts=[2], d_max=5).randomize([3, 1, 4])
+    assert calls, "the secure path must draw its bits from the OS byte source"
+    assert rep.metadata["sampler"] == "secure-exact"
+    # the same bytes give the same exact draws as the secure sampler itself
+    stream = np.random.default_rng(0)
+    monkeypatch.setattr(secure, "_os_randbytes", lambda n: stream.bytes(n))
+    noise = secure.sample_dlap_exact(2, 1, 3)  # degree share: epsilon 0.5, sensitivity 1: scale 2
+    assert rep.degrees.values.tolist() == (np.array([3, 1, 4]) + noise).tolist()
+
+
+def test_seeded_simulation_is_the_fast_path_and_secure_refuses_a_seed():
+    rand = DegreeRandomizer(epsilon=1.0)
+    assert rand.randomize([1, 2], rng=3).metadata["sampler"] == "simulation"
+    assert rand.randomize([1, 2], secure=False).metadata["sampler"] == "simulation"
+    with pytest.raises(ValueError, match="cannot be seeded"):
+        rand.randomize([1, 2], rng=3, secure=True)
+    with pytest.raises(TypeError, match="secure"):
+        rand.randomize([1, 2], secure="yes")
+
+
+def test_secure_release_passes_the_privacy_audit():
+    from ldpgraph.audit import audit_neighbours
+
+    rand = DegreeRandomizer(epsilon=1.0, kstar_counts=[2], d_max=4, shares={"degree": 0.4, "kstar_2": 0.6})
+
+    def node(d, size, rng):  # rng unused: the secure path is unseedable
+        rep = rand.randomize(np.full(size, d))
+        return np.stack([rep.released[q].values for q in rand.shares], axis=1)
+
+    pairs = [(3, 4), (0, 1)]
+    assert audit_neighbours(node, pairs, 1.0, n_samples=100_000, rng=1).passed
+    assert audit_neighbours(node, pairs, 0.75, n_samples=100_000, rng=2).violation
+
+
+# --- randomized response bits (secure by default) --------------------------------------------
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 3.0])
+def test_secure_rr_keep_probability(monkeypatch, eps):
+    from ldpgraph.mechanisms import secure
+    from ldpgraph.protocols.randomizer import randomized_response_keep
+
+    stream = np.random.default_rng(int(eps * 10))  # a reproducible stand-in for os.urandom
+    monkeypatch.setattr(secure, "_os_randbytes", lambda n: stream.bytes(n))
+    n = 200_000
+    keep = randomized_response_keep(eps, n)
+    p = math.exp(eps) / (1 + math.exp(eps))
+    assert abs(keep.mean() - p) < 5 * math.sqrt(p * (1 - p) / n)
+
+
+def test_secure_rr_passes_the_audit_and_a_miscalibrated_claim_fails():
+    from ldpgraph.audit import audit_neighbours
+    from ldpgraph.protocols.randomizer import randomized_response
+
+    def node(x, size, rng):  # rng unused: secure
+        return randomized_response(np.full(size, bool(x)), 1.0).astype(np.int64)
+
+    assert audit_neighbours(node, [(0, 1)], 1.0, n_samples=100_000, rng=1).passed
+    assert audit_neighbours(node, [(0, 1)], 0.8, n_samples=100_000, rng=2).violation
+
+
+def test_rr_flips_exactly_the_bits_not_kept_and_validates():
+    from ldpgraph.protocols.randomizer import randomized_response, randomized_response_keep
+
+    bits = np.array([True, False, True, False] * 50)
+    out = randomized_response(bits, 0.5, rng=4)
+    keep = randomized_response_keep(0.5, bits.size, rng=4)
+    assert np.array_equal(out, np.where(keep, bits, ~bits))
+    assert randomized_response([1, 0], 1.0, rng=0).dtype == np.bool_
+    with pytest.raises(TypeError, match="bits"):
+        randomized_response([2, 0], 1.0, rng=0)
+    with pytest.raises(ValueError, match="cannot be seeded"):
+        randomized_response_keep(1.0, 3, rng=0, secure=True)

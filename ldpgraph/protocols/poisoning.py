@@ -1,0 +1,307 @@
+r"""Poisoning bounds: the range a truthful node's report lies in, and what one liar can move.
+
+A malicious node can send any integer. Given public bounds — the number of nodes n (so a degree
+is at most n - 1) or a public degree bound D — a truthful report y = x + eta has x in a known
+range [0, top] and eta ~ DLap(p), p = exp(-epsilon / sensitivity). With t the exact
+(1 - alpha) quantile of |eta| (:func:`noise_quantile`), a truthful report lies in the
+**admissible range** [-t, top + t] except with probability at most alpha (default 1e-12).
+Reports outside it are clipped to it or rejected (:func:`screen_reports`; the curator from
+files does the same while streaming), and the result says how many.
+
+**How far one malicious node moves an estimate** (:func:`influence_bound`), once every report
+lies in [L, U] = [-t, top + t] (n nodes, c = p/(1-p)^2):
+
+================== ===============================================================
+statistic          largest change caused by one node's report alone
+================== ===============================================================
+kstars k           max_{L<=y<=U} g_k(y) - min_{L<=y<=U} g_k(y), g_k(y) = C(y,k) - c C(y-1,k-2)
+edges              (U - L) / 2
+degree_moment j    max - min over [L, U] of the unbiased per-node estimate of d^j
+degree_mean        (U - L) / n
+degree_variance    (n - 1) (U - L)^2 / n^2
+histogram bin      1 + 3c (per bin phi_k; the per-node term takes 1 + 2c, 0 and -c)
+kstars_from_counts U - L (sum of the clipped counts)
+max_degree,        no bound is documented: these estimates are not sums of per-node
+degree_entropy     terms, and the effect of one report depends on all the others
+================== ===============================================================
+
+Proofs. For the separable statistics the estimate is sum_v g(y_v): replacing one report by any
+value in [L, U] changes exactly one term, so the change is at most max g - min g over the
+integers of [L, U], and that is attained (the bound is tight). For the degree variance the
+estimate is [Q(y) - (n-1) Var eta] / n with Q(y) = sum_i (y_i - ybar)^2. As a function of one
+report b with the others fixed, Q = (1 - 1/n) b^2 - (2/n) S' b + const (S' the sum of the
+others), a convex parabola with its minimum at m' = S'/(n-1), the others' mean, which lies in
+[L, U]; so Q(b) - Q(m') = (1 - 1/n)(b - m')^2 <= (1 - 1/n)(U - L)^2 for b in [L, U], and the
+estimate moves by at most (n-1)(U-L)^2/n^2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .._validation import check_epsilon, check_nonnegative_int, check_sensitivity, dlap_c
+from .randomizer import NodeReports, ReleasedValues
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "PublicBounds",
+    "Screening",
+    "noise_quantile",
+    "noise_tail",
+    "admissible_range",
+    "influence_bound",
+    "screen_reports",
+]
+
+#: probability that a truthful report falls outside the admissible range
+DEFAULT_ALPHA = 1e-12
+_MP_DIGITS = 60
+
+
+def noise_tail(t: int, epsilon: float, sensitivity: float = 1.0) -> float:
+    """P[|eta| > t] = 2 p^(t+1) / (1 + p) for eta ~ DLap(exp(-epsilon/sensitivity)), t >= 0.
+
+    >>> round(noise_tail(0, 1.0), 12)
+    0.537882842739
+    """
+    t = check_nonnegative_int(t, "t")
+    return float(_tail_mp(t, check_epsilon(epsilon), check_sensitivity(sensitivity)))
+
+
+def _tail_mp(t: int, epsilon: float, sensitivity: float):
+    import mpmath
+
+    with mpmath.workdps(_MP_DIGITS):
+        lnp = -mpmath.mpf(epsilon) / mpmath.mpf(sensitivity)  # exact binary floats, high precision
+        return 2 * mpmath.exp((t + 1) * lnp) / (1 + mpmath.exp(lnp))
+
+
+def noise_quantile(epsilon: float, sensitivity: float = 1.0, alpha: float = DEFAULT_ALPHA) -> int:
+    r"""The smallest integer t >= 0 with P[|eta| > t] <= alpha, eta ~ DLap(exp(-epsilon/sensitivity)).
+
+    Parameters
+    ----------
+    epsilon, sensitivity : float
+        The release's parameters; must be finite and > 0.
+    alpha : float, default 1e-12
+        Tail probability; must be in (0, 1).
+
+    Notes
+    -----
+    P[|eta| > t] = 2 (1-p)/(1+p) sum_{k > t} p^k = 2 p^(t+1)/(1+p), so t is the smallest
+    integer >= ln(alpha (1+p)/2) / ln p - 1. That candidate is computed at 60 significant
+    digits (mpmath) and then certified: the tail at t is <= alpha and the tail at t - 1 is
+    > alpha, both evaluated at 60 digits, far beyond the float rounding of any input. The
+    quantile is exact for the exact binary values of ``epsilon``, ``sensitivity`` and ``alpha``.
+
+    Examples
+    --------
+    >>> noise_quantile(1.0)
+    28
+    >>> noise_tail(28, 1.0) <= 1e-12 < noise_tail(27, 1.0)
+    True
+    """
+    import mpmath
+
+    epsilon = check_epsilon(epsilon)
+    sensitivity = check_sensitivity(sensitivity)
+    if not (isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and 0 < alpha < 1):
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    with mpmath.workdps(_MP_DIGITS):
+        lnp = -mpmath.mpf(epsilon) / mpmath.mpf(sensitivity)
+        a = mpmath.mpf(alpha)
+        x = mpmath.log(a * (1 + mpmath.exp(lnp)) / 2) / lnp - 1
+        t = max(0, int(mpmath.ceil(x)))
+        while _tail_mp(t, epsilon, sensitivity) > a:
+            t += 1
+        while t > 0 and _tail_mp(t - 1, epsilon, sensitivity) <= a:
+            t -= 1
+    return t
+
+
+@dataclass(frozen=True)
+class PublicBounds:
+    """Public information bounding what a truthful node can hold.
+
+    Attributes
+    ----------
+    n_nodes : int, optional
+        The number of nodes: a degree is at most n - 1.
+    degree_bound : int, optional
+        A public bound on every degree (the tighter of the two is used).
+    alpha : float
+        A truthful report leaves its admissible range with probability at most alpha.
+    """
+
+    n_nodes: int | None = None
+    degree_bound: int | None = None
+    alpha: float = DEFAULT_ALPHA
+
+    def __post_init__(self) -> None:
+        if self.n_nodes is None and self.degree_bound is None:
+            raise ValueError("PublicBounds needs n_nodes or degree_bound (a public bound on the degrees)")
+        if self.n_nodes is not None:
+            check_nonnegative_int(self.n_nodes, "n_nodes", minimum=1)
+        if self.degree_bound is not None:
+            check_nonnegative_int(self.degree_bound, "degree_bound")
+        if not (isinstance(self.alpha, (int, float)) and 0 < self.alpha < 1):
+            raise ValueError(f"alpha must be in (0, 1), got {self.alpha!r}")
+
+    @property
+    def max_degree(self) -> int:
+        """The largest degree a truthful node can have."""
+        bounds = [
+            b
+            for b in (self.degree_bound, None if self.n_nodes is None else self.n_nodes - 1)
+            if b is not None
+        ]
+        return int(min(bounds))
+
+
+def _truth_top(quantity: str, bounds: PublicBounds, d_max: int | None) -> int:
+    top = bounds.max_degree
+    if quantity == "degree":
+        return top
+    if quantity.startswith("kstar_") and quantity[6:].isdigit():
+        k = int(quantity[6:])
+        proj = top if d_max is None else min(top, d_max)
+        return math.comb(proj, k)
+    raise ValueError(f"unknown quantity {quantity!r}; expected 'degree' or 'kstar_<k>'")
+
+
+def admissible_range(
+    quantity: str, *, epsilon: float, sensitivity: float, bounds: PublicBounds, d_max: int | None = None
+) -> tuple[int, int]:
+    """[L, U] = [-t, top + t]: where a truthful report of ``quantity`` lies but with probability <= alpha.
+
+    top is the largest true value (max degree, or C(min(max degree, d_max), k) for ``kstar_<k>``)
+    and t = :func:`noise_quantile` (epsilon, sensitivity, alpha).
+
+    >>> admissible_range("degree", epsilon=1.0, sensitivity=1.0, bounds=PublicBounds(n_nodes=100))
+    (-28, 127)
+    """
+    if not isinstance(bounds, PublicBounds):
+        raise TypeError(f"bounds must be PublicBounds, got {type(bounds).__name__}")
+    t = noise_quantile(epsilon, sensitivity, bounds.alpha)
+    return -t, _truth_top(quantity, bounds, d_max) + t
+
+
+def influence_bound(
+    statistic: str, lo: int, hi: int, *, epsilon: float, n_nodes: int, k: int | None = None
+) -> float | None:
+    r"""How far one node's report alone can move ``statistic`` once all reports lie in [lo, hi].
+
+    See the table in the module docstring (with its proofs). ``k`` is the star size for
+    ``kstars`` and ``kstars_from_counts``, the power for ``degree_moment``. Returns None for the
+    statistics without a documented bound (``max_degree``, ``degree_entropy``).
+
+    >>> influence_bound("edges", -28, 127, epsilon=1.0, n_nodes=100)
+    77.5
+    """
+    from ..estimators.polynomials import binomial, power
+
+    lo, hi = int(lo), int(hi)
+    if hi < lo:
+        raise ValueError(f"the admissible range must have lo <= hi, got [{lo}, {hi}]")
+    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
+    width = hi - lo
+    if statistic in ("kstars", "degree_moment"):
+        k = check_nonnegative_int(k, "k", minimum=1 if statistic == "kstars" else 0)
+        if width > 50_000_000:
+            raise ValueError(f"admissible range [{lo}, {hi}] is too wide to bound {statistic} by enumeration")
+        y = np.arange(lo, hi + 1, dtype=np.int64)
+        g = binomial(y, k, epsilon) if statistic == "kstars" else power(y, k, epsilon)
+        return float(np.max(g) - np.min(g))
+    if statistic == "edges":
+        return width / 2.0
+    if statistic == "degree_mean":
+        return width / n
+    if statistic == "degree_variance":
+        return (n - 1) * float(width) ** 2 / (float(n) ** 2)
+    if statistic == "degree_histogram":
+        return 1.0 + 3.0 * dlap_c(epsilon) if width >= 1 else 1.0
+    if statistic == "kstars_from_counts":
+        return float(width)
+    if statistic in ("max_degree", "degree_entropy"):
+        return None
+    raise ValueError(f"unknown statistic {statistic!r}")
+
+
+@dataclass(frozen=True)
+class Screening:
+    """What screening did to one released quantity.
+
+    Attributes
+    ----------
+    quantity : str
+    lo, hi : int
+        The admissible range.
+    mode : {"clip", "reject"}
+    n_outside : int
+        Reports found outside [lo, hi] (clipped into it, or rejected).
+    """
+
+    quantity: str
+    lo: int
+    hi: int
+    mode: str
+    n_outside: int
+
+
+def screen_reports(
+    reports: NodeReports,
+    bounds: PublicBounds,
+    *,
+    mode: Literal["clip", "reject"] = "clip",
+) -> tuple[NodeReports, dict[str, Screening]]:
+    """Clip (or reject) every report outside its quantity's admissible range.
+
+    ``reject`` drops the report from its quantity (so that quantity has fewer values; node ids
+    in ``metadata`` are kept per quantity under ``"node_ids_by_quantity"``). Returns the new
+    reports and one :class:`Screening` per quantity.
+
+    Examples
+    --------
+    >>> from ldpgraph.protocols import ReleasedValues
+    >>> rep = NodeReports({"degree": ReleasedValues("degree", np.array([3, 10**12]), 1.0, 1.0)})
+    >>> clean, info = screen_reports(rep, PublicBounds(n_nodes=2))
+    >>> clean.degrees.values.tolist(), info["degree"].n_outside
+    ([3, 29], 1)
+    """
+    if not isinstance(reports, NodeReports):
+        raise TypeError(f"reports must be NodeReports, got {type(reports).__name__}")
+    if not isinstance(bounds, PublicBounds):
+        raise TypeError(f"bounds must be PublicBounds, got {type(bounds).__name__}")
+    if mode not in ("clip", "reject"):
+        raise ValueError(f"mode must be 'clip' or 'reject', got {mode!r}")
+    released = {}
+    info = {}
+    kept_ids = {}
+    node_ids = reports.metadata.get("node_ids") if isinstance(reports.metadata, dict) else None
+    for name, rel in reports.released.items():
+        lo, hi = admissible_range(
+            name, epsilon=rel.epsilon, sensitivity=rel.sensitivity, bounds=bounds, d_max=reports.d_max
+        )
+        v = rel.values
+        outside = (v < lo) | (v > hi)
+        n_out = int(np.count_nonzero(outside))
+        if mode == "clip":
+            new = np.clip(v, lo, hi)
+            if node_ids is not None:
+                kept_ids[name] = list(node_ids)
+        else:
+            new = v[~outside]
+            if node_ids is not None:
+                kept_ids[name] = [i for i, o in zip(node_ids, outside.tolist(), strict=True) if not o]
+        released[name] = ReleasedValues(
+            name=name, values=new, epsilon=rel.epsilon, sensitivity=rel.sensitivity
+        )
+        info[name] = Screening(quantity=name, lo=lo, hi=hi, mode=mode, n_outside=n_out)
+    meta = dict(reports.metadata)
+    if kept_ids:
+        meta["node_ids_by_quantity"] = kept_ids
+    return NodeReports(released=released, d_max=reports.d_max, metadata=meta), info

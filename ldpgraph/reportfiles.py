@@ -1,0 +1,863 @@
+r"""Report files: write and read the report format as CSV, JSON Lines and Parquet, in chunks.
+
+The format (columns, types, versions) is :mod:`ldpgraph.protocols.reports`; this module only
+moves rows between files and :class:`~ldpgraph.protocols.reportset.ReportChunk` s:
+
+* :func:`write_reports` — NodeReports (or report columns) to ``.csv``, ``.jsonl`` / ``.ndjson``
+  or ``.parquet``; Parquet files are written in row groups (the partitions of the Dask path).
+* :func:`iter_report_chunks` — a file's rows as typed chunks of at most ``chunk_rows`` rows,
+  streaming (CSV through pyarrow's incremental reader, JSON Lines line by line, Parquet by
+  record batches), each cell checked and canonicalised (node ids, exact integer values), every
+  problem raised as ``ValueError`` naming the file and the row (and line, for text files).
+* :func:`read_report_set` — validate one or many files as one report set
+  (:class:`~ldpgraph.protocols.reportset.ReportAccumulator`) with memory independent of the
+  number of rows, returning its :class:`~ldpgraph.protocols.reportset.ReportSetSummary`.
+* :func:`read_reports` — a small report set as in-memory :class:`NodeReports`.
+
+Row numbers in messages are 0-based data rows (the CSV header is not a row); text files also
+give the 1-based line number.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .protocols.poisoning import PublicBounds
+from .protocols.randomizer import NodeReports
+from .protocols.reports import (
+    COLUMNS,
+    DEGREE_PROTOCOL,
+    FORMAT_VERSION,
+    canonical_node_id,
+    canonical_value,
+    report_columns,
+)
+from .protocols.reportset import ReportAccumulator, ReportChunk, ReportSetSummary
+
+__all__ = [
+    "FORMATS",
+    "DEFAULT_CHUNK_ROWS",
+    "report_format",
+    "write_reports",
+    "iter_report_chunks",
+    "read_report_set",
+    "read_reports",
+    "parquet_row_groups",
+    "parquet_write_options",
+    "iter_parquet_row_group",
+    "CurationResult",
+    "curate_summary",
+    "curate_files",
+    "write_broadcast",
+    "read_broadcast",
+]
+
+#: file formats and the suffixes that select them
+FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+#: rows per chunk when streaming
+DEFAULT_CHUNK_ROWS = 1 << 20
+_PARQUET_ROW_GROUP = 1 << 20
+_META_KEY = b"ldpgraph.report_format"
+_MAX_LISTED = 10
+_INT_RE = r"^[+-]?[0-9]{1,17}$"  # at most 17 digits: |v| < 10**17, checked against 2**53 later
+_NODE_RE = r"^(0|[1-9][0-9]{0,18})$"
+
+
+def report_format(path: str | os.PathLike, format: str | None = None) -> str:
+    """The format of ``path``: ``format`` if given, else from its suffix (.csv, .jsonl, .parquet)."""
+    if format is not None:
+        if format not in ("csv", "jsonl", "parquet"):
+            raise ValueError(f"format must be 'csv', 'jsonl' or 'parquet', got {format!r}")
+        return format
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(
+            f"cannot tell the report format of {os.fspath(path)!r} from its suffix {suffix!r}; "
+            f"use one of {sorted(FORMATS)} or pass format="
+        )
+    return FORMATS[suffix]
+
+
+# ------------------------------------------------------------------------------ writing
+
+
+def _arrow_table(cols: dict[str, Any]):
+    import pyarrow as pa
+
+    arrays = {
+        "node": pa.array(np.asarray(cols["node"], dtype=np.int64)),
+        "round": pa.array(np.asarray(cols["round"], dtype=np.int64)),
+        "quantity": pa.array(
+            np.asarray(cols["quantity"], dtype=object), type=pa.string()
+        ).dictionary_encode(),
+        "value": pa.array(np.asarray(cols["value"], dtype=np.int64)),
+        "epsilon": pa.array(np.asarray(cols["epsilon"], dtype=np.float64)),
+        "sensitivity": pa.array(np.asarray(cols["sensitivity"], dtype=np.float64)),
+        "protocol": pa.array(
+            np.asarray(cols["protocol"], dtype=object), type=pa.string()
+        ).dictionary_encode(),
+        "protocol_version": pa.array(np.asarray(cols["protocol_version"], dtype=np.int64)),
+    }
+    table = pa.table(arrays)
+    return table.replace_schema_metadata({_META_KEY: str(FORMAT_VERSION).encode()})
+
+
+def parquet_write_options(row_group_size: int = _PARQUET_ROW_GROUP) -> dict[str, Any]:
+    """Keyword arguments of ``pyarrow.parquet.write_table`` / ``ParquetWriter`` for report files.
+
+    Node ids delta-encoded (consecutive ids cost almost nothing and decode fast), every other
+    column dictionary-encoded (constants and small integers), row groups of ``row_group_size``.
+    """
+    return {
+        "row_group_size": max(int(row_group_size), 1),
+        "use_dictionary": [c for c in COLUMNS if c != "node"],
+        "column_encoding": {"node": "DELTA_BINARY_PACKED"},
+    }
+
+
+def write_reports(
+    path: str | os.PathLike,
+    reports: NodeReports | dict[str, Any],
+    *,
+    format: Literal["csv", "jsonl", "parquet"] | None = None,
+    node_ids: Sequence[int] | NDArray[np.integer] | None = None,
+    round: int = 1,
+    protocol: str = DEGREE_PROTOCOL,
+    row_group_size: int = _PARQUET_ROW_GROUP,
+) -> Path:
+    """Write report rows to ``path`` (format from the suffix unless ``format`` is given).
+
+    Parameters
+    ----------
+    path : path
+    reports : NodeReports or dict of columns
+        What to write; a dict must hold every column of
+        :data:`~ldpgraph.protocols.reports.COLUMNS` (as :func:`report_columns` returns).
+    node_ids, round, protocol
+        Passed to :func:`~ldpgraph.protocols.reports.report_columns` for NodeReports.
+    row_group_size : int
+        Rows per Parquet row group (the unit of parallel reading).
+
+    Returns
+    -------
+    Path
+        The file written (written to a temporary name first, then moved into place).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ldpgraph.protocols import DegreeRandomizer
+    >>> rep = DegreeRandomizer(epsilon=1.0).randomize([3, 1, 2], rng=0)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = write_reports(Path(tmp) / "reports.csv", rep)
+    ...     print(path.read_text().splitlines()[0])
+    ...     read_reports(path).degrees.values.tolist() == sorted(rep.degrees.values.tolist())
+    node,round,quantity,value,epsilon,sensitivity,protocol,protocol_version
+    True
+    """
+    fmt = report_format(path, format)
+    if isinstance(reports, NodeReports):
+        cols = report_columns(reports, node_ids=node_ids, round=round, protocol=protocol)
+    elif isinstance(reports, dict):
+        missing = [c for c in COLUMNS if c not in reports]
+        if missing:
+            raise ValueError(f"report columns missing: {missing}; expected {list(COLUMNS)}")
+        cols = reports
+    else:
+        raise TypeError(
+            f"reports must be NodeReports or a dict of report columns, got {type(reports).__name__}"
+        )
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.partial")
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            pq.write_table(_arrow_table(cols), tmp, **parquet_write_options(row_group_size))
+        elif fmt == "csv":
+            import pyarrow.csv as pcsv
+
+            table = _arrow_table(cols)
+            opts = pcsv.WriteOptions(include_header=False, quoting_style="none")
+            with open(tmp, "wb") as fh:
+                fh.write((",".join(COLUMNS) + "\n").encode())
+                if table.num_rows:
+                    pcsv.write_csv(table, fh, write_options=opts)
+        else:
+            _write_jsonl(tmp, cols)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+def _write_jsonl(path: Path, cols: dict[str, Any]) -> None:
+    n = len(cols["node"])
+    with open(path, "w", encoding="utf-8") as fh:
+        for start in range(0, n, 1 << 16):
+            stop = min(n, start + (1 << 16))
+            parts = {c: np.asarray(cols[c])[start:stop].tolist() for c in COLUMNS}
+            lines = [
+                json.dumps({c: parts[c][i] for c in COLUMNS}, separators=(",", ":"), allow_nan=False)
+                for i in range(stop - start)
+            ]
+            fh.write("\n".join(lines) + "\n")
+
+
+# ------------------------------------------------------------------------------ reading: cells
+
+
+class _Ctx:
+    """Where a batch sits: file, first row, line offset (for messages)."""
+
+    def __init__(self, source: str, first_row: int, line_offset: int | None) -> None:
+        self.source, self.first_row, self.line_offset = source, first_row, line_offset
+
+    def where(self, i: int) -> str:
+        row = self.first_row + int(i)
+        line = "" if self.line_offset is None else f" (line {row + self.line_offset})"
+        return f"{self.source} row {row}{line}"
+
+    def rows(self, idx: Iterable[int]) -> str:
+        idx = [int(i) for i in idx]
+        shown = ", ".join(str(self.first_row + i) for i in idx[:_MAX_LISTED])
+        more = f" and {len(idx) - _MAX_LISTED} more" if len(idx) > _MAX_LISTED else ""
+        return f"{self.source} row{'s' if len(idx) > 1 else ''} {shown}{more} (first: {self.where(idx[0])})"
+
+
+def _no_nulls(arr, name: str, ctx: _Ctx) -> None:
+    if arr.null_count:
+        import pyarrow.compute as pc
+
+        idx = np.flatnonzero(pc.is_null(arr).to_numpy(zero_copy_only=False))
+        raise ValueError(f"{name} is missing (empty or null) in {ctx.rows(idx)}")
+
+
+def _decoded(arr):
+    import pyarrow as pa
+
+    return arr.dictionary_decode() if pa.types.is_dictionary(arr.type) else arr
+
+
+def _int_cells(arr, name: str, ctx: _Ctx, *, node: bool = False) -> NDArray[np.int64]:
+    """An integer column (node, round, value, protocol_version) as int64, checked cell by cell."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = _decoded(arr)
+    _no_nulls(arr, name, ctx)
+    t = arr.type
+    what = "node ids" if node else name
+    if pa.types.is_boolean(t):
+        raise ValueError(f"{what} must be integers, got booleans: {ctx.rows(range(len(arr)))}")
+    if pa.types.is_integer(t):
+        if pa.types.is_unsigned_integer(t) and len(arr) and pc.max(arr).as_py() >= 2**63:
+            idx = np.flatnonzero(arr.to_numpy() >= 2**63)
+            raise ValueError(f"{what} beyond int64: {ctx.rows(idx)}")
+        return arr.to_numpy().astype(np.int64, copy=False)
+    if pa.types.is_floating(t):
+        x = arr.to_numpy()
+        if node:
+            raise ValueError(
+                f"node ids must be integers, got floats (type-confused ids): {ctx.rows(range(x.size))}"
+            )
+        bad = np.flatnonzero(~np.isfinite(x) | (x != np.round(x)))
+        if bad.size:
+            raise ValueError(f"{name} must be an integer (discrete Laplace output): {ctx.rows(bad)}")
+        big = np.flatnonzero(np.abs(x) > 2**53)
+        if big.size:
+            raise ValueError(
+                f"{name} must have magnitude <= 2**53 (no truthful node sends more): {ctx.rows(big)}"
+            )
+        return x.astype(np.int64)
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        ok = pc.match_substring_regex(arr, _NODE_RE if node else _INT_RE).to_numpy(zero_copy_only=False)
+        out = np.zeros(len(arr), dtype=np.int64)
+        good = np.flatnonzero(ok)
+        if good.size == len(arr):
+            return pc.cast(arr, pa.int64()).to_numpy()
+        if good.size:
+            out[good] = pc.cast(arr.take(pa.array(good)), pa.int64()).to_numpy()
+        bad = np.flatnonzero(~ok)
+        texts = arr.take(pa.array(bad)).to_pylist()
+        if node:
+            for i, text in zip(bad.tolist(), texts, strict=True):
+                try:
+                    v = canonical_node_id(text)
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(f"node id {text!r} in {ctx.where(i)}: {exc}") from None
+                raise ValueError(
+                    f"node id {v!r} in {ctx.where(i)}: report files hold integer node ids below 2**63 "
+                    "(map labels to integers)"
+                )
+        errors: dict[str, list[int]] = {}
+        for i, text in zip(bad.tolist(), texts, strict=True):
+            try:
+                out[i] = canonical_value(text)
+            except (TypeError, ValueError) as exc:
+                key = "magnitude" if "magnitude" in str(exc) else "integer"
+                errors.setdefault(key, []).append(i)
+        if errors:
+            key, rows = min(errors.items(), key=lambda kv: kv[1][0])
+            msg = (
+                f"{name} must have magnitude <= 2**53 (no truthful node sends more)"
+                if key == "magnitude"
+                else f"{name} must be an integer (discrete Laplace output)"
+            )
+            first = arr[rows[0]].as_py()
+            raise ValueError(f"{msg}: {ctx.rows(rows)}, got {first[:30]!r}")
+        return out
+    raise ValueError(f"{what} must be integers, got column type {t} in {ctx.source}")
+
+
+def _float_cells(arr, name: str, ctx: _Ctx) -> NDArray[np.float64]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = _decoded(arr)
+    _no_nulls(arr, name, ctx)
+    t = arr.type
+    if pa.types.is_boolean(t):
+        raise ValueError(f"{name} must be numbers, got booleans: {ctx.rows(range(len(arr)))}")
+    if pa.types.is_floating(t) or pa.types.is_integer(t):
+        return arr.to_numpy().astype(np.float64, copy=False)
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        try:
+            return pc.cast(arr, pa.float64()).to_numpy()
+        except pa.ArrowInvalid:
+            bad = []
+            for i, text in enumerate(arr.to_pylist()):
+                try:
+                    float(text)
+                except ValueError:
+                    bad.append(i)
+            raise ValueError(f"{name} must be numeric: {ctx.rows(bad)}") from None
+    raise ValueError(f"{name} must be numbers, got column type {t} in {ctx.source}")
+
+
+def _codes(arr, name: str, ctx: _Ctx) -> tuple[NDArray[np.int32], list[str]]:
+    import pyarrow as pa
+
+    if not pa.types.is_dictionary(arr.type):
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            raise ValueError(f"{name} must be strings, got column type {arr.type} in {ctx.source}")
+        arr = arr.dictionary_encode()
+    _no_nulls(arr, name, ctx)
+    return arr.indices.to_numpy().astype(np.int32, copy=False), [str(s) for s in arr.dictionary.to_pylist()]
+
+
+def _chunk_from_arrow(batch, ctx: _Ctx) -> ReportChunk:
+    names = batch.schema.names
+    missing = [c for c in COLUMNS if c not in names]
+    if missing:
+        raise ValueError(f"{ctx.source}: report columns missing: {missing}; expected {list(COLUMNS)}")
+    col = {c: batch.column(names.index(c)) for c in COLUMNS}
+    q_codes, q_names = _codes(col["quantity"], "quantity", ctx)
+    p_codes, p_names = _codes(col["protocol"], "protocol", ctx)
+    return ReportChunk(
+        source=ctx.source,
+        first_row=ctx.first_row,
+        node=_int_cells(col["node"], "node", ctx, node=True),
+        round=_int_cells(col["round"], "round", ctx),
+        quantity=q_codes,
+        quantity_names=q_names,
+        value=_int_cells(col["value"], "value", ctx),
+        epsilon=_float_cells(col["epsilon"], "epsilon", ctx),
+        sensitivity=_float_cells(col["sensitivity"], "sensitivity", ctx),
+        protocol=p_codes,
+        protocol_names=p_names,
+        protocol_version=_int_cells(col["protocol_version"], "protocol_version", ctx),
+        line_offset=ctx.line_offset,
+    )
+
+
+# ------------------------------------------------------------------------------ reading: files
+
+
+def _parquet_file(path: Path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path, read_dictionary=["quantity", "protocol"])
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise ValueError(
+            f"{path}: not a readable Parquet report file (truncated or corrupt?): {exc}"
+        ) from None
+
+
+def _check_parquet_schema(pf, path: Path) -> None:
+    names = pf.schema_arrow.names
+    missing = [c for c in COLUMNS if c not in names]
+    if missing:
+        raise ValueError(f"{path}: report columns missing: {missing}; expected {list(COLUMNS)}")
+    meta = pf.schema_arrow.metadata or {}
+    version = meta.get(_META_KEY)
+    if version is not None and version != str(FORMAT_VERSION).encode():
+        raise ValueError(
+            f"{path}: report format version {version.decode(errors='replace')}; this package reads version "
+            f"{FORMAT_VERSION}"
+        )
+
+
+def parquet_row_groups(path: str | os.PathLike) -> list[tuple[int, int]]:
+    """(first row, number of rows) of every row group of a Parquet report file."""
+    path = Path(path)
+    pf = _parquet_file(path)
+    _check_parquet_schema(pf, path)
+    out, start = [], 0
+    for i in range(pf.metadata.num_row_groups):
+        rows = pf.metadata.row_group(i).num_rows
+        out.append((start, rows))
+        start += rows
+    return out
+
+
+def iter_parquet_row_group(
+    path: str | os.PathLike, index: int, first_row: int, *, chunk_rows: int = DEFAULT_CHUNK_ROWS
+) -> Iterator[ReportChunk]:
+    """The chunks of one row group of a Parquet report file (the unit of the Dask path)."""
+    import pyarrow as pa
+
+    path = Path(path)
+    pf = _parquet_file(path)
+    start = first_row
+    try:
+        for batch in pf.iter_batches(batch_size=chunk_rows, row_groups=[index], columns=list(COLUMNS)):
+            yield _chunk_from_arrow(batch, _Ctx(str(path), start, None))
+            start += batch.num_rows
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise ValueError(
+            f"{path}: row group {index} unreadable after row {start} (truncated or corrupt?): {exc}"
+        ) from None
+
+
+def _iter_parquet(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
+    import pyarrow as pa
+
+    pf = _parquet_file(path)
+    _check_parquet_schema(pf, path)
+    start = 0
+    try:
+        for i in range(pf.metadata.num_row_groups):
+            rows = pf.metadata.row_group(i).num_rows
+            if rows <= 4 * chunk_rows:  # one read per row group (faster than batch iteration)
+                batches = pf.read_row_group(i, columns=list(COLUMNS)).to_batches(max_chunksize=chunk_rows)
+            else:  # a huge row group: stream it
+                batches = pf.iter_batches(batch_size=chunk_rows, row_groups=[i], columns=list(COLUMNS))
+            for batch in batches:
+                yield _chunk_from_arrow(batch, _Ctx(str(path), start, None))
+                start += batch.num_rows
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise ValueError(f"{path}: unreadable after row {start} (truncated or corrupt?): {exc}") from None
+
+
+def _iter_csv(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    with open(path, "rb") as fh:
+        header = fh.readline().decode("utf-8", "replace").strip().replace('"', "").split(",")
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise ValueError(
+            f"{path}: report columns missing from the CSV header: {missing}; expected {list(COLUMNS)}"
+        )
+    # ~40 bytes per row: blocks of about chunk_rows rows
+    read = pcsv.ReadOptions(block_size=max(1 << 16, min(chunk_rows * 48, 1 << 30)))
+    convert = pcsv.ConvertOptions(
+        column_types={c: pa.string() for c in header},
+        include_columns=list(COLUMNS),
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+    )
+    parse = pcsv.ParseOptions(newlines_in_values=False)
+    start = 0
+    try:
+        reader = pcsv.open_csv(path, read_options=read, convert_options=convert, parse_options=parse)
+    except pa.ArrowInvalid as exc:
+        raise ValueError(_csv_parse_error(path, exc)) from None
+    while True:
+        try:
+            batch = reader.read_next_batch()
+        except StopIteration:
+            return
+        except pa.ArrowInvalid as exc:
+            raise ValueError(_csv_parse_error(path, exc)) from None
+        for off in range(0, batch.num_rows, chunk_rows):
+            part = batch.slice(off, chunk_rows)
+            yield _chunk_from_arrow(_blank_to_null(part), _Ctx(str(path), start, 2))
+            start += part.num_rows
+
+
+def _csv_parse_error(path: Path, exc: Exception) -> str:
+    """Name the first malformed CSV line (a slow scan, on the error path only)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        reader = csv.reader(fh)
+        width = len(next(reader, []))
+        for row, fields in enumerate(reader):
+            if len(fields) != width:
+                return (
+                    f"{path} row {row} (line {row + 2}): malformed CSV, {len(fields)} fields where "
+                    f"the header has {width} (truncated file?)"
+                )
+    return f"{path}: malformed CSV (truncated file?): {exc}"
+
+
+def _blank_to_null(batch):
+    """Empty CSV cells become nulls, so that they are reported as missing."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    cols = []
+    for arr in batch.columns:
+        empty = pc.equal(pc.utf8_length(arr), 0)
+        cols.append(pc.if_else(empty, pa.scalar(None, arr.type), arr) if pc.any(empty).as_py() else arr)
+    return pa.RecordBatch.from_arrays(cols, names=batch.schema.names)
+
+
+def _json_int(v: Any, name: str, where: str, *, node: bool = False) -> int:
+    if isinstance(v, bool):
+        raise ValueError(f"{name} must be an integer, got {v!r} in {where}")
+    if node:
+        if isinstance(v, float):
+            raise ValueError(f"node id {v!r} in {where}: node ids must be integers (type-confused id)")
+        try:
+            out = canonical_node_id(v)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"node id {v!r} in {where}: {exc}") from None
+        if not isinstance(out, int) or not 0 <= out < 2**63:
+            raise ValueError(f"node id {v!r} in {where}: report files hold integer node ids in [0, 2**63)")
+        return out
+    try:
+        return canonical_value(v)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} in {where}: {exc}") from None
+
+
+def _json_float(v: Any, name: str, where: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"{name} must be a number, got {type(v).__name__} {v!r} in {where}")
+    return float(v)
+
+
+def _iter_jsonl(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
+    start = 0
+    buf: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8", errors="strict") as fh:
+        line_no = 0
+        for line_no, line in enumerate(fh, start=1):  # noqa: B007
+            if not line.strip():
+                continue
+            row = start + len(buf)
+            where = f"{path} row {row} (line {line_no})"
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{where}: not a JSON object (truncated file?): {exc.msg}") from None
+            if not isinstance(obj, dict):
+                raise ValueError(f"{where}: each line must be a JSON object, got {type(obj).__name__}")
+            missing = [c for c in COLUMNS if c not in obj]
+            if missing:
+                raise ValueError(f"{where}: lacks {missing}; expected keys {list(COLUMNS)}")
+            obj["_where"] = where
+            buf.append(obj)
+            if len(buf) == chunk_rows:
+                yield _chunk_from_json(buf, str(path), start)
+                start += len(buf)
+                buf = []
+    if buf:
+        yield _chunk_from_json(buf, str(path), start)
+
+
+def _chunk_from_json(rows: list[dict[str, Any]], source: str, first_row: int) -> ReportChunk:
+    n = len(rows)
+    node = np.empty(n, dtype=np.int64)
+    rnd = np.empty(n, dtype=np.int64)
+    value = np.empty(n, dtype=np.int64)
+    version = np.empty(n, dtype=np.int64)
+    eps = np.empty(n, dtype=np.float64)
+    sens = np.empty(n, dtype=np.float64)
+    q_names: dict[str, int] = {}
+    p_names: dict[str, int] = {}
+    q = np.empty(n, dtype=np.int32)
+    p = np.empty(n, dtype=np.int32)
+    for i, r in enumerate(rows):
+        w = r["_where"]
+        node[i] = _json_int(r["node"], "node", w, node=True)
+        rnd[i] = _json_int(r["round"], "round", w)
+        value[i] = _json_int(r["value"], "value", w)
+        version[i] = _json_int(r["protocol_version"], "protocol_version", w)
+        eps[i] = _json_float(r["epsilon"], "epsilon", w)
+        sens[i] = _json_float(r["sensitivity"], "sensitivity", w)
+        for key, names, codes in (("quantity", q_names, q), ("protocol", p_names, p)):
+            s = r[key]
+            if not isinstance(s, str):
+                raise ValueError(f"{key} must be a string, got {type(s).__name__} {s!r} in {w}")
+            codes[i] = names.setdefault(s, len(names))
+    return ReportChunk(
+        source,
+        first_row,
+        node,
+        rnd,
+        q,
+        list(q_names),
+        value,
+        eps,
+        sens,
+        p,
+        list(p_names),
+        version,
+        line_offset=1,
+    )
+
+
+def iter_report_chunks(
+    path: str | os.PathLike, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, format: str | None = None
+) -> Iterator[ReportChunk]:
+    """The rows of one report file as typed, checked chunks of at most ``chunk_rows`` rows.
+
+    Raises ``ValueError`` naming the file and row for any unreadable or ill-typed cell: a
+    truncated file, a missing column, an empty cell, a non-canonical or float node id, a
+    boolean or non-integer value, a decimal string beyond 2**53.
+    """
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
+    fmt = report_format(path, format)
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"report file not found: {p}")
+    if fmt == "parquet":
+        return _iter_parquet(p, chunk_rows)
+    if fmt == "csv":
+        return _iter_csv(p, chunk_rows)
+    return _iter_jsonl(p, chunk_rows)
+
+
+def read_report_set(
+    paths: str | os.PathLike | Sequence[str | os.PathLike],
+    *,
+    d_max: int | None = None,
+    round: int | None = None,
+    protocol: str = DEGREE_PROTOCOL,
+    bounds: PublicBounds | None = None,
+    outliers: Literal["clip", "reject", "raise"] = "clip",
+    expected_nodes: int | Sequence[int] | None = None,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    format: str | None = None,
+) -> ReportSetSummary:
+    """Validate one or many report files as one report set, streaming; return its summary.
+
+    Memory is independent of the number of rows (chunks of ``chunk_rows`` rows, histograms of
+    the values, node bitmaps). Every check of
+    :func:`~ldpgraph.protocols.ingest.reports_from_records` is made across the whole file set,
+    and no summary is returned unless all of them pass.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+    d_max : int, optional
+        Public degree bound (for ``kstar_<k>`` rows).
+    round : int, optional
+        The round to curate; default: the first row's, shared by all rows.
+    protocol : str
+    bounds : PublicBounds, optional
+        Public bounds for poisoning screening; ``outliers`` says what happens outside them.
+    outliers : {"clip", "reject", "raise"}
+    expected_nodes : int or sequence of int, optional
+        The public node set (n means 0..n-1): missing and unexpected nodes are errors.
+    chunk_rows : int
+    format : str, optional
+        Force one format for every file.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = list(paths)
+    if not paths:
+        raise ValueError("no report files given")
+    acc = ReportAccumulator(protocol=protocol, round=round, d_max=d_max, bounds=bounds, outliers=outliers)
+    for path in paths:
+        for chunk in iter_report_chunks(path, chunk_rows=chunk_rows, format=format):
+            acc.add(chunk)
+        if str(path) not in acc.sources:
+            acc.sources.append(str(path))
+    return acc.summary(expected_nodes=expected_nodes)
+
+
+def read_reports(
+    paths: str | os.PathLike | Sequence[str | os.PathLike], *, d_max: int | None = None, **kwargs: Any
+) -> NodeReports:
+    """A (small) report set as in-memory :class:`NodeReports`, values in increasing order.
+
+    Validated as :func:`read_report_set` does; the values of each quantity are returned sorted
+    (every curator statistic is symmetric in the nodes), so memory is O(number of nodes).
+    """
+    from .protocols.randomizer import ReleasedValues
+
+    summary = read_report_set(paths, d_max=d_max, **kwargs)
+    released = {
+        name: ReleasedValues(name, q.to_reports(), q.epsilon, q.sensitivity)
+        for name, q in summary.quantities.items()
+    }
+    return NodeReports(
+        released=released, d_max=d_max, metadata={"n_rows": summary.n_rows, "round": summary.round}
+    )
+
+
+@dataclass(frozen=True)
+class CurationResult:
+    """Estimates curated from report files, with what validation and screening found.
+
+    Attributes
+    ----------
+    estimates : list of (statistic, k, Estimate, influence bound or None)
+        The influence bound (:func:`~ldpgraph.protocols.poisoning.influence_bound`) is given
+        when public bounds were: how far one malicious node can have moved the estimate.
+    summary : ReportSetSummary
+        Validated histograms, node and row counts, screening counts per quantity.
+    files : list of str
+    """
+
+    estimates: list[tuple[str, int | None, Any, float | None]]
+    summary: ReportSetSummary
+    files: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (what ``ldpgraph curate --json`` prints)."""
+        s = self.summary
+        return {
+            "files": self.files,
+            "n_rows": s.n_rows,
+            "n_nodes": s.n_nodes,
+            "protocol": s.protocol,
+            "round": s.round,
+            "outliers": s.outliers,
+            "quantities": {
+                name: {
+                    "epsilon": q.epsilon,
+                    "sensitivity": q.sensitivity,
+                    "n_reports": q.n_reports,
+                    "n_outside": q.n_outside,
+                    "admissible": None if q.admissible is None else list(q.admissible),
+                }
+                for name, q in s.quantities.items()
+            },
+            "estimates": [
+                {
+                    "statistic": est.statistic,
+                    "value": est.value,
+                    "std_error": est.std_error,
+                    "variance_estimate": est.variance_estimate,
+                    "influence_bound": bound,
+                }
+                for _, _, est, bound in self.estimates
+            ],
+        }
+
+
+def curate_summary(
+    summary: ReportSetSummary,
+    statistics: Sequence[tuple[str, int | None]],
+    *,
+    bounds: PublicBounds | None = None,
+    files: Sequence[str] = (),
+) -> CurationResult:
+    """Estimates of ``statistics`` ((name, k) pairs) from a validated summary."""
+    from .protocols.poisoning import influence_bound
+    from .protocols.reportset import estimate_statistic
+
+    out = []
+    for stat, k in statistics:
+        est = estimate_statistic(summary, stat, k)
+        bound = None
+        if bounds is not None:
+            name = f"kstar_{k}" if stat == "kstars_from_counts" else "degree"
+            q = summary.quantities[name]
+            if q.admissible is not None:
+                bound = influence_bound(
+                    stat, *q.admissible, epsilon=q.epsilon, n_nodes=max(q.n_reports, 1), k=k
+                )
+        out.append((stat, k, est, bound))
+    return CurationResult(out, summary, list(files))
+
+
+def curate_files(
+    paths: str | os.PathLike | Sequence[str | os.PathLike],
+    statistics: Sequence[tuple[str, int | None]] = (("kstars", 2),),
+    *,
+    bounds: PublicBounds | None = None,
+    scheduler: Any = None,
+    **kwargs: Any,
+) -> CurationResult:
+    """Validate report files (streaming, or on Dask) and estimate ``statistics`` from them.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+    statistics : sequence of (name, k)
+        Names of :data:`~ldpgraph.protocols.reportset.STATISTICS`; k for kstars,
+        degree_moment and kstars_from_counts, else None.
+    bounds : PublicBounds, optional
+        Public bounds for poisoning screening (and the influence bounds of the result).
+    scheduler : None, str or dask.distributed.Client
+        None: one streaming pass in this process. Otherwise the Dask path
+        (:func:`ldpgraph.reportdask.read_report_set_dask`), whose summary is identical.
+    **kwargs
+        Passed to :func:`read_report_set` (d_max, round, outliers, expected_nodes, chunk_rows,
+        format, protocol).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ldpgraph.protocols import DegreeRandomizer, kstars
+    >>> rep = DegreeRandomizer(epsilon=1.0).randomize([3, 1, 2, 2], rng=0)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = write_reports(Path(tmp) / "r.parquet", rep)
+    ...     result = curate_files(path, [("kstars", 2)])
+    >>> result.estimates[0][2] == kstars(rep, 2)
+    True
+    """
+    files = [os.fspath(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
+    if scheduler is None:
+        summary = read_report_set(files, bounds=bounds, **kwargs)
+    else:
+        from .reportdask import read_report_set_dask
+
+        summary = read_report_set_dask(files, scheduler=scheduler, bounds=bounds, **kwargs)
+    return curate_summary(summary, statistics, bounds=bounds, files=files)
+
+
+def write_broadcast(path: str | os.PathLike, broadcast: dict[str, Any]) -> Path:
+    """Write a broadcast (:func:`~ldpgraph.protocols.reports.degree_bound_broadcast`) as JSON."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.partial")
+    tmp.write_text(json.dumps(broadcast, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def read_broadcast(path: str | os.PathLike, *, next_round: int) -> dict[str, Any]:
+    """Read and validate a broadcast file for use in round ``next_round``."""
+    from .protocols.reports import check_broadcast
+
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"broadcast file not found: {path}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{path}: not a JSON broadcast file (truncated?): {exc.msg} at line {exc.lineno}"
+        ) from None
+    return check_broadcast(data, next_round=next_round, source=str(path))

@@ -1,0 +1,103 @@
+"""ldpgraph node -> report files (each format) -> ldpgraph curate equals the in-memory estimate."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ldpgraph.cli import main
+from ldpgraph.datasets import resolve_graph
+from ldpgraph.protocols import DegreeRandomizer, curator
+from ldpgraph.reportfiles import read_report_set
+
+GRAPH = "ws:n=300,k=6,p=0.2"
+
+
+def _curate_json(capsys, *args):
+    capsys.readouterr()
+    assert main(["curate", *map(str, args), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_node_files_curate_round_trip_is_exact(tmp_path, capsys, fmt):
+    out = tmp_path / f"r.{fmt}"
+    assert main(["node", "--graph", GRAPH, "--epsilon", "1.5", "--kstar-counts", "2", "--d-max", "12",
+                 "--simulate", "--seed", "7", "--out", str(out)]) == 0
+    assert "simulation, seed 7" in capsys.readouterr().out
+    got = _curate_json(capsys, out, "--stat", "kstars", "degree_variance", "kstars_from_counts:2", "--d-max", 12,
+                       "--expected-nodes", 300, "--chunk-rows", 97)
+    g = resolve_graph(GRAPH, rng=0)
+    rep = DegreeRandomizer(epsilon=1.5, kstar_counts=[2], d_max=12).randomize(g.degrees, rng=7)
+    want = [curator.kstars(rep, 2), curator.degree_variance(rep), curator.kstars_from_counts(rep, 2)]
+    assert got["n_nodes"] == 300 and got["n_rows"] == 600
+    for e, w in zip(got["estimates"], want, strict=True):
+        assert (e["statistic"], e["value"], e["std_error"]) == (w.statistic, w.value, w.std_error)
+
+
+def test_single_nodes_write_their_own_files_securely(tmp_path, capsys):
+    nbrs = {0: "1,2", 1: "0", 2: "0,2,0"}  # node 2 lists itself and node 0 twice: degree 1
+    paths = []
+    for v, text in nbrs.items():
+        paths.append(tmp_path / f"node{v}.jsonl")
+        assert main(["node", "--node-id", str(v), "--neighbors", text, "--epsilon", "2", "--out", str(paths[-1])]) == 0
+        assert "secure exact sampler" in capsys.readouterr().out
+    s = read_report_set(paths, expected_nodes=3)
+    assert s.n_nodes == 3 and s.quantities["degree"].epsilon == 2.0
+    nfile = tmp_path / "nbrs.txt"
+    nfile.write_text("5 6\n7\n")
+    assert main(["node", "--node-id", "4", "--neighbors-file", str(nfile), "--epsilon", "1", "--simulate",
+                 "--seed", "0", "--out", str(tmp_path / "n4.csv")]) == 0
+    rep = DegreeRandomizer(epsilon=1.0).randomize([3], rng=0)
+    assert read_report_set(tmp_path / "n4.csv").quantities["degree"].histogram.values.tolist() == rep.degrees.values.tolist()
+
+
+def test_two_rounds_through_a_broadcast_file(tmp_path, capsys):
+    r1, r2, b = tmp_path / "r1.parquet", tmp_path / "r2.parquet", tmp_path / "b.json"
+    assert main(["node", "--graph", GRAPH, "--epsilon", "0.2", "--simulate", "--seed", "1", "--out", str(r1)]) == 0
+    got = _curate_json(capsys, r1, "--round", 1, "--stat", "degree_mean", "--broadcast-out", b)
+    bound = json.loads(b.read_text())["values"]["d_max"]
+    g = resolve_graph(GRAPH, rng=0)
+    rep1 = DegreeRandomizer(epsilon=0.2).randomize(g.degrees, rng=1)
+    assert bound == max(1, int(rep1.degrees.values.max())) and got["broadcast"] == str(b)
+    assert main(["node", "--graph", GRAPH, "--round", "2", "--broadcast", str(b), "--no-degree", "--kstar-counts",
+                 "2", "--epsilon", "0.8", "--simulate", "--seed", "2", "--out", str(r2)]) == 0
+    got = _curate_json(capsys, r2, "--round", 2, "--broadcast", b, "--stat", "kstars_from_counts:2")
+    rep2 = DegreeRandomizer(epsilon=0.8, kstar_counts=[2], d_max=bound, release_degree=False).randomize(g.degrees, rng=2)
+    assert got["estimates"][0]["value"] == curator.kstars_from_counts(rep2, 2).value
+    assert got["quantities"]["kstar_2"]["sensitivity"] == float(bound)
+    # round-2 reports curated as round 1, or against the round-1 file: refused
+    assert main(["curate", str(r2), "--round", "1", "--stat", "kstars_from_counts:2", "--d-max", str(bound)]) == 1
+    assert "round 1" in capsys.readouterr().err
+    assert main(["node", "--graph", GRAPH, "--round", "3", "--broadcast", str(b), "--kstar-counts", "2",
+                 "--epsilon", "1", "--simulate", "--out", str(r2)]) == 1
+    assert "used for round 3" in capsys.readouterr().err
+
+
+def test_curate_table_reports_screening(tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    assert main(["node", "--graph", GRAPH, "--epsilon", "1", "--simulate", "--seed", "3", "--out", str(out)]) == 0
+    text = out.read_text().splitlines()
+    fields = text[1].split(",")
+    fields[3] = "100000"  # the first node's value: a liar far beyond n
+    text[1] = ",".join(fields)
+    out.write_text("\n".join(text) + "\n")
+    capsys.readouterr()
+    assert main(["curate", str(out), "--stat", "edges", "--n-nodes", "300"]) == 0
+    table = capsys.readouterr().out
+    assert "1 outside [-28, 327] clipped" in table and "one-node bound" in table
+
+
+@pytest.mark.parametrize("argv, status, err", [
+    (["node", "--graph", GRAPH, "--epsilon", "1", "--seed", "3", "--out", "x.csv"], 2, "--seed needs --simulate"),
+    (["node", "--neighbors", "1,2", "--epsilon", "1", "--out", "x.csv"], 2, "--node-id is required"),
+    (["node", "--node-id", "1", "--neighbors", "1,01", "--epsilon", "1", "--out", "x.csv"], 2, "canonical"),
+    (["node", "--node-id", "1", "--neighbors", "2", "--epsilon", "1", "--out", "x.txt"], 1, "suffix"),
+    (["curate", "missing.parquet"], 1, "not found"),
+    (["curate", "x.csv", "--stat", "triangles"], 2, "unknown statistic"),
+])
+def test_usage_errors(tmp_path, monkeypatch, capsys, argv, status, err):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == status
+    assert err in capsys.readouterr().err
