@@ -1,6 +1,6 @@
 """Edge-LDP degree protocol: the node-side randomizer, report ingestion, the curator's estimates."""
 
-from . import curator
+from . import curator, planning
 from .curator import (
     Estimate,
     degree_entropy,
@@ -27,6 +27,7 @@ __all__ = [
     "as_degrees",
     "as_report_histogram",
     "curator",
+    "planning",
     "degree_entropy",
     "degree_histogram",
     "degree_mean",
