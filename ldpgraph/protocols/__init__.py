@@ -1,7 +1,7 @@
 """Edge-LDP protocols: the degree randomizer, report ingestion, the curator's estimates; the protocol
 layer (:mod:`.base`), randomized response and the triangle / transitivity protocols."""
 
-from . import curator, randomized_response, transitivity, triangles
+from . import curator, planning, randomized_response, transitivity, triangles
 from .base import Protocol, Round, require_graph
 from .curator import (
     Estimate,
@@ -32,6 +32,7 @@ __all__ = [
     "as_degrees",
     "as_report_histogram",
     "curator",
+    "planning",
     "degree_entropy",
     "degree_histogram",
     "degree_mean",
@@ -55,7 +56,7 @@ __all__ = [
 # deployment: the report wire format, streaming validation, poisoning bounds
 from . import poisoning, reports, reportset  # noqa: E402
 from .poisoning import PublicBounds, admissible_range, influence_bound, noise_quantile, screen_reports  # noqa: E402
-from .randomizer import randomized_response, randomized_response_keep  # noqa: E402
+from .randomizer import randomized_response_bits, randomized_response_keep  # noqa: E402
 from .reports import canonical_node_id, report_columns  # noqa: E402
 from .reportset import ReportAccumulator  # noqa: E402
 
@@ -67,7 +68,7 @@ __all__ += [
     "influence_bound",
     "noise_quantile",
     "poisoning",
-    "randomized_response",
+    "randomized_response_bits",
     "randomized_response_keep",
     "report_columns",
     "reports",

@@ -45,7 +45,7 @@ __all__ = [
     "as_degrees",
     "projected_kstar_counts",
     "randomized_response_keep",
-    "randomized_response",
+    "randomized_response_bits",
 ]
 
 
@@ -365,7 +365,7 @@ def randomized_response_keep(
     return even
 
 
-def randomized_response(
+def randomized_response_bits(
     bits: ArrayLike, epsilon: float, *, rng=None, secure: bool | None = None
 ) -> NDArray[np.bool_]:
     """Warner's randomized response: each bit kept with probability e^eps/(1+e^eps), else flipped.
@@ -373,7 +373,7 @@ def randomized_response(
     eps-edge-LDP for one adjacency bit: the likelihood ratio of any output under the two values
     of the bit is e^eps. Secure by default (see :func:`randomized_response_keep`).
 
-    >>> randomized_response([True, False, True], 2.0, rng=1).dtype
+    >>> randomized_response_bits([True, False, True], 2.0, rng=1).dtype
     dtype('bool')
     """
     b = np.asarray(bits)

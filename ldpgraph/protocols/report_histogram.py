@@ -63,6 +63,9 @@ _CHUNK = 1 << 18
 # splitting cannot overflow.
 _SPLITTER = 134217729.0
 _SPLIT_SAFE = 2.0**995
+# Up to this many reports (distinct values) counting (summing) takes a path without chunking
+# (in Python floats): the same results, less overhead on tiny inputs.
+_SMALL = 64
 
 
 def _check_counts_values(values: Any, counts: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -154,7 +157,17 @@ class ReportHistogram:
         eps = check_epsilon(epsilon)
         sens = check_sensitivity(sensitivity)
         values, counts = _count(y)
-        return cls(values, counts, eps, sens)
+        return cls._trusted(values, counts, eps, sens)
+
+    @classmethod
+    def _trusted(cls, values: NDArray[np.int64], counts: NDArray[np.int64], epsilon: float,
+                 sensitivity: float) -> ReportHistogram:  # fmt: skip
+        """Construct from arrays known to be valid (skips the checks of __post_init__)."""
+        obj = object.__new__(cls)
+        fields = {"values": values, "counts": counts, "epsilon": epsilon, "sensitivity": sensitivity}
+        for name, val in fields.items():
+            object.__setattr__(obj, name, val)
+        return obj
 
     @classmethod
     def from_release(cls, release: ReleasedValues) -> ReportHistogram:
@@ -271,6 +284,8 @@ class ReportHistogram:
 def _exact_dot(counts: NDArray[np.int64], t: NDArray[np.float64]) -> float:
     if t.size == 0:
         return 0.0
+    if t.size <= _SMALL:
+        return _exact_dot_small(counts.tolist(), t.tolist())
     a = counts.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         if not np.all(np.isfinite(t)):
@@ -290,6 +305,27 @@ def _exact_dot(counts: NDArray[np.int64], t: NDArray[np.float64]) -> float:
     return math.fsum(np.concatenate([p, e]).tolist())
 
 
+def _exact_dot_small(counts: list[int], terms: list[float]) -> float:
+    """_exact_dot for a few values, in Python floats (same TwoProduct, no array overhead)."""
+    if not all(math.isfinite(x) for x in terms):
+        return math.fsum(m * x for m, x in zip(counts, terms, strict=True))
+    parts = []
+    for m, x in zip(counts, terms, strict=True):
+        if abs(x) >= _SPLIT_SAFE or m >= 2**53:
+            return float(sum((Fraction(x) * m for m, x in zip(counts, terms, strict=True)), Fraction(0)))
+        a = float(m)
+        p = a * x
+        ca = _SPLITTER * a
+        ah = ca - (ca - a)
+        al = a - ah
+        cx = _SPLITTER * x
+        xh = cx - (cx - x)
+        xl = x - xh
+        parts.append(p)
+        parts.append(((ah * xh - p) + ah * xl + al * xh) + al * xl)
+    return math.fsum(parts)
+
+
 def _count(y: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Distinct values and counts of integer reports (validated as every estimator does)."""
     arr = y if isinstance(y, np.ndarray) and y.dtype.kind in "i" else check_integer_reports(y)
@@ -302,6 +338,8 @@ def _count(y: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     if hi > _MAX_ABS_REPORT or lo < -_MAX_ABS_REPORT:
         check_integer_reports(flat)  # raises, naming the first offending report
     R = hi - lo + 1
+    if n <= _SMALL:
+        return _sort_count(flat)
     if R <= _BINCOUNT_MAX_RANGE and R <= max(_BINCOUNT_RANGE_PER_REPORT * n, 1 << 16):
         counts = _bincount_shifted(flat, lo, R)
         present = np.flatnonzero(counts)
@@ -369,7 +407,7 @@ def merge_histograms(histograms: Iterable[ReportHistogram]) -> ReportHistogram:
     first[0] = True
     np.not_equal(v[1:], v[:-1], out=first[1:])
     idx = np.flatnonzero(first)
-    return ReportHistogram(v[idx], np.add.reduceat(c, idx), hs[0].epsilon, hs[0].sensitivity)
+    return ReportHistogram._trusted(v[idx], np.add.reduceat(c, idx), hs[0].epsilon, hs[0].sensitivity)
 
 
 def as_report_histogram(

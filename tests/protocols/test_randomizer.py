@@ -157,24 +157,24 @@ def test_secure_rr_keep_probability(monkeypatch, eps):
 
 def test_secure_rr_passes_the_audit_and_a_miscalibrated_claim_fails():
     from ldpgraph.audit import audit_neighbours
-    from ldpgraph.protocols.randomizer import randomized_response
+    from ldpgraph.protocols.randomizer import randomized_response_bits
 
     def node(x, size, rng):  # rng unused: secure
-        return randomized_response(np.full(size, bool(x)), 1.0).astype(np.int64)
+        return randomized_response_bits(np.full(size, bool(x)), 1.0).astype(np.int64)
 
     assert audit_neighbours(node, [(0, 1)], 1.0, n_samples=100_000, rng=1).passed
     assert audit_neighbours(node, [(0, 1)], 0.8, n_samples=100_000, rng=2).violation
 
 
 def test_rr_flips_exactly_the_bits_not_kept_and_validates():
-    from ldpgraph.protocols.randomizer import randomized_response, randomized_response_keep
+    from ldpgraph.protocols.randomizer import randomized_response_bits, randomized_response_keep
 
     bits = np.array([True, False, True, False] * 50)
-    out = randomized_response(bits, 0.5, rng=4)
+    out = randomized_response_bits(bits, 0.5, rng=4)
     keep = randomized_response_keep(0.5, bits.size, rng=4)
     assert np.array_equal(out, np.where(keep, bits, ~bits))
-    assert randomized_response([1, 0], 1.0, rng=0).dtype == np.bool_
+    assert randomized_response_bits([1, 0], 1.0, rng=0).dtype == np.bool_
     with pytest.raises(TypeError, match="bits"):
-        randomized_response([2, 0], 1.0, rng=0)
+        randomized_response_bits([2, 0], 1.0, rng=0)
     with pytest.raises(ValueError, match="cannot be seeded"):
         randomized_response_keep(1.0, 3, rng=0, secure=True)

@@ -1,0 +1,176 @@
+"""Scaling of the whole pipeline: load -> randomize -> curate on Barabasi-Albert graphs.
+
+For each n (default 10^5, 10^6, 10^7) a fresh subprocess builds ``igraph.Graph.Barabasi(n, m)``
+(not timed as part of the pipeline), then times
+
+- load: ``ldpgraph.graph.load_graph(igraph_graph)`` (relabel, dedupe, CSR);
+- randomize: ``DegreeRandomizer(epsilon).randomize(graph.degrees)`` (every node's noisy degree);
+- curate: one ``ReportHistogram`` and every curator statistic with its standard error and a 95%
+  interval (k-stars k = 1..4, edges, moments 2-3, mean, variance, histogram 0..100, max,
+  entropy);
+
+and measures the memory of each stage: for load, the peak resident memory above the resident
+memory at its start (/proc/self/statm sampled every 2 ms by a thread; tracemalloc would slow
+the Python edge list igraph returns); for randomize and curate, the peak of memory allocated
+through numpy and Python (tracemalloc, in a second, untimed run) and the process's peak resident set size
+(``resource.getrusage``; it includes the igraph graph, which is built first). A warm-up on a
+50-node graph keeps one-off imports (scipy, about 1 s) out of the timings. Also: a reference timed in the same subprocess, ``np.bincount`` of
+the reports, so the curate column can be read against it. Prints a table (and markdown with
+``--markdown``), the load average before and after.
+
+Usage (from the repository root):
+    PYTHONPATH=. python scripts/bench_scaling.py [--sizes 100000 1000000 10000000] [--m 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _traced(fn):
+    """Run fn; its wall time and the peak of memory it allocated through Python/numpy (tracemalloc)."""
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    out = fn()
+    dt = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return out, dt, peak
+
+
+def _stage(fn):
+    """Run fn; its wall time and its peak resident memory above the start (sampled every 2 ms)."""
+    base = _rss()
+    peak = [base]
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], _rss())
+            done.wait(0.002)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    t0 = time.perf_counter()
+    out = fn()
+    dt = time.perf_counter() - t0
+    done.set()
+    th.join()
+    peak[0] = max(peak[0], _rss())
+    return out, dt, peak[0] - base
+
+
+def run_one(n: int, m: int, epsilon: float, seed: int) -> dict:
+    import random
+
+    import igraph as ig
+    import numpy as np
+
+    from ldpgraph.graph import load_graph
+    from ldpgraph.protocols import DegreeRandomizer, ReportHistogram, curator
+
+    # warm-up on a tiny graph: one-off imports (scipy inside the estimators) are not scaling
+    warm = DegreeRandomizer(epsilon=epsilon).randomize(load_graph(ig.Graph.Barabasi(50, m)).degrees, rng=0)
+    _curate(warm, curator, ReportHistogram)
+    random.seed(seed)
+    t0 = time.perf_counter()
+    g_ig = ig.Graph.Barabasi(n, m)
+    t_gen = time.perf_counter() - t0
+    holder = [g_ig]
+    del g_ig
+    graph, t_load, m_load = _stage(lambda: load_graph(holder[0]))
+    holder.clear()
+    randomize = lambda: DegreeRandomizer(epsilon=epsilon).randomize(graph.degrees, rng=seed)  # noqa: E731
+    reports, t_rand, _ = _stage(randomize)
+    m_rand = _traced(randomize)[2]  # memory in a second run: tracemalloc slows Python code
+
+    (ests, _, _), t_cur, _ = _stage(lambda: _curate(reports, curator, ReportHistogram))
+    m_cur = _traced(lambda: _curate(reports, curator, ReportHistogram))[2]
+    y = reports.degrees.values
+    lo = int(y.min())
+    t_bc = min(_timed(lambda: np.bincount(y - lo)) for _ in range(3))
+    return {
+        "n": n,
+        "edges": int(graph.n_edges),
+        "gen_s": t_gen,
+        "load_s": t_load,
+        "load_mem_mb": m_load / 2**20,
+        "randomize_s": t_rand,
+        "randomize_mem_mb": m_rand / 2**20,
+        "curate_s": t_cur,
+        "curate_mem_mb": m_cur / 2**20,
+        "bincount_s": t_bc,
+        "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "edges_estimate": ests[4].value,
+    }
+
+
+def _curate(reports, curator, ReportHistogram):
+    h = ReportHistogram.from_release(reports.degrees)
+    ests = list(curator.kstars_many(h, (1, 2, 3, 4)))
+    ests += [curator.edge_count(h), curator.degree_moment(h, 2), curator.degree_moment(h, 3)]
+    ests += [curator.degree_mean(h), curator.degree_variance(h), curator.max_degree(h)]
+    ests += [curator.degree_entropy(h)]
+    intervals = [e.interval(0.95) for e in ests]
+    return ests, intervals, curator.degree_histogram(h, 100)
+
+
+def _timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10**5, 10**6, 10**7])
+    ap.add_argument("--m", type=int, default=3, help="edges per new node of the BA model")
+    ap.add_argument("--epsilon", type=float, default=1.0)
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one is not None:
+        print(json.dumps(run_one(args.one, args.m, args.epsilon, args.seed)))
+        return
+    print(f"load average before: {tuple(round(x, 2) for x in os.getloadavg())}", flush=True)
+    rows = []
+    for n in args.sizes:
+        cmd = [sys.executable, __file__, "--one", str(n), "--m", str(args.m),
+               "--epsilon", str(args.epsilon), "--seed", str(args.seed)]  # fmt: skip
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=os.environ)
+        row = json.loads(out.stdout.strip().splitlines()[-1])
+        rows.append(row)
+        print(
+            f"n={n:>9d} edges={row['edges']:>10d} | gen {row['gen_s']:7.2f}s | load {row['load_s']:7.2f}s "
+            f"({row['load_mem_mb']:7.0f} MB) | randomize {row['randomize_s']:6.3f}s "
+            f"({row['randomize_mem_mb']:5.0f} MB) | curate {row['curate_s']:6.3f}s ({row['curate_mem_mb']:5.0f} MB,"
+            f" bincount {row['bincount_s']:.3f}s) | max RSS {row['maxrss_mb']:7.0f} MB",
+            flush=True,
+        )
+    print(f"load average after: {tuple(round(x, 2) for x in os.getloadavg())}")
+    if args.markdown:
+        print("\n| n | edges | load (s) | load +mem (MB) | randomize (s) | curate (s) | curate +mem (MB) "
+              "| bincount (s) | max RSS (MB) |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['n']:.0e} | {r['edges']:,} | {r['load_s']:.2f} | {r['load_mem_mb']:.0f} | "
+                  f"{r['randomize_s']:.3f} | {r['curate_s']:.3f} | {r['curate_mem_mb']:.0f} | "
+                  f"{r['bincount_s']:.3f} | {r['maxrss_mb']:.0f} |")
+
+
+if __name__ == "__main__":
+    main()
