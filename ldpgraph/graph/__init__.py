@@ -4,11 +4,12 @@
   graph in CSR form with a :class:`LoadReport`);
 - :mod:`~ldpgraph.graph.edgelist`: SNAP-style edge lists, plain or gzip
   (:func:`read_edgelist`, :func:`parse_edgelist`, and the raw :func:`parse_edge_pairs`);
-- :mod:`~ldpgraph.graph.convert`: :func:`from_networkx`, :func:`from_igraph`;
+- :mod:`~ldpgraph.graph.convert`: :func:`from_networkx`, :func:`from_igraph`,
+  :func:`from_scipy_sparse`;
 - :mod:`~ldpgraph.graph.statistics`: exact degrees statistics, k-stars and triangles.
 """
 
-from ldpgraph.graph.convert import from_igraph, from_networkx
+from ldpgraph.graph.convert import from_igraph, from_networkx, from_scipy_sparse
 from ldpgraph.graph.core import Graph, LoadReport, from_edge_array
 from ldpgraph.graph.edgelist import (
     ParsedEdges,
@@ -41,6 +42,7 @@ __all__ = [
     "from_edge_array",
     "from_networkx",
     "from_igraph",
+    "from_scipy_sparse",
     "degree_histogram",
     "max_degree",
     "kstar_counts",

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ldpgraph.graph.convert import from_igraph, from_networkx
+from ldpgraph.graph.convert import from_igraph, from_networkx, from_scipy_sparse
 from ldpgraph.graph.core import Graph, from_edge_array
 from ldpgraph.graph.edgelist import read_edgelist
 
@@ -50,6 +50,8 @@ def load_graph(source: Any, *, n_nodes: int | None = None) -> Graph:
         kind = "networkx"
     elif type(source).__module__.split(".")[0] == "igraph":
         kind = "igraph"
+    elif type(source).__module__.split(".")[0] == "scipy" and _is_sparse(source):
+        kind = "scipy.sparse"
     elif isinstance(source, (np.ndarray, list, tuple)):
         kind = "array"
     else:
@@ -67,4 +69,12 @@ def load_graph(source: Any, *, n_nodes: int | None = None) -> Graph:
         return from_networkx(source)
     if kind == "igraph":
         return from_igraph(source)
+    if kind == "scipy.sparse":
+        return from_scipy_sparse(source)
     return from_edge_array(source, n_nodes=n_nodes)
+
+
+def _is_sparse(x: Any) -> bool:
+    import scipy.sparse as sp
+
+    return bool(sp.issparse(x))
