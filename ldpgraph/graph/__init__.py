@@ -2,8 +2,12 @@
 
 - :func:`load_graph` reads any supported input into a :class:`Graph` (a simple undirected
   graph in CSR form with a :class:`LoadReport`);
-- :mod:`~ldpgraph.graph.edgelist`: SNAP-style edge lists, plain or gzip
-  (:func:`read_edgelist`, :func:`parse_edgelist`, and the raw :func:`parse_edge_pairs`);
+- :mod:`~ldpgraph.graph.edgelist`: edge lists as users have them (integer ids or names,
+  whitespace, CSV or tab separated, a header, extra columns; plain, gzip, bzip2 or xz), read
+  in bounded blocks (:func:`read_edgelist`, :func:`parse_edgelist`, and the raw
+  :func:`parse_edge_pairs`);
+- :mod:`~ldpgraph.graph.tables`: pandas DataFrames and Parquet edge tables
+  (:func:`from_dataframe`, :func:`read_parquet_edges`);
 - :mod:`~ldpgraph.graph.convert`: :func:`from_networkx`, :func:`from_igraph`,
   :func:`from_scipy_sparse`;
 - :mod:`~ldpgraph.graph.statistics`: exact degrees statistics, k-stars and triangles.
@@ -29,6 +33,7 @@ from ldpgraph.graph.statistics import (
     max_degree,
     triangle_count,
 )
+from ldpgraph.graph.tables import from_dataframe, read_parquet_edges
 
 __all__ = [
     "Graph",
@@ -43,6 +48,8 @@ __all__ = [
     "from_networkx",
     "from_igraph",
     "from_scipy_sparse",
+    "from_dataframe",
+    "read_parquet_edges",
     "degree_histogram",
     "max_degree",
     "kstar_counts",
