@@ -49,8 +49,11 @@ def reference_outcome(data: bytes) -> tuple[str, object]:
     delim = None
     if b"," in first:
         delim = ","
-    elif b"\t" in first and any(b" " in f.strip(b" \r") for f in first.split(b"\t")):
-        delim = "\t"
+    elif b"\t" in first:
+        for f in first.decode("utf-8", "surrogateescape").split("\t"):
+            words = f.split()
+            if len(words) > 1 and not all(re.fullmatch(NUMBER_LIKE, w) for w in words):
+                delim = "\t"
     f0 = _split(first, delim)
     low = [x.lower() for x in f0]
     known = [p for p in KNOWN if p[0] in low and p[1] in low]

@@ -28,7 +28,7 @@ Format (decided here, checked strictly, every choice reported in ``graph.report.
 
 Files may be gzip, bzip2 or xz compressed, detected by their magic bytes (not their name);
 they are read and parsed in bounded blocks (never the whole file at once). A decompressed
-size beyond ``max_ratio`` times the compressed size (after the first 64 MiB) is refused as a
+size beyond ``max_ratio`` times the compressed size (after the first 16 MiB) is refused as a
 likely decompression bomb, and so is text beyond ``max_bytes``; FIFOs, devices and sockets
 are refused (a stream may not end). Parquet files are read by :func:`read_parquet_edges`.
 
@@ -72,7 +72,7 @@ _CHUNK = 1 << 19  # bytes per SWAR chunk: keeps the temporaries of one chunk in 
 _BLOCK = 1 << 24  # bytes of text read and parsed at a time
 _ARROW_MIN = 1 << 16  # blocks smaller than this skip pyarrow (its fixed cost dominates)
 _MAX_LINE = 1 << 24  # a line longer than this is refused (no edge line is that long)
-_RATIO_FLOOR = 1 << 26  # the ratio limit applies once this much text was decompressed
+_RATIO_FLOOR = 1 << 24  # the ratio limit applies once this much text was decompressed
 _SNIFF_LINES = 3  # edge lines looked at to decide the format
 _MAX_THREADS = 2  # chunks are parsed by up to this many threads
 _PAD = 24  # whitespace before each chunk in the work buffer: three 8-byte windows of a 19-digit id
@@ -320,7 +320,7 @@ def read_edgelist(
         Refuse more than this many bytes of (decompressed) text.
     max_ratio : float or None
         Refuse compressed input that expands beyond this many times its compressed size
-        once 64 MiB of text have been decompressed (a decompression bomb); None disables it.
+        once 16 MiB of text have been decompressed (a decompression bomb); None disables it.
 
     Returns
     -------
@@ -682,6 +682,15 @@ def _fields(body: bytes, delimiter: str | None) -> list[str]:
     return [f.strip(" \r") for f in text.split(delimiter)]
 
 
+def _names_with_spaces(body: bytes) -> bool:
+    """A tab-separated field holds a space between words that are not all numbers."""
+    for f in body.decode("utf-8", "surrogateescape").split("\t"):
+        words = f.split()
+        if len(words) > 1 and not all(_NUMBER_LIKE.fullmatch(w) for w in words):
+            return True
+    return False
+
+
 def _is_int(tok: str) -> bool:
     return bool(_DIGITS.fullmatch(tok)) and int(tok) <= _MAX_ID
 
@@ -698,7 +707,7 @@ def _sniff(head: bytes, source: str, options: _Options) -> _Dialect | None:
         if b"," in first_body and options.delimiter != " ":
             delimiter = ","
             notes.append("comma-separated fields (detected; delimiter= overrides)")
-        elif b"\t" in first_body and any(b" " in f.strip(b" \r") for f in first_body.split(b"\t")):
+        elif b"\t" in first_body and _names_with_spaces(first_body):
             delimiter = "\t"
             notes.append("tab-separated fields with spaces inside (detected; delimiter= overrides)")
     columns = options.columns
@@ -754,7 +763,7 @@ def _sniff(head: bytes, source: str, options: _Options) -> _Dialect | None:
         label = (lambda c: header_names[c]) if header_names and len(header_names) == nf else (
             lambda c: str(c + 1))
         others = [label(c) for c in range(nf) if c not in chosen]
-        if columns is None and options.strict:
+        if options.columns is None and options.strict:
             _fail(source, number, line, f"{nf} columns found, expected 2 (strict); pass "
                   f"columns=(0, 1) (--columns 0,1) to use the first two")
         which = "column" if len(others) == 1 else "columns"
