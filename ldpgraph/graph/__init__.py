@@ -2,13 +2,18 @@
 
 - :func:`load_graph` reads any supported input into a :class:`Graph` (a simple undirected
   graph in CSR form with a :class:`LoadReport`);
-- :mod:`~ldpgraph.graph.edgelist`: SNAP-style edge lists, plain or gzip
-  (:func:`read_edgelist`, :func:`parse_edgelist`, and the raw :func:`parse_edge_pairs`);
-- :mod:`~ldpgraph.graph.convert`: :func:`from_networkx`, :func:`from_igraph`;
+- :mod:`~ldpgraph.graph.edgelist`: edge lists as users have them (integer ids or names,
+  whitespace, CSV or tab separated, a header, extra columns; plain, gzip, bzip2 or xz), read
+  in bounded blocks (:func:`read_edgelist`, :func:`parse_edgelist`, and the raw
+  :func:`parse_edge_pairs`);
+- :mod:`~ldpgraph.graph.tables`: pandas DataFrames and Parquet edge tables
+  (:func:`from_dataframe`, :func:`read_parquet_edges`);
+- :mod:`~ldpgraph.graph.convert`: :func:`from_networkx`, :func:`from_igraph`,
+  :func:`from_scipy_sparse`;
 - :mod:`~ldpgraph.graph.statistics`: exact degrees statistics, k-stars and triangles.
 """
 
-from ldpgraph.graph.convert import from_igraph, from_networkx
+from ldpgraph.graph.convert import from_igraph, from_networkx, from_scipy_sparse
 from ldpgraph.graph.core import Graph, LoadReport, from_edge_array
 from ldpgraph.graph.edgelist import (
     ParsedEdges,
@@ -31,6 +36,7 @@ from ldpgraph.graph.statistics import (
     triple_class_counts,
     two_star_count,
 )
+from ldpgraph.graph.tables import from_dataframe, read_parquet_edges
 
 __all__ = [
     "Graph",
@@ -44,6 +50,9 @@ __all__ = [
     "from_edge_array",
     "from_networkx",
     "from_igraph",
+    "from_scipy_sparse",
+    "from_dataframe",
+    "read_parquet_edges",
     "degree_histogram",
     "max_degree",
     "kstar_counts",

@@ -1,26 +1,32 @@
-"""Conversions from networkx and igraph graph objects into :class:`~ldpgraph.graph.Graph`.
+"""Conversions from networkx, igraph and scipy.sparse objects into :class:`~ldpgraph.graph.Graph`.
 
-networkx and igraph are imported lazily, inside the functions.
+networkx and igraph are imported lazily, inside the functions. No conversion loops over the
+edges in Python: networkx adjacency dicts are read by ``np.fromiter`` (a C loop over the dict
+keys), igraph's own edge vectors and sorted edge indices are copied as arrays (see
+:func:`from_igraph`), and scipy.sparse arrays are used as CSR arrays.
 """
 
 from __future__ import annotations
 
+import ctypes
+from itertools import chain
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from ldpgraph.graph.core import Graph, _build_graph
+from ldpgraph.graph.core import Graph, LoadReport, _build_graph, _sorted_rows
 
-__all__ = ["from_networkx", "from_igraph"]
+__all__ = ["from_networkx", "from_igraph", "from_scipy_sparse"]
 
 
 def from_networkx(graph: Any) -> Graph:
     """Build a :class:`~ldpgraph.graph.Graph` from any networkx graph.
 
-    Every node is kept, isolated ones included. Directed graphs are symmetrised and
-    multigraph parallel edges counted as duplicates; self-loops are dropped; all of it is
-    counted in ``graph.report``.
+    Every node is kept, isolated ones included. Directed graphs are symmetrised (with a note in
+    ``graph.report.notes`` giving the edges before and after) and multigraph parallel edges
+    counted as duplicates; self-loops are dropped; all of it is counted in ``graph.report``.
 
     Parameters
     ----------
@@ -44,24 +50,59 @@ def from_networkx(graph: Any) -> Graph:
 
     if not isinstance(graph, nx.Graph):
         raise TypeError(f"graph must be a networkx graph, got {type(graph).__name__}")
+    source = f"networkx.{type(graph).__name__}"
     labels = list(graph.nodes)
-    try:
-        labels = sorted(labels)
-    except TypeError:
-        pass  # incomparable labels: keep insertion order
-    index = {label: i for i, label in enumerate(labels)}
-    m = graph.number_of_edges()
-    flat = np.fromiter(
-        (index[x] for edge in graph.edges() for x in edge), dtype=np.int64, count=2 * m
-    )
+    n = len(labels)
     node_ids = _label_array(labels)
-    pairs = flat.reshape(m, 2)
+    # position of each label in sorted order (insertion order when labels are incomparable)
+    if node_ids.dtype == np.int64:
+        order = np.argsort(node_ids, kind="stable")
+        node_ids = node_ids[order]
+        identity = bool((np.diff(node_ids) > 0).all()) and _is_range(node_ids)
+    else:
+        try:
+            order = np.array(sorted(range(n), key=labels.__getitem__), dtype=np.int64)
+        except TypeError:
+            order = np.arange(n, dtype=np.int64)
+        node_ids = node_ids[order]
+        identity = False
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n, dtype=np.int64)
+    adj = graph._adj  # the dict of dicts networkx stores (documented for subclasses)
+
+    def targets(it: Any) -> NDArray[np.int64]:
+        # np.array of a list is about twice as fast as np.fromiter over the same iterator
+        if identity:  # labels are exactly 0..n-1: the keys are the indices
+            return np.array(list(it), dtype=np.int64)
+        index = dict(zip(labels, rank.tolist(), strict=True))
+        return np.array(list(map(index.__getitem__, it)), dtype=np.int64)
+
+    if not graph.is_directed() and not graph.is_multigraph():
+        # adjacency lists are symmetric and free of duplicates: CSR after one sort per row
+        deg = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
+        cols = targets(chain.from_iterable(adj.values()))
+        rows = np.repeat(rank, deg)
+        return _from_symmetric_entries(rows, cols, n, node_ids, source=source)
+    if graph.is_multigraph():
+        # adj[u][v] is a dict of parallel edges keyed by edge key; one entry per parallel edge
+        per = (len(keys) for nbrs in adj.values() for keys in nbrs.values())
+        mult = np.fromiter(per, dtype=np.int64)
+        deg = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
+        cols = np.repeat(targets(chain.from_iterable(adj.values())), mult)
+        rows = np.repeat(np.repeat(rank, deg), mult)
+    else:
+        deg = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
+        cols = targets(chain.from_iterable(adj.values()))
+        rows = np.repeat(rank, deg)
+    if not graph.is_directed():  # each edge is listed at both ends, a loop once
+        once = rows <= cols
+        rows, cols = rows[once], cols[once]
     return _build_graph(
-        pairs[:, 0],
-        pairs[:, 1],
-        len(labels),
+        rows,
+        cols,
+        n,
         node_ids,
-        source=f"networkx.{type(graph).__name__}",
+        source=source,
         relabelled=not _is_range(node_ids),
         source_directed=bool(graph.is_directed()),
     )
@@ -71,8 +112,8 @@ def from_igraph(graph: Any) -> Graph:
     """Build a :class:`~ldpgraph.graph.Graph` from an igraph graph.
 
     Vertex ``i`` of the igraph graph becomes node ``i``; every vertex is kept, isolated
-    ones included. Directed graphs are symmetrised, multi-edges counted as duplicates,
-    self-loops dropped (see ``graph.report``).
+    ones included. Directed graphs are symmetrised (with a note giving the edges before and
+    after), multi-edges counted as duplicates, self-loops dropped (see ``graph.report``).
 
     Parameters
     ----------
@@ -83,6 +124,15 @@ def from_igraph(graph: Any) -> Graph:
     Graph
         ``node_ids`` holds the vertex attribute ``"name"`` when there is one (int64 when all
         names are integers, else an object array), else ``0..n-1``.
+
+    Notes
+    -----
+    The edges are read from igraph's own arrays (its ``from``/``to`` edge vectors and, for a
+    simple undirected graph, the edge orders ``ii``/``oi`` sorted by endpoint, which are the
+    two halves of the CSR form) after checking that the in-memory layout is the one expected
+    (vertex and edge counts, direction, vector bounds, and sample edges against
+    ``graph.es``). If any check fails, ``graph.get_edgelist()`` is used instead, which builds
+    one Python tuple per edge and is some 20 times slower.
 
     Examples
     --------
@@ -96,20 +146,214 @@ def from_igraph(graph: Any) -> Graph:
     if not isinstance(graph, ig.Graph):
         raise TypeError(f"graph must be an igraph.Graph, got {type(graph).__name__}")
     n = graph.vcount()
-    pairs = np.array(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)
     if "name" in graph.vs.attribute_names():
         node_ids = _label_array(graph.vs["name"])
     else:
         node_ids = np.arange(n, dtype=np.int64)
+    relabelled = not _is_range(node_ids)
+    directed = bool(graph.is_directed())
+    vectors = _igraph_vectors(graph)
+    if vectors is None:
+        pairs = np.fromiter(
+            chain.from_iterable(graph.get_edgelist()), dtype=np.int64, count=2 * graph.ecount()
+        ).reshape(-1, 2)
+        src, dst = pairs[:, 0], pairs[:, 1]
+    else:
+        src, dst, oi, ii, os_, is_ = vectors
+        if not directed and graph.is_simple():
+            # undirected edges are stored with from >= to; ii orders them by (to, from) and
+            # oi by (from, to): the upper and lower halves of the CSR form, already sorted
+            nnz = src.size
+            report = LoadReport(
+                source="igraph.Graph",
+                edges_read=nnz,
+                self_loops_dropped=0,
+                duplicates_dropped=0,
+                reverse_duplicates_dropped=0,
+                edges_kept=nnz,
+                n_nodes=n,
+                relabelled=relabelled,
+                source_directed=False,
+            )
+            indptr, indices = _merge_halves(os_, dst[oi], is_, src[ii], n)
+            return Graph._trusted(indptr, indices, node_ids, report)
     return _build_graph(
-        pairs[:, 0],
-        pairs[:, 1],
+        src,
+        dst,
         n,
         node_ids,
         source="igraph.Graph",
-        relabelled=not _is_range(node_ids),
-        source_directed=bool(graph.is_directed()),
+        relabelled=relabelled,
+        source_directed=directed,
     )
+
+
+def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
+    """Build a :class:`~ldpgraph.graph.Graph` from a square scipy.sparse adjacency matrix.
+
+    Node ``i`` is row and column ``i``; every row is a node, isolated ones included. An entry
+    ``A[i, j] != 0`` is an edge ``{i, j}`` whatever its value (weights are ignored; explicit
+    zeros are not edges). A symmetric pattern is an undirected graph (each edge stored twice);
+    any other pattern is taken as directed and symmetrised, with a note giving the edges before
+    and after. Diagonal entries are self-loops, dropped and counted.
+
+    Parameters
+    ----------
+    matrix : scipy.sparse array or matrix, shape (n, n)
+    source : str, optional
+        Description kept in the load report (default ``"scipy.sparse.<format>"``).
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> a = sp.csr_array(([1, 1, 5, 5], ([0, 1, 1, 2], [1, 0, 2, 1])), shape=(4, 4))
+    >>> g = from_scipy_sparse(a)
+    >>> g.degrees.tolist(), g.report.edges_read, g.report.source_directed
+    ([1, 2, 1, 0], 2, False)
+    >>> from_scipy_sparse(sp.csr_array(([1], ([0], [1])), shape=(2, 2))).report.source_directed
+    True
+    """
+    if not sp.issparse(matrix):
+        raise TypeError(f"matrix must be a scipy.sparse array or matrix, got {type(matrix).__name__}")
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"matrix must be square (an adjacency matrix), got shape {matrix.shape}")
+    name = source if source is not None else f"scipy.sparse.{matrix.format}"
+    n = int(matrix.shape[0])
+    a = sp.csr_array(matrix)  # no copy when already CSR
+    if a.nnz and a.indices.dtype != a.indptr.dtype:  # pragma: no cover - defensive
+        a = sp.csr_array((a.data, a.indices.astype(np.int64), a.indptr.astype(np.int64)), shape=a.shape)
+    nonzero = np.asarray(a.data != 0)
+    if a.has_canonical_format and nonzero.all():
+        ptr, cols = np.asarray(a.indptr), np.asarray(a.indices)
+    else:  # the pattern: explicit zeros out, rows sorted, duplicates merged
+        pattern = sp.csr_array(
+            (nonzero.astype(np.int8), a.indices, a.indptr), shape=a.shape, copy=True
+        )
+        pattern.eliminate_zeros()
+        pattern.sum_duplicates()
+        ptr, cols = pattern.indptr, pattern.indices
+    rows = np.repeat(np.arange(n, dtype=ptr.dtype), np.diff(ptr))
+    node_ids = np.arange(n, dtype=np.int64)
+    # symmetric iff the lower half, transposed, is the upper half: one counting sort of half
+    # the entries (stable, so the transposed rows come out sorted)
+    lower = rows > cols
+    upper = rows < cols
+    t_ptr, t_cols = _sorted_rows(cols[lower], rows[lower], n, n, sort=False)
+    del lower
+    u_ptr = np.zeros(n + 1, dtype=t_ptr.dtype)
+    np.cumsum(np.bincount(rows[upper], minlength=n), out=u_ptr[1:])
+    if np.array_equal(t_ptr, u_ptr) and np.array_equal(t_cols, cols[upper]):
+        loops = rows == cols
+        n_loops = int(np.count_nonzero(loops))
+        indptr = ptr.astype(np.int64)
+        indices = cols.astype(np.int64)
+        if n_loops:
+            keep = ~loops
+            indices = indices[keep]
+            indptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(rows[keep], minlength=n), out=indptr[1:])
+        n_edges = indices.size // 2
+        report = LoadReport(
+            source=name,
+            edges_read=n_edges + n_loops,
+            self_loops_dropped=n_loops,
+            duplicates_dropped=0,
+            reverse_duplicates_dropped=0,
+            edges_kept=n_edges,
+            n_nodes=n,
+            relabelled=False,
+            source_directed=False,
+        )
+        return Graph._trusted(indptr, indices, node_ids, report)
+    return _build_graph(rows, cols, n, node_ids, source=name, relabelled=False, source_directed=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def _from_symmetric_entries(
+    rows: NDArray[np.int64], cols: NDArray[np.int64], n: int, node_ids: NDArray[Any], *, source: str
+) -> Graph:
+    """Graph of a symmetric, duplicate-free entry list where each self-loop appears once."""
+    loops = rows == cols
+    n_loops = int(np.count_nonzero(loops))
+    if n_loops:
+        keep = ~loops
+        rows, cols = rows[keep], cols[keep]
+    ptr, ind = _sorted_rows(rows, cols, n, n)
+    nnz = int(ind.size)
+    report = LoadReport(
+        source=source,
+        edges_read=nnz // 2 + n_loops,
+        self_loops_dropped=n_loops,
+        duplicates_dropped=0,
+        reverse_duplicates_dropped=0,
+        edges_kept=nnz // 2,
+        n_nodes=n,
+        relabelled=not _is_range(node_ids),
+        source_directed=False,
+    )
+    return Graph._trusted(ptr.astype(np.int64), ind.astype(np.int64), node_ids, report)
+
+
+def _merge_halves(
+    ptr_l: NDArray[np.int64],
+    lower: NDArray[np.int64],
+    ptr_u: NDArray[np.int64],
+    upper: NDArray[np.int64],
+    n: int,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """CSR whose row ``r`` is row ``r`` of ``lower`` followed by row ``r`` of ``upper``."""
+    m = int(lower.size)
+    deg_l = np.diff(ptr_l)
+    deg_u = np.diff(ptr_u)
+    indices = np.empty(2 * m, dtype=np.int64)
+    pos = np.arange(m, dtype=np.int64)
+    pos += np.repeat(ptr_u[:-1], deg_l)
+    indices[pos] = lower
+    pos = np.arange(m, dtype=np.int64)
+    pos += np.repeat(ptr_l[1:], deg_u)
+    indices[pos] = upper
+    indptr = ptr_l + ptr_u
+    return indptr, indices
+
+
+def _igraph_vectors(graph: Any) -> tuple[NDArray[np.int64], ...] | None:
+    """Copies of igraph's ``from, to, oi, ii, os, is`` vectors, or None if the layout is unexpected.
+
+    ``igraph_t`` starts with ``n`` (64-bit), ``directed`` (padded to 8 bytes), then six
+    ``igraph_vector_int_t`` of three pointers each (begin, end of storage, end of data) over
+    64-bit integers.
+    """
+    try:
+        address = graph._raw_pointer()
+    except Exception:  # noqa: BLE001 - any failure means: use the slow, public route
+        return None
+    n, m = graph.vcount(), graph.ecount()
+    words = (ctypes.c_uint64 * 20).from_address(address)
+    if words[0] != n or (words[1] & 0xFF) != int(graph.is_directed()):
+        return None
+    out = []
+    for k, size in enumerate((m, m, m, m, n + 1, n + 1)):
+        begin, stor_end, end = words[2 + 3 * k], words[3 + 3 * k], words[4 + 3 * k]
+        if not (begin and begin <= end <= stor_end) or end - begin != 8 * size:
+            return None
+        arr = np.empty(size, dtype=np.int64)
+        ctypes.memmove(arr.ctypes.data, begin, 8 * size)
+        out.append(arr)
+    src, dst = out[0], out[1]
+    for e in {0, m // 2, m - 1} if m else ():
+        a, b = graph.es[e].tuple
+        if (a, b) != ((int(src[e]), int(dst[e])) if graph.is_directed() else (int(dst[e]), int(src[e]))):
+            return None
+    if out[4][-1] != m or out[5][-1] != m:
+        return None
+    return tuple(out)
 
 
 def _label_array(labels: list[Any]) -> NDArray[Any]:

@@ -22,6 +22,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpgraph._validation import check_nonnegative_int
 
+try:  # scipy's C kernels for sparse formats (private, stable for many releases)
+    from scipy.sparse import _sparsetools
+except ImportError:  # pragma: no cover
+    _sparsetools = None
+
 __all__ = ["Graph", "LoadReport", "from_edge_array"]
 
 # Ids are relabelled through a dense lookup table when the largest id is below this many
@@ -69,6 +74,10 @@ class LoadReport:
     source_directed : bool or None
         Whether the input was a directed graph object; None where the input does not say
         (files, arrays).
+    notes : tuple of str
+        One-line notes on what was done beyond the plain reading: a symmetrised directed
+        input (edges before and after), edges given in both directions, extra columns ignored,
+        a header line taken as column names, node names read as text.
     """
 
     source: str
@@ -82,6 +91,7 @@ class LoadReport:
     lines_read: int | None = None
     lines_skipped: int | None = None
     source_directed: bool | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def repeated_duplicates_dropped(self) -> int:
@@ -333,41 +343,85 @@ def _graph_from_id_pairs(
     source: str,
     lines_total: int | None = None,
     source_directed: bool | None = None,
+    notes: tuple[str, ...] = (),
 ) -> Graph:
     """Relabel arbitrary int64 ids of an ``(m, 2)`` array to ``0..n-1`` and build the graph."""
-    flat = pairs.reshape(-1)
-    labels, node_ids, relabelled = _relabel(flat)
-    labels = labels.reshape(-1, 2)
+    return _graph_from_ids(
+        pairs[:, 0],
+        pairs[:, 1],
+        source=source,
+        lines_total=lines_total,
+        source_directed=source_directed,
+        notes=notes,
+    )
+
+
+def _graph_from_ids(
+    u: NDArray[np.integer],
+    v: NDArray[np.integer],
+    *,
+    source: str,
+    lines_total: int | None = None,
+    source_directed: bool | None = None,
+    notes: tuple[str, ...] = (),
+) -> Graph:
+    """Relabel the integer ids of two columns to ``0..n-1`` (increasing id) and build the graph."""
+    u, v, node_ids, relabelled = _relabel_pair(u, v)
     return _build_graph(
-        labels[:, 0],
-        labels[:, 1],
+        u,
+        v,
         node_ids.size,
         node_ids,
         source=source,
         relabelled=relabelled,
         lines_total=lines_total,
         source_directed=source_directed,
+        notes=notes,
     )
 
 
-def _relabel(ids: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64], bool]:
-    """Map ids to ``0..n-1`` in increasing order; return labels, sorted distinct ids, relabelled."""
-    if ids.size == 0:
-        return ids.astype(np.int64), np.zeros(0, dtype=np.int64), False
-    lo, hi = int(ids.min()), int(ids.max())
-    if lo >= 0 and hi < max(_DENSE_FACTOR * ids.size, _DENSE_MIN):
-        present = np.bincount(ids, minlength=hi + 1) > 0
-        if present.all():  # ids are exactly 0..hi
-            return ids, np.arange(hi + 1, dtype=np.int64), False
-        mapping = np.cumsum(present) - 1
-        return mapping[ids], np.flatnonzero(present).astype(np.int64), True
-    node_ids, inverse = np.unique(ids, return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64, copy=False), node_ids.astype(np.int64), True
+def _relabel_pair(
+    u: NDArray[np.integer], v: NDArray[np.integer]
+) -> tuple[NDArray[np.integer], NDArray[np.integer], NDArray[np.int64], bool]:
+    """Map the ids of both columns to ``0..n-1`` in increasing order of id.
+
+    Returns the two relabelled columns, the sorted distinct ids and whether they differ from
+    ``0..n-1``. Ids spanning a range at most a few times the number of occurrences go through a
+    presence table (``np.bincount``, O(m + range)); others through one sort of all ids and a
+    neighbour comparison, then a binary search (``np.unique`` is far slower on numpy 2.4).
+    """
+    if u.size == 0:
+        return u, v, np.zeros(0, dtype=np.int64), False
+    lo = min(int(u.min()), int(v.min()))
+    hi = max(int(u.max()), int(v.max()))
+    span = hi - lo + 1
+    if span <= max(_DENSE_FACTOR * 2 * u.size, _DENSE_MIN):
+        if lo != 0:
+            u = u - lo
+            v = v - lo
+        present = np.bincount(u, minlength=span).astype(bool)
+        present |= np.bincount(v, minlength=span).astype(bool)
+        if present.all():  # ids are exactly lo..hi
+            node_ids = np.arange(lo, hi + 1, dtype=np.int64)
+            return u, v, node_ids, lo != 0
+        mapping = np.cumsum(present, dtype=np.int64)
+        mapping -= 1
+        node_ids = np.flatnonzero(present).astype(np.int64)
+        node_ids += lo
+        return mapping[u], mapping[v], node_ids, True
+    ids = np.concatenate((u, v)).astype(np.int64, copy=False)
+    ids.sort()
+    first = np.empty(ids.size, dtype=bool)
+    first[:1] = True
+    np.not_equal(ids[1:], ids[:-1], out=first[1:])
+    node_ids = ids[first]
+    del ids, first
+    return np.searchsorted(node_ids, u), np.searchsorted(node_ids, v), node_ids, True
 
 
 def _build_graph(
-    u: NDArray[np.int64],
-    v: NDArray[np.int64],
+    u: NDArray[np.integer],
+    v: NDArray[np.integer],
     n: int,
     node_ids: NDArray[Any],
     *,
@@ -375,36 +429,87 @@ def _build_graph(
     relabelled: bool,
     lines_total: int | None = None,
     source_directed: bool | None = None,
+    notes: tuple[str, ...] = (),
+    edges_read: int | None = None,
 ) -> Graph:
     """Symmetrise, drop self-loops and duplicates, and build the CSR graph.
 
     ``u`` and ``v`` hold node indices in ``[0, n)`` (checked by the caller).
+
+    Notes
+    -----
+    Kernels (each measured, see ``scripts/bench_graph_io.py``): the column of every edge
+    ``{lo < hi}`` is stored as ``2 hi + d`` with ``d = 1`` when it was given as ``hi lo``;
+    one counting sort by ``lo`` and a sort inside each row (scipy's C kernels, O(m) plus
+    O(m log d) for rows of length d) put equal edges side by side with their directions in
+    order, so duplicates are removed by a neighbour comparison and the edges given in both
+    directions are the groups ``(2 hi, 2 hi + 1)``. The other half of the symmetric CSR is the
+    transpose (one more counting sort), merged without sorting (see :func:`_symmetric_csr`).
+    No general sort of the m keys is done (``np.sort`` of 10^7 int64 keys costs more than all
+    of the above on these machines).
     """
     m_read = int(u.size)
-    index_dtype = np.int32 if n < 2**31 - 1 else np.int64
-    lo = np.empty(m_read, dtype=index_dtype)
-    hi = np.empty(m_read, dtype=index_dtype)
+    big = n >= 2**30  # 2 * hi + 1 must fit the index type
+    itype = np.int64 if big else np.int32
+    lo = np.empty(m_read, dtype=itype)
+    col = np.empty(m_read, dtype=itype)
     np.minimum(u, v, out=lo, casting="unsafe")  # values < n fit the index type
-    np.maximum(u, v, out=hi, casting="unsafe")
-    rev = u > v
-    loops = lo == hi
+    np.maximum(u, v, out=col, casting="unsafe")
+    loops = lo == col
     n_loops = int(np.count_nonzero(loops))
+    col <<= 1
+    col |= np.greater(u, v)
     if n_loops:
         keep = ~loops
-        lo, hi, rev = lo[keep], hi[keep], rev[keep]
-    weight = np.where(rev, np.int64(_REVERSE_WEIGHT), np.int64(1))
-    upper = sp.csr_array((weight, (lo, hi)), shape=(n, n))
-    upper.sum_duplicates()  # canonical: sorted indices, one entry per edge
-    n_unique = int(upper.nnz)
-    forward = upper.data & (_REVERSE_WEIGHT - 1)
-    backward = upper.data >> 32
-    n_both = int(np.count_nonzero((forward > 0) & (backward > 0)))
-    indptr, indices = _symmetric_csr(upper, n)
+        lo, col = lo[keep], col[keep]
+        del keep
+    del loops
+    ptr, ind = _sorted_rows(lo, col, n, 2 * n)
+    del lo, col
+    key = ind >> 1
+    same = np.equal(key[1:], key[:-1])
+    starts = ptr[1:-1]
+    starts = starts[(starts > 0) & (starts < key.size)]
+    same[starts - 1] = False  # a row's first entry never continues the previous row
+    keep = np.empty(key.size, dtype=bool)
+    keep[:1] = True
+    np.logical_not(same, out=keep[1:])
+    del same
+    first = np.flatnonzero(keep)
+    upper_indices = key[first]
+    del key
+    # a group of equal edges is sorted by direction: both directions iff it starts with a
+    # forward entry (even column) and ends with a reverse one (odd column)
+    last = np.empty_like(first)
+    last[:-1] = first[1:]
+    last[-1:] = ind.size
+    last -= 1
+    n_both = int(np.count_nonzero((ind[first] & 1 == 0) & (ind[last] & 1 == 1)))
+    del ind, first, last
+    kept_before = np.zeros(keep.size + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept_before[1:])
+    del keep
+    upper_ptr = kept_before[ptr]
+    del kept_before, ptr
+    n_unique = int(upper_indices.size)
+    indptr, indices = _symmetric_csr(upper_ptr, upper_indices, n)
+    n_dup = m_read - n_loops - n_unique
+    all_notes = list(notes)
+    if source_directed:
+        all_notes.append(
+            f"directed input symmetrised: {m_read:,} directed edges -> {n_unique:,} undirected "
+            f"edges ({n_both:,} given in both directions)"
+        )
+    elif n_both:
+        all_notes.append(
+            f"{n_both:,} edges are given in both directions (u v and v u): the input is read as "
+            f"undirected, {m_read:,} edges in -> {n_unique:,} undirected edges"
+        )
     report = LoadReport(
         source=source,
-        edges_read=m_read,
+        edges_read=m_read if edges_read is None else edges_read,
         self_loops_dropped=n_loops,
-        duplicates_dropped=m_read - n_loops - n_unique,
+        duplicates_dropped=n_dup,
         reverse_duplicates_dropped=n_both,
         edges_kept=n_unique,
         n_nodes=n,
@@ -412,33 +517,71 @@ def _build_graph(
         lines_read=lines_total,
         lines_skipped=None if lines_total is None else lines_total - m_read,
         source_directed=source_directed,
+        notes=tuple(all_notes),
     )
     return Graph._trusted(indptr, indices, node_ids, report)
 
 
-def _symmetric_csr(upper: Any, n: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """CSR of ``U + U.T`` for a canonical strictly upper-triangular CSR ``U``.
+def _sorted_rows(
+    rows: NDArray[np.integer],
+    cols: NDArray[np.integer],
+    n_rows: int,
+    n_cols: int,
+    *,
+    sort: bool = True,
+) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """CSR ``(indptr, indices)`` of the entries, rows in order, columns sorted within each row.
+
+    Duplicates are kept (side by side). Uses scipy's counting sort (``coo_tocsr``, stable) and
+    per-row sort (``csr_sort_indices``) directly, without their summing of duplicates. With
+    ``sort=False`` the per-row sort is skipped: the columns of a row keep their input order
+    (sorted already when the entries come sorted by column).
+    """
+    nnz = int(rows.size)
+    itype = rows.dtype
+    data = np.zeros(nnz, dtype=np.int8)
+    if _sparsetools is None:  # pragma: no cover - scipy without the private kernels
+        coo = sp.coo_array((data, (rows, cols)), shape=(n_rows, n_cols))
+        ptr = np.zeros(n_rows + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n_rows), out=ptr[1:])
+        order = np.lexsort((np.arange(nnz), coo.col if sort else np.zeros(nnz), coo.row))
+        return ptr, np.asarray(coo.col)[order]
+    ptr = np.empty(n_rows + 1, dtype=itype)
+    ind = np.empty(nnz, dtype=itype)
+    out = np.empty(nnz, dtype=np.int8)
+    _sparsetools.coo_tocsr(n_rows, n_cols, nnz, rows, cols, data, ptr, ind, out)
+    del data
+    if sort:
+        _sparsetools.csr_sort_indices(n_rows, ptr, ind, out)
+    return ptr, ind
+
+
+def _symmetric_csr(
+    ptr_u: NDArray[np.int64], upper: NDArray[np.integer], n: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """CSR of ``U + U.T`` for a strictly upper-triangular CSR ``U`` with sorted rows.
 
     Row ``r`` of the result is row ``r`` of ``U.T`` (neighbours < r, sorted) followed by row
     ``r`` of ``U`` (neighbours > r, sorted), so no sort is needed: with ``pL``, ``pU`` the
     row pointers of ``L = U.T`` and ``U``, entry ``j`` of ``L`` in row ``r`` goes to
     ``pU[r] + j`` and entry ``j`` of ``U`` in row ``r`` goes to ``pL[r + 1] + j``.
     """
-    nnz = int(upper.nnz)
-    structure = sp.csr_array(
-        (np.ones(nnz, dtype=np.int8), upper.indices, upper.indptr), shape=(n, n)
-    )
+    nnz = int(upper.size)
+    structure = sp.csr_array((np.ones(nnz, dtype=np.int8), upper, ptr_u), shape=(n, n))
     lower = structure.T.tocsr()  # counting sort: rows of U.T with sorted column indices
-    ptr_u = upper.indptr.astype(np.int64)
+    del structure
     ptr_l = lower.indptr.astype(np.int64)
+    deg_u = np.diff(ptr_u)
+    deg_l = np.diff(ptr_l)
     indices = np.empty(2 * nnz, dtype=np.int64)
     pos = np.arange(nnz, dtype=np.int64)
-    pos += np.repeat(ptr_l[1:], np.diff(ptr_u))
-    indices[pos] = upper.indices
+    pos += np.repeat(ptr_l[1:], deg_u)
+    indices[pos] = upper
     pos = np.arange(nnz, dtype=np.int64)
-    pos += np.repeat(ptr_u[:-1], np.diff(ptr_l))
+    pos += np.repeat(ptr_u[:-1], deg_l)
     indices[pos] = lower.indices
-    return ptr_l + ptr_u, indices
+    ptr_l += ptr_u
+    return ptr_l, indices
 
 
 # ---------------------------------------------------------------------------------------------

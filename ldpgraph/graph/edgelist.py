@@ -1,59 +1,103 @@
-r"""SNAP-style edge lists: a pure parser on bytes or lines, and a thin file reader.
+r"""Edge lists as users have them: a pure parser on bytes or lines, and a thin streaming reader.
 
-Format accepted (decided here, and checked strictly):
+Format (decided here, checked strictly, every choice reported in ``graph.report.notes``):
 
-- one edge per line: exactly two non-negative integer node ids (at most ``2**63 - 1``),
-  separated by any run of spaces and tabs; leading and trailing spaces/tabs are allowed;
-- lines end with ``\n``; a ``\r`` before it (CRLF) is tolerated, and so is a ``\r`` anywhere
-  a space could be; the last line may lack its ``\n``;
+- one edge per line; lines end with ``\n`` (a ``\r`` before it is tolerated, and so is a
+  ``\r`` anywhere a space could be); the last line may lack its ``\n``; a UTF-8 byte-order
+  mark at the start is dropped;
 - ``#`` starts a comment that runs to the end of the line (a whole line or after the ids, as
   in networkx); blank and comment-only lines are skipped;
-- leading zeros are allowed (``007`` is node 7);
-- anything else — a third column (weights, timestamps), one column, a sign, a decimal point,
-  any other byte — is an error: ``ValueError`` naming the source and the 1-based line
-  number. Nothing but comments and blank lines is ever skipped silently.
+- fields are separated by runs of spaces and tabs, by commas (CSV, ``"``-quoted fields
+  allowed) or by single tabs: detected from the first edge line (a comma there means CSV; a
+  tab with spaces inside its fields means tab-separated; else whitespace), or given
+  (``delimiter=``);
+- a header line (column names) is recognised as the first edge line when its fields are
+  known column names (``source target``, ``from,to``, ``src dst``, ...) or when they are not
+  integers while those of the next line are; ``header=True``/``False`` decides it;
+- the two node columns are ``columns=(i, j)`` (default the first two, or the ``source`` /
+  ``target`` columns named in a header). Every line has the number of fields of the first
+  edge line; extra columns (weights, timestamps) are ignored with a note, or refused with
+  ``strict=True``;
+- node ids are non-negative integers (at most ``2**63 - 1``, leading zeros allowed) when the
+  first edge line has integer ids in both node columns, and any later non-integer id is then
+  an error; otherwise (or with ``node_type="str"``) every id is a name: UTF-8 text without
+  control characters, node ids sorted as Python sorts strings;
+- anything else is an error: ``ValueError`` naming the source, the 1-based line number,
+  what was found and what was expected, and showing the line as text. Nothing but
+  comments, blank lines and a header line is ever skipped, and nothing silently.
 
-Files may be gzip-compressed (detected by their magic bytes, not their name). Edges are
-symmetrised, self-loops and duplicates dropped and counted, ids relabelled to ``0..n-1``
-(see :class:`ldpgraph.graph.LoadReport`).
+Files may be gzip, bzip2 or xz compressed, detected by their magic bytes (not their name);
+they are read and parsed in bounded blocks (never the whole file at once). A decompressed
+size beyond ``max_ratio`` times the compressed size (after the first 16 MiB) is refused as a
+likely decompression bomb, and so is text beyond ``max_bytes``; FIFOs, devices and sockets
+are refused (a stream may not end). Parquet files are read by :func:`read_parquet_edges`.
 
-Speed: the parser works on the raw bytes in chunks of about 0.5 MiB, entirely with numpy
-vector operations (see ``_parse_chunk_fast``), two chunks at a time in threads (numpy
-releases the GIL). A chunk in which the fast path sees anything unusual is re-parsed line
-by line, which either raises the exact error or (for the rare legal oddity the fast path
-does not handle, e.g. a 20-digit zero-padded id) returns the ids. On a 10^7-edge file this
-is about as fast as ``numpy.loadtxt`` or faster (see ``scripts/bench_graph_io.py``) and two
-orders of magnitude faster than ``networkx.read_edgelist``.
+Speed: a block of plain integer ids separated by single tabs or single spaces (checked by
+one ``bytes.translate`` pass) is parsed by pyarrow's multi-threaded CSV reader; other blocks
+of the numeric two-column format by the numpy SWAR parser (``_parse_chunk_fast``), two
+chunks at a time in threads; a chunk in which either sees anything unusual is re-parsed line
+by line (``_parse_lines``), which raises the exact error or returns the ids. Other formats
+(CSV, extra columns, names) go through pyarrow's CSV reader block by block, with the same
+exact line-by-line fallback. See ``scripts/bench_graph_io.py``.
 """
 
 from __future__ import annotations
 
+import bz2
+import csv
 import gzip
+import lzma
 import os
 import re
+import stat
 import threading
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ldpgraph.graph.core import Graph, _graph_from_id_pairs
+from ldpgraph.graph.core import Graph, _build_graph, _graph_from_ids
 
 __all__ = ["ParsedEdges", "parse_edge_pairs", "parse_edgelist", "read_edge_pairs", "read_edgelist"]
 
 EdgeListInput = bytes | bytearray | memoryview | str | Iterable[str | bytes]
+NodeType = Literal["auto", "int", "str"]
 
 _MAX_ID = 2**63 - 1
-_CHUNK = 1 << 19  # bytes per chunk: keeps the temporaries of one chunk in cache
+_CHUNK = 1 << 19  # bytes per SWAR chunk: keeps the temporaries of one chunk in cache
+_BLOCK = 1 << 24  # bytes of text read and parsed at a time
+_ARROW_MIN = 1 << 16  # blocks smaller than this skip pyarrow (its fixed cost dominates)
+_MAX_LINE = 1 << 24  # a line longer than this is refused (no edge line is that long)
+_RATIO_FLOOR = 1 << 24  # the ratio limit applies once this much text was decompressed
+_SNIFF_LINES = 3  # edge lines looked at to decide the format
 _MAX_THREADS = 2  # chunks are parsed by up to this many threads
 _PAD = 24  # whitespace before each chunk in the work buffer: three 8-byte windows of a 19-digit id
 _ALLOWED = b"0123456789 \t\r\n"  # the only bytes outside comments
-_SPLIT = re.compile(rb"[ \t\r]+")
-_DIGITS = re.compile(rb"[0-9]+")
-_NEGATIVE = re.compile(rb"-[0-9]+")
+_TAB_ONLY = b"0123456789\t\n"  # blocks made of these (or _SPACE_ONLY) go to pyarrow
+_SPACE_ONLY = b"0123456789 \n"
+_DIGITS = re.compile(r"[0-9]+")
+_NEGATIVE = re.compile(r"-[0-9]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_NUMBER_LIKE = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+_WS = re.compile(r"[ \t\r]+")
+_BOM = b"\xef\xbb\xbf"
+_KNOWN_NAMES = [
+    ("source", "target"), ("src", "dst"), ("from", "to"), ("u", "v"), ("node1", "node2"),
+    ("node_1", "node_2"), ("fromnodeid", "tonodeid"), ("id1", "id2"), ("source_id", "target_id"),
+    ("head", "tail"),
+]
+_MAGIC = [
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"PAR1", "parquet"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"PK\x03\x04", "zip"),
+]
 
 _U = np.uint64
 _LOW_NIBBLES = _U(0x0F0F0F0F0F0F0F0F)
@@ -66,19 +110,60 @@ class ParsedEdges(NamedTuple):
     Attributes
     ----------
     pairs : ndarray of int64, shape (m, 2)
-        The two node ids of every edge line, in file order, as written (no relabelling).
+        The two node ids of every edge line, in file order, as written (no relabelling); for
+        named nodes, positions in ``names``.
     lines_read : int
-        Lines in the input, comment and blank lines included.
+        Lines in the input, comment, blank and header lines included.
     source : str
         The name used in error messages.
+    names : ndarray of str objects or None
+        For named nodes (``node_type="str"``, or detected), the sorted distinct names.
+    notes : tuple of str
+        What the reader decided (delimiter, header, ignored columns, names).
     """
 
     pairs: NDArray[np.int64]
     lines_read: int
     source: str
+    names: NDArray[Any] | None = None
+    notes: tuple[str, ...] = ()
 
 
-def parse_edge_pairs(data: EdgeListInput, *, source_name: str = "<input>") -> ParsedEdges:
+@dataclass
+class _Dialect:
+    """The format of one input, decided from its first edge lines (see :func:`_sniff`)."""
+
+    delimiter: str | None  # None: runs of spaces and tabs
+    n_fields: int
+    columns: tuple[int, int]
+    names: bool  # node ids are names, not integers
+    first_line: int  # line number of the first edge line (mode and field count taken from it)
+    header: tuple[str, ...] | None = None
+    header_line: int = 0
+    notes: list[str] = field(default_factory=list)
+    auto: bool = True  # node type detected, not given
+
+    @property
+    def numeric_pairs(self) -> bool:
+        """The SNAP case: whitespace, two integer columns (the fast parsers)."""
+        return (
+            self.delimiter is None
+            and self.n_fields == 2
+            and not self.names
+            and set(self.columns) == {0, 1}
+        )
+
+
+def parse_edge_pairs(
+    data: EdgeListInput,
+    *,
+    source_name: str = "<input>",
+    delimiter: str | None = None,
+    columns: tuple[int, int] | None = None,
+    header: bool | None = None,
+    strict: bool = False,
+    node_type: NodeType = "auto",
+) -> ParsedEdges:
     r"""Parse edge-list text into an ``(m, 2)`` int64 array of node ids.
 
     Parameters
@@ -88,6 +173,18 @@ def parse_edge_pairs(data: EdgeListInput, *, source_name: str = "<input>") -> Pa
         text itself, not a file name: use :func:`read_edge_pairs` for files.
     source_name : str
         Name used in error messages.
+    delimiter : {None, ",", "\t", " "}, optional
+        Field separator; None detects it from the first edge line (see the module notes).
+        ``" "`` means runs of spaces and tabs.
+    columns : tuple of two ints, optional
+        The 0-based columns holding the two node ids (default: the ``source``/``target``
+        columns of a header, else the first two). Other columns are then ignored, with a note.
+    header : bool, optional
+        Whether the first edge line holds column names; None detects it.
+    strict : bool
+        Refuse extra columns unless ``columns`` says which two to use.
+    node_type : {"auto", "int", "str"}
+        Integer ids, names, or decided by the first edge line.
 
     Returns
     -------
@@ -96,35 +193,50 @@ def parse_edge_pairs(data: EdgeListInput, *, source_name: str = "<input>") -> Pa
     Raises
     ------
     ValueError
-        On the first malformed line, naming ``source_name`` and the 1-based line number.
+        On the first malformed line, naming ``source_name`` and the 1-based line number,
+        showing the line and saying what was expected.
 
     Examples
     --------
     >>> p = parse_edge_pairs(b"# a comment\n1 2\r\n\n3\t\t4  # trailing comment\n")
     >>> p.pairs.tolist(), p.lines_read
     ([[1, 2], [3, 4]], 4)
-    >>> parse_edge_pairs("1 2\n3 x\n", source_name="toy.txt")
+    >>> parse_edge_pairs("1 2\n3 x\n", source_name="toy.txt")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    ValueError: toy.txt, line 2: node id b'x' is not a non-negative integer; the line is b'3 x'
+    ValueError: toy.txt, line 2: node id 'x' is not a non-negative integer (...); the line is '3 x'
+    >>> p = parse_edge_pairs("source,target,weight\nalice,bob,0.5\nbob,carol,2\n")
+    >>> p.names.tolist(), p.pairs.tolist()
+    (['alice', 'bob', 'carol'], [[0, 1], [1, 2]])
     """
     if not isinstance(source_name, str):
         raise TypeError(f"source_name must be a str, got {type(source_name).__name__}")
+    options = _options(delimiter, columns, header, strict, node_type)
     raw = _as_bytes(data)
-    return ParsedEdges(_parse_bytes(raw, source_name), _count_lines(raw), source_name)
+    return _pairs(_parse_stream(_memory_blocks(raw), source_name, options), source_name)
 
 
-def parse_edgelist(data: EdgeListInput, *, source_name: str = "<input>") -> Graph:
+def parse_edgelist(
+    data: EdgeListInput,
+    *,
+    source_name: str = "<input>",
+    delimiter: str | None = None,
+    columns: tuple[int, int] | None = None,
+    header: bool | None = None,
+    strict: bool = False,
+    node_type: NodeType = "auto",
+) -> Graph:
     r"""Parse edge-list text into a :class:`~ldpgraph.graph.Graph`.
 
-    The edges are taken as undirected (a directed list is symmetrised), self-loops and
-    duplicates are dropped, and node ids are relabelled to ``0..n-1`` in increasing order;
-    ``graph.report`` counts all of it and ``graph.node_ids`` keeps the original ids.
+    The edges are taken as undirected (a directed list is symmetrised, with a note when some
+    edge is given in both directions), self-loops and duplicates are dropped, and node ids
+    are relabelled to ``0..n-1`` in increasing order; ``graph.report`` counts all of it and
+    ``graph.node_ids`` keeps the original ids (or names).
 
     Parameters
     ----------
     data : bytes, bytearray, memoryview, str, or iterable of str/bytes lines
-        See :func:`parse_edge_pairs`.
+        See :func:`parse_edge_pairs`, and there for the other parameters.
     source_name : str
         Name used in error messages and in the load report.
 
@@ -140,34 +252,75 @@ def parse_edgelist(data: EdgeListInput, *, source_name: str = "<input>") -> Grap
     >>> r = g.report
     >>> r.edges_read, r.reverse_duplicates_dropped, r.self_loops_dropped, r.lines_skipped
     (4, 1, 1, 1)
+    >>> g = parse_edgelist("alice bob 1.5\nbob carol 2\n")
+    >>> g.node_ids.tolist(), g.degrees.tolist()
+    (['alice', 'bob', 'carol'], [1, 2, 1])
+    >>> g.report.notes[1]
+    'node ids read as names (text): line 1 has ids that are not numbers'
+    >>> g.report.notes[0].split(":")[0]
+    '3 columns per line'
     """
-    parsed = parse_edge_pairs(data, source_name=source_name)
-    return _graph_from_id_pairs(parsed.pairs, source=source_name, lines_total=parsed.lines_read)
+    options = _options(delimiter, columns, header, strict, node_type)
+    raw = _as_bytes(data)
+    return _graph(_parse_stream(_memory_blocks(raw), source_name, options), source_name)
 
 
-def read_edge_pairs(path: str | os.PathLike[str]) -> ParsedEdges:
-    """Read an edge-list file (plain or gzip) into raw id pairs; see :func:`parse_edge_pairs`.
+def read_edge_pairs(
+    path: str | os.PathLike[str],
+    *,
+    delimiter: str | None = None,
+    columns: tuple[int, int] | None = None,
+    header: bool | None = None,
+    strict: bool = False,
+    node_type: NodeType = "auto",
+    max_bytes: int | None = None,
+    max_ratio: float | None = 100.0,
+) -> ParsedEdges:
+    """Read an edge-list file (plain, gzip, bzip2 or xz) into raw id pairs.
+
+    See :func:`parse_edge_pairs` for the format options and :func:`read_edgelist` for the
+    file options.
 
     Raises
     ------
     ValueError
-        On a malformed line (file name and line number in the message) or on corrupt or
-        truncated gzip data.
+        On a malformed line (file name and line number in the message), on corrupt or
+        truncated compressed data, past the size limits, or for a FIFO, device or socket.
     """
     name = _path_name(path)
-    return parse_edge_pairs(_read_bytes(name), source_name=name)
+    options = _options(delimiter, columns, header, strict, node_type)
+    return _pairs(_parse_stream(_file_blocks(name, max_bytes, max_ratio), name, options), name)
 
 
-def read_edgelist(path: str | os.PathLike[str]) -> Graph:
-    """Read an edge-list file (plain or gzip) into a :class:`~ldpgraph.graph.Graph`.
+def read_edgelist(
+    path: str | os.PathLike[str],
+    *,
+    delimiter: str | None = None,
+    columns: tuple[int, int] | None = None,
+    header: bool | None = None,
+    strict: bool = False,
+    node_type: NodeType = "auto",
+    max_bytes: int | None = None,
+    max_ratio: float | None = 100.0,
+) -> Graph:
+    """Read an edge-list file into a :class:`~ldpgraph.graph.Graph`, in bounded blocks.
 
-    See the module docstring for the format, and :func:`parse_edgelist` for what is done
-    with the edges.
+    See the module docstring for the format, :func:`parse_edge_pairs` for the format
+    options, and :func:`parse_edgelist` for what is done with the edges. A Parquet file
+    (recognised by its magic bytes) is read by :func:`~ldpgraph.graph.read_parquet_edges`.
 
     Parameters
     ----------
     path : str or os.PathLike
-        File name. Gzip data is recognised by its magic bytes, whatever the extension.
+        File name. gzip, bzip2 and xz data are recognised by their magic bytes, whatever
+        the extension.
+    delimiter, columns, header, strict, node_type
+        See :func:`parse_edge_pairs`.
+    max_bytes : int, optional
+        Refuse more than this many bytes of (decompressed) text.
+    max_ratio : float or None
+        Refuse compressed input that expands beyond this many times its compressed size
+        once 16 MiB of text have been decompressed (a decompression bomb); None disables it.
 
     Returns
     -------
@@ -176,11 +329,84 @@ def read_edgelist(path: str | os.PathLike[str]) -> Graph:
     Raises
     ------
     ValueError
-        On a malformed line (file name and 1-based line number in the message) or on
-        corrupt or truncated gzip data.
+        On a malformed line (file name and 1-based line number in the message), on corrupt
+        or truncated compressed data, past the size limits, or for a FIFO, device or socket.
     """
     name = _path_name(path)
-    return parse_edgelist(_read_bytes(name), source_name=name)
+    options = _options(delimiter, columns, header, strict, node_type)
+    if _file_kind(name) == "parquet":
+        from ldpgraph.graph.tables import read_parquet_edges
+
+        return read_parquet_edges(name, columns=columns, strict=strict)
+    return _graph(_parse_stream(_file_blocks(name, max_bytes, max_ratio), name, options), name)
+
+
+# ---------------------------------------------------------------------------------------------
+# options and results
+
+
+@dataclass(frozen=True)
+class _Options:
+    delimiter: str | None
+    columns: tuple[int, int] | None
+    header: bool | None
+    strict: bool
+    node_type: str
+
+
+def _options(
+    delimiter: object, columns: object, header: object, strict: object, node_type: object
+) -> _Options:
+    if delimiter is not None and delimiter not in (",", "\t", " "):
+        raise ValueError(f"delimiter must be None, ',', '\\t' or ' ', got {delimiter!r}")
+    if columns is not None:
+        ok = (
+            isinstance(columns, (tuple, list))
+            and len(columns) == 2
+            and all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in columns)
+        )
+        if not ok or min(columns) < 0 or columns[0] == columns[1]:
+            raise ValueError(
+                f"columns must be two different non-negative column indices, got {columns!r}"
+            )
+        columns = (int(columns[0]), int(columns[1]))
+    if header is not None and not isinstance(header, bool):
+        raise TypeError(f"header must be None, True or False, got {header!r}")
+    if not isinstance(strict, bool):
+        raise TypeError(f"strict must be a bool, got {strict!r}")
+    if node_type not in ("auto", "int", "str"):
+        raise ValueError(f"node_type must be 'auto', 'int' or 'str', got {node_type!r}")
+    return _Options(None if delimiter == " " else delimiter, columns, header, strict, node_type)
+
+
+class _Parsed(NamedTuple):
+    u: NDArray[np.integer]  # ids, or positions in names
+    v: NDArray[np.integer]
+    lines: int
+    names: NDArray[Any] | None
+    notes: tuple[str, ...]
+
+
+def _pairs(p: _Parsed, source: str) -> ParsedEdges:
+    pairs = np.empty((p.u.size, 2), dtype=np.int64)
+    pairs[:, 0] = p.u
+    pairs[:, 1] = p.v
+    return ParsedEdges(pairs, p.lines, source, p.names, p.notes)
+
+
+def _graph(p: _Parsed, source: str) -> Graph:
+    if p.names is None:
+        return _graph_from_ids(p.u, p.v, source=source, lines_total=p.lines, notes=p.notes)
+    return _build_graph(
+        p.u,
+        p.v,
+        p.names.size,
+        p.names,
+        source=source,
+        relabelled=True,
+        lines_total=p.lines,
+        notes=p.notes,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,17 +419,113 @@ def _path_name(path: object) -> str:
     return os.fspath(path)
 
 
-def _read_bytes(name: str) -> bytes:
+def _file_kind(name: str) -> str:
+    """``"plain"``, a compression, or ``"parquet"``, by magic bytes; refuses non-regular files."""
+    mode = os.stat(name).st_mode  # FileNotFoundError for a missing file
+    if not stat.S_ISREG(mode):
+        what = (
+            "a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+        )
+        raise ValueError(
+            f"{name}: is {what}, not a regular file; edge lists are read from files (a stream "
+            "may never end): write the data to a file first"
+        )
     with open(name, "rb") as f:
-        raw = f.read()
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (EOFError, OSError, zlib.error) as exc:
-            raise ValueError(
-                f"{name}: corrupt or truncated gzip data ({type(exc).__name__}: {exc})"
-            ) from exc
-    return raw
+        head = f.read(8)
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
+    return "plain"
+
+
+def _file_blocks(name: str, max_bytes: int | None, max_ratio: float | None) -> Iterator[bytes]:
+    """Blocks of about ``_BLOCK`` bytes of decompressed text, each ending with a newline."""
+    bad = isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0
+    if max_bytes is not None and bad:
+        raise ValueError(f"max_bytes must be None or a non-negative int, got {max_bytes!r}")
+    if max_ratio is not None and not (isinstance(max_ratio, (int, float)) and max_ratio >= 1):
+        raise ValueError(f"max_ratio must be None or a number >= 1, got {max_ratio!r}")
+    kind = _file_kind(name)
+    if kind in ("zstd", "zip", "parquet"):
+        fix = {
+            "zstd": "decompress it first (zstd -d)",
+            "zip": "extract the edge list first (unzip)",
+            "parquet": "use read_parquet_edges or load_graph",
+        }[kind]
+        raise ValueError(f"{name}: {kind} data is not read as an edge-list text; {fix}")
+    return _blocks_of(name, kind, max_bytes, max_ratio)
+
+
+def _blocks_of(name: str, kind: str, max_bytes: int | None, max_ratio: float | None) -> Iterator[bytes]:
+    errors: tuple[type[BaseException], ...] = (EOFError, OSError, zlib.error, lzma.LZMAError)
+    with open(name, "rb") as raw:
+        if kind == "gzip":
+            stream: Any = gzip.GzipFile(fileobj=raw, mode="rb")
+        elif kind == "bzip2":
+            stream = bz2.BZ2File(raw, mode="rb")
+        elif kind == "xz":
+            stream = lzma.LZMAFile(raw, mode="rb")
+        else:
+            stream = raw
+        total = 0
+        lines = 0
+        carry = b""
+        while True:
+            try:
+                chunk = stream.read(_BLOCK)
+            except errors as exc:
+                raise ValueError(
+                    f"{name}: corrupt or truncated {kind} data ({type(exc).__name__}: {exc})"
+                ) from exc
+            if not chunk:
+                break
+            total += len(chunk)
+            if max_bytes is not None and total > max_bytes:
+                raise ValueError(
+                    f"{name}: more than max_bytes = {max_bytes:,} bytes of text; raise max_bytes "
+                    "if the file is genuine"
+                )
+            if kind != "plain" and max_ratio is not None and total > _RATIO_FLOOR:
+                packed = max(raw.tell(), 1)
+                if total > max_ratio * packed:
+                    raise ValueError(
+                        f"{name}: {kind} data expands more than max_ratio = {max_ratio:g} times "
+                        f"({total:,} bytes of text from {packed:,} compressed bytes so far): a "
+                        "decompression bomb? Pass max_ratio=None (--max-ratio 0) if the file "
+                        "is genuine"
+                    )
+            data = carry + chunk if carry else chunk
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                if len(data) > _MAX_LINE:
+                    raise ValueError(
+                        f"{name}, line {lines + 1}: longer than {_MAX_LINE:,} bytes without a line "
+                        "break; this is not an edge list"
+                    )
+                carry = data
+                continue
+            carry = data[cut:]
+            block = data[:cut] if carry else data
+            lines += block.count(b"\n")
+            yield block
+        if carry:
+            yield carry
+
+
+def _memory_blocks(raw: bytes) -> Iterator[bytes]:
+    """``raw`` cut into blocks of about ``_BLOCK`` bytes, each ending after a newline."""
+    start, n = 0, len(raw)
+    while start < n:
+        end = min(start + _BLOCK, n)
+        if end < n:
+            j = raw.rfind(b"\n", start, end)
+            if j < 0:
+                j = raw.find(b"\n", end)
+            end = n if j < 0 else j + 1
+        yield raw[start:end]
+        start = end
 
 
 def _as_bytes(data: object) -> bytes:
@@ -212,7 +534,7 @@ def _as_bytes(data: object) -> bytes:
     if isinstance(data, (bytearray, memoryview)):
         return bytes(data)
     if isinstance(data, str):
-        return data.encode("utf-8", "replace")
+        return data.encode("utf-8", "surrogateescape")
     if isinstance(data, (os.PathLike, np.ndarray)) or not isinstance(data, Iterable):
         raise TypeError(
             "data must be bytes, str or an iterable of lines (use read_edgelist for files), "
@@ -221,23 +543,399 @@ def _as_bytes(data: object) -> bytes:
     parts = []
     for i, line in enumerate(data):
         if isinstance(line, str):
-            line = line.encode("utf-8", "replace")
+            line = line.encode("utf-8", "surrogateescape")
         elif not isinstance(line, (bytes, bytearray)):
             raise TypeError(f"line {i + 1} must be str or bytes, got {type(line).__name__}")
         parts.append(line[:-1] if line.endswith(b"\n") else line)
     return b"\n".join(parts)
 
 
+# ---------------------------------------------------------------------------------------------
+# the stream: decide the format from the head, then parse block by block
+
+
+def _parse_stream(blocks: Iterator[bytes], source: str, options: _Options) -> _Parsed:
+    blocks = iter(blocks)
+    head = b""
+    for block in blocks:  # enough text to decide the format
+        head += block
+        if len(_edge_lines(head, _SNIFF_LINES)) >= _SNIFF_LINES:
+            break
+    notes: list[str] = []
+    if head.startswith(_BOM):
+        head = b" " * len(_BOM) + head[len(_BOM):]  # same line numbers, same offsets
+        notes.append("a UTF-8 byte-order mark at the start was dropped")
+    dialect = _sniff(head, source, options)
+    if dialect is None:  # nothing but comments and blank lines
+        empty = np.zeros(0, dtype=np.int64)
+        return _Parsed(empty, empty, _count_lines(head), None, tuple(notes))
+    notes.extend(dialect.notes)
+    if dialect.header is not None:
+        head = _blank_line(head, dialect.header_line - 1)
+    us: list[Any] = []
+    vs: list[Any] = []
+    line = 1
+    last = b""
+    for block in _chain_first(head, blocks):
+        if block:
+            u, v = _parse_block(block, line, dialect, source)
+            us.append(u)
+            vs.append(v)
+            line += block.count(b"\n")
+            last = block
+    lines = line - 1 + (1 if last and not last.endswith(b"\n") else 0)
+    if dialect.names:
+        u, v, names = _name_positions(us, vs)
+        return _Parsed(u, v, lines, names, tuple(notes))
+    return _Parsed(_concat(us), _concat(vs), lines, None, tuple(notes))
+
+
+def _chain_first(head: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    yield head
+    yield from rest
+
+
+def _concat(parts: list[NDArray[np.integer]]) -> NDArray[np.integer]:
+    """One array of the parts (int32 when every part is), freeing each part once copied."""
+    if not parts:
+        return np.zeros(0, dtype=np.int64)
+    dtype = np.int32 if all(p.dtype == np.int32 for p in parts) else np.int64
+    out = np.empty(sum(p.size for p in parts), dtype=dtype)
+    pos = 0
+    parts.reverse()
+    while parts:
+        p = parts.pop()
+        out[pos : pos + p.size] = p
+        pos += p.size
+    return out
+
+
+def _small(x: NDArray[np.integer]) -> NDArray[np.integer]:
+    """int32 copy of non-negative ids when they fit (half the memory of the edge arrays)."""
+    if x.size and int(x.max()) < 2**31:
+        return x.astype(np.int32)
+    return x.astype(np.int64, copy=False)
+
+
+def _name_positions(
+    us: list[Any], vs: list[Any]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[Any]]:
+    """Positions of the names in their sorted distinct list (pyarrow kernels, no Python loop)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    u = pa.chunked_array(us, type=pa.string())
+    v = pa.chunked_array(vs, type=pa.string())
+    distinct = pc.unique(pa.chunked_array(us + vs, type=pa.string()))
+    # UTF-8 byte order is code point order, which is Python's order of str
+    ordered = pc.take(distinct, pc.array_sort_indices(distinct))
+    names = np.empty(len(ordered), dtype=object)
+    names[:] = ordered.to_pylist()
+    pu = pc.index_in(u, value_set=ordered).to_numpy().astype(np.int64)
+    pv = pc.index_in(v, value_set=ordered).to_numpy().astype(np.int64)
+    return pu, pv, names
+
+
 def _count_lines(raw: bytes) -> int:
     return raw.count(b"\n") + (1 if raw and not raw.endswith(b"\n") else 0)
 
 
+def _edge_lines(head: bytes, limit: int) -> list[tuple[int, bytes, bytes]]:
+    """The first ``limit`` edge lines of ``head`` (complete lines only): number, line, body."""
+    found: list[tuple[int, bytes, bytes]] = []
+    pos, number = 0, 0
+    while len(found) < limit:
+        end = head.find(b"\n", pos)
+        if end < 0:
+            break
+        number += 1
+        line = head[pos:end]
+        body = line.split(b"#", 1)[0].strip(b" \t\r")
+        if body:
+            found.append((number, line, body))
+        pos = end + 1
+    return found
+
+
+def _blank_line(text: bytes, index: int) -> bytes:
+    """``text`` with line ``index`` (0-based) emptied, its newline kept."""
+    start = 0
+    for _ in range(index):
+        start = text.index(b"\n", start) + 1
+    end = text.find(b"\n", start)
+    end = len(text) if end < 0 else end
+    return text[:start] + text[end:]
+
+
 # ---------------------------------------------------------------------------------------------
-# parsing
+# deciding the format
 
 
-def _parse_bytes(data: bytes, source: str) -> NDArray[np.int64]:
-    """All id pairs of ``data``, parsed chunk by chunk (in threads when there are many)."""
+def _fields(body: bytes, delimiter: str | None) -> list[str]:
+    """Fields of a line body (comment removed, stripped), decoded with surrogateescape."""
+    text = body.decode("utf-8", "surrogateescape")
+    if delimiter is None:
+        return _WS.split(text)
+    if delimiter == ",":  # a CR is a blank, as everywhere
+        row = next(csv.reader([text.replace("\r", " ")], delimiter=",", quotechar='"'))
+        return [f.strip(" \t") for f in row]
+    return [f.strip(" \r") for f in text.split(delimiter)]
+
+
+def _names_with_spaces(body: bytes) -> bool:
+    """A tab-separated field holds a space between words that are not all numbers."""
+    for f in body.decode("utf-8", "surrogateescape").split("\t"):
+        words = f.split()
+        if len(words) > 1 and not all(_NUMBER_LIKE.fullmatch(w) for w in words):
+            return True
+    return False
+
+
+def _is_int(tok: str) -> bool:
+    return bool(_DIGITS.fullmatch(tok)) and int(tok) <= _MAX_ID
+
+
+def _sniff(head: bytes, source: str, options: _Options) -> _Dialect | None:
+    """The format, from the first edge lines of ``head`` (see the module docstring)."""
+    found = _edge_lines(head if head.endswith(b"\n") else head + b"\n", _SNIFF_LINES)
+    if not found:
+        return None
+    notes: list[str] = []
+    delimiter = options.delimiter
+    first_body = found[0][2]
+    if delimiter is None and options.delimiter is None:
+        if b"," in first_body and options.delimiter != " ":
+            delimiter = ","
+            notes.append("comma-separated fields (detected; delimiter= overrides)")
+        elif b"\t" in first_body and _names_with_spaces(first_body):
+            delimiter = "\t"
+            notes.append("tab-separated fields with spaces inside (detected; delimiter= overrides)")
+    columns = options.columns
+    header = options.header
+    names0 = _fields(first_body, delimiter)
+    lower = [x.lower() for x in names0]
+    known = next(((a, b) for a, b in _KNOWN_NAMES if a in lower and b in lower), None)
+    if header is None:
+        header = known is not None
+        if not header and len(found) > 1:  # names above integer ids
+            sel = columns or (0, 1)
+            later = _fields(found[1][2], delimiter)
+            header = (
+                all(c < len(names0) for c in sel)
+                and all(c < len(later) for c in sel)
+                and not any(_NUMBER_LIKE.fullmatch(names0[c]) for c in sel)
+                and all(_is_int(later[c]) for c in sel)
+            )
+    header_names: tuple[str, ...] | None = None
+    header_line = 0
+    if header:
+        header_names = tuple(names0)
+        header_line = found[0][0]
+        if columns is None and known is not None:
+            columns = (lower.index(known[0]), lower.index(known[1]))
+        notes.append(f"line {header_line} taken as a header (column names {', '.join(names0)})")
+        found = found[1:]
+    if not found:  # a header and nothing else
+        return _Dialect(delimiter, len(names0), columns or (0, 1), False, header_line + 1,
+                        header_names, header_line, notes)
+    number, line, body = found[0]
+    fields = _fields(body, delimiter)
+    nf = len(fields)
+    chosen = columns or (0, 1)
+    if options.node_type == "auto":  # names unless the ids look like numbers
+        names = any(not _NUMBER_LIKE.fullmatch(fields[c]) for c in chosen if c < nf)
+    else:
+        names = options.node_type == "str"
+    d = _Dialect(delimiter, nf, chosen, names, number, header_names, header_line, notes,
+                 options.node_type == "auto")
+    for c in chosen:
+        if c < nf:
+            _check_id(fields[c], d, source, number, line)
+    if nf < 2:
+        _fail(source, number, line, f"expected 2 columns (two node ids), got {nf}")
+    if delimiter is None and nf > 2 and re.search(rb"\r[^\r\n]", line.rstrip(b"\r")):
+        _fail(source, number, line, f"expected 2 columns (two node ids), got {nf}: a carriage "
+              "return inside the line (old Mac line ends?); convert the line ends to \\n")
+    if max(chosen) >= nf:
+        _fail(source, number, line, f"columns={chosen} asks for column {max(chosen)} (0-based), "
+              f"but the line has {nf} columns")
+    if nf > 2:
+        label = (lambda c: header_names[c]) if header_names and len(header_names) == nf else (
+            lambda c: str(c + 1))
+        others = [label(c) for c in range(nf) if c not in chosen]
+        if options.columns is None and options.strict:
+            _fail(source, number, line, f"{nf} columns found, expected 2 (strict); pass "
+                  f"columns=(0, 1) (--columns 0,1) to use the first two")
+        which = "column" if len(others) == 1 else "columns"
+        notes.append(
+            f"{nf} columns per line: node ids from columns {label(chosen[0])} and "
+            f"{label(chosen[1])}, the other {which} ignored"
+            + (f" ({', '.join(others)})" if header_names else " (weights or timestamps?)")
+            + ("" if columns is not None else "; strict=True refuses extra columns")
+        )
+    if names and options.node_type == "auto":
+        notes.append(f"node ids read as names (text): line {number} has ids that are not numbers")
+    return d
+
+
+# ---------------------------------------------------------------------------------------------
+# parsing one block
+
+
+def _parse_block(
+    block: bytes, first_line: int, d: _Dialect, source: str
+) -> tuple[Any, Any]:
+    """Node ids (or names) of the two node columns of a block of whole lines."""
+    if d.numeric_pairs:
+        out = None
+        if len(block) >= _ARROW_MIN and b"#" not in block:
+            if not block.translate(None, _TAB_ONLY):
+                out = _arrow_block(block, "\t", d)
+            elif not block.translate(None, _SPACE_ONLY):
+                out = _arrow_block(block, " ", d)
+        if out is None:
+            flat = _parse_bytes(block, source, first_line, d)
+            pairs = flat.view(np.int64).reshape(-1, 2)
+            out = _small(pairs[:, d.columns[0]]), _small(pairs[:, d.columns[1]])
+        return out
+    out = None
+    if (
+        len(block) >= _ARROW_MIN
+        and not (d.delimiter == "," and b'"' in block)
+        and not (d.delimiter is not None and re.search(rb"\r[^\n]", block))
+    ):
+        text = _blank_comments(block) if b"#" in block else block
+        delimiter = d.delimiter
+        if delimiter is None:  # runs of blanks -> one tab, none at the ends of a line
+            text = re.sub(rb"(?m)^\t|\t$", b"", re.sub(rb"[ \t\r]+", b"\t", text))
+            delimiter = "\t"
+        out = _arrow_block(text, delimiter, d)
+    if out is None:
+        u, v = _parse_lines(block, first_line, d, source)
+        if d.names:
+            import pyarrow as pa
+
+            return pa.array(u, type=pa.string()), pa.array(v, type=pa.string())
+        return _small(np.array(u, dtype=np.uint64).view(np.int64)), _small(
+            np.array(v, dtype=np.uint64).view(np.int64))
+    return out
+
+
+def _arrow_block(text: bytes, delimiter: str, d: _Dialect) -> tuple[Any, Any] | None:
+    """The two node columns by pyarrow's CSV reader, or None when anything is off.
+
+    None (then the exact line parser runs) on any pyarrow error (column count, a value that
+    is not an int64, invalid UTF-8), on negative ids, and on names that are empty or hold
+    control characters: the exact parser decides those cases, with the line number.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.csv as pv
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        return None
+    names = [f"c{i}" for i in range(d.n_fields)]
+    a, b = names[d.columns[0]], names[d.columns[1]]
+    kind = pa.string() if d.names else pa.int64()
+    try:
+        table = pv.read_csv(
+            pa.py_buffer(text),
+            read_options=pv.ReadOptions(column_names=names, use_threads=True, block_size=1 << 20),
+            parse_options=pv.ParseOptions(
+                delimiter=delimiter, quote_char='"' if delimiter == "," else False,
+                ignore_empty_lines=True,
+            ),
+            convert_options=pv.ConvertOptions(
+                include_columns=[a, b], column_types={a: kind, b: kind}, null_values=[],
+                strings_can_be_null=False, quoted_strings_can_be_null=False, check_utf8=True,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    cols = []
+    for name in (a, b):
+        col = table.column(name)
+        if d.names:
+            col = pc.utf8_trim(col, characters=" \t\r")
+            if pc.any(pc.equal(pc.utf8_length(col), 0)).as_py() or pc.any(
+                pc.match_substring_regex(col, r"[\x00-\x1f\x7f]")
+            ).as_py():
+                return None
+            cols.append(col.combine_chunks())
+        else:
+            arr = col.to_numpy()
+            if arr.size and int(arr.min()) < 0:
+                return None
+            cols.append(_small(arr))
+    return cols[0], cols[1]
+
+
+def _parse_lines(
+    chunk: bytes, first_line: int, d: _Dialect, source: str
+) -> tuple[list[Any], list[Any]]:
+    """Line-by-line parse of a chunk; raises ValueError at the first malformed line."""
+    us: list[Any] = []
+    vs: list[Any] = []
+    i, j = d.columns
+    for number, line in enumerate(chunk.split(b"\n"), start=first_line):
+        body = line.split(b"#", 1)[0].strip(b" \t\r")
+        if not body:
+            continue
+        fields = _fields(body, d.delimiter)
+        for c in (i, j):
+            if c < len(fields):
+                _check_id(fields[c], d, source, number, line)
+        if len(fields) != d.n_fields:
+            what = "two node ids" if d.n_fields == 2 else f"as on line {d.first_line}"
+            _fail(source, number, line, f"expected {d.n_fields} columns ({what}), got {len(fields)}")
+        a, b = fields[i], fields[j]
+        if d.names:
+            us.append(a)
+            vs.append(b)
+        else:
+            us.append(int(a))
+            vs.append(int(b))
+    return us, vs
+
+
+def _check_id(tok: str, d: _Dialect, source: str, number: int, line: bytes) -> None:
+    if d.names:
+        if not tok or _CONTROL.search(tok) or re.search("[\udc80-\udcff]", tok):
+            _fail(source, number, line, f"node id {_show(tok)} is not a non-negative integer, "
+                  "nor a valid name (UTF-8 text without control characters)")
+        return
+    if _DIGITS.fullmatch(tok):
+        if int(tok) > _MAX_ID:
+            _fail(source, number, line, f"node id {tok} exceeds 2**63 - 1")
+    elif _NEGATIVE.fullmatch(tok):
+        _fail(source, number, line, f"node id {tok} is negative")
+    else:
+        hint = ""
+        if d.auto:
+            hint = (" (node_type='str' reads ids as names)" if d.first_line == number else
+                    f" (the ids of line {d.first_line} are integers; node_type='str' reads ids "
+                    "as names)")
+        _fail(source, number, line, f"node id {_show(tok)} is not a non-negative integer{hint}")
+
+
+def _show(text: str | bytes, limit: int = 60) -> str:
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogateescape")
+    text = text.decode("utf-8", "replace")  # bytes that are not UTF-8 show as U+FFFD
+    return repr(text[:limit]) + ("..." if len(text) > limit else "")
+
+
+def _fail(source: str, number: int, line: bytes, reason: str) -> None:
+    shown = _show(line.rstrip(b"\r"), limit=80)
+    raise ValueError(f"{source}, line {number}: {reason}; the line is {shown}")
+
+
+# ---------------------------------------------------------------------------------------------
+# the numeric two-column format: SWAR chunks in threads
+
+
+def _parse_bytes(data: bytes, source: str, first_line: int, d: _Dialect) -> NDArray[np.uint64]:
+    """All id pairs of ``data`` (flat), parsed chunk by chunk (in threads when there are many)."""
     n = len(data)
     bounds = []
     start = 0
@@ -251,7 +949,7 @@ def _parse_bytes(data: bytes, source: str) -> NDArray[np.int64]:
         bounds.append((start, end))
         start = end
     if not bounds:
-        return np.zeros((0, 2), dtype=np.int64)
+        return np.zeros(0, dtype=np.uint64)
     local = threading.local()
 
     def work(bound: tuple[int, int]) -> NDArray[np.uint64]:
@@ -264,7 +962,10 @@ def _parse_bytes(data: bytes, source: str) -> NDArray[np.int64]:
             local.words = np.ndarray((buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,))
         vals = _parse_chunk_fast(chunk, buf, local.words)
         if vals is None:
-            vals = _parse_chunk_slow(chunk, data.count(b"\n", 0, lo) + 1, source)
+            u, v = _parse_lines(chunk, first_line + data.count(b"\n", 0, lo), d, source)
+            vals = np.empty(2 * len(u), dtype=np.uint64)
+            vals[0::2] = u
+            vals[1::2] = v
         return vals
 
     workers = min(_MAX_THREADS, os.cpu_count() or 1, len(bounds) // 4)
@@ -277,7 +978,7 @@ def _parse_bytes(data: bytes, source: str) -> NDArray[np.int64]:
                 raise
     else:
         out = [work(b) for b in bounds]
-    return np.concatenate(out).view(np.int64).reshape(-1, 2)
+    return np.concatenate(out)
 
 
 def _parse_chunk_fast(
@@ -403,34 +1104,3 @@ def _blank_comments(chunk: bytes) -> bytes:
     out = b.copy()
     out[lo:hi][np.cumsum(delta[:-1], dtype=np.int8) > 0] = ord(" ")
     return out.tobytes()
-
-
-def _parse_chunk_slow(chunk: bytes, first_line: int, source: str) -> NDArray[np.uint64]:
-    """Line-by-line parse of a chunk; raises ValueError at the first malformed line."""
-    vals: list[int] = []
-    for number, line in enumerate(chunk.split(b"\n"), start=first_line):
-        body = line.split(b"#", 1)[0].strip(b" \t\r")
-        if not body:
-            continue
-        tokens = _SPLIT.split(body)
-        for tok in tokens:
-            if _DIGITS.fullmatch(tok):
-                if int(tok) > _MAX_ID:
-                    _fail(source, number, line, f"node id {tok.decode()} exceeds 2**63 - 1")
-            elif _NEGATIVE.fullmatch(tok):
-                _fail(source, number, line, f"node id {tok.decode()} is negative")
-            else:
-                _fail(source, number, line, f"node id {_show(tok)} is not a non-negative integer")
-        if len(tokens) != 2:
-            _fail(source, number, line, f"expected 2 columns (two node ids), got {len(tokens)}")
-        vals.extend(int(tok) for tok in tokens)
-    return np.array(vals, dtype=np.uint64)
-
-
-def _show(b: bytes, limit: int = 60) -> str:
-    return repr(b[:limit]) + ("..." if len(b) > limit else "")
-
-
-def _fail(source: str, number: int, line: bytes, reason: str) -> None:
-    shown = _show(line.rstrip(b"\r"))
-    raise ValueError(f"{source}, line {number}: {reason}; the line is {shown}")

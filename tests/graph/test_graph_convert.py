@@ -12,6 +12,7 @@ from ldpgraph.graph import (
     from_edge_array,
     from_igraph,
     from_networkx,
+    from_scipy_sparse,
     load_graph,
     read_edgelist,
 )
@@ -111,3 +112,77 @@ def test_load_graph_passes_graph_through_and_n_nodes() -> None:
     assert load_graph(g) is g
     assert load_graph([[0, 1]], n_nodes=4).n_nodes == 4
     assert load_graph(((0, 1), (1, 2))).n_edges == 2
+
+
+# -- fast conversion paths against the generic edge-array builder ---------------------------------
+
+
+def edge_array_graph(pairs, n: int) -> Graph:
+    return from_edge_array(np.asarray(pairs, dtype=np.int64).reshape(-1, 2), n_nodes=n)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_igraph_simple_undirected_fast_path(seed: int) -> None:
+    # a simple undirected graph is read from igraph's sorted edge orders (no sort, no dedupe)
+    g = ig.Graph.Erdos_Renyi(n=120, m=500) if seed % 2 else ig.Graph.Barabasi(150, 3)
+    g.add_vertices(3)  # isolated vertices
+    assert g.is_simple()
+    out = from_igraph(g)
+    same_graph(out, edge_array_graph(g.get_edgelist(), g.vcount()))
+    r = out.report
+    assert (r.edges_read, r.edges_kept, r.duplicates_dropped) == (g.ecount(), g.ecount(), 0)
+    assert r.source_directed is False and r.notes == ()
+
+
+def test_igraph_layout_check_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ldpgraph.graph import convert
+
+    g = ig.Graph(n=4, edges=[(0, 1), (1, 2), (2, 0), (2, 0)])
+    monkeypatch.setattr(convert, "_igraph_vectors", lambda graph: None)
+    slow = from_igraph(g)
+    monkeypatch.undo()
+    same_graph(slow, from_igraph(g))
+    assert slow.report.duplicates_dropped == 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_scipy_sparse_any_pattern(seed: int) -> None:
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    m = int(rng.integers(0, 120))
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = rng.choice([0, 1, 2.5], m)  # explicit zeros are not edges; weights are ignored
+    a = sp.coo_array((w, (r, c)), shape=(n, n))
+    keep = w != 0
+    ref = edge_array_graph(np.column_stack([r[keep], c[keep]]), n)
+    for fmt in ("coo", "csr", "csc"):
+        out = from_scipy_sparse(a.asformat(fmt))
+        same_graph(out, ref)
+        assert out.report.self_loops_dropped == len({(x, y) for x, y in zip(r[keep], c[keep], strict=True) if x == y})
+    sym = sp.csr_array(a + a.T)
+    sym.sum_duplicates()
+    out = from_scipy_sparse(sym)
+    assert out.report.source_directed is False and out.report.notes == ()
+    same_graph(out, ref)
+    assert out.report.edges_read == out.n_edges + out.report.self_loops_dropped
+
+
+def test_scipy_sparse_directed_note_and_errors() -> None:
+    import scipy.sparse as sp
+
+    out = from_scipy_sparse(sp.csr_array(([1, 1, 1], ([0, 1, 2], [1, 0, 0])), shape=(3, 3)))
+    assert out.report.source_directed is True
+    assert out.degrees.tolist() == [2, 1, 1]
+    assert out.report.notes == ("directed input symmetrised: 3 directed edges -> 2 undirected edges (1 given in both directions)",)
+    assert load_graph(sp.csr_matrix(np.eye(3))).report.self_loops_dropped == 3
+    with pytest.raises(ValueError, match="must be square"):
+        from_scipy_sparse(sp.csr_array((2, 3)))
+    with pytest.raises(TypeError, match="scipy.sparse"):
+        from_scipy_sparse(np.eye(2))
+
+
+def test_directed_networkx_note() -> None:
+    out = from_networkx(nx.DiGraph([(1, 2), (2, 1), (2, 3)]))
+    assert out.report.notes == ("directed input symmetrised: 3 directed edges -> 2 undirected edges (1 given in both directions)",)
