@@ -8,9 +8,9 @@ r"""The ``ldpgraph`` command line.
     ldpgraph datasets list | fetch NAME | path NAME
 
 GRAPH is a dataset name (``facebook``), a synthetic spec (``ba:n=1000,m=10``) or an
-edge-list file. Without GRAPH the Facebook graph is used where it is available offline
-(``LDPGRAPH_DATA`` or the cache); otherwise a seeded synthetic graph of the same size, with a
-one-line notice saying how to get the real one.
+edge-list file. Without GRAPH the Facebook graph is used: it ships inside the package, so no
+network and no ``LDPGRAPH_DATA`` are needed. A synthetic graph of the same size is an explicit
+option (``FALLBACK_GRAPH``, ``ba:n=4039,m=22``), never a silent substitute.
 
 Errors are reported as one line on stderr with a non-zero exit status (1 for failures, 2 for
 bad usage); ``--debug`` shows the traceback instead.
@@ -30,9 +30,10 @@ from typing import Any
 
 __all__ = ["main", "build_parser", "DEFAULT_GRAPH", "FALLBACK_GRAPH", "STUDY_EPSILONS"]
 
-#: the default graph, when it is available offline
+#: the default graph (shipped with the package)
 DEFAULT_GRAPH = "facebook"
-#: the stand-in of the same size: Barabasi-Albert, 4,039 nodes, ~88k edges (seeded)
+#: a synthetic graph of the same size (Barabasi-Albert, 4,039 nodes, ~88k edges, seeded): an
+#: explicit option only, never used in place of the default graph
 FALLBACK_GRAPH = "ba:n=4039,m=22"
 #: the epsilons of the reproduction study (default of ``ldpgraph experiment``)
 STUDY_EPSILONS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0)
@@ -151,8 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     graph_help = (
-        f"dataset name, synthetic spec (e.g. ba:n=1000,m=10) or edge-list file; default: {DEFAULT_GRAPH} "
-        f"if available offline, else {FALLBACK_GRAPH}"
+        f"dataset name, synthetic spec (e.g. ba:n=1000,m=10 or {FALLBACK_GRAPH}, a stand-in of the "
+        f"Facebook graph's size) or edge-list file; default: {DEFAULT_GRAPH} (shipped with ldpgraph)"
     )
 
     # estimate
@@ -253,18 +254,8 @@ def _notice(message: str, quiet: bool = False) -> None:
 
 
 def _default_graph(quiet: bool = False) -> str:
-    """``facebook`` when found offline, else the synthetic stand-in (with a one-line notice)."""
-    from .datasets import locate_dataset
-
-    if locate_dataset(DEFAULT_GRAPH) is not None:
-        return DEFAULT_GRAPH
-    _notice(
-        f"the Facebook graph is not available offline; using the synthetic stand-in {FALLBACK_GRAPH} "
-        f"(Barabasi-Albert, same size, graph seed from --graph-seed). Get the real graph with "
-        f"'{_PROG} datasets fetch {DEFAULT_GRAPH}' or set LDPGRAPH_DATA to a folder holding it.",
-        quiet,
-    )
-    return FALLBACK_GRAPH
+    """The default graph, ``facebook``: it ships with the package, so it is always found."""
+    return DEFAULT_GRAPH
 
 
 def _methods_arg(values: list[str] | None, default: Sequence[str] | None) -> list[str] | None:

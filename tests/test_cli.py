@@ -22,10 +22,13 @@ from ldpgraph.cli import FALLBACK_GRAPH, main
 ROOT = Path(ldpgraph.__file__).resolve().parent.parent
 
 
-def _env(cmd=None):
+def _env(cmd=None, *, no_data=False):
     """Environment of a subprocess: ``python -m`` runs the package under test (PYTHONPATH); the
-    console script runs whatever install it belongs to (in CI: the fresh non-editable one)."""
+    console script runs whatever install it belongs to (in CI: the fresh non-editable one).
+    ``no_data``: as on a fresh machine, without LDPGRAPH_DATA."""
     env = dict(os.environ)
+    if no_data:
+        env.pop("LDPGRAPH_DATA", None)
     if cmd is None or cmd[0] == sys.executable:
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env["MPLBACKEND"] = "Agg"
@@ -52,17 +55,18 @@ def _one_error_line(stderr: str) -> str:
 
 @pytest.mark.parametrize("cmd", _commands())
 def test_experiment_on_default_data_writes_the_promised_files(cmd, tmp_path):
+    """Without LDPGRAPH_DATA and with an empty cache the real Facebook graph (shipped) is used."""
     out = tmp_path / "res"
+    env = _env(cmd, no_data=True)
+    env["LDPGRAPH_CACHE"] = str(tmp_path / "empty-cache")
     proc = subprocess.run(
         [*cmd, "experiment", "--epsilons", "0.5,2", "--k", "2", "--trials", "8", "--jobs", "1", "--seed", "0",
          "--out", str(out)],
-        capture_output=True, text=True, env=_env(cmd), timeout=300,
+        capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
-    have_facebook = ldpgraph.datasets.locate_dataset("facebook") is not None
-    graph = "facebook" if have_facebook else FALLBACK_GRAPH
-    if not have_facebook:
-        assert "ldpgraph datasets fetch facebook" in _one_error_line(proc.stderr)
+    assert proc.stderr.strip() == ""  # no notice: nothing is substituted
+    graph = "facebook"
     assert "wrote" in proc.stdout and "records.csv" in proc.stdout
     with open(out / "records.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -73,7 +77,7 @@ def test_experiment_on_default_data_writes_the_promised_files(cmd, tmp_path):
     assert (out / "summary.txt").read_text().startswith("graph")
     assert json.loads((out / "experiment.json").read_text())["seed"] == 0
     plots = sorted(p.name for p in (out / "plots").iterdir())
-    stem = "relative_rmse_" + ("facebook" if have_facebook else "ba_n_4039_m_22") + "_kstars_k2"
+    stem = "relative_rmse_facebook_kstars_k2"
     assert plots == [f"{stem}.png", f"{stem}.svg"]
 
 
@@ -109,14 +113,22 @@ def test_estimate_table(capsys):
     assert "unbiased-dlap" in out and "naive-dlap" in out and "local-lap-kstars" not in out
 
 
-def test_fallback_graph_notice(capsys, monkeypatch, tmp_path):
-    monkeypatch.setenv("LDPGRAPH_DATA", str(tmp_path))
+def test_default_graph_is_the_shipped_facebook_graph(capsys, monkeypatch, tmp_path):
+    """No data folder, an empty cache: the real graph shipped with the package, no substitute."""
+    monkeypatch.delenv("LDPGRAPH_DATA", raising=False)
     monkeypatch.setenv("LDPGRAPH_CACHE", str(tmp_path))
     assert main(["estimate", "--epsilon", "1", "--seed", "0", "--json", "--methods", "unbiased-dlap"]) == 0
     cap = capsys.readouterr()
-    line = _one_error_line(cap.err)
-    assert line.startswith("ldpgraph: note:") and "ldpgraph datasets fetch facebook" in line
+    assert cap.err == ""
     d = json.loads(cap.out)
+    assert (d["graph"], d["n_nodes"], d["n_edges"]) == ("facebook", 4039, 88234)
+    assert ldpgraph.datasets.locate_dataset("facebook") == ldpgraph.datasets.bundled_data_dir() / "facebook_combined.txt.gz"
+
+
+def test_synthetic_stand_in_is_an_explicit_option(capsys):
+    assert main(["estimate", FALLBACK_GRAPH, "--epsilon", "1", "--seed", "0", "--json", "--methods",
+                 "unbiased-dlap"]) == 0
+    d = json.loads(capsys.readouterr().out)
     assert d["graph"] == FALLBACK_GRAPH and d["n_nodes"] == 4039 and 80_000 < d["n_edges"] < 95_000
 
 
