@@ -65,7 +65,7 @@ def _remap(paths: Any, src: Path, dst: Path) -> Any:
 def _only_ours(out: Path) -> bool:
     """Whether every entry of ``out`` was written by an earlier run (so the folder can be swapped)."""
     previous = read_manifest(out)
-    listed = {f.split("/")[0] for f in previous["files"]} if previous else set()
+    listed = {f["path"].split("/")[0] for f in previous["files"]} if previous else set()
     return all(p.name in _OWN_NAMES or p.name in listed for p in out.iterdir())
 
 

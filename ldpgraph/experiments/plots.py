@@ -66,6 +66,7 @@ def relative_rmse_figure(
         Not attached to pyplot; save it with ``fig.savefig``.
     """
     from matplotlib.figure import Figure
+    from matplotlib.legend_handler import HandlerTuple
     from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
     graph, statistic, k = rows[0].graph, rows[0].statistic, rows[0].k
@@ -75,7 +76,8 @@ def relative_rmse_figure(
     ax = fig.add_subplot()
     methods = list(dict.fromkeys(r.method for r in rows))
     any_analytic = False
-    handles = []
+    handles: list[Any] = []
+    labels: list[str] = []
     for i, method in enumerate(methods):
         mrows = sorted((r for r in rows if r.method == method), key=lambda r: r.epsilon)
         eps = np.array([r.epsilon for r in mrows])
@@ -86,14 +88,19 @@ def relative_rmse_figure(
         err = np.vstack([np.clip(y - lo, 0, None), np.clip(hi - y, 0, None)])
         err = np.where(np.isfinite(err), err, 0.0)
         marker = _MARKERS[i % len(_MARKERS)]
-        handles.append(ax.errorbar(eps, y, yerr=err, marker=marker, color=color, ms=5, lw=1.2, capsize=2,
-                                   linestyle=_LINESTYLES[i % len(_LINESTYLES)],
-                                   mfc="none" if i % 2 else color, mew=1.2, label=method))
+        mc = ax.errorbar(eps, y, yerr=err, marker=marker, color=color, ms=5, lw=1.2, capsize=2,
+                         linestyle=_LINESTYLES[i % len(_LINESTYLES)],
+                         mfc="none" if i % 2 else color, mew=1.2, label=method)
         analytic = np.array([r.relative_analytic_rmse for r in mrows])
         if _positive(analytic.tolist()):
             any_analytic = True
-            handles.extend(ax.plot(eps, analytic, linestyle=_ANALYTIC_STYLE, color=color, lw=0.9, alpha=0.8,
-                                   label=f"{method} (analytic)"))
+            (line,) = ax.plot(eps, analytic, linestyle=_ANALYTIC_STYLE, color=color, lw=0.9, alpha=0.8,
+                              label=f"{method} (analytic)")
+            handles.append((mc, line))  # one legend entry: the simulation and its analytic curve
+            labels.append(f"{method} (+ analytic)")
+        else:
+            handles.append(mc)
+            labels.append(method)
     ax.set_xscale("log")
     ax.set_yscale("log")
     grid_eps = sorted({r.epsilon for r in rows})
@@ -111,12 +118,14 @@ def relative_rmse_figure(
         what = statistic if k is None else f"{statistic}, k = {k}"
         trials = max(r.trials for r in rows)
         name = f"{graph} (synthetic stand-in)" if synthetic else graph
-        extra = "; thin dashed: analytic" if any_analytic else ""
+        extra = "; thin dashed: analytic RMSE" if any_analytic else ""
         title = f"{name}: {what} ({trials} trials{extra})"
     ax.set_title(title, fontsize=10, y=1.01)  # a fixed position: no layout pass over the tick labels
     ax.grid(True, which="major", alpha=0.3)
-    # beside the axes (a fixed place: "best" would cost a search), each method above its analytic curve
-    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    # beside the axes (a fixed place: "best" would cost a search); one entry per method, showing its
+    # analytic curve beside its markers where it has one
+    ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0,
+              handler_map={tuple: HandlerTuple(ndivide=None, pad=0.6)}, handlelength=4.0)
     return fig
 
 
@@ -125,7 +134,7 @@ def plot_relative_rmse(
     out_dir: str | os.PathLike[str],
     *,
     formats: Sequence[str] = ("png", "svg"),
-    dpi: int = 120,
+    dpi: int = 100,
     synthetic: Sequence[str] | set[str] = (),
 ) -> list[Path]:
     """Write one log-log plot of relative RMSE vs epsilon per (graph, statistic, k).
