@@ -2,15 +2,20 @@ r"""The ``ldpgraph`` command line.
 
 ::
 
-    ldpgraph estimate [GRAPH] --epsilon E [--stat kstars] [--k 2] [--json]
+    ldpgraph estimate [GRAPH] --epsilon E [--stat kstars] [--k K ...] [--label L]
     ldpgraph experiment [GRAPH ...] [--epsilons E ...] [--k K ...] [--methods M ...]
                         [--stat S ...] [--trials N] [--jobs J] [--out DIR] [--scheduler ADDR]
-    ldpgraph datasets list | fetch NAME | path NAME
+                        [--label L ...]
+    ldpgraph datasets list | fetch NAME [--url FILE] [--timeout S] | path NAME
+
+Every subcommand takes ``--json`` (machine-readable output on stdout), ``--quiet`` (nothing but
+errors and ``--json`` output), ``--debug`` (tracebacks) and ``--cache-dir DIR`` (the dataset
+cache, instead of ``$LDPGRAPH_CACHE`` or ``~/.cache/ldpgraph``).
 
 GRAPH is a dataset name (``facebook``), a synthetic spec (``ba:n=1000,m=10``) or an
-edge-list file. Without GRAPH the Facebook graph is used where it is available offline
-(``LDPGRAPH_DATA`` or the cache); otherwise a seeded synthetic graph of the same size, with a
-one-line notice saying how to get the real one.
+edge-list file. Without GRAPH the Facebook graph is used: it ships inside the package, so no
+network and no ``LDPGRAPH_DATA`` are needed. A synthetic graph of the same size is an explicit
+option (``FALLBACK_GRAPH``, ``ba:n=4039,m=22``), never a silent substitute.
 
 Errors are reported as one line on stderr with a non-zero exit status (1 for failures, 2 for
 bad usage); ``--debug`` shows the traceback instead.
@@ -30,9 +35,10 @@ from typing import Any
 
 __all__ = ["main", "build_parser", "DEFAULT_GRAPH", "FALLBACK_GRAPH", "STUDY_EPSILONS"]
 
-#: the default graph, when it is available offline
+#: the default graph (shipped with the package)
 DEFAULT_GRAPH = "facebook"
-#: the stand-in of the same size: Barabasi-Albert, 4,039 nodes, ~88k edges (seeded)
+#: a synthetic graph of the same size (Barabasi-Albert, 4,039 nodes, ~88k edges, seeded): an
+#: explicit option only, never used in place of the default graph
 FALLBACK_GRAPH = "ba:n=4039,m=22"
 #: the epsilons of the reproduction study (default of ``ldpgraph experiment``)
 STUDY_EPSILONS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0)
@@ -129,6 +135,59 @@ def _flatten(lists: Sequence[Sequence[Any]] | None) -> list[Any] | None:
     return out
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        msg = f"invalid timeout {text!r}: expected a number of seconds > 0"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"invalid timeout {text!r}: must be finite and > 0")
+    return v
+
+
+def _default_methods() -> tuple[str, ...]:
+    from .experiments.runner import DEFAULT_METHODS
+
+    return DEFAULT_METHODS
+
+
+def _default_ks() -> tuple[int, ...]:
+    from .experiments.runner import DEFAULT_KS
+
+    return DEFAULT_KS
+
+
+def _output_options(p: argparse.ArgumentParser) -> None:
+    """``--json`` and ``--quiet``, the same on every subcommand."""
+    p.add_argument("--json", action="store_true", help="print JSON on stdout instead of text")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="print nothing but errors (and the JSON with --json): no progress bar, notes "
+                   "or table")
+
+
+#: options whose value may start with '-' (a negative number is then an error about the value,
+#: not "expected one argument")
+_VALUE_OPTIONS = ("--epsilons", "--epsilon", "-e", "--k", "--trials", "--jobs", "-j", "--seed",
+                  "--graph-seed", "--block-size", "--timeout")
+
+
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """``--epsilons -1,1`` -> ``--epsilons=-1,1`` so that argparse hands the value to its check."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if (a in _VALUE_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-")
+                and len(argv[i + 1]) > 1 and (argv[i + 1][1].isdigit() or argv[i + 1][1] == ".")):
+            out.append(f"{a}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
 # ------------------------------------------------------------------------------ parser
 
 
@@ -139,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show the full traceback on errors")
+    common.add_argument("--cache-dir", metavar="DIR", default=argparse.SUPPRESS,
+                        help="dataset cache folder (default: $LDPGRAPH_CACHE or ~/.cache/ldpgraph)")
 
     parser = _Parser(
         prog=_PROG,
@@ -151,8 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     graph_help = (
-        f"dataset name, synthetic spec (e.g. ba:n=1000,m=10) or edge-list file; default: {DEFAULT_GRAPH} "
-        f"if available offline, else {FALLBACK_GRAPH}"
+        f"dataset name, synthetic spec (e.g. ba:n=1000,m=10 or {FALLBACK_GRAPH}, a stand-in of the "
+        f"Facebook graph's size) or edge-list file; default: {DEFAULT_GRAPH} (shipped with ldpgraph)"
     )
 
     # estimate
@@ -170,14 +231,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stat", default="kstars", metavar="STAT",
                    help="statistic: kstars (default), edges, degree_moment, degree_mean, degree_variance, "
                    "max_degree, degree_entropy")
-    p.add_argument("--k", type=_int("k", minimum=1), default=2,
-                   help="star size for kstars, power for degree_moment (default 2)")
+    p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K",
+                   help="star sizes for kstars, powers for degree_moment; several give one run each "
+                   "(default 2)")
     p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
-                   help="k-star methods (default: all registered)")
+                   help="k-star methods, or 'all' (default: " + " ".join(_default_methods()) + ")")
+    p.add_argument("--label", metavar="LABEL",
+                   help="name of the graph in the output; the random streams then follow the label "
+                   "(default: they follow the graph's content, whatever its name or path)")
     p.add_argument("--seed", type=_int("seed", minimum=0), help="root seed (default: fresh entropy, printed)")
     p.add_argument("--graph-seed", type=_int("graph seed", minimum=0), default=0,
                    help="seed of synthetic graphs (default 0)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _output_options(p)
     p.set_defaults(handler=_cmd_estimate)
 
     # experiment
@@ -195,18 +260,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epsilons", nargs="+", type=_epsilon_list, metavar="E",
                    help="privacy budgets (default: " + ",".join(f"{e:g}" for e in STUDY_EPSILONS) + ")")
     p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K",
-                   help="star sizes for kstars, powers for degree_moment (default: 2 3)")
+                   help="star sizes for kstars, powers for degree_moment (default: "
+                   + " ".join(map(str, _default_ks())) + ")")
     p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
-                   help="methods, or 'all' (default: unbiased-dlap naive-dlap unbiased-laplace "
-                   "naive-laplace local-lap-kstars, plus every triangle protocol when --stat names "
-                   "triangles or transitivity); each statistic uses the listed methods that estimate it")
+                   help="methods, or 'all' (default: " + " ".join(_default_methods()) + ", plus every "
+                   "triangle protocol when --stat names triangles or transitivity); each statistic uses "
+                   "the listed methods that estimate it")
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
                    help="statistics, or 'all' (the degree statistics; default: kstars); also triangles, "
                    "transitivity (need an edge list); NAME:P pins a parameter")
     p.add_argument("--trials", type=_int("trials", minimum=1), default=100,
                    help="trials per cell (default 100)")
-    p.add_argument("--jobs", "-j", type=_int("jobs", nonzero=True), default=-1,
-                   help="parallel workers, -1 = all cores or Dask workers (default -1)")
+    p.add_argument("--jobs", "-j", type=_int("jobs", nonzero=True), default=None,
+                   help="parallel workers, -1 = all cores or Dask workers (default: automatic, all cores "
+                   "when the grid is large enough; results do not depend on it)")
     p.add_argument("--block-size", type=_int("block size", minimum=1), default=100,
                    help="trials per random stream and per task (default 100)")
     p.add_argument("--seed", type=_int("seed", minimum=0),
@@ -217,8 +284,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output folder (default ./ldpgraph-results)")
     p.add_argument("--scheduler", metavar="ADDR",
                    help="run on a Dask cluster, e.g. tcp://10.0.0.1:8786 (needs ldpgraph[distributed])")
+    p.add_argument("--label", nargs="+", type=_split, metavar="LABEL",
+                   help="names of the graphs in the outputs, one per GRAPH in order; the random streams "
+                   "then follow the labels (default: they follow each graph's content)")
     p.add_argument("--no-plots", action="store_true", help="do not draw plots")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, notices or table")
+    p.add_argument("--plot-formats", type=_split, default=["png"], metavar="FMT",
+                   help="plot file formats, e.g. png,svg,pdf (default png; each costs one rendering)")
+    _output_options(p)
     p.set_defaults(handler=_cmd_experiment)
 
     # datasets
@@ -229,19 +301,23 @@ def build_parser() -> argparse.ArgumentParser:
     dsub.required = True
     q = dsub.add_parser("list", parents=[common], help="registered datasets and where they are found",
                         description="List the registered datasets and where each is found locally.")
-    q.add_argument("--json", action="store_true", help="print JSON")
+    _output_options(q)
     q.set_defaults(handler=_cmd_datasets_list)
     q = dsub.add_parser("fetch", parents=[common], help="download a dataset into the cache, verified",
                         description="Download a dataset into the cache; the SHA-256 is checked before the "
                         "file is moved into place.")
     q.add_argument("name", metavar="NAME")
-    q.add_argument("--url", help="download from this URL or local file instead of the registered source")
-    q.add_argument("--cache-dir", metavar="DIR", help="target folder (default: the user cache)")
-    q.add_argument("--force", action="store_true", help="download even if a verified copy is cached")
+    q.add_argument("--url", help="install from this URL or local file instead of the registered source "
+                   "(offline: a copy brought by hand)")
+    q.add_argument("--force", action="store_true", help="download even if a verified copy is present")
+    q.add_argument("--timeout", type=_positive_seconds, default=60.0, metavar="SECONDS",
+                   help="overall deadline of the download (default 60)")
+    _output_options(q)
     q.set_defaults(handler=_cmd_datasets_fetch)
     q = dsub.add_parser("path", parents=[common], help="print the local path of a dataset",
                         description="Print where a dataset is found (LDPGRAPH_DATA, then the cache).")
     q.add_argument("name", metavar="NAME")
+    _output_options(q)
     q.set_defaults(handler=_cmd_datasets_path)
     _add_deployment_commands(sub, common, graph_help)
     return parser
@@ -256,18 +332,8 @@ def _notice(message: str, quiet: bool = False) -> None:
 
 
 def _default_graph(quiet: bool = False) -> str:
-    """``facebook`` when found offline, else the synthetic stand-in (with a one-line notice)."""
-    from .datasets import locate_dataset
-
-    if locate_dataset(DEFAULT_GRAPH) is not None:
-        return DEFAULT_GRAPH
-    _notice(
-        f"the Facebook graph is not available offline; using the synthetic stand-in {FALLBACK_GRAPH} "
-        f"(Barabasi-Albert, same size, graph seed from --graph-seed). Get the real graph with "
-        f"'{_PROG} datasets fetch {DEFAULT_GRAPH}' or set LDPGRAPH_DATA to a folder holding it.",
-        quiet,
-    )
-    return FALLBACK_GRAPH
+    """The default graph, ``facebook``: it ships with the package, so it is always found."""
+    return DEFAULT_GRAPH
 
 
 def _methods_arg(
@@ -343,21 +409,7 @@ def _table(rows: list[tuple[str, ...]], right: set[int]) -> str:
 # ------------------------------------------------------------------------------ commands
 
 
-def _cmd_estimate(args: argparse.Namespace) -> int:
-    from .experiments.single import estimate_once
-    from .experiments.statistics import statistic_names
-
-    stat = args.stat.strip()
-    if stat not in statistic_names():
-        choices = ", ".join(statistic_names())
-        raise _UsageError(f"argument --stat: unknown statistic {stat!r}; choose from {choices}")
-    methods = _methods_arg(_flatten(args.methods), None)
-    graph = args.graph if args.graph is not None else _default_graph()
-    run = estimate_once(graph, epsilon=args.epsilon, statistic=stat, k=args.k, methods=methods,
-                        seed=args.seed, graph_seed=args.graph_seed)
-    if args.json:
-        print(json.dumps(run.to_dict(), indent=2))
-        return 0
+def _print_single_run(run: Any) -> None:
     what = run.statistic if run.k is None else f"{run.statistic}, k = {run.k}"
     print(f"graph      {run.graph} ({run.n_nodes:,} nodes, {run.n_edges:,} edges)")
     print(f"statistic  {what}")
@@ -381,21 +433,78 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     if starred:
         note += "; * estimated by the curator from the reports"
     print(note + "; '-' where none exists.")
+
+
+def _cmd_estimate(args: argparse.Namespace) -> int:
+    from .experiments.single import estimate_once
+    from .experiments.statistics import statistic_names
+
+    stat = args.stat.strip()
+    if stat not in statistic_names():
+        choices = ", ".join(statistic_names())
+        raise _UsageError(f"argument --stat: unknown statistic {stat!r}; choose from {choices}")
+    methods = _methods_arg(_flatten(args.methods), _default_methods())
+    ks = _flatten(args.k) or [2]
+    graph = args.graph if args.graph is not None else _default_graph()
+    if args.label is not None:
+        graph = {args.label: graph}
+    runs = []
+    seed = args.seed
+    for k in ks:
+        run = estimate_once(graph, epsilon=args.epsilon, statistic=stat, k=k, methods=methods,
+                            seed=seed, graph_seed=args.graph_seed)
+        seed = run.seed  # one root seed for all k (drawn once when not given)
+        runs.append(run)
+        if run.k is None:  # the statistic takes no parameter: one run
+            break
+    if args.json:
+        docs = [r.to_dict() for r in runs]
+        print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
+        return 0
+    if args.quiet:
+        return 0
+    for i, run in enumerate(runs):
+        if i:
+            print()
+        _print_single_run(run)
     return 0
 
 
+_PLOT_FORMATS = {"png", "svg", "svgz", "pdf", "ps", "eps", "jpg", "jpeg", "tif", "tiff", "webp"}
+
+
 def _cmd_experiment(args: argparse.Namespace) -> int:
-    from .experiments import DEFAULT_METHODS, run_experiment
+    from .experiments import run_experiment
+    from .experiments.runner import check_scheduler_address
 
     epsilons = _flatten(args.epsilons) or list(STUDY_EPSILONS)
-    ks = _flatten(args.k) or [2, 3]
+    ks = _flatten(args.k) or list(_default_ks())
     from .experiments.statistics import GRAPH_STATISTICS
 
     stats = _stats_arg(_flatten(args.stat))
     graph_stats = [st for st in GRAPH_STATISTICS if st in stats]
-    methods = _methods_arg(_flatten(args.methods), DEFAULT_METHODS, graph_stats)
+    methods = _methods_arg(_flatten(args.methods), _default_methods(), graph_stats)
+    if args.scheduler is not None:
+        try:
+            check_scheduler_address(args.scheduler)
+        except ValueError as exc:
+            raise _UsageError(f"argument --scheduler: {exc}") from None
+    graphs: Any = list(dict.fromkeys(args.graphs)) or [_default_graph(args.quiet)]
+    labels = _flatten(args.label)
+    if labels is not None:
+        if len(labels) != len(graphs):
+            raise _UsageError(
+                f"argument --label: {len(labels)} labels for {len(graphs)} graphs; give one per GRAPH")
+        graphs = dict(zip(labels, graphs, strict=True))
+    bad = [f for f in args.plot_formats if f.lower() not in _PLOT_FORMATS]
+    if bad:
+        raise _UsageError(f"argument --plot-formats: unknown format {bad[0]!r}; choose from "
+                          + ", ".join(sorted(_PLOT_FORMATS)))
     out = _prepare_out(args.out)
-    graphs = list(dict.fromkeys(args.graphs)) or [_default_graph(args.quiet)]
+    if not args.no_plots:
+        from .experiments.plots import preload_matplotlib
+
+        preload_matplotlib()
     result = run_experiment(
         graphs,
         epsilons=epsilons,
@@ -407,22 +516,38 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         block_size=args.block_size,
         n_jobs=args.jobs,
         scheduler=args.scheduler,
-        quiet=args.quiet,
+        quiet=args.quiet or args.json,
         graph_seed=args.graph_seed,
     )
-    paths = result.write(out, plots=not args.no_plots)
-    if not args.quiet:
-        print(result.table())
-        print()
-        cfg = result.config
-        print(f"{cfg['n_cells']} cells x {cfg['n_trials']} trials in {cfg['total_seconds']:.1f} s "
-              f"({cfg['backend']}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")
-        print(f"wrote {paths['records']} ({result.records.n_rows:,} rows)")
-        for key in ("summary", "table", "config"):
-            print(f"wrote {paths[key]}")
-        if paths["plots"]:
-            print(f"wrote {len(paths['plots'])} plots in {paths['plots'][0].parent}")
+    paths = result.write(out, plots=not args.no_plots, plot_formats=args.plot_formats)
+    cfg = result.config
+    if args.json:
+        doc = {
+            "config": cfg,
+            "files": {k: [str(p) for p in v] if isinstance(v, list) else str(v) for k, v in paths.items()},
+            "notes": result.notes,
+            "summary": [r.to_dict() if hasattr(r, "to_dict") else _row_dict(r) for r in result.summary],
+        }
+        print(json.dumps(doc, indent=2, default=str))
+        return 0
+    if args.quiet:
+        return 0
+    print(result.table())
+    print()
+    print(f"{cfg['n_cells']} cells x {cfg['n_trials']} trials in {cfg['total_seconds']:.1f} s "
+          f"({cfg['backend']}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")
+    print(f"wrote {paths['records']} ({result.records.n_rows:,} rows)")
+    for key in ("summary", "table", "config", "manifest"):
+        print(f"wrote {paths[key]}")
+    if paths["plots"]:
+        print(f"wrote {len(paths['plots'])} plots in {paths['plots'][0].parent}")
     return 0
+
+
+def _row_dict(row: Any) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in asdict(row).items()}
 
 
 def _cmd_datasets_list(args: argparse.Namespace) -> int:
@@ -438,10 +563,13 @@ def _cmd_datasets_list(args: argparse.Namespace) -> int:
             "file": info.filename,
             "size": info.size_gz,
             "path": None if found is None else str(found),
+            "bundled": info.bundled,
             "source": info.source_page,
         })
     if args.json:
         print(json.dumps(entries, indent=2))
+        return 0
+    if args.quiet:
         return 0
     rows = [("name", "kind", "file", "local copy")]
     for e in entries:
@@ -452,17 +580,40 @@ def _cmd_datasets_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_datasets_fetch(args: argparse.Namespace) -> int:
-    from .datasets import fetch
+    from .datasets import default_cache_dir, fetch
 
-    path = fetch(args.name, url=args.url, cache_dir=args.cache_dir, force=args.force)
-    print(path)
+    cache = default_cache_dir()
+    target = cache / _dataset_filename(args.name)
+    before = target.stat().st_mtime_ns if target.is_file() else None
+    path = fetch(args.name, url=args.url, force=args.force, timeout=args.timeout,
+                 progress=None if not (args.quiet or args.json) else False)
+    downloaded = path == target and (before is None or target.stat().st_mtime_ns != before)
+    if args.json:
+        print(json.dumps({"name": args.name, "path": str(path), "downloaded": downloaded}, indent=2))
+        return 0
+    if not downloaded:
+        where = "in the cache" if path.parent == cache else f"in {path.parent}"
+        _notice(f"{args.name}: a verified copy is already present {where}; nothing was downloaded",
+                args.quiet)
+    if not args.quiet:
+        print(path)
     return 0
+
+
+def _dataset_filename(name: str) -> str:
+    from .datasets import dataset_info
+
+    return dataset_info(name).filename
 
 
 def _cmd_datasets_path(args: argparse.Namespace) -> int:
     from .datasets import dataset_path
 
-    print(dataset_path(args.name))
+    path = dataset_path(args.name)
+    if args.json:
+        print(json.dumps({"name": args.name, "path": str(path)}, indent=2))
+    elif not args.quiet:
+        print(path)
     return 0
 
 
@@ -740,14 +891,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ldpgraph ...
     0
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors (already printed)
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     debug = bool(getattr(args, "debug", False))
+    cache_dir = getattr(args, "cache_dir", None)
+    saved_cache = os.environ.get("LDPGRAPH_CACHE")
     try:
+        if cache_dir is not None:  # honoured by every command (lookup, fetch, verified marks)
+            os.environ["LDPGRAPH_CACHE"] = str(Path(cache_dir).expanduser())
         return int(args.handler(args) or 0)
     except _UsageError as exc:
         if debug:
@@ -772,3 +927,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"{_PROG}: error: {_one_line(exc) or type(exc).__name__}", file=sys.stderr)
         return 1
+    finally:
+        if cache_dir is not None:
+            if saved_cache is None:
+                os.environ.pop("LDPGRAPH_CACHE", None)
+            else:
+                os.environ["LDPGRAPH_CACHE"] = saved_cache

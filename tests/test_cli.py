@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -16,16 +17,19 @@ import pytest
 
 import ldpgraph
 import ldpgraph.datasets
-from ldpgraph.baselines.methods import method_names
 from ldpgraph.cli import FALLBACK_GRAPH, main
+from ldpgraph.experiments import DEFAULT_METHODS
 
 ROOT = Path(ldpgraph.__file__).resolve().parent.parent
 
 
-def _env(cmd=None):
+def _env(cmd=None, *, no_data=False):
     """Environment of a subprocess: ``python -m`` runs the package under test (PYTHONPATH); the
-    console script runs whatever install it belongs to (in CI: the fresh non-editable one)."""
+    console script runs whatever install it belongs to (in CI: the fresh non-editable one).
+    ``no_data``: as on a fresh machine, without LDPGRAPH_DATA."""
     env = dict(os.environ)
+    if no_data:
+        env.pop("LDPGRAPH_DATA", None)
     if cmd is None or cmd[0] == sys.executable:
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env["MPLBACKEND"] = "Agg"
@@ -52,17 +56,18 @@ def _one_error_line(stderr: str) -> str:
 
 @pytest.mark.parametrize("cmd", _commands())
 def test_experiment_on_default_data_writes_the_promised_files(cmd, tmp_path):
+    """Without LDPGRAPH_DATA and with an empty cache the real Facebook graph (shipped) is used."""
     out = tmp_path / "res"
+    env = _env(cmd, no_data=True)
+    env["LDPGRAPH_CACHE"] = str(tmp_path / "empty-cache")
     proc = subprocess.run(
         [*cmd, "experiment", "--epsilons", "0.5,2", "--k", "2", "--trials", "8", "--jobs", "1", "--seed", "0",
          "--out", str(out)],
-        capture_output=True, text=True, env=_env(cmd), timeout=300,
+        capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
-    have_facebook = ldpgraph.datasets.locate_dataset("facebook") is not None
-    graph = "facebook" if have_facebook else FALLBACK_GRAPH
-    if not have_facebook:
-        assert "ldpgraph datasets fetch facebook" in _one_error_line(proc.stderr)
+    assert proc.stderr.strip() == ""  # no notice: nothing is substituted
+    graph = "facebook"
     assert "wrote" in proc.stdout and "records.csv" in proc.stdout
     with open(out / "records.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -73,8 +78,8 @@ def test_experiment_on_default_data_writes_the_promised_files(cmd, tmp_path):
     assert (out / "summary.txt").read_text().startswith("graph")
     assert json.loads((out / "experiment.json").read_text())["seed"] == 0
     plots = sorted(p.name for p in (out / "plots").iterdir())
-    stem = "relative_rmse_" + ("facebook" if have_facebook else "ba_n_4039_m_22") + "_kstars_k2"
-    assert plots == [f"{stem}.png", f"{stem}.svg"]
+    stem = "relative_rmse_facebook_kstars_k2"
+    assert plots == [f"{stem}.png"]
 
 
 @pytest.mark.parametrize("cmd", _commands())
@@ -85,7 +90,7 @@ def test_estimate_json_in_subprocess(cmd):
     d = json.loads(proc.stdout)
     g = ldpgraph.datasets.synthetic_graph("ba:n=500,m=4", rng=0)
     assert d["truth"] == sum(math.comb(int(x), 3) for x in g.degrees)
-    assert len(d["estimates"]) == len(method_names()) and d["seed"] == 5
+    assert [e["method"] for e in d["estimates"]] == list(DEFAULT_METHODS) and d["seed"] == 5
 
 
 @pytest.mark.parametrize("cmd", _commands())
@@ -109,14 +114,22 @@ def test_estimate_table(capsys):
     assert "unbiased-dlap" in out and "naive-dlap" in out and "local-lap-kstars" not in out
 
 
-def test_fallback_graph_notice(capsys, monkeypatch, tmp_path):
-    monkeypatch.setenv("LDPGRAPH_DATA", str(tmp_path))
+def test_default_graph_is_the_shipped_facebook_graph(capsys, monkeypatch, tmp_path):
+    """No data folder, an empty cache: the real graph shipped with the package, no substitute."""
+    monkeypatch.delenv("LDPGRAPH_DATA", raising=False)
     monkeypatch.setenv("LDPGRAPH_CACHE", str(tmp_path))
     assert main(["estimate", "--epsilon", "1", "--seed", "0", "--json", "--methods", "unbiased-dlap"]) == 0
     cap = capsys.readouterr()
-    line = _one_error_line(cap.err)
-    assert line.startswith("ldpgraph: note:") and "ldpgraph datasets fetch facebook" in line
+    assert cap.err == ""
     d = json.loads(cap.out)
+    assert (d["graph"], d["n_nodes"], d["n_edges"]) == ("facebook", 4039, 88234)
+    assert ldpgraph.datasets.locate_dataset("facebook") == ldpgraph.datasets.bundled_data_dir() / "facebook_combined.txt.gz"
+
+
+def test_synthetic_stand_in_is_an_explicit_option(capsys):
+    assert main(["estimate", FALLBACK_GRAPH, "--epsilon", "1", "--seed", "0", "--json", "--methods",
+                 "unbiased-dlap"]) == 0
+    d = json.loads(capsys.readouterr().out)
     assert d["graph"] == FALLBACK_GRAPH and d["n_nodes"] == 4039 and 80_000 < d["n_edges"] < 95_000
 
 
@@ -221,3 +234,108 @@ def test_help_and_version(capsys):
     assert "experiment" in capsys.readouterr().out
     assert main(["--version"]) == 0
     assert ldpgraph.__version__ in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ issue 12 §3: the CLI agrees with itself
+
+
+@pytest.mark.parametrize("argv", [
+    ["estimate", "ba:n=200,m=3", "--epsilon", "1", "--seed", "0", "--methods", "unbiased-dlap"],
+    ["experiment", "ba:n=200,m=3", "--epsilons", "1", "--k", "2", "--trials", "2", "--methods", "unbiased-dlap",
+     "--no-plots", "--seed", "0"],
+    ["datasets", "list"],
+    ["datasets", "path", "facebook"],
+    ["datasets", "fetch", "facebook"],
+])
+def test_json_and_quiet_on_every_subcommand(argv, capsys, tmp_path):
+    extra = ["--out", str(tmp_path / "o")] if argv[0] == "experiment" else []
+    assert main([*argv, *extra, "--json"]) == 0
+    cap = capsys.readouterr()
+    json.loads(cap.out)  # one JSON document, nothing else on stdout
+    assert main([*argv, *extra, "--quiet"]) == 0
+    cap = capsys.readouterr()
+    assert cap.out == "" and cap.err == ""
+    # --debug and --cache-dir are accepted by every subcommand too
+    assert main([*argv, *extra, "--quiet", "--debug", "--cache-dir", str(tmp_path / "c")]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_estimate_takes_several_k(capsys):
+    assert main(["estimate", "ba:n=300,m=3", "--epsilon", "1", "--seed", "4", "--k", "2", "3", "--json",
+                 "--methods", "unbiased-dlap"]) == 0
+    runs = json.loads(capsys.readouterr().out)
+    assert [r["k"] for r in runs] == [2, 3] and {r["seed"] for r in runs} == {4}
+    g = ldpgraph.datasets.synthetic_graph("ba:n=300,m=3", rng=0)
+    assert [r["truth"] for r in runs] == [sum(math.comb(int(d), k) for d in g.degrees) for k in (2, 3)]
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (["experiment", "ba:n=50,m=2", "--epsilons", "-1,1"], "invalid epsilon '-1': must be finite and > 0"),
+    (["experiment", "ba:n=50,m=2", "--epsilons", "-0.5"], "invalid epsilon '-0.5'"),
+    (["estimate", "ba:n=50,m=2", "--epsilon", "-1"], "invalid epsilon '-1'"),
+    (["experiment", "ba:n=50,m=2", "--trials", "-3"], "invalid trials '-3'"),
+    (["experiment", "ba:n=50,m=2", "--scheduler", "nonsense"], "scheduler must be a Dask scheduler address"),
+    (["experiment", "ba:n=50,m=2", "--label", "a", "b"], "2 labels for 1 graphs"),
+    (["experiment", "ba:n=50,m=2", "--plot-formats", "gif"], "unknown format 'gif'"),
+    (["datasets", "fetch", "exac-sfs", "--timeout", "0"], "invalid timeout '0'"),
+])
+def test_bad_values_are_usage_errors(argv, needle, capsys, tmp_path):
+    t0 = time.perf_counter()
+    assert main([*argv, "--out", str(tmp_path / "o")] if argv[0] == "experiment" else argv) == 2
+    assert time.perf_counter() - t0 < 5
+    line = _one_error_line(capsys.readouterr().err)
+    assert needle in line
+
+
+def test_scheduler_nonsense_in_a_subprocess_is_fast_and_one_line(tmp_path):
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "ldpgraph", "experiment", "ba:n=50,m=2", "--scheduler", "nonsense",
+                           "--out", str(tmp_path / "o")], capture_output=True, text=True, env=_env(), timeout=60)
+    assert time.perf_counter() - t0 < 5
+    assert proc.returncode == 2 and "scheduler must be a Dask scheduler address" in _one_error_line(proc.stderr)
+
+
+def test_empty_graph_is_a_clear_error(tmp_path, capsys):
+    empty = tmp_path / "edges.txt"
+    empty.write_text("# only a comment\n")
+    for argv in (["estimate", str(empty), "--epsilon", "1"],
+                 ["experiment", "er:n=10,m=0", "--trials", "1", "--out", str(tmp_path / "o")]):
+        assert main(argv) == 1
+        line = _one_error_line(capsys.readouterr().err)
+        assert "has no nodes" in line or "has 10 nodes but no edges" in line
+        assert "numpy" not in line.lower()
+
+
+def test_label_names_the_graph_and_keys_its_streams(tmp_path, capsys):
+    base = ["experiment", "--epsilons", "1", "--k", "2", "--trials", "3", "--methods", "unbiased-dlap", "--seed",
+            "1", "--no-plots", "--quiet"]
+    assert main([*base, "facebook", "--out", str(tmp_path / "a")]) == 0
+    fb = ldpgraph.datasets.locate_dataset("facebook")
+    assert main([*base, str(fb), "--out", str(tmp_path / "b")]) == 0
+    assert main([*base, "facebook", "--label", "fb", "--out", str(tmp_path / "c")]) == 0
+    rows = {d: list(csv.DictReader(open(tmp_path / d / "records.csv", newline=""))) for d in "abc"}
+    est = {d: [r["estimate"] for r in rows[d]] for d in "abc"}
+    assert est["a"] == est["b"] != est["c"]  # name or path: same numbers; an explicit label: its own
+    assert {r["graph"] for r in rows["c"]} == {"fb"}
+
+
+def test_cache_dir_is_honoured_by_the_other_commands(tmp_path, monkeypatch, capsys):
+    src = ldpgraph.datasets.locate_dataset("exac-sfs")
+    if src is None:
+        pytest.skip("exac-sfs not available (set LDPGRAPH_DATA)")
+    cache = tmp_path / "mycache"
+    cache.mkdir()
+    shutil.copy(src, cache / src.name)
+    monkeypatch.delenv("LDPGRAPH_DATA", raising=False)
+    monkeypatch.setenv("LDPGRAPH_CACHE", str(tmp_path / "other"))
+    assert main(["datasets", "path", "exac-sfs", "--cache-dir", str(cache)]) == 0
+    assert capsys.readouterr().out.strip() == str(cache / src.name)
+    assert main(["datasets", "list", "--json", "--cache-dir", str(cache)]) == 0
+    listed = {e["name"]: e["path"] for e in json.loads(capsys.readouterr().out)}
+    assert listed["exac-sfs"] == str(cache / src.name)
+    assert main(["datasets", "fetch", "exac-sfs", "--cache-dir", str(cache), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"name": "exac-sfs", "path": str(cache / src.name),
+                                                   "downloaded": False}
+    assert os.environ["LDPGRAPH_CACHE"] == str(tmp_path / "other")  # restored after the command
+    assert main(["datasets", "path", "exac-sfs"]) == 1  # without it: not found
+    capsys.readouterr()

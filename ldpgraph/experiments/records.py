@@ -184,13 +184,53 @@ def write_records_csv(records: Records, path: str | os.PathLike[str]) -> Path:
     return p
 
 
-def read_records_csv(path: str | os.PathLike[str]) -> Records:
+def _check_complete(p: Path) -> None:
+    """Refuse a records file that was cut short: against the output manifest, else by its last byte."""
+    from .outputs import file_digest, read_manifest
+
+    manifest = read_manifest(p.parent)
+    entry = None if manifest is None else next((f for f in manifest["files"] if f["path"] == p.name), None)
+    if entry is not None:
+        size, digest = file_digest(p)
+        if (size, digest) != (entry["bytes"], entry["sha256"]):
+            raise ValueError(
+                f"{p}: truncated or altered: {size:,} bytes with sha256 {digest[:16]}..., but the run's "
+                f"manifest.json records {entry['bytes']:,} bytes with sha256 {entry['sha256'][:16]}..."
+            )
+        return
+    with open(p, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() == 0:
+            raise ValueError(f"{p}: empty file (expected the header line {','.join(COLUMNS)})")
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) != b"\n":
+            raise ValueError(f"{p}: truncated: the last line does not end with a newline (a row was cut)")
+
+
+def read_records_csv(path: str | os.PathLike[str], *, complete: bool = True) -> Records:
     """Read a CSV written by :func:`write_records_csv` back into :class:`Records`.
 
     Consecutive rows of the same cell form one :class:`CellRecords`; trials must be numbered
     0, 1, ... within a cell.
+
+    Parameters
+    ----------
+    path : path-like
+    complete : bool, default True
+        Refuse a file that was cut short: where a ``manifest.json`` of the run lies beside it
+        (:meth:`ExperimentResult.write` puts one there), its size and SHA-256 must match the
+        manifest, which catches a cut anywhere; otherwise it must at least end with a newline
+        (a cut inside a row).
+
+    Raises
+    ------
+    ValueError
+        On a wrong header, a malformed row (file and line named), trials out of order, or a
+        truncated file.
     """
     p = Path(path)
+    if complete:
+        _check_complete(p)
     cells: list[CellRecords] = []
     with open(p, newline="", encoding="utf-8") as fh:
         reader = csv.reader(fh)

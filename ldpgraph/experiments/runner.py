@@ -29,6 +29,7 @@ import json
 import math
 import os
 import platform
+import re
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -48,6 +49,8 @@ from .summary import SummaryRow, format_summary, summarize, write_summary_csv
 
 __all__ = [
     "DEFAULT_METHODS",
+    "DEFAULT_KS",
+    "DEFAULT_N_JOBS",
     "GraphInput",
     "ExperimentResult",
     "run_experiment",
@@ -63,6 +66,13 @@ DEFAULT_METHODS: tuple[str, ...] = (
     "naive-laplace",
     "local-lap-kstars",
 )
+#: the star sizes of the reproduction study (CLI and API)
+DEFAULT_KS: tuple[int, ...] = (2, 3)
+#: workers: None = automatic (all cores when the grid is large enough, else 1; results do not
+#: depend on it)
+DEFAULT_N_JOBS: int | None = None
+# below this many (trials x nodes) simulated in all, the automatic n_jobs runs sequentially
+_AUTO_PARALLEL_WORK = 2_000_000
 
 
 # ------------------------------------------------------------------------------------ inputs
@@ -75,6 +85,12 @@ class GraphInput:
     label: str
     degrees: NDArray[np.int64]
     n_edges: int
+    #: what the random streams of the graph's cells are keyed on: ``"sha256:<digest>"`` of the
+    #: degree sequence (the content: the same for a dataset name, a path or a copy elsewhere),
+    #: or the label itself where it was given explicitly (a mapping key, ``--label``)
+    stream_id: str = ""
+    #: where the graph came from: ``"dataset"``, ``"synthetic"``, ``"file"`` or ``"object"``
+    origin: str = "object"
     #: the graph itself (an ldpgraph Graph) where the input had one: for adjacency protocols
     graph: Any = None
 
@@ -82,30 +98,87 @@ class GraphInput:
     def n_nodes(self) -> int:
         return int(self.degrees.size)
 
+    @property
+    def synthetic(self) -> bool:
+        """Whether the graph is a synthetic stand-in generated from a spec."""
+        return self.origin == "synthetic"
 
-def _as_graph_input(label: str, obj: Any, graph_seed: int) -> GraphInput:
+
+def content_id(degrees: NDArray[np.int64]) -> str:
+    """The content identity of a graph for seeding: SHA-256 of its degree sequence (int64, LE).
+
+    Examples
+    --------
+    >>> content_id(np.array([1, 2, 1])) == content_id([1, 2, 1])
+    True
+    >>> content_id([1, 2, 1])[:7]
+    'sha256:'
+    """
+    import hashlib
+
+    d = np.ascontiguousarray(np.asarray(degrees, dtype="<i8"))
+    return "sha256:" + hashlib.sha256(d.tobytes()).hexdigest()[:32]
+
+
+def _origin(source: str | os.PathLike[str]) -> str:
+    if isinstance(source, os.PathLike):
+        return "file"
+    from ..datasets import is_synthetic_spec, list_datasets
+
+    if source.strip().lower() in list_datasets("graph"):
+        return "dataset"
+    return "synthetic" if is_synthetic_spec(source) else "file"
+
+
+def _as_graph_input(label: str, obj: Any, graph_seed: int, explicit: bool = False) -> GraphInput:
     from ..protocols.randomizer import as_degrees
 
+    origin = "object"
     if isinstance(obj, (str, os.PathLike)):
         from ..datasets import resolve_graph
 
+        origin = _origin(obj)
         obj = resolve_graph(obj, rng=graph_seed)
     d = as_degrees(obj, name=f"degrees of graph {label!r}")
     n_edges = getattr(obj, "n_edges", None)
     n_edges = int(n_edges) if n_edges is not None else int(d.sum()) // 2
+    if d.size == 0 or n_edges == 0:
+        what = "no nodes" if d.size == 0 else f"{d.size:,} nodes but no edges"
+        hint = "; check the file (are the edges commented out or in other columns?)"
+        raise ValueError(f"graph {label!r} has {what}: every statistic is 0 and no relative error exists"
+                         + (hint if origin == "file" else ""))
     d.setflags(write=False)
     from ..graph.core import Graph
 
-    return GraphInput(label, d, n_edges, obj if isinstance(obj, Graph) else None)
+    return GraphInput(label, d, n_edges, label if explicit else content_id(d), origin,
+                      obj if isinstance(obj, Graph) else None)
+
+
+def _file_label(path: str | os.PathLike[str]) -> str:
+    """A short label for an edge-list file: its name without compression and text suffixes."""
+    name = Path(os.fspath(path)).name
+    for suffix in (".gz", ".bz2", ".xz", ".zst"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    for suffix in (".txt", ".csv", ".tsv", ".edges", ".edgelist", ".el", ".parquet"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return name or os.fspath(path)
 
 
 def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput]:
     """Turn the ``graphs`` argument of :func:`run_experiment` into labelled degree sequences.
 
     Accepted: a dataset name, synthetic spec or edge-list path (str, resolved with
-    :func:`ldpgraph.datasets.resolve_graph`; the string is the label); a graph object with a
-    ``degrees`` attribute or an array of degrees (labelled by its ``name`` attribute, else
-    ``graph<i>``); a mapping ``label -> any of those``; or a sequence of the above.
+    :func:`ldpgraph.datasets.resolve_graph`; a name or spec is its own label, a file is labelled
+    by its name without suffixes, e.g. ``edges`` for ``/data/edges.txt.gz``, or by its path where
+    two files would share a name); a graph object with a ``degrees`` attribute or an array of
+    degrees (labelled by its ``name`` attribute, else ``graph<i>``); a mapping ``label -> any of
+    those``; or a sequence of the above.
+
+    The random streams of a graph's cells are keyed on its content (:func:`content_id`), so the
+    same seed gives the same numbers however the graph is named; a mapping's keys are explicit
+    labels and key the streams themselves (as ``--label`` does on the command line).
 
     Examples
     --------
@@ -115,6 +188,7 @@ def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput
     2
     """
     graph_seed = check_nonnegative_int(graph_seed, "graph_seed")
+    explicit = isinstance(graphs, Mapping)
     if isinstance(graphs, Mapping):
         items = [(str(label), obj) for label, obj in graphs.items()]
     else:
@@ -126,16 +200,24 @@ def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput
         for i, obj in enumerate(graphs):
             if isinstance(obj, (str, os.PathLike)):
                 label = os.fspath(obj).strip() if isinstance(obj, str) else os.fspath(obj)
+                if _origin(obj) == "file":
+                    label = _file_label(label)
             else:
                 label = getattr(obj, "name", None) or f"graph{i}"
             items.append((str(label), obj))
+        labels = [label for label, _ in items]
+        items = [  # two files with the same name: label them by their paths
+            (os.fspath(obj).strip() if labels.count(label) > 1 and isinstance(obj, (str, os.PathLike))
+             and _origin(obj) == "file" else label, obj)
+            for label, obj in items
+        ]
     if not items:
         raise ValueError("graphs must name at least one graph")
     labels = [label for label, _ in items]
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
         raise ValueError(f"graph labels must be distinct, got {dup} more than once")
-    return [_as_graph_input(label, obj, graph_seed) for label, obj in items]
+    return [_as_graph_input(label, obj, graph_seed, explicit) for label, obj in items]
 
 
 def parse_statistics(statistics: Sequence[str] | str, ks: Sequence[int]) -> list[tuple[str, int | None]]:
@@ -189,6 +271,10 @@ def _resolve_methods(methods: Sequence[Any] | None) -> list[Any]:
         methods = DEFAULT_METHODS
     elif isinstance(methods, str):
         methods = [methods]
+    if any(isinstance(m, str) and m.strip() == "all" for m in methods):
+        from ..baselines.methods import method_names
+
+        methods = method_names()
     out = []
     for m in methods:
         if isinstance(m, str):
@@ -297,7 +383,7 @@ def _graph_units(g: GraphInput, stat: str, k: int | None, eps: float, methods: l
         )
     graph = require_graph(g.graph if g.graph is not None else g.degrees, protos[0].name)
     return [
-        _Unit(g.label, stat, k, eps, (m.name,), cell_key(stat, g.label, k, eps, m.name),
+        _Unit(g.label, stat, k, eps, (m.name,), cell_key(stat, g.stream_id or g.label, k, eps, m.name),
               protocol=m, data=graph)
         for m in protos
     ]
@@ -320,7 +406,7 @@ def _build_units(
                     for m in methods:
                         if isinstance(m, Protocol) and not m.supports("kstars"):
                             continue
-                        key = cell_key("kstars", g.label, k, eps, m.name)
+                        key = cell_key("kstars", g.stream_id or g.label, k, eps, m.name)
                         units.append(_Unit(g.label, stat, k, eps, (m.name,), key, m))
                 else:
                     if not degree_methods:
@@ -328,9 +414,22 @@ def _build_units(
                             f"statistic {stat!r} is estimated by {UNBIASED_METHOD} and {NAIVE_METHOD} only; "
                             f"neither is among the methods {names}"
                         )
-                    key = cell_key(stat, g.label, k, eps, "degree-reports")
+                    key = cell_key(stat, g.stream_id or g.label, k, eps, "degree-reports")
                     units.append(_Unit(g.label, stat, k, eps, degree_methods, key))
     return units
+
+
+def _cannot_run(unit: _Unit, degrees: NDArray[np.int64]) -> str | None:
+    """Why ``unit`` cannot run (one probe trial on a throw-away stream raises), or None.
+
+    The methods refuse parameters they cannot handle before drawing anything (LocalLapKStars at
+    large k: C(d_max, k) overflows int64; DLap noise whose scale overflows), so one trial tells.
+    """
+    try:
+        _run_block(unit, degrees, 0, 0, 1, 0)
+    except (ValueError, OverflowError, FloatingPointError, ArithmeticError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def _truth(g: GraphInput, stat: str, k: int | None) -> float:
@@ -387,12 +486,12 @@ def _parallel_context(backend: str | None, scheduler: str | None, scatter: list)
         return
     if backend not in (None, "dask"):
         raise ValueError(f"scheduler is given, so backend must be 'dask' or None, got {backend!r}")
+    if scheduler is not None:
+        check_scheduler_address(scheduler)
     try:
         from distributed import Client
     except ImportError:
-        raise ImportError(
-            "the Dask backend needs dask.distributed; install it with: pip install 'ldpgraph[distributed]'"
-        ) from None
+        raise ImportError(f"the Dask backend needs dask.distributed; {dask_install_hint()}") from None
     if scheduler is None:
         from distributed import get_client
 
@@ -401,14 +500,61 @@ def _parallel_context(backend: str | None, scheduler: str | None, scatter: list)
             yield
         return
     try:
-        client = Client(scheduler, set_as_default=False)  # timeout: dask config comm.timeouts.connect
-    except OSError as exc:
+        client = Client(scheduler, set_as_default=False, timeout=SCHEDULER_CONNECT_TIMEOUT)
+    except (OSError, TimeoutError) as exc:
         raise ConnectionError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}") from None
     try:
         with joblib.parallel_config(backend="dask", client=client, scatter=scatter):
             yield
     finally:
         client.close()
+
+
+#: seconds to wait for a Dask scheduler to answer
+SCHEDULER_CONNECT_TIMEOUT = 10.0
+
+_SCHEDULER_RE = re.compile(
+    r"^(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})/?$|^inproc://\S+$"
+)
+
+
+def check_scheduler_address(address: str) -> str:
+    """Check a Dask scheduler address: ``[tcp|tls|ws|wss|inproc|ucx://]host:port``; return it.
+
+    Examples
+    --------
+    >>> check_scheduler_address("tcp://10.0.0.1:8786")
+    'tcp://10.0.0.1:8786'
+    >>> check_scheduler_address("nonsense")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: scheduler must be a Dask scheduler address such as tcp://HOST:8786, got 'nonsense'...
+    """
+    if not isinstance(address, str):
+        raise TypeError(f"scheduler must be a str, got {type(address).__name__} {address!r}")
+    m = _SCHEDULER_RE.match(address.strip())
+    if m is None or (m.group(3) is not None and not 0 < int(m.group(3)) < 65536):
+        raise ValueError(
+            f"scheduler must be a Dask scheduler address such as tcp://HOST:8786, got {address!r} "
+            "(start one with `dask scheduler`; its address is printed at start-up)"
+        )
+    return address.strip()
+
+
+def dask_install_hint() -> str:
+    """How to install the Dask extra: from PyPI, or from a source checkout when running from one."""
+    root = Path(__file__).resolve().parents[2]
+    if (root / "pyproject.toml").is_file() and (root / "ldpgraph").is_dir():
+        return (f"install it with: pip install -e '{root}[distributed]' (this source checkout), "
+                "or pip install 'dask[distributed]'")
+    return "install it with: pip install 'ldpgraph[distributed]' (or pip install 'dask[distributed]')"
+
+
+def _auto_n_jobs(n_jobs: int | None, work: int) -> int:
+    """The number of workers: ``n_jobs`` as given, or for None all cores when there is enough work."""
+    if n_jobs is not None:
+        return n_jobs
+    return -1 if work >= _AUTO_PARALLEL_WORK else 1
 
 
 def _backend_name(backend: str | None, scheduler: str | None, n_jobs: int) -> str:
@@ -454,41 +600,67 @@ class ExperimentResult:
         """Root entropy of the run (pass it as ``seed`` to repeat the run)."""
         return int(self.config["seed"])
 
-    def table(self) -> str:
-        """The summary as a plain-text table."""
-        return format_summary(self.summary)
+    @property
+    def notes(self) -> list[str]:
+        """One line per cell that could not run (skipped, with the reason)."""
+        return [
+            f"skipped {s['method']} on {s['graph']}, {s['statistic']}"
+            + ("" if s["k"] is None else f" k={s['k']}") + f", epsilon {s['epsilon']:g}: {s['reason']}"
+            for s in self.config.get("skipped", [])
+        ]
 
-    def write(self, out_dir: str | os.PathLike[str], *, plots: bool = True) -> dict[str, Any]:
-        """Write ``records.csv``, ``summary.csv``, ``summary.txt``, ``experiment.json`` and plots.
+    def table(self) -> str:
+        """The summary as a plain-text table (with a note per skipped cell)."""
+        return format_summary(self.summary, notes=self.notes)
+
+    def write(
+        self, out_dir: str | os.PathLike[str], *, plots: bool = True, plot_formats: Sequence[str] = ("png",)
+    ) -> dict[str, Any]:
+        """Write ``records.csv``, ``summary.csv``, ``summary.txt``, ``experiment.json``,
+        ``manifest.json`` and plots into ``out_dir``, atomically.
+
+        Everything is written into a temporary folder beside ``out_dir`` and then moved into
+        place, so ``out_dir`` never holds a half-written result: a run killed while writing
+        leaves the previous results (or nothing), never a mix. The files of an earlier run that
+        this run does not write (stale plots of other graphs or statistics) are removed; other
+        files in ``out_dir`` are left alone. ``manifest.json`` lists every file written with its
+        size and SHA-256 and the run's configuration. Plots are rendered in ``plot_formats``
+        only (each format costs one rendering of every figure).
 
         Returns
         -------
         dict
-            ``{"records": path, "summary": path, "table": path, "config": path, "plots": [paths]}``,
-            and ``"costs"`` (``costs.csv``: bits per node and seconds per trial of the per-trial
-            protocols) when the grid has adjacency statistics.
+            ``{"records": path, "summary": path, "table": path, "config": path,
+            "manifest": path, "plots": [paths]}``, and ``"costs"`` (``costs.csv``: bits per node
+            and seconds per trial of the per-trial protocols) when the grid has adjacency
+            statistics.
         """
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths: dict[str, Any] = {
-            "records": write_records_csv(self.records, out / "records.csv"),
-            "summary": write_summary_csv(self.summary, out / "summary.csv"),
-        }
-        table = out / "summary.txt"
-        table.write_text(self.table() + "\n", encoding="utf-8")
-        paths["table"] = table
-        if self.config.get("cell_costs"):
-            paths["costs"] = _write_costs_csv(self.config["cell_costs"], out / "costs.csv")
-        cfg = out / "experiment.json"
-        cfg.write_text(json.dumps(self.config, indent=2, default=str) + "\n", encoding="utf-8")
-        paths["config"] = cfg
-        if plots:
-            from .plots import plot_relative_rmse
+        from .outputs import write_atomically
 
-            paths["plots"] = plot_relative_rmse(self.summary, out / "plots")
-        else:
-            paths["plots"] = []
-        return paths
+        def produce(tmp: Path) -> dict[str, Any]:
+            paths: dict[str, Any] = {
+                "records": write_records_csv(self.records, tmp / "records.csv"),
+                "summary": write_summary_csv(self.summary, tmp / "summary.csv"),
+            }
+            table = tmp / "summary.txt"
+            table.write_text(self.table() + "\n", encoding="utf-8")
+            paths["table"] = table
+            if self.config.get("cell_costs"):
+                paths["costs"] = _write_costs_csv(self.config["cell_costs"], tmp / "costs.csv")
+            cfg = tmp / "experiment.json"
+            cfg.write_text(json.dumps(self.config, indent=2, default=str) + "\n", encoding="utf-8")
+            paths["config"] = cfg
+            if plots:
+                from .plots import plot_relative_rmse
+
+                synthetic = {g["label"] for g in self.config.get("graphs", []) if g.get("synthetic")}
+                paths["plots"] = plot_relative_rmse(self.summary, tmp / "plots", synthetic=synthetic,
+                                                    formats=tuple(plot_formats))
+            else:
+                paths["plots"] = []
+            return paths
+
+        return write_atomically(out_dir, produce, config=self.config)
 
 
 def _write_costs_csv(costs: list[dict[str, Any]], path: Path) -> Path:
@@ -512,13 +684,13 @@ def run_experiment(
     graphs: Any,
     *,
     epsilons: Sequence[float] | float,
-    ks: Sequence[int] = (2,),
+    ks: Sequence[int] = DEFAULT_KS,
     methods: Sequence[Any] | None = None,
     statistics: Sequence[str] | str = ("kstars",),
     n_trials: int = 100,
     seed: int | np.random.SeedSequence | None = None,
     block_size: int = 100,
-    n_jobs: int = 1,
+    n_jobs: int | None = DEFAULT_N_JOBS,
     backend: str | None = None,
     scheduler: str | None = None,
     batch_size: int | str = "auto",
@@ -536,11 +708,14 @@ def run_experiment(
     epsilons : sequence of float
         Privacy budgets per node, each in (0, inf).
     ks : sequence of int
-        Star sizes k >= 1 for ``kstars`` (and powers for ``degree_moment``).
+        Star sizes k >= 1 for ``kstars`` (and powers for ``degree_moment``); default
+        :data:`DEFAULT_KS` = (2, 3), as on the command line.
     methods : sequence of str or KStarMethod, optional
         k-star methods by name (:func:`ldpgraph.baselines.methods.method_names`) or as
-        objects; default :data:`DEFAULT_METHODS`. The other statistics are estimated by the
-        ``unbiased-dlap`` and ``naive-dlap`` among them.
+        objects, or ``"all"``; default :data:`DEFAULT_METHODS` (as on the command line). The
+        other statistics are estimated by the ``unbiased-dlap`` and ``naive-dlap`` among them.
+        A cell a method cannot run (LocalLapKStars at large k: its sensitivity overflows) is
+        skipped, with a note in ``result.notes`` and ``config["skipped"]``.
     statistics : sequence of str
         From :func:`~ldpgraph.experiments.statistics.statistic_names`; ``"name:p"`` pins a
         parameter. Default ``("kstars",)``.
@@ -551,8 +726,10 @@ def run_experiment(
     block_size : int
         Trials per random stream and per task (vectorized together). Part of the experiment's
         definition: changing it changes the draws.
-    n_jobs : int
-        Parallel workers (joblib convention; -1 = all cores or all Dask workers).
+    n_jobs : int or None
+        Parallel workers (joblib convention; -1 = all cores or all Dask workers). None (the
+        default, as on the command line): all cores when the grid simulates at least
+        2,000,000 node values in all, else 1. Results do not depend on it.
     backend : str, optional
         joblib backend (``"loky"`` default for n_jobs != 1, ``"threading"``, ``"dask"``).
     scheduler : str, optional
@@ -594,14 +771,34 @@ def run_experiment(
     block_size = check_nonnegative_int(block_size, "block_size", minimum=1)
     if not (batch_size == "auto" or (isinstance(batch_size, int) and batch_size >= 1)):
         raise ValueError(f"batch_size must be 'auto' or an int >= 1, got {batch_size!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero int (-1 = all cores), got {n_jobs!r}")
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0):
+        raise ValueError(
+            f"n_jobs must be a non-zero int (-1 = all cores) or None (automatic), got {n_jobs!r}")
+    if scheduler is not None:
+        scheduler = check_scheduler_address(scheduler)
     stats = parse_statistics(statistics, ks)
     method_objs = _resolve_methods(methods)
     entropy = root_entropy(seed)
     ginputs = resolve_graph_inputs(graphs, graph_seed=graph_seed)
     by_label = {g.label: g for g in ginputs}
     units = _build_units(ginputs, stats, eps_list, method_objs)
+    skipped = []
+    runnable = []
+    for unit in units:
+        reason = _cannot_run(unit, by_label[unit.graph].degrees)
+        if reason is None:
+            runnable.append(unit)
+        else:
+            skipped.extend({"graph": unit.graph, "method": m, "statistic": unit.statistic, "k": unit.k,
+                            "epsilon": unit.epsilon, "reason": reason} for m in unit.methods)
+    if not runnable:
+        raise ValueError("no cell of the grid can run: " + "; ".join(
+            f"{s['method']} k={s['k']} epsilon={s['epsilon']:g}: {s['reason']}" for s in skipped[:3]))
+    units = runnable
+    if scheduler is None and backend != "dask":
+        n_jobs = _auto_n_jobs(n_jobs, len(units) * n_trials * max(g.n_nodes for g in ginputs))
+    elif n_jobs is None:
+        n_jobs = -1
 
     truths = {(g.label, s, k): _truth(g, s, k) for g in ginputs for s, k in stats}
 
@@ -656,7 +853,8 @@ def run_experiment(
 
     config = {
         "seed": entropy,
-        "graphs": [{"label": g.label, "n_nodes": g.n_nodes, "n_edges": g.n_edges} for g in ginputs],
+        "graphs": [{"label": g.label, "n_nodes": g.n_nodes, "n_edges": g.n_edges, "stream_id": g.stream_id,
+                    "origin": g.origin, "synthetic": g.synthetic} for g in ginputs],
         "graph_seed": graph_seed,
         "statistics": [s if k is None else f"{s}:{k}" for s, k in stats],
         "methods": [m.name for m in method_objs],
@@ -669,6 +867,7 @@ def run_experiment(
         "backend": _backend_name(backend, scheduler, n_jobs),
         "scheduler": scheduler,
         "cell_costs": costs,
+        "skipped": skipped,
         "simulation_seconds": round(t_sim, 3),
         "total_seconds": round(time.perf_counter() - t0, 3),
         "versions": {

@@ -115,8 +115,8 @@ def estimate_once(
     k : int or None
         Star size (or moment power) for parameterised statistics.
     methods : sequence, optional
-        As in :func:`~ldpgraph.experiments.runner.run_experiment`; default: all registered
-        k-star methods.
+        As in :func:`~ldpgraph.experiments.runner.run_experiment` (``"all"`` accepted); default
+        :data:`~ldpgraph.experiments.runner.DEFAULT_METHODS`, as there and on the command line.
     seed : int or None
         Root seed (None: fresh entropy, returned in ``SingleRun.seed``).
     graph_seed : int
@@ -137,9 +137,9 @@ def estimate_once(
         k = None
         stats = parse_statistics([statistic], ks=())
     if methods is None:
-        from ..baselines.methods import method_names
+        from .runner import DEFAULT_METHODS
 
-        methods = method_names()
+        methods = DEFAULT_METHODS
     method_objs = _resolve_methods(methods)
     entropy = root_entropy(seed)
     ginputs = resolve_graph_inputs([graph] if not isinstance(graph, dict) else graph, graph_seed=graph_seed)

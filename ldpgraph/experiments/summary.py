@@ -161,11 +161,12 @@ def _g(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
-def format_summary(rows: Sequence[SummaryRow]) -> str:
+def format_summary(rows: Sequence[SummaryRow], notes: Sequence[str] = ()) -> str:
     """A plain-text table of the summary (one line per cell), for terminals and logs.
 
     Columns: graph, statistic (with its parameter), epsilon, method, trials, relative RMSE,
-    its confidence interval, the analytic relative RMSE, and the relative bias.
+    its confidence interval, the analytic relative RMSE, and the relative bias. Each of
+    ``notes`` (cells skipped, with the reason) follows the table as a ``note:`` line.
     """
     header = ("graph", "statistic", "epsilon", "method", "trials", "rel_rmse", "rel_rmse_ci", "analytic",
               "rel_bias")
@@ -185,4 +186,5 @@ def format_summary(rows: Sequence[SummaryRow]) -> str:
         cells = [c.rjust(w) if i in right else c.ljust(w)
                  for i, (c, w) in enumerate(zip(row, widths, strict=True))]
         lines.append("  ".join(cells).rstrip())
+    lines.extend(f"note: {n}" for n in notes)
     return "\n".join(lines)

@@ -128,7 +128,9 @@ def test_kstar_truth_matches_exact_kstars_on_synthetic_spec():
     g = synthetic_graph("ba:n=200,m=3", rng=0)  # graph_seed defaults to 0
     assert res.records[0].graph == "ba:n=200,m=3"
     assert res.records[0].truth == exact_kstars(g.degrees, 3)
-    assert res.config["graphs"] == [{"label": "ba:n=200,m=3", "n_nodes": 200, "n_edges": g.n_edges}]
+    [cfg] = res.config["graphs"]
+    assert {k: cfg[k] for k in ("label", "n_nodes", "n_edges", "origin", "synthetic")} == {
+        "label": "ba:n=200,m=3", "n_nodes": 200, "n_edges": g.n_edges, "origin": "synthetic", "synthetic": True}
 
 
 @pytest.mark.parametrize(
@@ -168,10 +170,9 @@ def test_graph_errors():
 def test_write_files(reference, tmp_path):
     paths = reference.write(tmp_path / "out")
     names = sorted(p.name for p in (tmp_path / "out").iterdir())
-    assert names == ["experiment.json", "plots", "records.csv", "summary.csv", "summary.txt"]
-    assert sorted(p.name for p in paths["plots"]) == [
-        "relative_rmse_toy_kstars_k2.png", "relative_rmse_toy_kstars_k2.svg",
-        "relative_rmse_toy_kstars_k3.png", "relative_rmse_toy_kstars_k3.svg"]
+    assert names == ["experiment.json", "manifest.json", "plots", "records.csv", "summary.csv", "summary.txt"]
+    assert sorted(p.name for p in paths["plots"]) == [  # PNG only unless asked (each format costs a rendering)
+        "relative_rmse_toy_kstars_k2.png", "relative_rmse_toy_kstars_k3.png"]
     assert read_records_csv(paths["records"]) == reference.records
     assert paths["table"].read_text().startswith("graph")
     import json

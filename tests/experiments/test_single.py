@@ -14,7 +14,7 @@ DEG = np.random.default_rng(1).geometric(0.1, size=150).astype(np.int64)
 
 
 def test_kstars_every_method_with_analytic_sd():
-    run = estimate_once({"toy": DEG}, epsilon=1.0, k=2, seed=8)
+    run = estimate_once({"toy": DEG}, epsilon=1.0, k=2, seed=8, methods="all")
     assert [e.method for e in run.estimates] == method_names()
     assert run.truth == sum(math.comb(int(d), 2) for d in DEG)
     assert (run.n_nodes, run.n_edges, run.seed, run.graph) == (150, int(DEG.sum()) // 2, 8, "toy")

@@ -21,7 +21,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import scipy.sparse as sp
 
 from ldpgraph.graph import (
     Graph,
