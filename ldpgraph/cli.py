@@ -358,7 +358,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     rows = [("method", "estimate", "std_error", "error", "rel_error")]
     starred = False
     for e in run.estimates:
-        se = _fmt_num(e.std_error)
+        overflow = e.std_error is not None and math.isinf(e.std_error)
+        se = "overflow" if overflow else _fmt_num(e.std_error)  # "-": no closed form exists
         if e.std_error_kind == "estimated":
             se += "*"
             starred = True
@@ -370,7 +371,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     note = "std_error: closed-form standard deviation of the estimate at the true degrees"
     if starred:
         note += "; * estimated by the curator from the reports"
-    print(note + "; '-' where none exists.")
+    print(note + "; '-' where none exists, 'overflow' where it exceeds the float range.")
     return 0
 
 

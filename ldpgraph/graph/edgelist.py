@@ -40,6 +40,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from ldpgraph._validation import digit_count_text
 from ldpgraph.graph.core import Graph, _graph_from_id_pairs
 
 __all__ = ["ParsedEdges", "parse_edge_pairs", "parse_edgelist", "read_edge_pairs", "read_edgelist"]
@@ -415,8 +416,9 @@ def _parse_chunk_slow(chunk: bytes, first_line: int, source: str) -> NDArray[np.
         tokens = _SPLIT.split(body)
         for tok in tokens:
             if _DIGITS.fullmatch(tok):
-                if int(tok) > _MAX_ID:
-                    _fail(source, number, line, f"node id {tok.decode()} exceeds 2**63 - 1")
+                if len(tok.lstrip(b"0")) > 19 or int(tok) > _MAX_ID:  # no int() of 5000 digits
+                    why = f"node id {digit_count_text(tok)} exceeds 2**63 - 1 (too large)"
+                    _fail(source, number, line, why)
             elif _NEGATIVE.fullmatch(tok):
                 _fail(source, number, line, f"node id {tok.decode()} is negative")
             else:

@@ -23,12 +23,12 @@ and no partial result is produced.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
+from .._validation import canonical_quantity, exact_number
 from .randomizer import NodeReports, ReleasedValues
 
 __all__ = ["reports_from_records"]
@@ -72,14 +72,48 @@ def _as_float(values: list[Any], column: str) -> np.ndarray:
     bad = []
     for i, v in enumerate(values):
         try:
-            if isinstance(v, bool):
-                raise TypeError
-            out[i] = float(v)
-        except (TypeError, ValueError):
+            out[i] = float(exact_number(v))  # refuses bool and numpy.bool_; "too large" strings
+        except (TypeError, ValueError, OverflowError):
             bad.append(i)
     if bad:
         raise ValueError(f"{column} must be numeric: {_rows_text(bad)}")
     return out
+
+
+def _exact_values(values: list[Any]) -> np.ndarray:
+    """Report values as int64, parsed exactly (no rounding through float64); errors name rows."""
+    exact: list[int] = []
+    not_numeric, not_integer, huge = [], [], []
+    for i, v in enumerate(values):
+        try:
+            x = exact_number(v)
+        except TypeError:
+            not_numeric.append(i)
+            continue
+        except ValueError as exc:
+            msg = str(exc)
+            kind = huge if msg.startswith("too large") else not_numeric
+            (not_integer if msg.startswith("not finite") else kind).append(i)
+            continue
+        if isinstance(x, float):
+            if not (math.isfinite(x) and x.is_integer()):
+                not_integer.append(i)
+                continue
+            x = int(x)
+        if abs(x) > _MAX_ABS_VALUE:
+            huge.append(i)
+            continue
+        exact.append(x)
+    if not_numeric:
+        raise ValueError(f"value must be numeric: {_rows_text(not_numeric)}")
+    if not_integer:
+        raise ValueError(f"value must be an integer (discrete Laplace output): {_rows_text(not_integer)}")
+    if huge:
+        raise ValueError(
+            f"value is too large: it must have magnitude <= 2**53 (no truthful node sends more): "
+            f"{_rows_text(huge)}"
+        )
+    return np.array(exact, dtype=np.int64)
 
 
 def _expected_sensitivity(quantity: str, d_max: int | None) -> float:
@@ -127,23 +161,15 @@ def reports_from_records(records: Any, *, d_max: int | None = None) -> NodeRepor
     if n_rows == 0:
         raise ValueError("no reports received")
     nodes = cols["node"]
-    quantities = [str(q) for q in cols["quantity"]]
-    values = _as_float(cols["value"], "value")
+    quantities = []
+    for i, q in enumerate(cols["quantity"]):
+        try:
+            quantities.append(canonical_quantity(str(q)))
+        except ValueError as exc:
+            raise ValueError(f"row {i}: {exc}") from None
+    values = _exact_values(cols["value"])
     eps = _as_float(cols["epsilon"], "epsilon")
     sens = _as_float(cols["sensitivity"], "sensitivity")
-
-    bad = np.flatnonzero(~np.isfinite(values) | (values != np.round(values)))
-    if bad.size:
-        raise ValueError(f"value must be an integer (discrete Laplace output): {_rows_text(bad)}")
-    huge = [
-        i
-        for i, v in enumerate(cols["value"])
-        if abs(int(v) if isinstance(v, numbers.Integral) else values[i]) > _MAX_ABS_VALUE
-    ]
-    if huge:
-        raise ValueError(
-            f"value must have magnitude <= 2**53 (no truthful node sends more): {_rows_text(huge)}"
-        )
     bad = np.flatnonzero(~np.isfinite(eps) | (eps <= 0))
     if bad.size:
         raise ValueError(f"epsilon must be finite and > 0: {_rows_text(bad)}")
@@ -190,6 +216,6 @@ def reports_from_records(records: Any, *, d_max: int | None = None) -> NodeRepor
             raise ValueError(f"{q} is missing for {len(missing)} node(s): {shown}")
         order = sorted(rows, key=lambda i: (str(type(nodes[i])), nodes[i]))
         released[q] = ReleasedValues(
-            name=q, values=values[order].astype(np.int64), epsilon=float(eps_q), sensitivity=expected
+            name=q, values=values[order], epsilon=float(eps_q), sensitivity=expected
         )
     return NodeReports(released=released, d_max=d_max, metadata={"node_ids": all_nodes})
