@@ -10,6 +10,7 @@ overflowed standard error from a missing one.
 from __future__ import annotations
 
 import decimal
+import math
 import warnings
 from fractions import Fraction
 
@@ -139,14 +140,32 @@ def test_power_variance_estimate_is_finite_where_the_truth_fits(y, k, eps):
         assert 7.8e40 < got < 8.0e40  # used to be inf (the square of 2e172 overflowed first)
 
 
-def test_cli_prints_overflow_not_dash(capsys):
-    # degree moment j = 100 at epsilon 0.01: truth finite, its standard error beyond float64
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # the overflow itself warns
-        code = main(["estimate", "ba:n=300,m=40", "--stat", "degree_moment", "--k", "100",
-                     "--epsilon", "0.01", "--seed", "1"])
-    assert code == 0
+def test_cli_prints_overflow_not_dash(capsys, monkeypatch):
+    # the estimate command's table: an infinite std_error (the variance overflowed, as for a
+    # degree moment j = 120 at epsilon 0.01) prints "overflow"; a missing one (None) prints "-"
+    from ldpgraph.experiments import single
+
+    run = single.SingleRun("g", 3, 2, "degree_moment", 120, 0.01, 1, 5.0, (
+        single.MethodEstimate("unbiased-dlap", 4.0, math.inf, "analytic"),
+        single.MethodEstimate("naive-dlap", 6.0, None, None),
+        single.MethodEstimate("other", 5.5, 2.0, "analytic"),
+    ))
+    monkeypatch.setattr(single, "estimate_once", lambda *a, **k: run)
+    assert main(["estimate", "ba:n=20,m=2", "--stat", "degree_moment", "--k", "120",
+                 "--epsilon", "0.01", "--seed", "1"]) == 0
     out = capsys.readouterr().out
-    row = next(line for line in out.splitlines() if line.startswith("unbiased-dlap"))
-    assert row.split()[2] == "overflow"
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split()}
+    assert rows["unbiased-dlap"][2] == "overflow"
+    assert rows["naive-dlap"][2] == "-"
+    assert rows["other"][2] == "2"
     assert "'overflow' where it exceeds the float range" in out
+
+
+def test_a_real_moment_variance_overflows_to_inf():
+    # for real, at the level the CLI reads: a finite truth (~2e198) whose sd overflows to inf, not None
+    from ldpgraph.experiments.statistics import get_statistic
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        sd = get_statistic("degree_moment").analytic_sd(np.array([10**9, 10**9 + 5]), 22, 0.01)
+    assert sd == math.inf
