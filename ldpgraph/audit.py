@@ -897,10 +897,9 @@ def audit_randomizer(
     if np.ndim(bins) == 1 and pilot.ndim != 1:
         raise ValueError("explicit bins (cut points) need 1-D outputs or a projection")
     parts = _partitions(pilot, discrete, bins, projection is not None)
-    y_x = _project(_draw(randomize, x, n, g_x, "x"), projection).astype(pilot.dtype, copy=False)
-    y_xn = _project(_draw(randomize, x_neighbour, n, g_xn, "x_neighbour"), projection).astype(
-        pilot.dtype, copy=False
-    )
+    # (compared with the pilot's cut points as they are: int64 against int64 stays exact)
+    y_x = _project(_draw(randomize, x, n, g_x, "x"), projection)
+    y_xn = _project(_draw(randomize, x_neighbour, n, g_xn, "x_neighbour"), projection)
     if y_x.shape[1:] != pilot.shape[1:] or y_xn.shape[1:] != pilot.shape[1:]:
         raise ValueError("randomize must return outputs of the same dimension on every call")
 
