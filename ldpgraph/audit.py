@@ -862,6 +862,8 @@ def audit_randomizer(
     >>> res = audit_randomizer(DiscreteLaplace(epsilon=1.0), 3, 4, 1.0, n_samples=10**5, rng=0)
     >>> res.passed
     True
+    >>> res.families[-1].startswith("likelihood-ratio"), res.min_detectable_excess < 0.1
+    (True, True)
     >>> leaky = audit_randomizer(DiscreteLaplace(epsilon=2.0), 3, 4, 1.0, n_samples=10**5, rng=0)
     >>> leaky.violation
     True
