@@ -8,8 +8,10 @@ message that names the parameter, the constraint and what was received, e.g.
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -26,6 +28,9 @@ __all__ = [
     "check_same_shape",
     "dlap_p",
     "dlap_c",
+    "exact_number",
+    "canonical_quantity",
+    "digit_count_text",
 ]
 
 # Largest magnitude of an integer report. Noisy degrees are far below this; the bound keeps
@@ -186,6 +191,126 @@ def check_same_shape(a: NDArray[Any], b: NDArray[Any], name_a: str, name_b: str)
     """Raise ``ValueError`` unless ``a`` and ``b`` have the same shape."""
     if a.shape != b.shape:
         raise ValueError(f"{name_a} and {name_b} must have the same shape, got {a.shape} and {b.shape}")
+
+
+# Longest decimal integer a public input may hold. Far beyond any id, report or count (2**64 has
+# 20 digits) and far below Python's int-string conversion limit (4300 digits by default), whose
+# own error message names no file or row: longer numbers are refused as "too large" first.
+MAX_INPUT_DIGITS = 400
+
+
+def digit_count_text(token: str | bytes, limit: int = 30) -> str:
+    """A number as written, or "a 5000-digit number" when it is longer than ``limit`` characters.
+
+    >>> digit_count_text("12"), digit_count_text("9" * 50)
+    ('12', 'a 50-digit number')
+    """
+    text = token.decode("ascii", "replace") if isinstance(token, bytes) else str(token)
+    if len(text) <= limit:
+        return text
+    digits = sum(c.isdigit() for c in text)
+    return f"a {digits}-digit number"
+
+
+def exact_number(value: Any) -> int | float:
+    """Return a received number without silent rounding: an int when it is whole, else a float.
+
+    Python and numpy integers, :class:`~fractions.Fraction` and :class:`decimal.Decimal` values
+    and decimal strings (``"42"``, ``" -7 "``, ``"1e3"``, ``"9007199254740993"``) that are whole
+    numbers come back as exact Python ints (never through float64, which would round
+    9007199254740993 to 2**53). Floats (and numpy floats) and non-whole rationals come back as
+    floats.
+
+    Raises
+    ------
+    TypeError
+        For booleans (Python ``bool`` and ``numpy.bool_``) and anything that is not a number or
+        a string.
+    ValueError
+        "too large" for a number with more than ``MAX_INPUT_DIGITS`` (400) integer digits
+        (checked before any conversion, so Python's int-string limit is never reached);
+        "not finite" for nan / inf; "not a number" for an unparsable string.
+
+    Examples
+    --------
+    >>> exact_number("9007199254740993"), exact_number(2.5), exact_number(np.int64(3))
+    (9007199254740993, 2.5, 3)
+    >>> exact_number(np.bool_(True))
+    Traceback (most recent call last):
+        ...
+    TypeError: a boolean is not a number, got bool True
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"a boolean is not a number, got bool {bool(value)!r}")
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+        if v.bit_length() > 1330:  # > 400 decimal digits (no str(v): it may exceed the int-string limit)
+            digits = int(v.bit_length() * math.log10(2.0)) + 1
+            raise ValueError(f"too large: a number of about {digits} digits; at most {MAX_INPUT_DIGITS}")
+        return v
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(float(value)):
+            raise ValueError(f"not finite: {value!r}")
+        return float(value)
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return exact_number(value.numerator)
+        return float(value)
+    if isinstance(value, (str, bytes)):
+        text = value.decode("ascii", "replace") if isinstance(value, bytes) else value
+        text = text.strip()
+        if not text.isascii():
+            raise ValueError(f"not a number: {digit_count_text(text)!r} (only ASCII digits are numbers)")
+        try:
+            value = decimal.Decimal(text)
+        except decimal.InvalidOperation:
+            raise ValueError(f"not a number: {digit_count_text(text)!r}") from None
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            raise ValueError(f"not finite: {value}")
+        if value.is_zero():
+            return 0
+        if value.adjusted() >= MAX_INPUT_DIGITS:
+            raise ValueError(
+                f"too large: a number of {value.adjusted() + 1} digits; at most {MAX_INPUT_DIGITS} digits"
+            )
+        if value == value.to_integral_value():
+            return int(value)
+        return float(value)
+    if isinstance(value, numbers.Real):
+        return exact_number(float(value))
+    raise TypeError(f"not a number: {type(value).__name__} {value!r}")
+
+
+def canonical_quantity(name: Any) -> str:
+    """The canonical spelling of a released quantity's name (``degree``, ``kstar_<k>``).
+
+    Names are compared as written, so two spellings of one quantity would be treated as two
+    quantities. ``kstar_`` must be followed by ASCII digits without leading zeros
+    (``"kstar_\\u0662"`` (an Arabic-Indic two) and ``kstar_02`` are refused, not read as
+    ``kstar_2``); surrounding whitespace is removed.
+
+    >>> canonical_quantity(" kstar_3 ")
+    'kstar_3'
+    >>> canonical_quantity("kstar_02")
+    Traceback (most recent call last):
+        ...
+    ValueError: quantity 'kstar_02' must be spelled with ASCII digits and no leading zeros, like 'kstar_2'
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"quantity must be a string, got {type(name).__name__} {name!r}")
+    q = name.strip()
+    if q.startswith("kstar_"):
+        k = q[6:]
+        if not (k.isascii() and k.isdigit()) or (len(k) > 1 and k[0] == "0"):
+            raise ValueError(
+                f"quantity {q!r} must be spelled with ASCII digits and no leading zeros, like 'kstar_2'"
+            )
+        if len(k) > MAX_INPUT_DIGITS:
+            raise ValueError(f"quantity kstar_<k> has k too large: {digit_count_text(k)}")
+    elif not q.isascii():
+        raise ValueError(f"quantity {q!r} must be an ASCII name ('degree' or 'kstar_<k>')")
+    return q
 
 
 def check_rng(rng: Any) -> np.random.Generator:

@@ -420,7 +420,8 @@ def _print_single_run(run: Any) -> None:
     rows = [("method", "estimate", "std_error", "error", "rel_error")]
     starred = False
     for e in run.estimates:
-        se = _fmt_num(e.std_error)
+        overflow = e.std_error is not None and math.isinf(e.std_error)
+        se = "overflow" if overflow else _fmt_num(e.std_error)  # "-": no closed form exists
         if e.std_error_kind == "estimated":
             se += "*"
             starred = True
@@ -432,7 +433,7 @@ def _print_single_run(run: Any) -> None:
     note = "std_error: closed-form standard deviation of the estimate at the true degrees"
     if starred:
         note += "; * estimated by the curator from the reports"
-    print(note + "; '-' where none exists.")
+    print(note + "; '-' where none exists, 'overflow' where it exceeds the float range.")
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ counts against a brute-force recount of the recorded outputs.
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -194,13 +195,28 @@ def test_counts_match_a_recount_of_the_outputs():
         calls.append(out)
         return out
 
-    res = audit_randomizer(recorder, 0, 1, 1.0, n_samples=5000, rng=30, bins=8)
+    res = audit_randomizer(recorder, 0, 1, 1.0, n_samples=5000, rng=30, bins=8, margin=math.inf)
     assert len(calls) == 4  # pilot x, pilot x', counts x, counts x'
-    y_x, y_xn = calls[2], calls[3]
+    p_x, p_xn, y_x, y_xn = calls
     assert res.n_events == len(res.events) == res.counts.shape[0]
+    n_lr = 0
     for label, (c_x, c_xn) in zip(res.events, res.counts, strict=True):
+        if label.startswith("LR["):
+            # brute force: rank the pilot's distinct values by (a + 1/2) / (b + 1/2), take the top j
+            n_lr += 1
+            j = int(re.search(r"the (\d+) exact", label)[1])
+            values = np.unique(np.concatenate([p_x, p_xn]))
+            a = np.array([np.count_nonzero(p_x == v) for v in values])
+            b = np.array([np.count_nonzero(p_xn == v) for v in values])
+            ratio = (a + 0.5) / (b + 0.5)
+            order = np.argsort(-ratio if "[x over" in label else ratio, kind="stable")
+            top = values[order[:j]]
+            assert c_x == np.count_nonzero(np.isin(y_x, top)), label
+            assert c_xn == np.count_nonzero(np.isin(y_xn, top)), label
+            continue
         assert c_x == np.count_nonzero(_in_event(label, y_x)), label
         assert c_xn == np.count_nonzero(_in_event(label, y_xn)), label
+    assert n_lr >= 6 and any("likelihood-ratio" in f for f in res.families)
     # the bound is the maximum of the per-event bounds, computed from those counts
     m = res.n_events
     a = (1 - res.confidence) / (4 * m)
@@ -211,6 +227,7 @@ def test_counts_match_a_recount_of_the_outputs():
     assert res.epsilon_lower == pytest.approx(res.log_ratio_lower.max())
 
 
+@pytest.mark.filterwarnings("ignore::ldpgraph.audit.AuditPowerWarning")
 def test_false_alarm_rate_is_controlled():
     # 200 audits of a correct mechanism at confidence 0.8: at most 20% flagged in expectation
     mech = repeat(DiscreteLaplace(epsilon=1.0))
@@ -227,7 +244,8 @@ def test_explicit_bins_and_discrete_flag():
     res = audit_randomizer(lap, 0.0, 1.0, 1.0, n_samples=200_000, rng=32, bins=[0.0, 1.0, 2.0])
     assert res.passed
     cells = ["Y < 0", "0 <= Y < 1", "1 <= Y < 2", "Y >= 2"]
-    assert list(res.events) == cells + ["Y < 1", "Y < 2", "Y >= 0", "Y >= 1"]
+    assert list(res.events[:8]) == cells + ["Y < 1", "Y < 2", "Y >= 0", "Y >= 1"]
+    assert all(e.startswith("LR[") for e in res.events[8:])
     forced = audit_randomizer(repeat(DiscreteLaplace(epsilon=1.0)), 0, 1, 1.0, n_samples=50_000, rng=33,
                               discrete=False, bins=4)
     assert forced.passed and all(" = " not in e for e in forced.events)

@@ -1356,11 +1356,16 @@ def _polynomial_variance_estimate(
         fwd = _polyval(_difference_coefficients(coef, +1), yy)
         bwd = _polyval(_difference_coefficients(coef, -1), yy)
         sec = _polyval(_central_difference_coefficients(coef), yy)
-        return nz.s * (fwd * fwd + bwd * bwd) + (nz.s * sec) ** 2
+        # c (fwd^2 + bwd^2) as (sqrt(c) fwd)^2 + (sqrt(c) bwd)^2: fwd^2 alone may overflow where
+        # the product fits (c ~ e^-700 at epsilon 700: y = 1e9, k = 20 gives ~7.9e40, not inf)
+        r = math.sqrt(nz.s)
+        fwd *= r
+        bwd *= r
+        return fwd * fwd + bwd * bwd + (nz.s * sec) ** 2
     d1 = _derivative_coefficients(coef)
-    f1 = _polyval(d1, yy)
+    f1 = _polyval(d1, yy) * math.sqrt(2.0 * nz.s)  # 2 b^2 f1^2 without overflowing f1^2
     f2 = _polyval(_derivative_coefficients(d1) if d1.size > 1 else np.zeros(1), yy)
-    return 2.0 * nz.s * f1 * f1 + (nz.s * f2) ** 2
+    return f1 * f1 + (nz.s * f2) ** 2
 
 
 def power_variance_estimate(

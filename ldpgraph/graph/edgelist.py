@@ -60,6 +60,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from ldpgraph._validation import digit_count_text
 from ldpgraph.graph.core import Graph, _build_graph, _graph_from_ids
 
 __all__ = ["ParsedEdges", "parse_edge_pairs", "parse_edgelist", "read_edge_pairs", "read_edgelist"]
@@ -905,10 +906,10 @@ def _check_id(tok: str, d: _Dialect, source: str, number: int, line: bytes) -> N
                   "nor a valid name (UTF-8 text without control characters)")
         return
     if _DIGITS.fullmatch(tok):
-        if int(tok) > _MAX_ID:
-            _fail(source, number, line, f"node id {tok} exceeds 2**63 - 1")
+        if len(tok.lstrip("0")) > 19 or int(tok) > _MAX_ID:  # never int() of 5000 digits
+            _fail(source, number, line, f"node id {digit_count_text(tok)} exceeds 2**63 - 1 (too large)")
     elif _NEGATIVE.fullmatch(tok):
-        _fail(source, number, line, f"node id {tok} is negative")
+        _fail(source, number, line, f"node id {digit_count_text(tok)} is negative")
     else:
         hint = ""
         if d.auto:

@@ -14,6 +14,14 @@ from .secure import sample_dlap_exact
 
 __all__ = ["DiscreteLaplace"]
 
+# Largest value numpy's standard_exponential can return: its ziggurat's base layer draws
+# r - log1p(-U) with r = 7.69711747013104972 and U = k / 2^53 <= 1 - 2^-53, so E <= r + 53 ln 2.
+_MAX_STD_EXPONENTIAL = 7.69711747013104972 + 53.0 * math.log(2.0)  # 44.4339...
+# The fast sampler refuses scales whose noise could reach this: beyond 2^52 the float
+# (E - c0) / t no longer resolves every integer (beyond 2^53 it holds only even ones, and
+# the released value would carry the parity of the input).
+_FAST_NOISE_LIMIT = 2.0**52
+
 
 class DiscreteLaplace:
     r"""Discrete Laplace noise DLap(p) on the integers, p = exp(-epsilon / sensitivity).
@@ -46,6 +54,21 @@ class DiscreteLaplace:
     :class:`~ldpgraph.mechanisms.SecureDiscreteLaplace`): an exact integer-arithmetic sampler
     driven by the OS CSPRNG (floating-point samplers leak, Mironov 2012).
 
+    **Limits of the fast sampler.** numpy's exponential never exceeds
+    E_max = 7.697... + 53 ln 2 = 44.43..., so the fast sampler never draws
+    :math:`|\eta| > B = \lfloor (E_{max} + \ln 2) / (\epsilon/\Delta) \rfloor
+    \approx 45.1\,\Delta/\epsilon` (``fast_noise_bound``): an output beyond x' + B is then
+    impossible on x but possible on a neighbour x', so the fast sampler is only
+    (epsilon, delta)-DP with delta of the order of P[|eta| > B] ~ 2 e^{-44.4} ~ 5e-20
+    (``fast_tail_mass``), far below what any audit can sample (``ldpgraph.audit`` reports it
+    for this mechanism) -- the exact sampler has no such bound. Where B would
+    exceed 2^52 (epsilon / sensitivity < ~1e-14) the float (E - c0) / t no longer resolves every
+    integer (beyond 2^53 only even ones: the output would carry the input's parity), and the
+    fast sampler refuses with a ``ValueError`` pointing to ``secure=True`` / the exact sampler.
+    Rounding E (53-bit floats) also perturbs the mass of single integers by a relative
+    ~2^-50 / (epsilon / sensitivity), comparable to epsilon itself below epsilon/sensitivity ~ 1e-7:
+    another reason to deploy the exact sampler.
+
     Examples
     --------
     >>> mech = DiscreteLaplace(epsilon=1.0)
@@ -67,6 +90,18 @@ class DiscreteLaplace:
 
     def __repr__(self) -> str:
         return f"DiscreteLaplace(epsilon={self.epsilon!r}, sensitivity={self.sensitivity!r})"
+
+    @property
+    def fast_noise_bound(self) -> int:
+        """Largest |eta| the fast (numpy) sampler can draw: floor((E_max - ln((1+p)/2)) / t)."""
+        # the sampler's own float operations on the largest E (monotone, so this is its maximum)
+        e = (_MAX_STD_EXPONENTIAL - (math.log1p(self.p) - math.log(2.0))) * (1.0 / self._t)
+        return int(min(e, 2.0**1000))
+
+    @property
+    def fast_tail_mass(self) -> float:
+        """P[|eta| > fast_noise_bound] under the exact law: the delta of the fast sampler."""
+        return float(self.sf(self.fast_noise_bound)[()] * 2.0)
 
     @property
     def variance(self) -> float:
@@ -141,6 +176,14 @@ class DiscreteLaplace:
             scale = Fraction(self.sensitivity) / Fraction(self.epsilon)
             out = np.asarray(sample_dlap_exact(scale.numerator, scale.denominator, size), dtype=np.int64)
             return out[()] if size is None else out
+        if self.fast_noise_bound >= _FAST_NOISE_LIMIT:
+            raise ValueError(
+                f"epsilon / sensitivity = {self._t!r} is too small to sample with the fast sampler: "
+                f"its noise reaches {self.fast_noise_bound:.3g} >= 2**52, where float64 no longer holds "
+                "every integer (the output would carry the input's parity); use the exact sampler: "
+                "sample(..., secure=True), SecureDiscreteLaplace or "
+                "ldpgraph.mechanisms.secure.sample_dlap_exact (seedable)"
+            )
         gen = check_rng(rng)
         shape = () if size is None else size
         out = _sample_dlap(gen, shape, self._t, self.p)
@@ -164,12 +207,7 @@ def _sample_dlap(gen: np.random.Generator, shape, t: float, p: float) -> NDArray
     """
     e = gen.standard_exponential(shape)
     e -= math.log1p(p) - math.log(2.0)
-    e *= 1.0 / t
-    if e.size and t < 1e-12 and e.max() >= 2.0**62:
-        raise ValueError(
-            f"epsilon / sensitivity = {t!r} is too small to sample: the noise overflows int64 "
-            "(its standard deviation is about 1.4 / (epsilon / sensitivity))"
-        )
+    e *= 1.0 / t  # < 2^52 (checked by the caller): every integer is representable
     out = e.astype(np.int64)  # truncation == floor: e > 0
     n = out.size
     signs = np.unpackbits(np.frombuffer(gen.bytes((n + 7) // 8), dtype=np.uint8), count=n)

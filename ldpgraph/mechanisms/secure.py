@@ -19,6 +19,15 @@ Public names:
 
 Floats are never used to decide an outcome. (Batch sizes are chosen from a floating-point
 estimate of the acceptance rate; that only decides how many i.i.d. trials to run at once.)
+
+Timing. A rejection sampler's running time depends on the value it draws (Algorithm 2 takes
+~1.7 us more per unit of |eta| in the per-value path), and since the release y = x + eta is
+public, the time of a release would narrow x down to y +- |eta|. :class:`SecureDiscreteLaplace`
+therefore decouples sampling from release: it draws noise in batches of ``pool_size`` values
+into a pool, at moments fixed by the number of values released so far (never by their values),
+and a release only takes the next values from the pool -- work that does not depend on them.
+The law is unchanged: the pool holds i.i.d. exact DLap draws and each is released once.
+(:func:`sample_dlap_exact` itself still takes value-dependent time.)
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import math
 import numbers
 import os
 import random
+import threading
 from fractions import Fraction
 from typing import Any
 
@@ -57,6 +67,9 @@ _MAX_CHUNK_BYTES = 1 << 20
 _SCALAR_BELOW = 16
 
 _INT64_MAX = 2**63 - 1
+
+# Noise values drawn at once into the pool of a SecureDiscreteLaplace.
+_POOL_SIZE = 1024
 
 
 # --------------------------------------------------------------------------------------------
@@ -486,6 +499,8 @@ class SecureDiscreteLaplace:
         (0.1000000000000000055...); pass ``"0.1"`` for exactly 1/10.
     sensitivity : Fraction, int, str or float, default 1
         Largest change of the released integer between neighbouring inputs; rational > 0.
+    pool_size : int, default 1024
+        Noise values drawn at once into the pool (see Notes, **Timing**).
 
     Attributes
     ----------
@@ -512,7 +527,21 @@ class SecureDiscreteLaplace:
     :class:`~ldpgraph.mechanisms.DiscreteLaplace` (numpy, seeded, fast) or
     :func:`sample_dlap_exact` with a seeded ``rng``: both have the same law.
 
-    The number of random bytes and the running time depend on the value drawn.
+    **Timing.** The exact sampler's running time depends on the value drawn, and the
+    release y = x + eta is public: a timed release would tell |eta|, hence x up to y +- |eta|.
+    So sampling is decoupled from release. Noise is drawn in whole batches of ``pool_size``
+    values into a pool -- when a release needs more values than the pool holds, or when
+    :meth:`refill` is called -- and a release takes the next values from the pool (a slice
+    copy, the addition, and zeroing the used slots), work that does not depend on the values.
+    When a batch is drawn is fixed by how many values were released before, never by their
+    values. What the time of a *refill* depends on is the whole batch (a symmetric function
+    of ``pool_size`` values, dominated by their largest |eta|); call :meth:`refill` at a time
+    of your choosing (start-up, idle) to keep it out of the releases. The law is exact and
+    unchanged: the pool holds i.i.d. draws of the exact sampler and each value is released
+    once, in order. The pool never leaves the object: pickling or copying drops it, and a
+    forked child process discards its parent's pool (it would otherwise repeat the parent's
+    noise). ``scripts/bench_secure_sampler.py`` measures the timing distinguisher's AUC.
+    Remaining side channels are listed in the README ("Simulation versus deployment").
 
     References
     ----------
@@ -532,10 +561,12 @@ class SecureDiscreteLaplace:
     False
     """
 
-    def __init__(self, *, epsilon: Any, sensitivity: Any = 1) -> None:
+    def __init__(self, *, epsilon: Any, sensitivity: Any = 1, pool_size: int = _POOL_SIZE) -> None:
         self.epsilon = _as_fraction(epsilon, "epsilon")
         self.sensitivity = _as_fraction(sensitivity, "sensitivity")
+        self.pool_size = check_nonnegative_int(pool_size, "pool_size", minimum=1)
         self.scale = self.sensitivity / self.epsilon
+        self._init_pool()
         # epsilon / sensitivity as a float: inf beyond the float range (p = 0 then), 0.0 below it
         try:
             self._t = float(self.epsilon / self.sensitivity)
@@ -563,9 +594,69 @@ class SecureDiscreteLaplace:
         inv = 1.0 / math.sinh(t / 2.0)
         return 0.5 * inv * inv
 
+    # ---------------------------------------------------------------- the pool
+
+    def _init_pool(self) -> None:
+        self._lock = threading.Lock()
+        self._pool = np.zeros(0, dtype=np.int64)
+        self._pos = 0
+        self._pid = os.getpid()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # drawn noise never leaves the object: a pickle or a copy starts with an empty pool
+        state = self.__dict__.copy()
+        for key in ("_lock", "_pool", "_pos", "_pid"):
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._init_pool()
+
+    @property
+    def pooled(self) -> int:
+        """Number of noise values drawn and not yet released."""
+        return 0 if self._pid != os.getpid() else self._pool.size - self._pos
+
+    def _refill_locked(self, need: int) -> None:
+        """Make at least ``need`` values available, drawing whole batches of pool_size."""
+        if self._pid != os.getpid():  # a forked child must not reuse its parent's noise
+            self._pool, self._pos, self._pid = np.zeros(0, dtype=np.int64), 0, os.getpid()
+        have = self._pool.size - self._pos
+        if have >= need:
+            return
+        batches = -(-(need - have) // self.pool_size)
+        fresh = sample_dlap_exact(
+            self.scale.numerator, self.scale.denominator, batches * self.pool_size, rng=None
+        )
+        self._pool = np.concatenate([self._pool[self._pos :], fresh])
+        self._pos = 0
+
+    def refill(self) -> None:
+        """Draw noise now, so that the next ``pool_size`` releases only take from the pool.
+
+        Tops the pool up to at least ``pool_size`` values (whole batches). Call it at a time
+        of your choosing (device start-up, idle time): the time a batch takes depends on its
+        values, the time of a release from the pool does not.
+        """
+        with self._lock:
+            self._refill_locked(self.pool_size)
+
     def sample(self, size: int | tuple[int, ...] | None = None) -> NDArray[np.int64]:
-        """Draw eta ~ DLap(p) exactly from the OS CSPRNG, as int64 (None: one ``numpy.int64``)."""
-        return sample_dlap_exact(self.scale.numerator, self.scale.denominator, size, rng=None)
+        """Draw eta ~ DLap(p) exactly from the OS CSPRNG, as int64 (None: one ``numpy.int64``).
+
+        The values come from the pool (see Notes, **Timing**); used slots are zeroed.
+        """
+        shape = _check_size(size)
+        n = math.prod(shape)
+        with self._lock:
+            self._refill_locked(n)
+            start = self._pos
+            out = self._pool[start : start + n].copy()
+            self._pool[start : start + n] = 0
+            self._pos = start + n
+        out = out.reshape(shape)
+        return out[()] if size is None else out
 
     def randomize(self, values: ArrayLike) -> NDArray[np.int64]:
         """The node-side randomizer: values + eta elementwise, int64 (values must be integers)."""

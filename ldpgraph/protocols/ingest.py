@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import canonical_quantity, exact_number
 from .randomizer import NodeReports, ReleasedValues
 from .reports import MAX_ABS_VALUE, PROTOCOLS, canonical_node_id, canonical_value, expected_sensitivity
 
@@ -107,9 +108,7 @@ def _as_float(values: Any, column: str) -> np.ndarray:
     bad = []
     for i, v in enumerate(values):
         try:
-            if isinstance(v, (bool, np.bool_)):
-                raise TypeError
-            out[i] = float(v)
+            out[i] = float(exact_number(v))  # refuses bool and numpy.bool_; "too large" strings
         except (TypeError, ValueError, OverflowError):
             bad.append(i)
     if bad:
@@ -131,7 +130,8 @@ def _as_values(values: Any) -> np.ndarray:
         big = np.flatnonzero(np.abs(values) > MAX_ABS_VALUE)
         if big.size:
             raise ValueError(
-                f"value must have magnitude <= 2**53 (no truthful node sends more): {_rows_text(big)}"
+                "value is too large: it must have magnitude <= 2**53 (no truthful node sends more): "
+                f"{_rows_text(big)}"
             )
         return values.astype(np.int64)
     out = np.empty(len(values), dtype=np.int64)
@@ -143,7 +143,7 @@ def _as_values(values: Any) -> np.ndarray:
             problems.setdefault("value must be numeric", []).append(i)
         except ValueError as exc:
             key = (
-                "value must have magnitude <= 2**53 (no truthful node sends more)"
+                "value is too large: it must have magnitude <= 2**53 (no truthful node sends more)"
                 if "magnitude" in str(exc)
                 else "value must be an integer (discrete Laplace output)"
             )
@@ -281,7 +281,12 @@ def reports_from_records(
     if n_rows == 0:
         raise ValueError("no reports received")
     nodes = _as_nodes(cols["node"])
-    quantities = [str(q) for q in cols["quantity"]]
+    quantities = []
+    for i, q in enumerate(cols["quantity"]):
+        try:
+            quantities.append(canonical_quantity(str(q)))
+        except ValueError as exc:
+            raise ValueError(f"row {i}: {exc}") from None
     values = _as_values(cols["value"])
     eps = _as_float(cols["epsilon"], "epsilon")
     sens = _as_float(cols["sensitivity"], "sensitivity")

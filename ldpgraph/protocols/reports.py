@@ -192,8 +192,8 @@ def canonical_value(value: Any) -> int:
         raise TypeError(f"value must be an integer, got {type(value).__name__} {value!r}")
     if abs(v) > MAX_ABS_VALUE:
         raise ValueError(
-            f"value must have magnitude <= 2**53 (no truthful node sends more), got a "
-            f"{len(str(abs(v)))}-digit integer"
+            f"value must have magnitude <= 2**53 (no truthful node sends more), got an integer of "
+            f"{v.bit_length()} bits"
         )
     return v
 

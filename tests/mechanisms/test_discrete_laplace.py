@@ -151,3 +151,67 @@ def test_randomize_rejects_bad_reports():
 def test_positional_epsilon_rejected():
     with pytest.raises(TypeError):
         DiscreteLaplace(1.0)  # keyword-only
+
+
+# ------------------------------------------------------------------ where the fast sampler's law breaks
+
+
+def test_bool_and_numpy_bool_refused_as_parameters():
+    for b in (True, np.bool_(True)):
+        with pytest.raises(TypeError, match="epsilon"):
+            DiscreteLaplace(epsilon=b)
+        with pytest.raises(TypeError, match="sensitivity"):
+            DiscreteLaplace(epsilon=1.0, sensitivity=b)
+
+
+@pytest.mark.parametrize(("eps", "sens"), [(1e-16, 1.0), (9.8e-15, 1.0), (1e-6, 1e9)])
+def test_fast_sampler_refuses_noise_beyond_2_52(eps, sens):
+    mech = DiscreteLaplace(epsilon=eps, sensitivity=sens)
+    assert mech.fast_noise_bound >= 2**52
+    with pytest.raises(ValueError, match=r"too small to sample.*2\*\*52.*exact sampler.*secure=True"):
+        mech.sample(10, rng=0)
+    with pytest.raises(ValueError, match="exact sampler"):
+        mech.randomize([0, 1], rng=0)
+
+
+def test_exact_sampler_still_serves_tiny_epsilon():
+    # the refusal points to it: secure=True works at eps = 1e-16 and has both parities
+    eta = DiscreteLaplace(epsilon=1e-16).sample(40, secure=True)
+    assert eta.dtype == np.int64 and len(set((eta % 2).tolist())) == 2
+
+
+def test_just_above_the_limit_every_parity_appears():
+    # t = 1.1e-14: noise up to ~4.1e15 < 2**52, every integer representable; parities balanced
+    eta = DiscreteLaplace(epsilon=1.1e-14).sample(20_000, rng=1)
+    odd = int(np.count_nonzero(eta % 2))
+    assert abs(odd - 10_000) < 5 * math.sqrt(5_000)  # binomial(20000, 1/2): 5 sd
+
+
+class _MaxExponential:
+    """A generator stub whose exponentials are all numpy's largest, E_max = r + 53 ln 2."""
+
+    def standard_exponential(self, shape):
+        u = (2**53 - 1) * (1.0 / 2**53)  # numpy's largest next_double
+        return np.full(shape, 7.69711747013104972 - np.log1p(-u))
+
+    def bytes(self, n):
+        return b"\x00" * n
+
+
+@pytest.mark.parametrize(("eps", "sens"), [(1.0, 1.0), (0.1, 1.0), (0.05, 3.0), (1e-6, 1.0), (30.0, 1.0)])
+def test_fast_noise_bound_is_what_the_sampler_draws_at_the_largest_exponential(eps, sens):
+    from ldpgraph.mechanisms.discrete_laplace import _sample_dlap
+
+    mech = DiscreteLaplace(epsilon=eps, sensitivity=sens)
+    out = _sample_dlap(_MaxExponential(), (4,), mech._t, mech.p)
+    assert np.all(np.abs(out) == mech.fast_noise_bound)
+    t = eps / sens
+    assert mech.fast_noise_bound == pytest.approx((44.4339 + math.log(2 / (1 + math.exp(-t)))) / t, rel=1e-5, abs=1.0)
+    # the exact law puts mass ~1e-19 beyond it: invisible to sampling, documented as a delta
+    assert mech.fast_tail_mass == pytest.approx(2 * mech.sf(mech.fast_noise_bound), rel=1e-12)
+    assert 1e-21 < mech.fast_tail_mass < 1e-19 or t > 20
+
+
+def test_numpy_exponential_stays_below_the_documented_maximum():
+    e = np.random.default_rng(3).standard_exponential(10**6)
+    assert e.max() < 7.69711747013104972 + 53 * math.log(2)

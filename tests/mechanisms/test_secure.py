@@ -274,3 +274,91 @@ def test_bad_sensitivity_and_scale():
         sample_dlap_exact(1, 1, -2)
     with pytest.raises(TypeError, match="rng"):
         sample_dlap_exact(1, 1, 2, rng="seed")
+
+
+# ------------------------------------------------------------------ the pool (timing decoupled from values)
+
+
+def test_releases_are_the_exact_stream_in_order_each_value_once(seeded_os):
+    # pool_size 8: 20 one-value releases are the first 20 values of three batch draws of 8
+    seeded_os(41)
+    expected = np.concatenate([sample_dlap_exact(2, 1, 8) for _ in range(3)])
+    seeded_os(41)
+    mech = SecureDiscreteLaplace(epsilon="1/2", pool_size=8)
+    got = np.array([mech.sample() for _ in range(20)])
+    assert np.array_equal(got, expected[:20])
+    assert mech.pooled == 4
+    # a larger request takes the 3 pooled values, then whole new batches (two, in one draw)
+    seeded_os(41)
+    expected = np.concatenate([sample_dlap_exact(2, 1, 8), sample_dlap_exact(2, 1, 16)])
+    seeded_os(41)
+    m2 = SecureDiscreteLaplace(epsilon="1/2", pool_size=8)
+    first = m2.sample(5)
+    rest = m2.sample(13)
+    assert np.array_equal(np.concatenate([first, rest]), expected[:18])
+    assert m2.pooled == 6
+
+
+def test_refill_schedule_depends_on_counts_only(monkeypatch, seeded_os):
+    seeded_os(42)
+    calls = []
+    real = secure.sample_dlap_exact
+
+    def spy(a, b, size, *, rng=None):
+        calls.append(size)
+        return real(a, b, size, rng=rng)
+
+    monkeypatch.setattr(secure, "sample_dlap_exact", spy)
+    mech = SecureDiscreteLaplace(epsilon=1, pool_size=16)
+    for i in range(50):
+        mech.sample()
+        assert mech.pooled == (-(i + 1)) % 16  # refills at releases 1, 17, 33, 49
+    assert calls == [16, 16, 16, 16]
+    mech.refill()  # 14 left: tops up with one more batch
+    assert calls[-1] == 16 and mech.pooled == 30
+    mech.refill()  # already >= pool_size: nothing drawn
+    assert len(calls) == 5
+
+
+def test_used_noise_is_zeroed_and_never_copied(seeded_os):
+    import copy
+    import pickle
+
+    seeded_os(43)
+    mech = SecureDiscreteLaplace(epsilon="1/4", pool_size=64)
+    mech.sample(10)
+    assert mech._pos == 10 and not mech._pool[:10].any() and mech._pool[10:].any()
+    for clone in (copy.deepcopy(mech), copy.copy(mech), pickle.loads(pickle.dumps(mech))):
+        assert clone.pooled == 0 and clone.epsilon == Fraction(1, 4) and clone.pool_size == 64
+        assert clone.sample(3).shape == (3,)
+
+
+def test_forked_child_discards_the_parents_pool(seeded_os):
+    seeded_os(44)
+    mech = SecureDiscreteLaplace(epsilon=1, pool_size=32)
+    mech.refill()
+    parent_next = mech._pool[mech._pos : mech._pos + 32].copy()
+    mech._pid = -1  # what a child process sees: os.getpid() differs from the recorded pid
+    assert mech.pooled == 0
+    child = mech.sample(32)
+    assert not np.array_equal(child, parent_next)
+
+
+def test_pooled_single_releases_have_the_dlap_law(seeded_os):
+    # 30,000 one-value releases through a small pool (many refills): the law and no serial
+    # dependence across consecutive releases (2x2 table of eta_i = 0 and eta_{i+1} = 0)
+    seeded_os(45)
+    mech = SecureDiscreteLaplace(epsilon="1/2", pool_size=100)
+    draws = np.array([mech.sample() for _ in range(30_000)])
+    assert chi2_pvalue(draws, 0.5) > ALPHA
+    z = draws == 0
+    table = np.array([[np.sum(~z[:-1] & ~z[1:]), np.sum(~z[:-1] & z[1:])],
+                      [np.sum(z[:-1] & ~z[1:]), np.sum(z[:-1] & z[1:])]])
+    assert stats.chi2_contingency(table).pvalue > ALPHA
+
+
+def test_pool_size_validation():
+    with pytest.raises(ValueError, match="pool_size"):
+        SecureDiscreteLaplace(epsilon=1, pool_size=0)
+    with pytest.raises(TypeError, match="pool_size"):
+        SecureDiscreteLaplace(epsilon=1, pool_size=2.5)
