@@ -156,13 +156,24 @@ class DiscreteLaplace:
         return x + self.sample(x.shape, rng=rng, secure=secure)
 
 
-def _sample_dlap(gen: np.random.Generator, shape, t: float, p: float) -> NDArray[np.int64]:
+def _sample_dlap(
+    gen: np.random.Generator,
+    shape,
+    t: float,
+    p: float,
+    *,
+    out: NDArray[np.int64] | None = None,
+    scratch: NDArray[np.float64] | None = None,
+) -> NDArray[np.int64]:
     """DLap(e^-t) noise by inversion of |eta| from one standard exponential and a sign bit.
 
     With E ~ Exp(1) and c0 = ln((1+p)/2) <= 0, P[floor((E - c0)/t) >= k] = P[E >= c0 + k t]
     = e^{-c0} p^k = 2 p^k / (1+p) for k >= 1 (and 1 for k = 0), which is the law of |eta|.
+
+    ``out`` (int64) and ``scratch`` (float64, for the exponentials), C-contiguous of ``shape``,
+    are filled in place instead of allocating: same draws, same values.
     """
-    e = gen.standard_exponential(shape)
+    e = gen.standard_exponential(shape) if scratch is None else gen.standard_exponential(out=scratch)
     e -= math.log1p(p) - math.log(2.0)
     e *= 1.0 / t
     if e.size and t < 1e-12 and e.max() >= 2.0**62:
@@ -170,7 +181,10 @@ def _sample_dlap(gen: np.random.Generator, shape, t: float, p: float) -> NDArray
             f"epsilon / sensitivity = {t!r} is too small to sample: the noise overflows int64 "
             "(its standard deviation is about 1.4 / (epsilon / sensitivity))"
         )
-    out = e.astype(np.int64)  # truncation == floor: e > 0
+    if out is None:
+        out = e.astype(np.int64)  # truncation == floor: e > 0
+    else:
+        np.copyto(out, e, casting="unsafe")
     n = out.size
     signs = np.unpackbits(np.frombuffer(gen.bytes((n + 7) // 8), dtype=np.uint8), count=n)
     signs = signs.view(np.int8).reshape(out.shape)

@@ -117,9 +117,23 @@ def _random_signs(gen: np.random.Generator, shape: tuple[int, ...]) -> NDArray[n
     return signs.reshape(shape)
 
 
-def _sample_symmetric_exponential(gen: np.random.Generator, shape, scale: float) -> NDArray[np.float64]:
-    """Laplace(scale) noise: scale * Exp(1) with a random sign."""
-    e = gen.standard_exponential(shape)
-    e *= scale
-    np.copysign(e, _random_signs(gen, e.shape), out=e)
-    return e
+def _sample_symmetric_exponential(
+    gen: np.random.Generator, shape, scale: float, *, out: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """Laplace(scale) noise: scale * Exp(1) with a random sign.
+
+    With ``out`` (float64, C-contiguous, of ``shape``) the noise is drawn in place: same draws,
+    same values (bit 0 negates, as copysign with -0.5 does), no float64 array of signs.
+    """
+    if out is None:
+        e = gen.standard_exponential(shape)
+        e *= scale
+        np.copysign(e, _random_signs(gen, e.shape), out=e)
+        return e
+    gen.standard_exponential(out=out)
+    out *= scale
+    n = out.size
+    negative = np.unpackbits(np.frombuffer(gen.bytes((n + 7) // 8), dtype=np.uint8), count=n)
+    negative ^= 1
+    np.negative(out, out=out, where=negative.view(np.bool_).reshape(out.shape))
+    return out
