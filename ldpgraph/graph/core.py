@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from ldpgraph._validation import check_nonnegative_int
@@ -393,6 +392,8 @@ def _build_graph(
         keep = ~loops
         lo, hi, rev = lo[keep], hi[keep], rev[keep]
     weight = np.where(rev, np.int64(_REVERSE_WEIGHT), np.int64(1))
+    import scipy.sparse as sp  # deferred: slow to import
+
     upper = sp.csr_array((weight, (lo, hi)), shape=(n, n))
     upper.sum_duplicates()  # canonical: sorted indices, one entry per edge
     n_unique = int(upper.nnz)
@@ -424,6 +425,8 @@ def _symmetric_csr(upper: Any, n: int) -> tuple[NDArray[np.int64], NDArray[np.in
     row pointers of ``L = U.T`` and ``U``, entry ``j`` of ``L`` in row ``r`` goes to
     ``pU[r] + j`` and entry ``j`` of ``U`` in row ``r`` goes to ``pL[r + 1] + j``.
     """
+    import scipy.sparse as sp
+
     nnz = int(upper.nnz)
     structure = sp.csr_array(
         (np.ones(nnz, dtype=np.int8), upper.indices, upper.indptr), shape=(n, n)
