@@ -58,11 +58,14 @@ __all__ = [
 #: the draws' definition: a block's noise is one draw of shape (trials, nodes).
 _BLOCK_VALUES = 4_000_000
 
-#: The curator side of a block evaluates its elementwise estimates in pieces of this many values:
-#: a float64 temporary of a piece (64 KiB) stays below glibc's default mmap threshold (128 KiB),
-#: so the estimators' temporaries are recycled by malloc instead of mmap-ed, zeroed and unmapped
-#: every time, and a few of them fit the L2 cache (measured: 12,000 values already page-fault).
-_PIECE_VALUES = 1 << 13
+#: The curator side of a block evaluates its elementwise estimates in pieces of this many values
+#: (a method's ``_piece_values``; a few piece-sized buffers fit the L2 cache). Methods whose
+#: estimator makes many temporaries per call (the Laplace rule: ~12) use pieces whose float64
+#: temporaries (64 KiB) stay below glibc's default mmap threshold (128 KiB), so malloc recycles
+#: them instead of mmap-ing, zeroing and unmapping them every time (measured: 65,536-value
+#: pieces page-fault ~10,000 times per block of 100 x 4,039 reports, 8,192-value pieces never).
+_PIECE_VALUES = 1 << 15
+_SMALL_PIECE_VALUES = 1 << 13
 #: ... and sums them per trial over groups of whole trials of about this many values.
 _GROUP_VALUES = 1 << 16
 
@@ -96,15 +99,18 @@ def _binomial_poly(y: NDArray, k: int) -> NDArray[np.float64]:
     """C(y, k) = y (y-1) ... (y-k+1) / k! evaluated in float64 for real or integer y."""
     y = np.asarray(y, dtype=np.float64)
     out = np.ones_like(y)
-    for j in range(k):
-        out *= (y - j) / (j + 1)
+    tmp = np.empty_like(y)
+    for j in range(k):  # out *= (y - j) / (j + 1), in place
+        np.subtract(y, j, out=tmp)
+        tmp /= j + 1
+        out *= tmp
     return out
 
 
-def _row_sums(reports: NDArray, values) -> NDArray[np.float64]:
+def _row_sums(reports: NDArray, values, piece: int = _PIECE_VALUES) -> NDArray[np.float64]:
     """``values(reports).sum(axis=-1)`` for an elementwise ``values``, piece by piece.
 
-    The values of a group of whole trials are computed in pieces of ``_PIECE_VALUES`` into a
+    The values of a group of whole trials are computed in pieces of ``piece`` values into a
     scratch buffer, and each trial is then summed by one numpy reduction over its row, as over
     the whole block: the results are bitwise those of ``values(reports).sum(axis=-1)``.
     """
@@ -116,8 +122,8 @@ def _row_sums(reports: NDArray, values) -> NDArray[np.float64]:
         group = reports[start : start + rows]
         vals = buf[: group.shape[0]]
         flat, flat_vals = group.reshape(-1), vals.reshape(-1)
-        for lo in range(0, flat.size, _PIECE_VALUES):
-            flat_vals[lo : lo + _PIECE_VALUES] = values(flat[lo : lo + _PIECE_VALUES])
+        for lo in range(0, flat.size, piece):
+            flat_vals[lo : lo + piece] = values(flat[lo : lo + piece])
         np.sum(vals, axis=-1, out=out[start : start + rows])
     return out
 
@@ -216,6 +222,9 @@ class KStarMethod:
 class _DegreeMethod(KStarMethod):
     """Nodes release d_v + noise at the full budget; the curator sums a function of the reports."""
 
+    #: values per call of ``_values`` in the simulation (see ``_PIECE_VALUES``)
+    _piece_values = _PIECE_VALUES
+
     def _randomize(self, d, k, eps, runs, gen):
         mech = DiscreteLaplace(epsilon=eps) if self.noise == "dlap" else Laplace(epsilon=eps)
         return d[None, :] + mech.sample((runs, d.size), rng=gen)
@@ -232,9 +241,10 @@ class _DegreeMethod(KStarMethod):
             _sample_dlap(gen, shape, mech._t, mech.p, out=y, scratch=_SCRATCH.get("float", shape, np.float64))
         else:
             y = _SCRATCH.get("float", shape, np.float64)
-            _sample_symmetric_exponential(gen, shape, Laplace(epsilon=eps).scale, out=y)
+            signs = _SCRATCH.get("signs", shape, np.float64)
+            _sample_symmetric_exponential(gen, shape, Laplace(epsilon=eps).scale, out=y, scratch=signs)
         y += d  # d + noise, elementwise: the old d[None, :] + noise
-        return _row_sums(y, lambda part: self._values(part, k, eps))
+        return _row_sums(y, lambda part: self._values(part, k, eps), self._piece_values)
 
     def _values(self, reports, k, eps):
         """Each report's term of the estimate (elementwise)."""
@@ -263,6 +273,7 @@ class UnbiasedLaplace(_DegreeMethod):
     """Laplace degrees with the continuous rule C(y,k) - b^2 C''(y,k) (Hillebrand et al. 2023)."""
 
     name, noise, unbiased = "unbiased-laplace", "laplace", True
+    _piece_values = _SMALL_PIECE_VALUES
 
     def _values(self, reports, k, eps):
         return binomial(reports, k, eps, noise="laplace")
@@ -351,7 +362,8 @@ class LocalLapKStars(KStarMethod):
         counts = projected_kstar_counts(d, k, d_max).astype(np.float64)
         mech = Laplace(epsilon=eps, sensitivity=self._scale(d_max, k, 1.0))
         reports = _SCRATCH.get("float", (n_trials, d.size), np.float64)
-        _sample_symmetric_exponential(gen, reports.shape, mech.scale, out=reports)
+        signs = _SCRATCH.get("signs", reports.shape, np.float64)
+        _sample_symmetric_exponential(gen, reports.shape, mech.scale, out=reports, scratch=signs)
         reports += counts  # the old counts[None, :] + noise
         return self._estimate(reports, k, eps)
 

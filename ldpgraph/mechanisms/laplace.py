@@ -118,12 +118,17 @@ def _random_signs(gen: np.random.Generator, shape: tuple[int, ...]) -> NDArray[n
 
 
 def _sample_symmetric_exponential(
-    gen: np.random.Generator, shape, scale: float, *, out: NDArray[np.float64] | None = None
+    gen: np.random.Generator,
+    shape,
+    scale: float,
+    *,
+    out: NDArray[np.float64] | None = None,
+    scratch: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """Laplace(scale) noise: scale * Exp(1) with a random sign.
 
-    With ``out`` (float64, C-contiguous, of ``shape``) the noise is drawn in place: same draws,
-    same values (bit 0 negates, as copysign with -0.5 does), no float64 array of signs.
+    ``out`` and ``scratch`` (float64, C-contiguous, of ``shape``; for the noise and the signs)
+    are filled in place instead of allocating: same draws, same values.
     """
     if out is None:
         e = gen.standard_exponential(shape)
@@ -133,7 +138,7 @@ def _sample_symmetric_exponential(
     gen.standard_exponential(out=out)
     out *= scale
     n = out.size
-    negative = np.unpackbits(np.frombuffer(gen.bytes((n + 7) // 8), dtype=np.uint8), count=n)
-    negative ^= 1
-    np.negative(out, out=out, where=negative.view(np.bool_).reshape(out.shape))
+    bits = np.unpackbits(np.frombuffer(gen.bytes((n + 7) // 8), dtype=np.uint8), count=n)
+    signs = np.subtract(bits.reshape(out.shape), 0.5, out=scratch)  # as _random_signs
+    np.copysign(out, signs, out=out)
     return out
