@@ -17,6 +17,12 @@ by index. Hence the records depend only on the seed, the grid and ``block_size``
 which other cells share the grid. (``block_size`` fixes how the trials consume the streams;
 ``block_size=1`` gives every trial its own stream.)
 
+With loky (the default for ``n_jobs != 1``) the graphs' degrees are sent once per worker (a
+worker initializer), consecutive blocks of a cell are grouped into one task, and the workers
+exit within a quarter second when the process that started them dies, even by SIGKILL (loky's
+own idle timeout is 300 s). Not covered: on Windows the workers are left to loky; Dask workers
+belong to their cluster.
+
 k-stars are estimated by the methods of :mod:`ldpgraph.baselines` (each method its own cell
 and stream). The other curator statistics (:mod:`ldpgraph.experiments.statistics`) compare the
 unbiased estimate (``unbiased-dlap``) and the naive plug-in (``naive-dlap``) on the *same*
