@@ -58,14 +58,13 @@ __all__ = [
 #: the draws' definition: a block's noise is one draw of shape (trials, nodes).
 _BLOCK_VALUES = 4_000_000
 
-#: The curator side of a block evaluates its elementwise estimates in pieces of this many values
-#: (a method's ``_piece_values``; a few piece-sized buffers fit the L2 cache). Methods whose
-#: estimator makes many temporaries per call (the Laplace rule: ~12) use pieces whose float64
-#: temporaries (64 KiB) stay below glibc's default mmap threshold (128 KiB), so malloc recycles
-#: them instead of mmap-ing, zeroing and unmapping them every time (measured: 65,536-value
-#: pieces page-fault ~10,000 times per block of 100 x 4,039 reports, 8,192-value pieces never).
-_PIECE_VALUES = 1 << 15
-_SMALL_PIECE_VALUES = 1 << 13
+#: The curator side of a block evaluates its elementwise estimates in pieces of this many values:
+#: the estimators' float64 temporaries of a piece (64 KiB) stay below glibc's default mmap
+#: threshold (128 KiB), so malloc recycles them instead of mmap-ing, zeroing and unmapping them
+#: every time, and a few fit the L2 cache. (Measured on 100 x 4,039 reports: 65,536-value pieces
+#: page-fault ~10,000 times per block in the Laplace rule; 32,768-value pieces fault in a fresh
+#: worker process, whose mmap threshold has not yet grown; 8,192-value pieces never.)
+_PIECE_VALUES = 1 << 13
 #: ... and sums them per trial over groups of whole trials of about this many values.
 _GROUP_VALUES = 1 << 16
 
@@ -222,9 +221,6 @@ class KStarMethod:
 class _DegreeMethod(KStarMethod):
     """Nodes release d_v + noise at the full budget; the curator sums a function of the reports."""
 
-    #: values per call of ``_values`` in the simulation (see ``_PIECE_VALUES``)
-    _piece_values = _PIECE_VALUES
-
     def _randomize(self, d, k, eps, runs, gen):
         mech = DiscreteLaplace(epsilon=eps) if self.noise == "dlap" else Laplace(epsilon=eps)
         return d[None, :] + mech.sample((runs, d.size), rng=gen)
@@ -241,10 +237,9 @@ class _DegreeMethod(KStarMethod):
             _sample_dlap(gen, shape, mech._t, mech.p, out=y, scratch=_SCRATCH.get("float", shape, np.float64))
         else:
             y = _SCRATCH.get("float", shape, np.float64)
-            signs = _SCRATCH.get("signs", shape, np.float64)
-            _sample_symmetric_exponential(gen, shape, Laplace(epsilon=eps).scale, out=y, scratch=signs)
+            _sample_symmetric_exponential(gen, shape, Laplace(epsilon=eps).scale, out=y)
         y += d  # d + noise, elementwise: the old d[None, :] + noise
-        return _row_sums(y, lambda part: self._values(part, k, eps), self._piece_values)
+        return _row_sums(y, lambda part: self._values(part, k, eps))
 
     def _values(self, reports, k, eps):
         """Each report's term of the estimate (elementwise)."""
@@ -273,7 +268,6 @@ class UnbiasedLaplace(_DegreeMethod):
     """Laplace degrees with the continuous rule C(y,k) - b^2 C''(y,k) (Hillebrand et al. 2023)."""
 
     name, noise, unbiased = "unbiased-laplace", "laplace", True
-    _piece_values = _SMALL_PIECE_VALUES
 
     def _values(self, reports, k, eps):
         return binomial(reports, k, eps, noise="laplace")
@@ -362,8 +356,7 @@ class LocalLapKStars(KStarMethod):
         counts = projected_kstar_counts(d, k, d_max).astype(np.float64)
         mech = Laplace(epsilon=eps, sensitivity=self._scale(d_max, k, 1.0))
         reports = _SCRATCH.get("float", (n_trials, d.size), np.float64)
-        signs = _SCRATCH.get("signs", reports.shape, np.float64)
-        _sample_symmetric_exponential(gen, reports.shape, mech.scale, out=reports, scratch=signs)
+        _sample_symmetric_exponential(gen, reports.shape, mech.scale, out=reports)
         reports += counts  # the old counts[None, :] + noise
         return self._estimate(reports, k, eps)
 
