@@ -9,7 +9,6 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 __all__ = ["relative_error", "rmse", "relative_rmse", "bias", "rmse_confidence_interval"]
 
@@ -99,5 +98,7 @@ def rmse_confidence_interval(estimates: ArrayLike, truth: float, level: float = 
     scale = float(np.max(np.abs(err))) or 1.0  # squared errors in units of scale^2: no overflow
     sq = (err / scale) ** 2
     m = float(sq.mean())
+    from scipy import special
+
     half = float(special.ndtri(0.5 + level / 2) * sq.std(ddof=1) / math.sqrt(arr.size))
     return (scale * math.sqrt(max(m - half, 0.0)), scale * math.sqrt(m + half))

@@ -81,7 +81,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import exp1, expit
 
 from .._validation import (
     check_epsilon,
@@ -108,9 +107,18 @@ _TRIGAMMA2 = math.pi**2 / 6.0 - 1.0  # trigamma(2)
 # the integrands here (exp(-t) times a smooth bounded factor, log singularity at 0) are
 # integrated to ~1e-16 relative already with step 1/16.
 _TS_STEP = 1.0 / 32.0
-_TS_S = np.arange(-4.5, 4.5 + _TS_STEP / 2, _TS_STEP)
-_TS_X = expit(np.pi * np.sinh(_TS_S))
-_TS_W = _TS_STEP * np.pi * np.cosh(_TS_S) * _TS_X * expit(-np.pi * np.sinh(_TS_S))
+
+
+@functools.cache
+def _ts_rule() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Nodes and weights of the tanh-sinh rule (built on first use: scipy.special is slow to import)."""
+    from scipy.special import expit
+
+    s = np.arange(-4.5, 4.5 + _TS_STEP / 2, _TS_STEP)
+    x = expit(np.pi * np.sinh(s))
+    return x, _TS_STEP * np.pi * np.cosh(s) * x * expit(-np.pi * np.sinh(s))
+
+
 # In t = K x the integrand carries exp(-t): beyond t = 60 it is below 1e-26 of the total.
 _T_CUT = 60.0
 # The part x > x0 is neglected only if rigorously below this fraction of the result.
@@ -297,8 +305,9 @@ def _boundary_integrals(
             rlo, rhi = np.where(below, rlo, mid), np.where(below, mid, rhi)
         xr = rhi
         half = 0.5 * (xr - xl)
-        xs = xl[:, None] + (2.0 * half)[:, None] * _TS_X[None, :]
-        w = (2.0 * half)[:, None] * _TS_W[None, :] * np.exp(phi(xs, K[:, None]) - top[:, None])
+        ts_x, ts_w = _ts_rule()
+        xs = xl[:, None] + (2.0 * half)[:, None] * ts_x[None, :]
+        w = (2.0 * half)[:, None] * ts_w[None, :] * np.exp(phi(xs, K[:, None]) - top[:, None])
     signed, absolute = {}, {}
     for kind in kinds:
         rho = 1.0 / xs if kind == "ln" else _rho(kind, xs)
@@ -319,8 +328,9 @@ def _power_quadrature(
     Kf = K.astype(np.float64)
     x0 = 2.0 * math.asinh(1.0 / (2.0 * math.sqrt(c)))
     T = np.minimum(Kf * x0, _T_CUT)
-    t = T[:, None] * _TS_X[None, :]
-    wq = T[:, None] * _TS_W[None, :]
+    ts_x, ts_w = _ts_rule()
+    t = T[:, None] * ts_x[None, :]
+    wq = T[:, None] * ts_w[None, :]
     x = t / Kf[:, None]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         logB = np.log1p(np.maximum(-4.0 * c * np.sinh(x / 2.0) ** 2, -1.0))
@@ -358,6 +368,8 @@ def _power_quadrature(
             with np.errstate(invalid="ignore"):
                 one_minus = -np.expm1(mlogB)
             one_minus = np.where(np.isfinite(mlogB), one_minus, 1.0)
+            from scipy.special import exp1
+
             val = np.log(Kf) + (weight * one_minus / t).sum(axis=1) + exp1(Kf * x0)
         else:
             val = (weight * Bm * _rho(kind, x)).sum(axis=1) / Kf

@@ -314,12 +314,19 @@ def _map_chunks(
 
 
 class _Scratch:
-    """Reusable chunk-sized float64 buffers (avoids an allocation per chunk)."""
+    """Reusable float64 buffers of up to a chunk (avoids an allocation per chunk).
+
+    Allocated on first use at the size asked for (at most a chunk): a call on a few thousand
+    reports does not allocate (and page-fault) 512 KiB buffers.
+    """
 
     def __init__(self, count: int) -> None:
-        self._bufs = [np.empty(_CHUNK) for _ in range(count)]
+        self._count = count
+        self._bufs: list[NDArray[np.float64]] = []
 
     def get(self, m: int) -> list[NDArray[np.float64]]:
+        if not self._bufs or self._bufs[0].size < m:
+            self._bufs = [np.empty(min(max(m, 1), _CHUNK)) for _ in range(self._count)]
         return [b[:m] for b in self._bufs]
 
 

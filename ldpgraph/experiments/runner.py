@@ -17,6 +17,12 @@ by index. Hence the records depend only on the seed, the grid and ``block_size``
 which other cells share the grid. (``block_size`` fixes how the trials consume the streams;
 ``block_size=1`` gives every trial its own stream.)
 
+With loky (the default for ``n_jobs != 1``) the graphs' degrees are sent once per worker (a
+worker initializer), consecutive blocks of a cell are grouped into one task, and the workers
+exit within a quarter second when the process that started them dies, even by SIGKILL (loky's
+own idle timeout is 300 s). Not covered: on Windows the workers are left to loky; Dask workers
+belong to their cluster.
+
 k-stars are estimated by the methods of :mod:`ldpgraph.baselines` (each method its own cell
 and stream). The other curator statistics (:mod:`ldpgraph.experiments.statistics`) compare the
 unbiased estimate (``unbiased-dlap``) and the naive plug-in (``naive-dlap``) on the *same*
@@ -25,12 +31,14 @@ noisy degrees: both share one stream.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
 import platform
 import re
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -389,6 +397,61 @@ def _graph_units(g: GraphInput, stat: str, k: int | None, eps: float, methods: l
     ]
 
 
+#: Degrees of the grid's graphs in a loky worker, by token: registered once per worker by
+#: :func:`_init_worker`, so that a task names its graph instead of carrying its degrees.
+_WORKER_GRAPHS: dict[str, NDArray[np.int64]] = {}
+
+#: How often a worker checks that the process that started it is still alive (seconds).
+_PARENT_POLL_SECONDS = 0.25
+
+#: A task runs at most this many blocks of one cell (coarser tasks: less per-task overhead;
+#: at least ~8 tasks per worker are kept for load balance).
+_MAX_BLOCKS_PER_TASK = 16
+
+
+def _run_blocks(unit: _Unit, degrees: NDArray[np.int64] | str, seed: int, blocks: tuple[tuple[int, int], ...],
+                task: int):
+    """Run consecutive blocks ``(block, n)`` of one unit; return ``(task, estimates (n_methods, sum n))``.
+
+    ``degrees`` is the array, or the token of a graph registered in this worker.
+    """
+    d = _WORKER_GRAPHS[degrees] if isinstance(degrees, str) else degrees
+    parts = [_run_block(unit, d, seed, b, n, task)[1] for b, n in blocks]
+    return task, parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+
+def _graph_token(g: GraphInput) -> str:
+    """Content token of a graph's degrees (equal graphs share workers across runs)."""
+    digest = hashlib.sha256(g.degrees.astype(np.int64).tobytes()).hexdigest()[:24]
+    return f"{g.label}#{digest}"
+
+
+def _init_worker(parent_pid: int, graphs: tuple[tuple[str, bytes], ...]) -> None:
+    """loky worker initializer: register the graphs' degrees; exit when the parent process dies.
+
+    loky workers do not watch their parent: killed (SIGKILL, SIGTERM), it would leave them
+    running until their idle timeout (300 s). A daemon thread polls ``os.getppid()`` and ends
+    the worker within ``_PARENT_POLL_SECONDS`` of the parent's death (POSIX: the worker is then
+    re-parented).
+    """
+    for token, raw in graphs:
+        _WORKER_GRAPHS[token] = np.frombuffer(raw, dtype=np.int64)  # read-only, like GraphInput.degrees
+    if os.name == "posix":
+        threading.Thread(target=_exit_with_parent, args=(parent_pid,), name="ldpgraph-parent-watch",
+                         daemon=True).start()
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(_PARENT_POLL_SECONDS)
+    os._exit(1)
+
+
+def _blocks_per_task(n_units: int, n_blocks: int, n_workers: int) -> int:
+    """Blocks of a cell per task: up to a whole cell, keeping >= ~8 tasks per worker."""
+    return max(1, min(n_blocks, _MAX_BLOCKS_PER_TASK, (n_units * n_blocks) // (8 * max(1, n_workers))))
+
+
 def _build_units(
     graphs: list[GraphInput], stats: list[tuple[str, int | None]], epsilons: list[float], methods: list[Any]
 ) -> list[_Unit]:
@@ -474,11 +537,16 @@ def _cell_costs(unit: _Unit, seconds: NDArray[np.float64]) -> dict[str, Any]:
 
 
 @contextmanager
-def _parallel_context(backend: str | None, scheduler: str | None, scatter: list) -> Iterator[None]:
+def _parallel_context(
+    backend: str | None, scheduler: str | None, scatter: list, loky_kwargs: dict[str, Any] | None = None
+) -> Iterator[None]:
     import joblib
 
     if scheduler is None and backend != "dask":
-        if backend is None:
+        if loky_kwargs is not None:  # the loky pool, with the worker initializer
+            with joblib.parallel_config(backend="loky", **loky_kwargs):
+                yield
+        elif backend is None:
             yield
         else:
             with joblib.parallel_config(backend=backend):
@@ -802,38 +870,52 @@ def run_experiment(
 
     truths = {(g.label, s, k): _truth(g, s, k) for g in ginputs for s, k in stats}
 
-    tasks = []
-    for u_index in range(len(units)):
-        for b, start in enumerate(range(0, n_trials, block_size)):
-            tasks.append((u_index, b, start, min(block_size, n_trials - start)))
-    results: list[NDArray | None] = [None] * len(tasks)
+    # Work: the blocks of each unit; a task runs consecutive blocks of one unit (how they are
+    # grouped does not enter the draws). With loky, the degrees travel once per worker (the
+    # initializer) and a task names its graph by token; the workers exit with this process.
+    starts = range(0, n_trials, block_size)
+    cell_blocks = [(b, min(block_size, n_trials - start)) for b, start in enumerate(starts)]
     scatter = [g.degrees for g in ginputs]
-    jobs = (
-        joblib.delayed(_run_block)(units[u], by_label[units[u].graph].degrees, entropy, b, n, i)
-        for i, (u, b, _start, n) in enumerate(tasks)
-    )
+    use_loky = scheduler is None and (backend == "loky" or (backend is None and n_jobs != 1))
+    loky_kwargs = None
+    if use_loky:
+        tokens = {g.label: _graph_token(g) for g in ginputs}
+        payload = tuple((tokens[g.label], g.degrees.astype(np.int64).tobytes()) for g in ginputs)
+        loky_kwargs = {"initializer": _init_worker, "initargs": (os.getpid(), payload)}
     bar = _progress(len(units) * n_trials, quiet)
     try:
-        with _parallel_context(backend, scheduler, scatter):
+        with _parallel_context(backend, scheduler, scatter, loky_kwargs):
+            n_workers = joblib.effective_n_jobs(n_jobs)
+            per_task = _blocks_per_task(len(units), len(cell_blocks), n_workers)
+            tasks = [(u, tuple(cell_blocks[i : i + per_task]))
+                     for u in range(len(units)) for i in range(0, len(cell_blocks), per_task)]
+            by_token = use_loky and n_workers > 1  # else the tasks run here or get no initializer
+            jobs = (
+                joblib.delayed(_run_blocks)(
+                    units[u], tokens[units[u].graph] if by_token else by_label[units[u].graph].degrees,
+                    entropy, blocks, i)
+                for i, (u, blocks) in enumerate(tasks)
+            )
+            results: list[NDArray | None] = [None] * len(tasks)
             parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size, return_as="generator_unordered")
             for i, est in parallel(jobs):
                 results[i] = est
-                bar.update(tasks[i][3])
+                bar.update(est.shape[1])
     finally:
         bar.close()
     t_sim = time.perf_counter() - t0
 
     # assemble the records cell by cell, trials in order
-    per_unit: list[list[tuple[int, int, NDArray]]] = [[] for _ in units]
-    for (u, b, start, _n), est in zip(tasks, results, strict=True):
-        per_unit[u].append((start, b, est))
+    per_unit: list[list[tuple[int, NDArray]]] = [[] for _ in units]
+    for (u, blocks), est in zip(tasks, results, strict=True):
+        per_unit[u].append((blocks[0][0], est))
     cells = []
     costs: list[dict[str, Any]] = []
     analytic: dict[tuple, float | None] = {}
     for u_index, unit in enumerate(units):
-        blocks = sorted(per_unit[u_index])
-        est_all = np.concatenate([est for _s, _b, est in blocks], axis=1)
-        spawn = tuple(f"{unit.key}/{b}" for _s, b, est in blocks for _ in range(est.shape[1]))
+        parts = sorted(per_unit[u_index], key=lambda part: part[0])
+        est_all = parts[0][1] if len(parts) == 1 else np.concatenate([est for _b, est in parts], axis=1)
+        spawn = tuple(f"{unit.key}/{b}" for b, n in cell_blocks for _ in range(n))
         truth = truths[(unit.graph, unit.statistic, unit.k)]
         a = _analytic(unit, by_label[unit.graph])
         for i, method in enumerate(unit.methods):

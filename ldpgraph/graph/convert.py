@@ -13,7 +13,6 @@ from itertools import chain
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from ldpgraph.graph.core import Graph, LoadReport, _build_graph, _sorted_rows
@@ -217,6 +216,8 @@ def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
     >>> from_scipy_sparse(sp.csr_array(([1], ([0], [1])), shape=(2, 2))).report.source_directed
     True
     """
+    import scipy.sparse as sp  # deferred: slow to import
+
     if not sp.issparse(matrix):
         raise TypeError(f"matrix must be a scipy.sparse array or matrix, got {type(matrix).__name__}")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:

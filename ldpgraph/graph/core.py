@@ -17,15 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from ldpgraph._validation import check_nonnegative_int
-
-try:  # scipy's C kernels for sparse formats (private, stable for many releases)
-    from scipy.sparse import _sparsetools
-except ImportError:  # pragma: no cover
-    _sparsetools = None
 
 __all__ = ["Graph", "LoadReport", "from_edge_array"]
 
@@ -537,6 +531,12 @@ def _sorted_rows(
     ``sort=False`` the per-row sort is skipped: the columns of a row keep their input order
     (sorted already when the entries come sorted by column).
     """
+    import scipy.sparse as sp  # deferred: slow to import
+
+    try:  # scipy's C kernels for sparse formats (private, stable for many releases)
+        from scipy.sparse import _sparsetools
+    except ImportError:  # pragma: no cover
+        _sparsetools = None
     nnz = int(rows.size)
     itype = rows.dtype
     data = np.zeros(nnz, dtype=np.int8)
@@ -566,6 +566,8 @@ def _symmetric_csr(
     row pointers of ``L = U.T`` and ``U``, entry ``j`` of ``L`` in row ``r`` goes to
     ``pU[r] + j`` and entry ``j`` of ``U`` in row ``r`` goes to ``pL[r + 1] + j``.
     """
+    import scipy.sparse as sp  # deferred: slow to import
+
     nnz = int(upper.size)
     structure = sp.csr_array((np.ones(nnz, dtype=np.int8), upper, ptr_u), shape=(n, n))
     lower = structure.T.tocsr()  # counting sort: rows of U.T with sorted column indices

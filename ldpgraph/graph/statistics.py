@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from ldpgraph._validation import check_integer_reports, check_nonnegative_int
@@ -333,6 +332,8 @@ def adjacency_triangle_count(adjacency: Any) -> int:
     >>> adjacency_triangle_count(sp.csr_array(np.ones((4, 4)) - np.eye(4)))
     4
     """
+    import scipy.sparse as sp  # deferred: slow to import
+
     if not sp.issparse(adjacency):
         raise TypeError(f"adjacency must be a scipy sparse matrix, got {type(adjacency).__name__}")
     a = sp.csr_array(adjacency)
@@ -357,6 +358,8 @@ def _triangle_blocks(g: Graph) -> Any:
     rows = np.repeat(np.arange(n, dtype=np.int64), deg)
     cols = g.indices
     forward = rank[rows] < rank[cols]
+    import scipy.sparse as sp  # deferred: slow to import
+
     oriented = sp.csr_array(
         (np.ones(int(forward.sum()), dtype=np.int64), (rows[forward], cols[forward])),
         shape=(n, n),

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_integer_reports, check_rng, check_sensitivity
 from ._common import _real_points
+from .laplace import _sign_bit_pieces
 from .secure import sample_dlap_exact
 
 __all__ = ["DiscreteLaplace"]
@@ -199,15 +200,36 @@ class DiscreteLaplace:
         return x + self.sample(x.shape, rng=rng, secure=secure)
 
 
-def _sample_dlap(gen: np.random.Generator, shape, t: float, p: float) -> NDArray[np.int64]:
+def _sample_dlap(
+    gen: np.random.Generator,
+    shape,
+    t: float,
+    p: float,
+    *,
+    out: NDArray[np.int64] | None = None,
+    scratch: NDArray[np.float64] | None = None,
+) -> NDArray[np.int64]:
     """DLap(e^-t) noise by inversion of |eta| from one standard exponential and a sign bit.
 
     With E ~ Exp(1) and c0 = ln((1+p)/2) <= 0, P[floor((E - c0)/t) >= k] = P[E >= c0 + k t]
     = e^{-c0} p^k = 2 p^k / (1+p) for k >= 1 (and 1 for k = 0), which is the law of |eta|.
+
+    ``out`` (int64) and ``scratch`` (float64, for the exponentials), C-contiguous of ``shape``,
+    are filled in place (signs applied piece by piece) instead of allocating: same draws, same
+    values.
     """
-    e = gen.standard_exponential(shape)
+    e = gen.standard_exponential(shape) if scratch is None else gen.standard_exponential(out=scratch)
     e -= math.log1p(p) - math.log(2.0)
     e *= 1.0 / t  # < 2^52 (checked by the caller): every integer is representable
+    if out is not None:
+        np.copyto(out, e, casting="unsafe")  # truncation == floor: e > 0
+        flat = out.reshape(-1)
+        for lo, hi, bits in _sign_bit_pieces(gen, flat.size):
+            signs = bits.view(np.int8)
+            signs *= np.int8(2)
+            signs -= np.int8(1)
+            np.multiply(flat[lo:hi], signs, out=flat[lo:hi])
+        return out
     out = e.astype(np.int64)  # truncation == floor: e > 0
     n = out.size
     signs = np.unpackbits(np.frombuffer(gen.bytes((n + 7) // 8), dtype=np.uint8), count=n)

@@ -117,9 +117,38 @@ def _random_signs(gen: np.random.Generator, shape: tuple[int, ...]) -> NDArray[n
     return signs.reshape(shape)
 
 
-def _sample_symmetric_exponential(gen: np.random.Generator, shape, scale: float) -> NDArray[np.float64]:
-    """Laplace(scale) noise: scale * Exp(1) with a random sign."""
-    e = gen.standard_exponential(shape)
-    e *= scale
-    np.copysign(e, _random_signs(gen, e.shape), out=e)
-    return e
+#: Values per piece when random sign bits are applied in place (a piece's temporaries, <= 64 KiB,
+#: are recycled by malloc: above glibc's 128 KiB mmap threshold each would be mmap-ed and faulted in).
+_SIGN_PIECE = 1 << 13
+
+
+def _sign_bit_pieces(gen: np.random.Generator, n: int):
+    """Yield ``(lo, hi, bits)``: the sign bits of values lo..hi-1 of the ``gen.bytes`` draw of n bits.
+
+    The bits are those of ``np.unpackbits(bytes, count=n)[lo:hi]`` (pieces start at whole bytes).
+    """
+    raw = np.frombuffer(gen.bytes((n + 7) // 8), dtype=np.uint8)
+    for lo in range(0, n, _SIGN_PIECE):
+        hi = min(lo + _SIGN_PIECE, n)
+        yield lo, hi, np.unpackbits(raw[lo // 8 : (hi + 7) // 8], count=hi - lo)
+
+
+def _sample_symmetric_exponential(
+    gen: np.random.Generator, shape, scale: float, *, out: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """Laplace(scale) noise: scale * Exp(1) with a random sign.
+
+    With ``out`` (float64, C-contiguous, of ``shape``) the noise is drawn in place and the signs
+    are applied piece by piece: same draws, same values, no array of the full size allocated.
+    """
+    if out is None:
+        e = gen.standard_exponential(shape)
+        e *= scale
+        np.copysign(e, _random_signs(gen, e.shape), out=e)
+        return e
+    gen.standard_exponential(out=out)
+    out *= scale
+    flat = out.reshape(-1)
+    for lo, hi, bits in _sign_bit_pieces(gen, flat.size):
+        np.copysign(flat[lo:hi], np.subtract(bits, 0.5), out=flat[lo:hi])  # signs +-0.5, as _random_signs
+    return out

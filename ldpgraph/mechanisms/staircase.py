@@ -10,7 +10,6 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import brentq
 
 from .._validation import (
     check_epsilon,
@@ -419,6 +418,8 @@ def _gamma_min_variance(eps: float) -> float:
 
     def cubic(g: float) -> float:
         return ((2.0 * u * u * g + 6.0 * b * u) * g + 6.0 * b * b) * g - b * (1.0 + 2.0 * b)
+
+    from scipy.optimize import brentq
 
     return float(brentq(cubic, 0.0, 1.0, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500))
 

@@ -108,7 +108,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng, dlap_c
@@ -846,6 +845,8 @@ def average_clustering_variance(
     >>> v > 0
     True
     """
+    import scipy.sparse as sp  # deferred: slow to import
+
     g = _check_graph(graph)
     budget = ClusteringBudget(rr=epsilon_rr, degree=epsilon_degree, triangles=epsilon_triangles)
     deg = g.degrees

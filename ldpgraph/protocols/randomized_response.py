@@ -25,14 +25,16 @@ bits have the same law under both graphs, so each node's release is
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import DTypeLike, NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from ..graph.core import Graph
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -175,6 +177,8 @@ def lower_edge_pairs(graph: Any) -> tuple[int, NDArray[np.int64], NDArray[np.int
     >>> n, r.tolist(), c.tolist()
     (3, [1, 2], [0, 1])
     """
+    import scipy.sparse as sp  # deferred: slow to import
+
     if isinstance(graph, Graph):
         n = graph.n_nodes
         rows = np.repeat(np.arange(n, dtype=np.int64), graph.degrees)
@@ -348,6 +352,8 @@ def pairs_to_csr(
     n: int, index: NDArray[np.int64], *, symmetric: bool = True, dtype: DTypeLike = np.float64
 ) -> sp.csr_array:
     """CSR adjacency of the sorted lower pairs ``index`` (see :func:`randomized_response_graph`)."""
+    import scipy.sparse as sp  # deferred: slow to import
+
     u, v = pair_from_index(index)
     idx_dtype = np.int32 if max(n, 2 * index.size) < 2**31 - 1 else np.int64
     indptr = np.zeros(n + 1, dtype=idx_dtype)

@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
@@ -53,6 +52,9 @@ from .randomized_response import (
     pair_index,
     pairs_to_csr,
 )
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = [
     "rr_triangle_estimate",
@@ -199,6 +201,8 @@ def lower_common_neighbour_square_sum(graph: Graph) -> int:
     >>> lower_common_neighbour_square_sum(from_edge_array([[0, 2], [1, 2], [0, 3], [1, 3]]))
     4
     """
+    import scipy.sparse as sp  # deferred: slow to import
+
     g = _check_graph(graph)
     return _gram_offdiag_square_sum(sp.tril(_adjacency(g), k=-1, format="csr")) // 2
 
@@ -896,12 +900,16 @@ def _dense_triangles(n: int, u: NDArray[np.int64], v: NDArray[np.int64]) -> int:
 
 
 def _adjacency(g: Graph) -> sp.csr_array:
+    import scipy.sparse as sp  # deferred: slow to import
+
     data = np.ones(g.indices.size, dtype=np.int64)
     return sp.csr_array((data, g.indices, g.indptr), shape=(g.n_nodes, g.n_nodes))
 
 
 def _gram_offdiag_square_sum(x: sp.csr_array) -> int:
     r""":math:`\sum_{j \ne k} ((X^\top X)_{jk})^2` for a 0/1 sparse X, exactly, in column blocks."""
+    import scipy.sparse as sp  # deferred: slow to import
+
     x = sp.csr_array(x, dtype=np.int64)
     xc = sp.csc_array(x)
     row_len = np.diff(x.indptr).astype(np.int64)

@@ -1,0 +1,76 @@
+"""Killed runner -> its loky workers exit promptly (issue 13: they used to run for minutes).
+
+loky workers do not watch their parent; the runner's worker initializer does
+(``ldpgraph.experiments.runner._init_worker``). Linux only: the workers are found in /proc.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the workers in /proc")
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = """
+import numpy as np
+from ldpgraph.experiments import run_experiment
+run_experiment({"toy": np.arange(2000) % 50}, epsilons=[0.5, 1.0], ks=[2, 3], methods=["unbiased-dlap"],
+               n_trials=10**7, block_size=100, seed=0, n_jobs=2, quiet=True)
+"""
+
+
+def _loky_children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == pid and b"popen_loky_posix" in cmd:
+            out.append(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"  # a zombie has exited
+
+
+def test_workers_exit_when_the_runner_is_killed():
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            workers = _loky_children(proc.pid)
+        assert len(workers) == 2, "the runner did not start two loky workers"
+        time.sleep(0.5)  # let them start their tasks
+        assert all(_alive(w) for w in workers)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 5  # they poll every 0.25 s; loky's own timeout is 300 s
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [w for w in workers if _alive(w)]
+        for w in left:  # do not leave them running if the test fails
+            os.kill(w, signal.SIGKILL)
+        assert left == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
