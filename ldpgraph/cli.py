@@ -538,8 +538,9 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     print(f"{cfg['n_cells']} cells x {cfg['n_trials']} trials in {cfg['total_seconds']:.1f} s "
           f"({cfg['backend']}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")
     print(f"wrote {paths['records']} ({result.records.n_rows:,} rows)")
-    for key in ("summary", "table", "config", "manifest"):
-        print(f"wrote {paths[key]}")
+    for key in ("summary", "table", "costs", "config", "manifest"):
+        if key in paths:
+            print(f"wrote {paths[key]}")
     if paths["plots"]:
         print(f"wrote {len(paths['plots'])} plots in {paths['plots'][0].parent}")
     return 0
