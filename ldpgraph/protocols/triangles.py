@@ -75,13 +75,16 @@ __all__ = [
     "two_round_moments",
 ]
 
-# Dense BLAS triangle counting holds two n x n float32 matrices: used up to this many nodes.
+# Dense BLAS triangle counting holds the n x n float32 lower triangle: used up to this many nodes
+# (every count it forms is an integer below 2^24, so float32 arithmetic is exact, see
+# _dense_triangles).
 _DENSE_MAX_NODES = 16_384
-# Rough cost ratio of one sparse 2-path step to one dense multiply-add (measured on Facebook:
-# both kernels take about the same time at eps = 2, see scripts/bench_triangles.py).
-_SPARSE_DENSE_COST = 128
-# Rows per block when summing the dense product (bounds the float64 temporaries).
-_DENSE_ROW_BLOCK = 1024
+# Cost of one 2-path of the sparse kernel in dense multiply-adds (measured on Facebook at
+# eps = 2, one core: 0.83 s for 5.3e8 wedges against 0.30 s for n^3/6 multiply-adds, i.e.
+# about 58; see scripts/bench_triangles.py --kernels). Dense when its n^3/6 costs less.
+_SPARSE_DENSE_COST = 64
+# Column block of the dense kernel: one float32 GEMM per block.
+_DENSE_BLOCK = 512
 # Work (products) per block of the sparse Gram products.
 _GRAM_BLOCK_WORK = 1 << 23
 
@@ -212,11 +215,29 @@ def noisy_triple_classes(
 ) -> tuple[int, int, int, int]:
     r"""Triple classes ``(m0, m1, m2, m3)`` of the graph on ``n`` nodes with lower pairs ``index``.
 
-    ``method``: ``"dense"`` (float32 BLAS ``syrk`` of the adjacency, exact: every entry of
-    :math:`A^2` is an integer below :math:`2^{24}`, and the sum is taken in float64),
+    ``method``: ``"dense"`` (blocked float32 BLAS product :math:`T = \langle L^\top L, L\rangle`
+    of the strict lower triangle L, :math:`n^3/6` multiply-adds, exact: see the Notes),
     ``"sparse"`` (the oriented sparse kernel of :func:`~ldpgraph.graph.triangle_count`) or
-    ``"auto"`` (dense when its :math:`n^3` multiply-adds cost less than the sparse kernel's
+    ``"auto"`` (dense when its :math:`n^3/6` multiply-adds cost less than the sparse kernel's
     2-paths, see ``_SPARSE_DENSE_COST``, and :math:`n \le 16384`).
+
+    Notes
+    -----
+    Only the triangle count :math:`m_3` needs a product; with :math:`m` edges, degrees
+    :math:`d_i` and :math:`W = \sum_i \binom{d_i}2` wedges, :math:`m_2 = W - 3m_3`,
+    :math:`m_1 = m(n-2) - 2m_2 - 3m_3` (each edge lies in n - 2 triples) and
+    :math:`m_0 = \binom n3 - m_1 - m_2 - m_3`.
+
+    **Dense kernel.** With :math:`L_{ij} = a_{ij}[i > j]`, :math:`(L^\top L)_{jk}` counts the
+    common neighbours i of j and k above both, so :math:`T = \sum_{j > k} a_{jk}
+    (L^\top L)_{jk}` counts every triangle once, at its two lowest nodes. Only the blocks
+    :math:`J \ge K` of :math:`L^\top L` are formed, and rows :math:`i < \min J` of the
+    column block J of L vanish: :math:`n^3/6` multiply-adds instead of the :math:`n^3/2` of
+    ``syrk``. **Exactness.** Every partial sum of a float32 dot product here is an integer in
+    :math:`[0, n]`, :math:`n \le 16384 < 2^{24}`: exactly representable, so every float32
+    addition and fused multiply-add is exact whatever the order BLAS uses. The products
+    :math:`a_{jk}(L^\top L)_{jk} \le n` are summed in float64, with partial sums at most
+    :math:`n \cdot \binom n2 < n^3 \le 2^{42} < 2^{53}`: exact too.
 
     Examples
     --------
@@ -229,7 +250,7 @@ def noisy_triple_classes(
     wedges = int(np.dot(deg, deg - 1)) // 2
     if method == "auto":
         dense_ok = n <= _DENSE_MAX_NODES
-        method = "dense" if dense_ok and _SPARSE_DENSE_COST * wedges >= n**3 else "sparse"
+        method = "dense" if dense_ok and 6 * _SPARSE_DENSE_COST * wedges >= n**3 else "sparse"
     if method == "dense":
         m3 = _dense_triangles(n, u, v)
     elif method == "sparse":
@@ -882,21 +903,21 @@ def _wedge_sums(
 
 
 def _dense_triangles(n: int, u: NDArray[np.int64], v: NDArray[np.int64]) -> int:
-    """Triangles of the graph with lower pairs (u, v) by float32 BLAS syrk (exact, see caller)."""
-    from scipy.linalg import blas
+    r"""Triangles of the graph with lower pairs ``u > v``: :math:`\langle L^\top L, L\rangle` by blocks.
 
-    a = np.zeros((n, n), dtype=np.float32)
-    a[u, v] = 1.0
-    a[v, u] = 1.0
-    # a is symmetric, so a.T (Fortran-ordered, no copy) is the same matrix; syrk fills the
-    # upper triangle of a a^T = a^2 and leaves the strict lower triangle zero
-    c = blas.ssyrk(1.0, a.T)
+    Exact (float32 partial sums are integers below 2^24): see :func:`noisy_triple_classes`.
+    """
+    if n > _DENSE_MAX_NODES:
+        raise ValueError(f"the dense kernel is exact up to n = {_DENSE_MAX_NODES} nodes, got n = {n}")
+    low = np.zeros((n, n), dtype=np.float32)
+    low[u, v] = 1.0
     total = 0.0
-    for start in range(0, n, _DENSE_ROW_BLOCK):
-        stop = min(n, start + _DENSE_ROW_BLOCK)
-        total += float(np.multiply(c[start:stop], a[start:stop]).sum(dtype=np.float64))
-    # sum_{i<j} (a^2)_ij a_ij = tr(a^3) / 2 = 3 T
-    return int(round(total)) // 3
+    for start in range(0, n, _DENSE_BLOCK):
+        stop = min(n, start + _DENSE_BLOCK)
+        # rows i < start of columns start..stop are zero (L_ij = 0 for i <= j): skip them
+        gram = low[start:, start:stop].T @ low[start:, :stop]  # (L^T L)[start:stop, :stop]
+        total += float(np.multiply(gram, low[start:stop, :stop]).sum(dtype=np.float64))
+    return int(total)
 
 
 def _adjacency(g: Graph) -> sp.csr_array:
