@@ -587,7 +587,18 @@ def simulate_two_round(
     Notes
     -----
     Round 1 is simulated only on the pairs that close a lower wedge: ``sum_v w_v`` depends
-    on no other RR bit, so this has exactly the law of the full protocol's estimate.
+    on no other RR bit, so this has exactly the law of the full protocol's estimate. Of a
+    node that is not projected, :math:`w_v = t_v - q s_v` enters the estimate only through
+    :math:`\sum_v t_v = \sum_{j<k} c_{jk} b_{jk}` over the pairs (:math:`c_{jk}` the lower
+    wedges it closes at such nodes), and, for DLap, through the rounding
+    :math:`\lfloor t_v - q s_v + U_v\rfloor = t_v + \lfloor U_v - q s_v\rfloor` (:math:`t_v` is
+    an integer). So the pairs that close no wedge at a projected node are drawn by groups of
+    equal :math:`(c_{jk}, a_{jk})`: the sum of a group's independent Bernoulli bits is a
+    binomial, and the estimate is :math:`\sum_{\text{groups}} c\,\mathrm{Bin}(N, p_a)` plus
+    the individually drawn bits of the other pairs; the law is that of independent bits on
+    every pair. The projected nodes (at most a few, where the bound is near the maximum)
+    are simulated wedge by wedge. A trial costs :math:`O(n)` plus the wedges of its
+    projected nodes.
     """
     g = _check_graph(graph)
     eps = check_epsilon(epsilon)
@@ -605,6 +616,17 @@ def simulate_two_round(
     degrees = g.degrees if noise == "laplace" else w.lower_degrees
     true_bound = max(int(degrees.max()) if n else 1, 1)
     public = _public_bound(bound, private_bound, true_bound)
+    # pairs grouped by (c+, edge or not): a group's bits enter only through c * (their sum)
+    c_plus = np.bincount(w.pair, minlength=w.pairs.size)
+    groups, group_of = _unique_inverse(2 * c_plus + w.pair_is_edge)
+    group_size = np.bincount(group_of, minlength=groups.size)
+    group_c = (groups // 2).astype(np.float64)
+    group_p = np.where(groups % 2 == 1, p, q)
+    s_all = np.bincount(w.node, minlength=n)  # lower wedges per node: C(d_v^-, 2)
+    offset = -q * s_all  # w_v - t_v, fixed by the graph
+    wedge_start = np.searchsorted(w.node, np.arange(n + 1))  # w.node is sorted
+    node_order = np.argsort(-degrees, kind="stable")
+    sorted_deg = degrees[node_order]
     out = np.empty(n_trials)
     for t in range(n_trials):
         if private_bound:
@@ -616,22 +638,37 @@ def simulate_two_round(
                 cur = max(int(noisy.max()), 1)
         else:
             cur = public
-        bits = gen.random(w.pairs.size) < prob
-        if cur < true_bound:
+        # projected nodes (list longer than the bound) and their lower wedges
+        proj = node_order[: int(np.searchsorted(-sorted_deg, -cur, side="left"))]
+        lens = wedge_start[proj + 1] - wedge_start[proj]
+        first = wedge_start[proj] - np.cumsum(lens) + lens
+        wp = np.repeat(first, lens) + np.arange(int(lens.sum()), dtype=np.int64)
+        # their closing pairs get individual bits; every other pair only its group's binomial
+        touched, inv = _unique_inverse(w.pair[wp])
+        bits_a = gen.random(touched.size) < prob[touched]
+        rest = group_size - np.bincount(group_of[touched], minlength=groups.size)
+        c_rest = c_plus[touched] - np.bincount(inv, minlength=touched.size)
+        t_rest = float(np.dot(group_c, gen.binomial(rest, group_p))) + float(np.dot(c_rest, bits_a))
+        if proj.size:
             keep = _projection_keep(g, w, cur, lower_only=noise == "dlap", gen=gen)
-            m = keep[w.pos_j] & keep[w.pos_k]
-            node, pair = w.node[m], w.pair[m]
+            alive = keep[w.pos_j[wp]] & keep[w.pos_k[wp]]
+            local = np.repeat(np.arange(proj.size), lens)
+            t_p = np.bincount(local, weights=alive & bits_a[inv], minlength=proj.size)
+            w_p = t_p - q * np.bincount(local, weights=alive, minlength=proj.size)
         else:
-            node, pair = w.node, w.pair
-        t_v = np.bincount(node, weights=bits[pair], minlength=n)
-        s_v = np.bincount(node, minlength=n)
-        wv = t_v - q * s_v
+            w_p = np.zeros(0)
+        free = np.ones(n, dtype=bool)
+        free[proj] = False
         if noise == "laplace":
-            rel = wv + gen.laplace(0.0, cur / eps2, size=n)
+            parts = [t_rest, float(offset[free].sum()), *w_p.tolist()]
+            parts += gen.laplace(0.0, cur / eps2, size=n).tolist()
         else:
             mech = DiscreteLaplace(epsilon=eps2, sensitivity=_dlap_sensitivity(cur))
-            rel = np.floor(wv + gen.random(n)) + mech.sample(n, rng=gen)
-        out[t] = math.fsum(rel) / (p - q)
+            u = gen.random(n)
+            # floor(t_v - q s_v + U) = t_v + floor(U - q s_v) for the integer t_v
+            rounded = np.floor(u[free] + offset[free]).sum() + np.floor(w_p + u[proj]).sum()
+            parts = [t_rest, float(rounded), float(mech.sample(n, rng=gen).sum())]
+        out[t] = math.fsum(parts) / (p - q)
     return out
 
 
