@@ -819,9 +819,13 @@ def two_round_moments(
         mean = float(np.dot(pi, t_v))
         n_aff = int(np.searchsorted(-wedge_len, -bound, side="left"))
         pw = pi[wedge_node[:n_aff]]
-        uniq, inv = _unique_inverse(wedge_pair[:n_aff])
-        delta = np.bincount(inv, weights=1.0 - pw, minlength=uniq.size)
-        cp = c_plus[uniq]
+        if 8 * n_aff < c_plus.size:  # few projected wedges: reduce to their pairs
+            uniq, inv = _unique_inverse(wedge_pair[:n_aff])
+            delta = np.bincount(inv, weights=1.0 - pw, minlength=uniq.size)
+            cp = c_plus[uniq]
+        else:  # many: w.pair indexes the pairs already
+            delta = np.bincount(wedge_pair[:n_aff], weights=1.0 - pw, minlength=c_plus.size)
+            cp = c_plus
         pairs_sq = base_pairs - float(np.dot(2.0 * cp - delta, delta))
         e_var = p * q * (pairs_sq + float(np.sum(pw * (1.0 - pw))))
         tv, hv = t_v[aff], h_v[aff]
