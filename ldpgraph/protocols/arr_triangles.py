@@ -171,7 +171,7 @@ def degree_margin(epsilon0: float, beta: float = DEFAULT_BETA) -> int:
     b = _check_beta(beta)
     p0 = math.exp(-e0)
     a = max(math.ceil(math.log(b * (1.0 + p0)) / math.log(p0)) - 1, 0)
-    while a > 0 and p0 ** a / (1.0 + p0) <= b:  # float safety: smallest such a
+    while a > 0 and p0**a / (1.0 + p0) <= b:  # float safety: smallest such a
         a -= 1
     while p0 ** (a + 1) / (1.0 + p0) > b:
         a += 1
@@ -498,7 +498,8 @@ def simulate_arr(
     rng: Any = None,
     wedges: LowerWedges | None = None,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
-) -> NDArray[np.float64]:
+    return_loss: bool = False,
+) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Estimates of ``n_trials`` runs of ``arr-triangles`` (vectorized per trial).
 
     Parameters
@@ -520,6 +521,12 @@ def simulate_arr(
         :func:`~ldpgraph.protocols.triangles.lower_wedges` of the graph, if already computed.
     max_bytes : int or None
         Memory limit of a trial (:func:`arr_memory_check`).
+    return_loss : bool
+        Also return, per trial, the clipping loss
+        :math:`\ell = \sum_v [(t_v - \mu q\binom{d^-_v}2) - (f_v - \mu q\binom{L_v}2)] / (\mu(p-q))`
+        (t the unclipped noisy count on the whole lower list, same bits): :math:`E\ell` is
+        exactly the clipping bias :math:`T - E\hat T`, measured without the noise of the
+        estimate (0 without clipping).
 
     Notes
     -----
@@ -552,6 +559,7 @@ def simulate_arr(
     dl = w.lower_degrees
     prob = np.where(w.pair_is_edge, pe, pn)
     out = np.empty(n_trials)
+    loss = np.zeros(n_trials)
     if not clipping:
         bound = max(int(dl.max()) if n else 1, 1)
         s = dl * (dl - 1) / 2.0
@@ -561,7 +569,7 @@ def simulate_arr(
             t_v = np.bincount(w.node, weights=bits[w.pair], minlength=n)
             rel = np.floor(t_v - pn * s + gen.random(n)) + mech.sample(n, rng=gen)
             out[t] = math.fsum(rel) / (pe - pn)
-        return out
+        return (out, loss) if return_loss else out
     a_ = degree_margin(eps0, b_) if alpha is None else check_nonnegative_int(alpha, "alpha")
     row_of = np.repeat(np.arange(n, dtype=np.int64), g.degrees)
     starts = np.searchsorted(w.node, np.arange(n + 1))
@@ -572,6 +580,7 @@ def simulate_arr(
         keep = _edge_clipping(g, dl, bound, gen)
         bits = gen.random(w.pairs.size) < prob
         tri = bits[w.pair]
+        full = math.fsum(np.bincount(w.node[tri], minlength=n) - pn * (dl * (dl - 1) / 2.0))
         if keep is not None:
             tri &= keep[w.pos_j] & keep[w.pos_k]
         t_v = np.bincount(w.node[tri], minlength=n).astype(np.float64)
@@ -594,7 +603,8 @@ def simulate_arr(
             idx = order[cuts[i] : cuts[i + 1]]
             noise[idx] = DiscreteLaplace(epsilon=eps2, sensitivity=s_i).sample(idx.size, rng=gen)
         out[t] = math.fsum(rel + noise) / (pe - pn)
-    return out
+        loss[t] = (full - math.fsum(wv)) / (pe - pn)
+    return (out, loss) if return_loss else out
 
 
 def _edge_clipping(
