@@ -69,6 +69,7 @@ __all__ = [
     "clipped_triangle_count",
     "arr_count_release",
     "arr_moments",
+    "arr_nonbinding_variance",
     "arr_clipping_bias_bound",
     "arr_memory_check",
     "simulate_arr",
@@ -673,17 +674,77 @@ def arr_moments(
     _, eps1, eps2 = _budget(eps, False, split, 0.1)
     pe, pn = arr_probabilities(eps1, m_)
     n = g.n_nodes
-    c_plus = np.bincount(w.pair, minlength=w.pairs.size).astype(np.float64)
-    var_bit = np.where(w.pair_is_edge, pe * (1.0 - pe), pn * (1.0 - pn))
-    bits_var = math.fsum(c_plus * c_plus * var_bit)
-    dl = w.lower_degrees.astype(np.float64)
-    x = -pn * (dl * (dl - 1) / 2)
-    f = x - np.floor(x)
-    rounding = math.fsum(f * (1 - f))
+    bits_var, rounding = _bits_and_rounding_variance(w, pe, pn)
     bound = max(int(w.lower_degrees.max()) if n else 1, 1)
     sigma2 = DiscreteLaplace(epsilon=eps2, sensitivity=int(arr_sensitivity(bound, None, pn))).variance
     total_t = float(np.count_nonzero(w.pair_is_edge[w.pair]))
     return total_t, (bits_var + rounding + n * sigma2) / (pe - pn) ** 2
+
+
+def arr_nonbinding_variance(
+    graph: Graph,
+    epsilon: float,
+    *,
+    mu: float = DEFAULT_MU,
+    split: float = 0.5,
+    bound_share: float = 0.1,
+    beta: float = DEFAULT_BETA,
+    alpha: int | None = None,
+    wedges: LowerWedges | None = None,
+) -> float:
+    r"""Exact variance of the clipped estimate on the event that no clipping binds.
+
+    More precisely: of the protocol in which the private bounds :math:`D_v` (and
+    :math:`\kappa_v`) are drawn and set each node's noise, but never clip. The clipped
+    protocol differs from it only where a list is projected (probability
+    :math:`P[\eta < -\alpha]` per node) or a neighbour has more than :math:`\kappa_v` noisy
+    edges (at most β per neighbour), and its mean is T minus the clipping loss
+    (:func:`arr_clipping_bias_bound`). A reference for the Monte-Carlo variance.
+
+    Notes
+    -----
+    As in :func:`arr_moments`, with the noise term :math:`\sum_v E\,\sigma^2(\Delta(D_v))`:
+    :math:`D_v = \max(d^-_v + \eta_v + \alpha, 1)`, :math:`\Delta` from
+    :func:`arr_sensitivity` with :math:`\kappa(D_v)`, the law of :math:`\eta_v` summed where its
+    mass exceeds 1e-17 (independent of the bits and the rounding, so the terms add).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> arr_nonbinding_variance(g, 1.0) > arr_nonbinding_variance(g, 2.0)
+    True
+    """
+    g = _check_graph(graph)
+    eps = check_epsilon(epsilon)
+    m_ = _check_mu(mu)
+    b_ = _check_beta(beta)
+    w = lower_wedges(g) if wedges is None else wedges
+    eps0, eps1, eps2 = _budget(eps, True, split, bound_share)
+    pe, pn = arr_probabilities(eps1, m_)
+    a_ = degree_margin(eps0, b_) if alpha is None else check_nonnegative_int(alpha, "alpha")
+    bits_var, rounding = _bits_and_rounding_variance(w, pe, pn)
+    deg_mech = DiscreteLaplace(epsilon=eps0)
+    k_max = int(math.ceil(math.log(1e-17) / -eps0)) + 1
+    eta = np.arange(-k_max, k_max + 1, dtype=np.int64)
+    pmf = deg_mech.pmf(eta)
+    values, counts = np.unique(w.lower_degrees, return_counts=True)
+    bounds = np.maximum(values[:, None] + eta[None, :] + a_, 1)
+    sens = arr_sensitivity(bounds, triangle_clip_bound(bounds, pe, b_), pn)
+    p2 = np.exp(-eps2 / sens)
+    sigma2 = 2.0 * p2 / (1.0 - p2) ** 2
+    noise = math.fsum((counts[:, None] * sigma2 * pmf[None, :]).ravel())
+    return (bits_var + rounding + noise) / (pe - pn) ** 2
+
+
+def _bits_and_rounding_variance(w: LowerWedges, pe: float, pn: float) -> tuple[float, float]:
+    """Variance of the sum of the w_v over the ARR bits, and of the rounding (no clipping)."""
+    c_plus = np.bincount(w.pair, minlength=w.pairs.size).astype(np.float64)
+    var_bit = np.where(w.pair_is_edge, pe * (1.0 - pe), pn * (1.0 - pn))
+    dl = w.lower_degrees.astype(np.float64)
+    x = -pn * (dl * (dl - 1) / 2)
+    f = x - np.floor(x)
+    return math.fsum(c_plus * c_plus * var_bit), math.fsum(f * (1 - f))
 
 
 def arr_clipping_bias_bound(

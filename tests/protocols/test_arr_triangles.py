@@ -25,6 +25,7 @@ from ldpgraph.protocols.arr_triangles import (
     arr_count_release,
     arr_memory_check,
     arr_moments,
+    arr_nonbinding_variance,
     arr_probabilities,
     arr_sensitivity,
     clipped_triangle_count,
@@ -356,6 +357,20 @@ def test_monte_carlo_unclipped_mean_and_variance():
     m4 = float(np.mean((x - x.mean()) ** 4))
     se_var = math.sqrt(max(m4 - s2 * s2, 0.0) / n)
     assert abs(s2 - var) <= 4 * se_var
+
+
+def test_monte_carlo_clipped_when_nothing_binds():
+    """Private bounds drawn per node, per-node sensitivities; beta tiny: no clipping binds, so
+    the mean is T and the variance arr_nonbinding_variance."""
+    g = from_networkx(nx.gnp_random_graph(120, 0.2, seed=7))
+    eps, mu, n = 1.5, 0.3, 2000
+    x, loss = simulate_arr(g, eps, n, mu=mu, beta=1e-9, rng=9, return_loss=True)
+    assert np.all(loss == 0)
+    var = arr_nonbinding_variance(g, eps, mu=mu, beta=1e-9)
+    assert abs(x.mean() - triangle_count(g)) <= 4 * math.sqrt(var / n)
+    s2 = x.var(ddof=1)
+    m4 = float(np.mean((x - x.mean()) ** 4))
+    assert abs(s2 - var) <= 4 * math.sqrt(max(m4 - s2 * s2, 0.0) / n)
 
 
 def test_clipped_estimate_on_a_small_graph_within_its_bias_bound():
