@@ -36,6 +36,7 @@ from ldpgraph.graph import triangle_count  # noqa: E402
 from ldpgraph.protocols.arr_triangles import (  # noqa: E402
     ARRTriangles,
     arr_clipping_bias_bound,
+    arr_nonbinding_variance,
     simulate_arr,
 )
 from ldpgraph.registry import get_method  # noqa: E402
@@ -138,8 +139,10 @@ def main() -> None:
             x_two = two.estimate_trials(g, "triangles", None, eps, args.trials, rng=20)
             x_arr = arr.estimate_trials(g, "triangles", None, eps, args.trials, rng=21)
             r_arr, r_two = _rel_rmse(x_arr, t), _rel_rmse(x_two, t)
+            nb = math.sqrt(arr_nonbinding_variance(g, eps, wedges=arr._wedges(g))) / t
             print(
-                f"{label:12s} eps={eps:<4g} arr-triangles MC {r_arr:.4g}   two-round-triangles-dlap "
+                f"{label:12s} eps={eps:<4g} arr-triangles MC {r_arr:.4g} (non-binding analytic sd {nb:.4g})"
+                f"   two-round-triangles-dlap "
                 f"analytic {a_two:.4g} (MC {r_two:.4g})   ratio arr/two-round (analytic) {r_arr / a_two:.3f}   "
                 f"two-round-triangles-dlap-private analytic {a_two_p:.4g}"
             )

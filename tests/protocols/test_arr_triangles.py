@@ -363,7 +363,7 @@ def test_monte_carlo_clipped_when_nothing_binds():
     """Private bounds drawn per node, per-node sensitivities; beta tiny: no clipping binds, so
     the mean is T and the variance arr_nonbinding_variance."""
     g = from_networkx(nx.gnp_random_graph(120, 0.2, seed=7))
-    eps, mu, n = 1.5, 0.3, 2000
+    eps, mu, n = 1.5, 0.3, 1500
     x, loss = simulate_arr(g, eps, n, mu=mu, beta=1e-9, rng=9, return_loss=True)
     assert np.all(loss == 0)
     var = arr_nonbinding_variance(g, eps, mu=mu, beta=1e-9)
@@ -403,7 +403,7 @@ def test_clipping_bias_measured_on_real_graphs(name):
     g = _dataset(name)
     w = lower_wedges(g)
     for eps, beta in ((1.0, 1e-6), (1.0, 1e-3)):
-        _, loss = simulate_arr(g, eps, 12, beta=beta, rng=12, wedges=w, return_loss=True)
+        _, loss = simulate_arr(g, eps, 10, beta=beta, rng=12, wedges=w, return_loss=True)
         edge, tri = arr_clipping_bias_bound(g, eps, beta=beta, wedges=w)
         se = loss.std(ddof=1) / math.sqrt(loss.size)
         assert loss.mean() - 4 * se <= edge + tri
