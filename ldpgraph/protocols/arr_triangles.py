@@ -4,24 +4,24 @@ After Imola, Murakami, Chaudhuri (USENIX Security 2022), "ARROneNS" with double 
 our second round (an integer released with the discrete Laplace mechanism, randomized rounding,
 a proven per-node sensitivity).
 
-=============== ===============================================================================
-round           node v (``d^-_v`` lower degree: neighbours of smaller index)
-=============== ===============================================================================
+================ ===============================================================================
+round            node v (``d^-_v`` lower degree: neighbours of smaller index)
+================ ===============================================================================
 ``degree-bound`` (clipping only) releases :math:`\tilde d_v = d^-_v + \mathrm{DLap}(e^{-\varepsilon_0})`;
-                its bound is :math:`D_v = \max(\tilde d_v + \alpha, 1)` (public)
-``arr``         asymmetric randomized response on the bits :math:`a_{vj}`, j < v: RR at
-                :math:`\varepsilon_1`, then every reported 1 is kept with probability
-                :math:`\mu` (sampling): :math:`P[b = 1 \mid a = 1] = \mu p`,
-                :math:`P[b = 1 \mid a = 0] = \mu q`
-``local-count`` v keeps a uniform :math:`D_v`-subset :math:`N_v` of its lower neighbours (edge
-                clipping), counts the noisy edges among them clipped at :math:`\kappa_v` per
-                neighbour (noisy-triangle clipping, :func:`clipped_triangle_count`), and
-                releases :math:`\lfloor f_v - \mu q\binom{|N_v|}2 + U\rfloor + \mathrm{DLap}`
-                at sensitivity :math:`\Delta_v = \max(\min(\kappa_v, D_v - 1), 1)` (and at
-                least :math:`\lceil \mu q (D_v - 1)\rceil`, which does not bind in practice:
-                :func:`arr_sensitivity`; proof: :func:`arr_count_release`)
-curator         :math:`\hat T = \sum_v r_v / (\mu (p - q))`
-=============== ===============================================================================
+                 its bound is :math:`D_v = \max(\tilde d_v + \alpha, 1)` (public)
+``arr``          asymmetric randomized response on the bits :math:`a_{vj}`, j < v: RR at
+                 :math:`\varepsilon_1`, then every reported 1 is kept with probability
+                 :math:`\mu` (sampling): :math:`P[b = 1 \mid a = 1] = \mu p`,
+                 :math:`P[b = 1 \mid a = 0] = \mu q`
+``local-count``  v keeps a uniform :math:`D_v`-subset :math:`N_v` of its lower neighbours (edge
+                 clipping), counts the noisy edges among them clipped at :math:`\kappa_v` per
+                 neighbour (noisy-triangle clipping, :func:`clipped_triangle_count`), and
+                 releases :math:`\lfloor f_v - \mu q\binom{|N_v|}2 + U\rfloor + \mathrm{DLap}`
+                 at sensitivity :math:`\Delta_v = \max(\min(\kappa_v, D_v - 1), 1)` (and at
+                 least :math:`\lceil \mu q (D_v - 1)\rceil`, which does not bind in practice:
+                 :func:`arr_sensitivity`; proof: :func:`arr_count_release`)
+curator          :math:`\hat T = \sum_v r_v / (\mu (p - q))`
+================ ===============================================================================
 
 Here :math:`p = e^{\varepsilon_1}/(1+e^{\varepsilon_1})`, :math:`q = 1 - p`, and
 :math:`\kappa_v = \kappa(D_v)` is the smallest integer with
@@ -34,6 +34,14 @@ probability at most β. The default margin α is the smallest with
 Without clipping (``clipping=False``) the bound is public, D = the true maximum lower degree,
 nothing is clipped and the sensitivity is D - 1: with :math:`\mu = 1` this is
 ``two-round-triangles-dlap`` exactly (same budget split, same law).
+
+Differences from the paper, each for a proof: DLap and randomized rounding instead of Laplace
+noise (an integer release, exactly unbiased where nothing clips); the exact binomial tail for κ
+instead of a Chernoff bound; the noisy triangles clipped through a maximum flow (a κ-Lipschitz
+extension of the count, :func:`clipped_triangle_count`) instead of deleting surplus triangles
+neighbour by neighbour (a new neighbour raises the counts of all the neighbours it is noisily
+joined to, so a per-neighbour truncation is not κ-Lipschitz in general); the lower degree (not the degree) bounds the lower
+list, as in ``two-round-triangles-dlap``.
 
 Communication: a node downloads the ARR graph (the curator's noisy lower pairs), about
 :math:`\mu` times the RR graph of the unsampled protocol: the point of sampling.
