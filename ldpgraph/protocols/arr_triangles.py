@@ -40,8 +40,8 @@ noise (an integer release, exactly unbiased where nothing clips); the exact bino
 instead of a Chernoff bound; the noisy triangles clipped through a maximum flow (a κ-Lipschitz
 extension of the count, :func:`clipped_triangle_count`) instead of deleting surplus triangles
 neighbour by neighbour (a new neighbour raises the counts of all the neighbours it is noisily
-joined to, so a per-neighbour truncation is not κ-Lipschitz in general); the lower degree (not the degree) bounds the lower
-list, as in ``two-round-triangles-dlap``.
+joined to, so a per-neighbour truncation is not κ-Lipschitz in general); the lower degree
+(not the degree) bounds the lower list, as in ``two-round-triangles-dlap``.
 
 Communication: a node downloads the ARR graph (the curator's noisy lower pairs), about
 :math:`\mu` times the RR graph of the unsampled protocol: the point of sampling.
