@@ -185,3 +185,12 @@ def test_cli_experiment_and_estimate(tmp_path, capsys):
     assert "degree_weighted_triangles" in text and "avg-clustering-dlap " in text
     assert main(["estimate", str(path), "--stat", "clustering", "--epsilon", "4"]) == 2
     assert "avg_clustering, degree_weighted_triangles" in capsys.readouterr().err
+
+
+def test_truth_of_the_grid_is_networkx_on_email_enron():
+    from ldpgraph.experiments.statistics import graph_statistic_truth
+
+    g = read_edgelist(data_file("Email-Enron.txt.gz"))  # networkx: ~6 s here
+    assert graph_statistic_truth("avg_clustering", g) == pytest.approx(_nx_avg(g), rel=1e-12)
+    with pytest.raises(ValueError, match="unknown adjacency statistic 'wedges'"):
+        graph_statistic_truth("wedges", g)
