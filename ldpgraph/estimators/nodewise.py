@@ -79,6 +79,13 @@ _CHUNK_ROWS = 1 << 14
 # many cells (128 MiB of counts) and at most this many cells per node.
 _DEDUPE_MAX_BOX = 1 << 24
 _DEDUPE_BOX_PER_NODE = 4
+# "auto" where the whole box is too large: rows inside a core box (central quantiles of a
+# strided sample, at most this many cells) are deduplicated, the others kept as they are.
+_CORE_MAX_BOX = 1 << 22
+_CORE_SAMPLE = 1 << 16
+_CORE_QUANTILES = (0.005, 0.02, 0.05, 0.1, 0.2)
+# ... used only when it leaves at most this fraction of the rows to evaluate.
+_CORE_MAX_FRACTION = 0.5
 # Largest log of |h| p^R allowed to stay flat between the growth probes (see _check_growth).
 _LOG_SAFE = 700.0
 
@@ -389,8 +396,9 @@ def _distinct_rows(rows: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[
     """Distinct rows and their multiplicities by one bincount over the bounding box, or None
     when the box is too large for that to pay."""
     n, m = rows.shape
-    lo = rows.min(axis=0)
-    span = rows.max(axis=0) - lo + 1
+    # per column: a reduction along axis 0 of an (n, m) array runs ~30x slower in numpy
+    lo = np.array([rows[:, j].min() for j in range(m)], dtype=np.int64)
+    span = np.array([rows[:, j].max() for j in range(m)], dtype=np.int64) - lo + 1
     box = math.prod(int(v) for v in span)
     if box > min(_DEDUPE_MAX_BOX, _DEDUPE_BOX_PER_NODE * n):
         return None
@@ -406,6 +414,58 @@ def _distinct_rows(rows: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[
     distinct[:, 0] = rest
     distinct += lo
     return distinct, hist[cells].astype(np.float64)
+
+
+def _core_grouped_rows(rows: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.float64]] | None:
+    """Rows in a core box deduplicated (one bincount over the box), the rest kept with count 1.
+
+    The core box is the central quantile range of a strided sample of the rows per axis,
+    widest first, narrowed until it has at most ``_CORE_MAX_BOX`` cells. It changes which
+    rows are merged, never the sum (up to rounding). None when no box fits, or when the
+    result would still hold more than ``_CORE_MAX_FRACTION`` of the rows.
+    """
+    n, m = rows.shape
+    if n < 4 * _CORE_SAMPLE:
+        return None
+    sample = rows[:: n // _CORE_SAMPLE]
+    for q in _CORE_QUANTILES:
+        lo = np.quantile(sample, q, axis=0, method="lower").astype(np.int64)
+        hi = np.quantile(sample, 1.0 - q, axis=0, method="higher").astype(np.int64)
+        span = hi - lo + 1
+        box = math.prod(int(v) for v in span)
+        if box <= _CORE_MAX_BOX:
+            break
+    else:
+        return None
+    key = np.zeros(n, dtype=np.int64)
+    inside = np.ones(n, dtype=np.bool_)
+    c = np.empty(n, dtype=np.int64)
+    for j in range(m):
+        np.subtract(rows[:, j], lo[j], out=c)
+        # one unsigned comparison tests 0 <= c < span (negative c wraps to a huge value)
+        inside &= c.view(np.uint64) < np.uint64(span[j])
+        if j:
+            key *= int(span[j])
+        key += c  # wraps harmlessly outside the box: those keys are masked out
+    n_out = n - int(np.count_nonzero(inside))
+    if n_out > _CORE_MAX_FRACTION * n:
+        return None
+    outside = np.logical_not(inside, out=inside)
+    np.putmask(key, outside, box)  # one extra bin for the rows outside (cheaper than key[inside])
+    hist = np.bincount(key, minlength=box + 1)[:box]
+    cells = np.flatnonzero(hist)
+    if cells.size + n_out > _CORE_MAX_FRACTION * n:
+        return None
+    distinct = np.empty((cells.size + n_out, m), dtype=np.int64)
+    rest = cells
+    for j in range(m - 1, 0, -1):
+        rest, distinct[: cells.size, j] = np.divmod(rest, int(span[j]))
+    distinct[: cells.size, 0] = rest
+    distinct[: cells.size] += lo
+    distinct[cells.size :] = rows[outside]
+    counts = np.ones(distinct.shape[0], dtype=np.float64)
+    counts[: cells.size] = hist[cells]
+    return distinct, counts
 
 
 def _check_growth(
@@ -490,8 +550,10 @@ def nodewise_sum(
         DLap columns only. "direct" evaluates h around every node (3^m n points);
         "distinct" evaluates it around every distinct report vector once and weights by
         multiplicity (a bincount over the bounding box, or a sort where the box is large);
-        "auto" takes "distinct" when the box has at most 4 n (and 2^24) cells, else "direct".
-        Same estimate either way, up to rounding.
+        "auto" takes "distinct" when the box has at most 4 n (and 2^24) cells, else
+        deduplicates the rows of a core box (central quantiles, at most 2^22 cells; one
+        bincount) and evaluates the rows outside it directly, when that leaves at most half
+        of the rows; else "direct". Same estimate either way, up to rounding.
 
     Returns
     -------
@@ -583,6 +645,8 @@ def nodewise_sum(
         dedup = None if method == "direct" else _distinct_rows(rows)
         if dedup is None and method == "distinct":
             dedup = _unique_rows(rows)
+        elif dedup is None and method == "auto":
+            dedup = _core_grouped_rows(rows)
         src, counts = (rows, None) if dedup is None else dedup
         xi = _cube(m)
         step = _CHUNK_ROWS
