@@ -294,9 +294,17 @@ def _cube(m: int) -> NDArray[np.int64]:
     return np.array(list(itertools.product((-1, 0, 1), repeat=m)), dtype=np.int64).reshape(-1, m)
 
 
-def _eval_h(h: Callable, pts: NDArray[Any], k: int) -> tuple[NDArray[np.float64], bool]:
-    """h on (k, m) points as float64 of shape (s, k), and whether h's output was scalar per row."""
-    out = np.asarray(h(pts), dtype=np.float64)
+def _eval_h(h: Callable, pts: NDArray[Any], k: int, cast: bool = True) -> tuple[NDArray[Any], bool]:
+    """h on (k, m) points as float64 of shape (s, k), and whether h's output was scalar per row.
+
+    ``cast=False`` keeps a boolean, integer or float output as it is (the caller copies it
+    into a float64 buffer, which casts it without a temporary).
+    """
+    out = np.asarray(h(pts))
+    if not cast and out.dtype.kind in "biuf":
+        pass
+    else:
+        out = np.asarray(out, dtype=np.float64)
     if out.ndim == 0:  # a constant
         out = np.broadcast_to(out, (k,))
     if out.shape[0] != k or out.ndim > 2:
@@ -324,58 +332,100 @@ def _raise_not_finite(h: Callable, rows: NDArray[Any], xi: NDArray[np.int64], wh
             )
 
 
+class _Buffers:
+    """Work arrays of the lattice kernel, reused across the chunks of one call (flat, sliced)."""
+
+    __slots__ = ("_flat",)
+
+    def __init__(self) -> None:
+        self._flat: dict[str, NDArray[np.float64]] = {}
+
+    def get(self, name: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
+        size = math.prod(shape)
+        buf = self._flat.get(name)
+        if buf is None or buf.size < size:
+            buf = self._flat[name] = np.empty(size, dtype=np.float64)
+        return buf[:size].reshape(shape)
+
+
 def _lattice_chunk(
     h: Callable,
     rows: NDArray[np.int64],
     counts: NDArray[np.float64] | None,
     xi: NDArray[np.int64],
     cs: NDArray[np.float64],
+    buffers: _Buffers | None = None,
 ) -> tuple[NDArray[np.float64], list[NDArray[np.float64]], NDArray[np.float64], bool]:
-    """One chunk of rows (each standing for ``counts`` nodes, or 1).
+    r"""One chunk of rows (each standing for ``counts`` nodes, or 1).
 
     Returns the sum of g over the chunk's nodes (s,), the per-axis sums of Gamma_j(T_{>j} h)
     at every position of the axes before j (shapes (3,)*j + (s, s)), the sum of |h(y)| (s,),
     and whether h's output is scalar.
+
+    Per axis, with :math:`\delta_\pm` the one-sided differences and
+    :math:`\delta_2 = \delta_+ - \delta_-`, :math:`\Gamma_j` is formed from two Gram sums,
+    :math:`c(\delta_+^2 + \delta_-^2) + c^2\delta_2^2 = \frac c2 (\delta_+ + \delta_-)^2
+    + (\frac c2 + c^2)\,\delta_2^2` (the parallelogram identity), and every intermediate
+    goes to a reused buffer.
     """
+    buf = _Buffers() if buffers is None else buffers
     k, m = rows.shape
     # column-major points so that h's z[..., j] is contiguous; one call of h per shift keeps
     # the working set of a chunk in cache
     base = np.asfortranarray(rows)
     pts = np.empty((k, m), dtype=np.int64, order="F")
-    cur = None
+    n_pts = xi.shape[0]
+    cur = mag = tmp = None
     scalar = True
     for i, shift in enumerate(xi):
         np.add(base, shift, out=pts)
-        vals, scalar = _eval_h(h, pts, k)
+        vals, scalar = _eval_h(h, pts, k, cast=False)
         if cur is None:
-            cur = np.empty((xi.shape[0],) + vals.shape, dtype=np.float64)
-        cur[i] = vals
+            cur = buf.get("cur", (n_pts,) + vals.shape)
+            mag = buf.get("mag", vals.shape)
+            tmp = buf.get("tmp", vals.shape)
+        np.copyto(cur[i], vals)  # casts integer outputs to float64 in the copy
+        if i == 0:
+            np.abs(cur[i], out=mag)
+        else:
+            np.abs(cur[i], out=tmp)
+            mag += tmp
     s = cur.shape[1]
     cur = cur.reshape((3,) * m + (s, k))
     w = counts
     # scale for the high-variance warning: sum over nodes of the mean |h| on the cube
-    mag = np.abs(cur).reshape(-1, s, k).mean(axis=0)
-    plug = mag.sum(axis=-1) if w is None else np.einsum("ak,k->a", mag, w)
+    mag /= n_pts
+    plug = mag.sum(axis=-1) if w is None else mag @ w
     gammas: list[NDArray[np.float64]] = [None] * m  # type: ignore[list-item]
     for j in range(m - 1, -1, -1):
-        c = cs[j]
+        c = float(cs[j])
         f0, f1, f2 = cur[..., 0, :, :], cur[..., 1, :, :], cur[..., 2, :, :]
-        dp = f2 - f1
-        dm = f1 - f0
-        d2 = dp - dm
-        gammas[j] = c * (_gram(dp, w) + _gram(dm, w)) + (c * c) * _gram(d2, w)
-        cur = f1 - c * d2
-    g = cur.sum(axis=-1) if w is None else np.einsum("ak,k->a", cur, w)
+        shape = f0.shape
+        dp = np.subtract(f2, f1, out=buf.get("dp", shape))
+        dm = np.subtract(f1, f0, out=buf.get("dm", shape))
+        d2 = np.subtract(dp, dm, out=buf.get("d2", shape))
+        np.add(dp, dm, out=dp)  # f2 - f0
+        gammas[j] = (0.5 * c) * _gram(dp, w, buf) + (0.5 * c + c * c) * _gram(d2, w, buf)
+        np.multiply(d2, c, out=d2)
+        cur = np.subtract(f1, d2, out=f0)  # T_j, in place of f0
+    g = cur.sum(axis=-1) if w is None else cur @ w
     return g, gammas, plug, scalar
 
 
-def _gram(a: NDArray[np.float64], w: NDArray[np.float64] | None) -> NDArray[np.float64]:
+def _gram(
+    a: NDArray[np.float64], w: NDArray[np.float64] | None, buf: _Buffers | None = None
+) -> NDArray[np.float64]:
     """sum_k w_k a[..., :, k] a[..., :, k]^T per leading position (shape (..., s, s)).
 
     Elementwise products and sums, not BLAS: the operands are short and a threaded BLAS on a
     loaded machine costs far more in synchronisation than the arithmetic.
     """
-    b = a if w is None else a * w
+    if w is None:
+        b = a
+    elif buf is None:
+        b = a * w
+    else:
+        b = np.multiply(a, w, out=buf.get("weighted", a.shape))
     if a.shape[-2] == 1:
         return np.einsum("...k,...k->...", a[..., 0, :], b[..., 0, :])[..., None, None]
     return np.einsum("...ak,...bk->...ab", a, b)
@@ -650,12 +700,15 @@ def nodewise_sum(
         src, counts = (rows, None) if dedup is None else dedup
         xi = _cube(m)
         step = _CHUNK_ROWS
+        buffers = _Buffers()
         total = plug_abs = None
         gsum: list[NDArray[np.float64]] = []
         for start in range(0, src.shape[0], step):
             part_counts = None if counts is None else counts[start : start + step]
             with np.errstate(over="ignore", invalid="ignore"):  # non-finite h: reported below
-                g, gam, pa, scalar = _lattice_chunk(h, src[start : start + step], part_counts, xi, scales)
+                g, gam, pa, scalar = _lattice_chunk(
+                    h, src[start : start + step], part_counts, xi, scales, buffers
+                )
             if total is None:
                 total, plug_abs, gsum = g, pa, gam
             else:
