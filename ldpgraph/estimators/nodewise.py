@@ -447,11 +447,13 @@ def _distinct_rows(rows: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[
     when the box is too large for that to pay."""
     n, m = rows.shape
     # per column: a reduction along axis 0 of an (n, m) array runs ~30x slower in numpy
-    lo = np.array([rows[:, j].min() for j in range(m)], dtype=np.int64)
-    span = np.array([rows[:, j].max() for j in range(m)], dtype=np.int64) - lo + 1
-    box = math.prod(int(v) for v in span)
+    lo_i = [int(rows[:, j].min()) for j in range(m)]
+    span_i = [int(rows[:, j].max()) - a + 1 for j, a in enumerate(lo_i)]  # Python ints: no wrap
+    box = math.prod(span_i)
     if box > min(_DEDUPE_MAX_BOX, _DEDUPE_BOX_PER_NODE * n):
         return None
+    lo = np.array(lo_i, dtype=np.int64)
+    span = np.array(span_i, dtype=np.int64)
     key = rows[:, 0] - lo[0]
     for j in range(1, m):
         key = key * int(span[j]) + (rows[:, j] - lo[j])
@@ -478,15 +480,23 @@ def _core_grouped_rows(rows: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDAr
     if n < 4 * _CORE_SAMPLE:
         return None
     sample = rows[:: n // _CORE_SAMPLE]
+    ordered = np.sort(sample, axis=0)  # exact integer order statistics (no float quantiles)
+    last = ordered.shape[0] - 1
     for q in _CORE_QUANTILES:
-        lo = np.quantile(sample, q, axis=0, method="lower").astype(np.int64)
-        hi = np.quantile(sample, 1.0 - q, axis=0, method="higher").astype(np.int64)
-        span = hi - lo + 1
-        box = math.prod(int(v) for v in span)
-        if box <= _CORE_MAX_BOX:
+        i = int(q * last)
+        lo_i = [int(v) for v in ordered[i]]
+        hi_i = [int(v) for v in ordered[last - i]]
+        span_i = [b - a + 1 for a, b in zip(lo_i, hi_i, strict=True)]  # Python ints: no wrap
+        if math.prod(span_i) <= _CORE_MAX_BOX:
             break
     else:
         return None
+    if max(abs(v) for v in (*lo_i, *hi_i)) > (1 << 62):
+        # keep |row - lo| < 2^64 - 2^22: the wrapped unsigned test below is then exact
+        return None
+    box = math.prod(span_i)
+    lo = np.array(lo_i, dtype=np.int64)
+    span = np.array(span_i, dtype=np.int64)
     key = np.zeros(n, dtype=np.int64)
     inside = np.ones(n, dtype=np.bool_)
     c = np.empty(n, dtype=np.int64)

@@ -177,6 +177,22 @@ def test_core_box_grouping_declines_when_it_does_not_pay(monkeypatch):
     assert nw._core_grouped_rows(spread[:500]) is None  # too few rows to sample
 
 
+def test_core_box_grouping_is_exact_at_the_int64_limits(monkeypatch):
+    # rows at -2^63 next to a core near +2^63 - 5 must not wrap into the box
+    monkeypatch.setattr(nw, "_CORE_SAMPLE", 256)
+    top = np.iinfo(np.int64).max
+    ys = np.full((3000, 2), top - 5, dtype=np.int64)
+    ys[:, 1] = np.arange(3000) % 3
+    ys[::10, 0] = np.iinfo(np.int64).min
+    assert nw._core_grouped_rows(ys) is None  # core beyond 2^62: declined
+    ys[:, 0] = np.where(ys[:, 0] < 0, ys[:, 0], 5)  # core at 5, tail at -2^63
+    rows, counts = nw._core_grouped_rows(ys)
+    assert counts.sum() == 3000 and (rows[:, 0] == np.iinfo(np.int64).min).sum() == 300
+    # the whole box of rows at both limits has 2^64 cells (it wrapped to 0 in int64)
+    ends = np.array([[np.iinfo(np.int64).min, 0], [top, 0]] * 50, dtype=np.int64)
+    assert nw._distinct_rows(ends) is None
+
+
 def test_several_outputs_give_the_covariance_estimate():
     rng = np.random.default_rng(2)
     ys = rng.integers(-3, 9, size=(30, 2))
