@@ -230,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epsilon", "-e", type=_epsilon, required=True, help="privacy budget per node (> 0)")
     p.add_argument("--stat", default="kstars", metavar="STAT",
                    help="statistic: kstars (default), edges, degree_moment, degree_mean, degree_variance, "
-                   "max_degree, degree_entropy")
+                   "max_degree, degree_entropy; triangles, transitivity, avg_clustering, "
+                   "degree_weighted_triangles (need an edge list; default methods: their protocols)")
     p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K",
                    help="star sizes for kstars, powers for degree_moment; several give one run each "
                    "(default 2)")
@@ -264,11 +265,12 @@ def build_parser() -> argparse.ArgumentParser:
                    + " ".join(map(str, _default_ks())) + ")")
     p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
                    help="methods, or 'all' (default: " + " ".join(_default_methods()) + ", plus every "
-                   "triangle protocol when --stat names triangles or transitivity); each statistic uses "
-                   "the listed methods that estimate it")
+                   "triangle or clustering protocol when --stat names an adjacency statistic); each "
+                   "statistic uses the listed methods that estimate it")
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
                    help="statistics, or 'all' (the degree statistics; default: kstars); also triangles, "
-                   "transitivity (need an edge list); NAME:P pins a parameter")
+                   "transitivity, avg_clustering, degree_weighted_triangles (need an edge list); NAME:P "
+                   "pins a parameter")
     p.add_argument("--trials", type=_int("trials", minimum=1), default=100,
                    help="trials per cell (default 100)")
     p.add_argument("--jobs", "-j", type=_int("jobs", nonzero=True), default=None,
@@ -438,13 +440,16 @@ def _print_single_run(run: Any) -> None:
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from .experiments.single import estimate_once
-    from .experiments.statistics import statistic_names
+    from .experiments.statistics import GRAPH_STATISTICS, statistic_names
 
     stat = args.stat.strip()
-    if stat not in statistic_names():
-        choices = ", ".join(statistic_names())
+    if stat not in statistic_names() and stat not in GRAPH_STATISTICS:
+        choices = ", ".join([*statistic_names(), *GRAPH_STATISTICS])
         raise _UsageError(f"argument --stat: unknown statistic {stat!r}; choose from {choices}")
-    methods = _methods_arg(_flatten(args.methods), _default_methods())
+    if stat in GRAPH_STATISTICS:  # default: the protocols of the statistic (estimate_once)
+        methods = _methods_arg(_flatten(args.methods), None, [stat])
+    else:
+        methods = _methods_arg(_flatten(args.methods), _default_methods())
     ks = _flatten(args.k) or [2]
     graph = args.graph if args.graph is not None else _default_graph()
     if args.label is not None:

@@ -497,11 +497,11 @@ def _cannot_run(unit: _Unit, degrees: NDArray[np.int64]) -> str | None:
 
 def _truth(g: GraphInput, stat: str, k: int | None) -> float:
     if stat in GRAPH_STATISTICS:
-        from ..graph.statistics import transitivity, triangle_count
         from ..protocols.base import require_graph
+        from .statistics import graph_statistic_truth
 
         graph = require_graph(g.graph if g.graph is not None else g.degrees, stat)
-        return float(triangle_count(graph)) if stat == "triangles" else float(transitivity(graph))
+        return graph_statistic_truth(stat, graph)
     if stat == "kstars":
         from ..baselines.methods import exact_kstars
 
