@@ -20,6 +20,7 @@ from ldpgraph.protocols.triangles import (
     lower_wedges,
     rounding_variance,
     rr_triangle_estimate,
+    rr_triangle_variance,
     two_round_moments,
     two_round_variance,
 )
@@ -187,12 +188,13 @@ def _all_outcomes(n):
 )
 def test_rows_to_estimates_are_unbiased_by_enumeration(edges):
     """All 2^10 RR outcomes on 5 nodes: the curator's rr estimate from rows is unbiased for T,
-    and the variance estimate's C-hat is unbiased for sum (c+_jk)^2."""
+    so is its variance estimate for rr_triangle_variance, and the two-round variance estimate's
+    C-hat for sum (c+_jk)^2."""
     g = from_edge_array(edges, n_nodes=5)
     eps = 0.7
     p, q = keep_probability(eps), flip_probability(eps)
     true = {(max(a, b), min(a, b)) for a, b in edges}
-    mean_t = mean_c = total = 0.0
+    mean_t = mean_c = mean_v = total = 0.0
     for pairs, bits in _all_outcomes(5):
         prob = math.prod(p if (b == ((u, v) in true)) else q for (u, v), b in zip(pairs, bits, strict=True))
         lists = [[v for (u, v), b in zip(pairs, bits, strict=True) if u == node and b] for node in range(5)]
@@ -213,12 +215,15 @@ def test_rows_to_estimates_are_unbiased_by_enumeration(edges):
         acc = dt.Round1Accumulator("rr-triangles")
         acc.add(dt.chunk_from_columns(cols))
         s = acc.summary()
-        mean_t += prob * dt.rr_triangles_estimate(s).value
+        est = dt.rr_triangles_estimate(s)
+        mean_t += prob * est.value
+        mean_v += prob * est.variance_estimate
         mean_c += prob * dt.lower_wedge_square_estimate(5, s.index, eps)
         total += prob
     assert total == pytest.approx(1.0, abs=1e-12)
     assert mean_t == pytest.approx(triangle_count(g), abs=1e-9)
     assert mean_c == pytest.approx(lower_common_neighbour_square_sum(g), abs=1e-9)
+    assert mean_v == pytest.approx(rr_triangle_variance(g, eps), rel=1e-10)
 
 
 def test_variance_estimate_is_the_analytic_variance_at_the_true_c(monkeypatch):

@@ -93,6 +93,7 @@ __all__ = [
     "Round1Summary",
     "Round2Accumulator",
     "rr_triangles_estimate",
+    "rr_variance_estimate",
     "lower_wedge_square_estimate",
     "dlap_triangles_estimate",
     "DeploymentRun",
@@ -744,13 +745,20 @@ class Round2Accumulator(_Base):
 
 
 def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Estimate:
-    r"""The ``rr-triangles`` estimate from validated round-1 rows.
+    r"""The ``rr-triangles`` estimate from validated round-1 rows, with its standard error.
 
     :func:`~ldpgraph.protocols.triangles.rr_triangle_estimate` of the triple classes of the
-    noisy graph (:func:`~ldpgraph.protocols.triangles.noisy_triple_classes`). No standard
-    error is given: the variance (:func:`~ldpgraph.protocols.triangles.rr_triangle_variance`)
-    depends on 4-cycle and triple-class counts of the true graph, for which this curator has
-    no unbiased estimate yet.
+    noisy graph (:func:`~ldpgraph.protocols.triangles.noisy_triple_classes`); the variance
+    estimate is :func:`rr_variance_estimate` (None beyond 8192 nodes: it is dense).
+
+    Examples
+    --------
+    >>> acc = Round1Accumulator("rr-triangles")
+    >>> acc.add(chunk_from_columns(round1_columns("rr-triangles", [0, 1, 2], [[1, 2], [0, 2], [0, 1]],
+    ...                                           60.0, seed=0)))
+    >>> est = rr_triangles_estimate(acc.summary())
+    >>> round(est.value, 6), round(est.std_error, 6)
+    (1.0, 0.0)
     """
     from .triangles import noisy_triple_classes, rr_triangle_estimate
 
@@ -759,7 +767,86 @@ def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Es
             f"rows of {summary.protocol!r}: the rr-triangles estimate needs {RR_PROTOCOL!r} rows"
         )
     classes = noisy_triple_classes(summary.n_nodes, summary.index, method=method)
-    return Estimate(rr_triangle_estimate(classes, summary.epsilon), None, None, "triangles")
+    value = rr_triangle_estimate(classes, summary.epsilon)
+    var = None
+    if summary.n_nodes <= _DENSE_VARIANCE_MAX_NODES:
+        var = rr_variance_estimate(summary.n_nodes, summary.index, summary.epsilon, classes=classes)
+    se = None if var is None else math.sqrt(max(var, 0.0))
+    return Estimate(value, se, var, "triangles")
+
+
+def _dense_z(
+    n: int, index: ArrayLike, eps: float, *, lower: bool
+) -> tuple[NDArray[np.float64], float, float]:
+    """``(Z, p, q)``: z = (b - q)/(p - q) on the lower pairs (and mirrored unless ``lower``)."""
+    n = check_nonnegative_int(n, "n_nodes")
+    if n > _DENSE_VARIANCE_MAX_NODES:
+        raise MemoryError(
+            f"the variance estimate is dense: at most {_DENSE_VARIANCE_MAX_NODES} nodes, got {n}"
+        )
+    p, q = keep_probability(eps), flip_probability(eps)
+    u, v = pair_from_index(np.asarray(index, dtype=np.int64))
+    z = np.full((n, n), -q / (p - q))
+    z[u, v] = p / (p - q)
+    z = np.tril(z, k=-1)
+    if not lower:
+        z += z.T
+    return z, p, q
+
+
+def _gram_sums(z: NDArray[np.float64]) -> tuple[float, float]:
+    r"""``(sum_{j != k} G_jk^2, sum_j G_jj)`` of :math:`G = Z^\top Z` (BLAS syrk: upper triangle)."""
+    from scipy.linalg import blas
+
+    g = blas.dsyrk(1.0, z, trans=1)  # upper triangle of z^T z
+    diag = np.diag(g).copy()
+    upper = float(np.sum(np.square(np.triu(g, k=1))))
+    return 2.0 * upper, float(diag.sum())
+
+
+def rr_variance_estimate(
+    n_nodes: int, index: ArrayLike, epsilon: float, *, classes: tuple[int, int, int, int] | None = None
+) -> float:
+    r"""Unbiased estimate of the variance of the ``rr-triangles`` estimate, from the noisy graph.
+
+    Notes
+    -----
+    :func:`~ldpgraph.protocols.triangles.rr_triangle_variance` is
+    :math:`\sum_\tau \prod_{e\in\tau}(a_e + \sigma^2) - T + \sigma^2 Q`,
+    :math:`Q = \sum_{i<j} c_{ij}(c_{ij} - 1)` (the product form of
+    :math:`\sum_k n_k (1+\sigma^2)^k\sigma^{2(3-k)}`, as :math:`E z_e^2 = a_e + \sigma^2`).
+    With :math:`z_e = (b_e - q)/(p-q)`, independent across pairs with :math:`E z_e = a_e`:
+
+    - :math:`\prod_{e\in\tau}(z_e + \sigma^2)` is unbiased for :math:`\prod(a_e + \sigma^2)`;
+      summed over the triples it is :math:`\sum_l m_l y_1^l y_0^{3-l}` with
+      :math:`y_1 = p/(p-q) + \sigma^2`, :math:`y_0 = -q/(p-q) + \sigma^2` and :math:`m_l` the
+      noisy triple classes;
+    - :math:`\hat T` is unbiased for T;
+    - :math:`c_{ij}(c_{ij}-1) = \sum_{k \ne l} a_{ik}a_{jk}a_{il}a_{jl}`, four distinct pairs, so
+      :math:`\hat Q = \sum_{i<j}[(Z^2)_{ij}^2 - \sum_k z_{ik}^2 z_{jk}^2]` is unbiased
+      (Z the symmetric matrix of the z, zero diagonal).
+
+    Dense: one BLAS syrk of an n x n float64 matrix (at most 8192 nodes). It can be negative.
+
+    Examples
+    --------
+    >>> rr_variance_estimate(3, [0, 1, 2], 60.0) < 1e-9   # eps -> inf: no noise
+    True
+    """
+    from .triangles import noisy_triple_classes, rr_triangle_estimate
+
+    eps = check_epsilon(epsilon)
+    z, p, q = _dense_z(n_nodes, index, eps, lower=False)
+    idx = np.asarray(index, dtype=np.int64)
+    m = noisy_triple_classes(z.shape[0], idx) if classes is None else classes
+    s2 = math.exp(-eps) / (-math.expm1(-eps)) ** 2  # e^eps / (e^eps - 1)^2, no overflow
+    y1, y0 = p / (p - q) + s2, -q / (p - q) + s2
+    prod_sum = math.fsum(m[k] * y1**k * y0 ** (3 - k) for k in range(4))
+    off_sq, _ = _gram_sums(z)
+    z2 = z * z
+    row2 = z2.sum(axis=1)
+    q_hat = (off_sq - (float(np.dot(row2, row2)) - float(np.sum(z2 * z2)))) / 2.0
+    return prod_sum - rr_triangle_estimate(m, eps) + s2 * q_hat
 
 
 def lower_wedge_square_estimate(n_nodes: int, index: ArrayLike, epsilon: float) -> float:
@@ -777,31 +864,20 @@ def lower_wedge_square_estimate(n_nodes: int, index: ArrayLike, epsilon: float) 
     pairs, mean :math:`a_{vj}a_{vk}a_{v'j}a_{v'k}`; for :math:`v = v'` the subtracted term, so
     the first two terms estimate :math:`\sum_{v\ne v'}a_{vj}a_{vk}a_{v'j}a_{v'k}` unbiasedly,
     and :math:`M_{jk}` estimates :math:`\sum_v a_{vj}a_{vk}`; their sum is
-    :math:`(c^+_{jk})^2`. Dense: :math:`O(n^3)` BLAS and two n x n float64 matrices.
+    :math:`(c^+_{jk})^2`. Dense: one BLAS syrk of an n x n float64 matrix (at most 8192 nodes).
 
     Examples
     --------
     >>> round(lower_wedge_square_estimate(3, [0, 1, 2], 60.0), 6)   # triangle, no noise: c+_01 = 1
     1.0
     """
-    n = check_nonnegative_int(n_nodes, "n_nodes")
-    eps = check_epsilon(epsilon)
-    if n > _DENSE_VARIANCE_MAX_NODES:
-        raise MemoryError(
-            f"the variance estimate is dense: at most {_DENSE_VARIANCE_MAX_NODES} nodes, got {n}"
-        )
-    p, q = keep_probability(eps), flip_probability(eps)
-    u, v = pair_from_index(np.asarray(index, dtype=np.int64))
-    z = np.tril(np.full((n, n), -q / (p - q)), k=-1)
-    z[u, v] = p / (p - q)
-    m = z.T @ z
+    z, _, _ = _dense_z(n_nodes, index, check_epsilon(epsilon), lower=True)
+    off_sq, _ = _gram_sums(z)
     z2 = z * z
-    diag = np.diag(m)
-    sq = (float(np.sum(m * m)) - float(np.dot(diag, diag))) / 2.0
     row2 = z2.sum(axis=1)
     self_terms = (float(np.dot(row2, row2)) - float(np.sum(z2 * z2))) / 2.0
     lin = (float(np.sum(z.sum(axis=1) ** 2)) - float(row2.sum())) / 2.0
-    return sq - self_terms + lin
+    return off_sq / 2.0 - self_terms + lin
 
 
 def dlap_triangles_estimate(values: ArrayLike, broadcast: TriangleBroadcast, epsilon2: float) -> Estimate:
