@@ -52,7 +52,6 @@ __all__ = [
 
 BROADCAST_EDGES_FORMAT = "ldpgraph-broadcast-edges"
 BROADCAST_EDGES_VERSION = 1
-_BLOCK = 1 << 20
 
 
 def _paths(paths: Any) -> list[str]:
@@ -66,15 +65,17 @@ def write_triangle_broadcast(path: str | os.PathLike, broadcast: TriangleBroadca
     """Write ``broadcast`` as an edge list with its JSON header (temporary name, then moved)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.partial")
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
     u, v = pair_from_index(broadcast.index)
+    opts = pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
     try:
-        with open(tmp, "w", encoding="ascii") as fh:
-            fh.write(f"# {BROADCAST_EDGES_FORMAT} {BROADCAST_EDGES_VERSION}\n")
-            fh.write("# " + json.dumps(broadcast.header(), sort_keys=True) + "\n")
-            for start in range(0, u.size, _BLOCK):
-                stop = min(u.size, start + _BLOCK)
-                pairs = np.column_stack([u[start:stop], v[start:stop]])
-                np.savetxt(fh, pairs, fmt="%d", delimiter=" ")
+        with open(tmp, "wb") as fh:
+            fh.write(f"# {BROADCAST_EDGES_FORMAT} {BROADCAST_EDGES_VERSION}\n".encode())
+            fh.write(("# " + json.dumps(broadcast.header(), sort_keys=True) + "\n").encode())
+            if u.size:
+                pcsv.write_csv(pa.table({"u": u, "v": v}), fh, write_options=opts)
         os.replace(tmp, path)
     finally:
         if tmp.exists():
