@@ -653,9 +653,10 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--broadcast", metavar="FILE",
                    help="the curator's broadcast after the previous round (gives d_max for round 2)")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default="degree",
-                   help="protocol (default degree); rr-triangles and two-round-triangles-dlap release "
-                   "randomized-response bits towards the lower nodes 0..v-1 in round 1 (and, round 2 "
-                   "of the latter, a local count against --broadcast)")
+                   help="protocol (default degree); rr-triangles, two-round-triangles-dlap and "
+                   "avg-clustering release randomized-response bits towards the lower nodes 0..v-1 "
+                   "in round 1 (and, in round 2 of the latter two, local counts against --broadcast; "
+                   "avg-clustering splits --epsilon by --shares degree=F,local_count=F, default equal)")
     p.add_argument("--simulate", action="store_true",
                    help="fast seeded sampler (simulation, not deployment)")
     p.add_argument("--seed", type=_int("seed", minimum=0),
@@ -702,15 +703,19 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--broadcast-out", metavar="FILE", help="write the broadcast for the next round")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS,
                    help="protocol of the rows (default: the first row's); the triangle protocols "
-                   "estimate --stat triangles (round 1 of two-round-triangles-dlap writes the "
-                   "broadcast: needs --broadcast-out and --d-max, the public bound on lower degrees)")
+                   "estimate --stat triangles, avg-clustering --stat avg_clustering (round 1 of the "
+                   "two-round ones writes the broadcast: needs --broadcast-out and --d-max, the public "
+                   "bound on lower degrees, or on degrees for avg-clustering)")
+    p.add_argument("--projection", action="store_true",
+                   help="avg-clustering: nodes above --d-max project their lists (sensitivity 2(D-1)); "
+                   "else they refuse")
     p.add_argument("--level", type=float, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(handler=_cmd_curate)
 
 
-_DEPLOYED_PROTOCOLS = ("degree", "rr-triangles", "two-round-triangles-dlap")
+_DEPLOYED_PROTOCOLS = ("degree", "rr-triangles", "two-round-triangles-dlap", "avg-clustering")
 
 
 def _read_id_list(text: str, what: str) -> list[int]:
@@ -922,15 +927,15 @@ def _cmd_node_triangles(args: argparse.Namespace) -> int:
     """``ldpgraph node --protocol rr-triangles | two-round-triangles-dlap``."""
     import numpy as np
 
-    from .protocols.deploy_triangles import DLAP_PROTOCOL, round1_columns, round2_columns
+    from .protocols.deploy_triangles import CLUSTERING_PROTOCOL, TWO_ROUND, round1_columns, round2_columns
     from .reportfiles import write_reports
     from .trianglefiles import read_triangle_broadcast
 
     for flag, val in (("--kstar-counts", args.kstar_counts), ("--d-max", args.d_max),
-                      ("--shares", args.shares)):
+                      ("--shares", args.shares if args.protocol != CLUSTERING_PROTOCOL else None)):
         if val:
             raise _UsageError(f"{flag} is an option of the degree protocol, not of {args.protocol}")
-    if args.round not in (1, 2) or (args.round == 2 and args.protocol != DLAP_PROTOCOL):
+    if args.round not in (1, 2) or (args.round == 2 and args.protocol not in TWO_ROUND):
         raise _UsageError(f"{args.protocol} has no round {args.round}")
     if (args.round == 2) != (args.broadcast is not None):
         raise _UsageError("round 2 needs --broadcast (the curator's round-1 broadcast), round 1 takes none")
@@ -947,10 +952,18 @@ def _cmd_node_triangles(args: argparse.Namespace) -> int:
                 f"{args.broadcast}: a broadcast of {broadcast.protocol!r}, not {args.protocol!r}"
             )
     nodes, lists = _node_neighbours(args)
+    eps: Any = args.epsilon
+    if args.round == 2 and args.protocol == CLUSTERING_PROTOCOL:
+        shares = _shares_arg(args.shares) or {"degree": 0.5, "local_count": 0.5}
+        if sorted(shares) != ["degree", "local_count"] or abs(sum(shares.values()) - 1.0) > 1e-9:
+            raise _UsageError(
+                f"--shares for avg-clustering: degree=F,local_count=F summing to 1, got {args.shares}"
+            )
+        eps = (args.epsilon * shares["degree"], args.epsilon * shares["local_count"])
     if args.round == 1:
         cols = round1_columns(args.protocol, nodes, lists, args.epsilon, seed=seed)
     else:
-        cols = round2_columns(nodes, lists, broadcast, args.epsilon, seed=seed)
+        cols = round2_columns(nodes, lists, broadcast, eps, seed=seed)
     path = write_reports(args.out, cols)
     sampler = f"simulation, seed {seed}" if args.simulate else "secure exact sampler, OS CSPRNG"
     n_rows = len(cols["node"])
@@ -962,7 +975,12 @@ def _cmd_node_triangles(args: argparse.Namespace) -> int:
 
 def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
     """``ldpgraph curate`` of triangle-protocol rows: round 1 (estimate or broadcast), round 2."""
-    from .protocols.deploy_triangles import DLAP_PROTOCOL, TriangleBroadcast, rr_triangles_estimate
+    from .protocols.deploy_triangles import (
+        CLUSTERING_PROTOCOL,
+        TWO_ROUND,
+        TriangleBroadcast,
+        rr_triangles_estimate,
+    )
     from .trianglefiles import (
         read_round1_files,
         read_round2_files,
@@ -970,9 +988,12 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         write_triangle_broadcast,
     )
 
-    stats = _flatten(args.stat) or ["triangles"]
-    if stats != ["triangles"]:
-        raise _UsageError(f"{protocol} reports estimate --stat triangles, got {' '.join(stats)}")
+    stat = "avg_clustering" if protocol == CLUSTERING_PROTOCOL else "triangles"
+    stats = _flatten(args.stat) or [stat]
+    if stats != [stat]:
+        raise _UsageError(f"{protocol} reports estimate --stat {stat}, got {' '.join(stats)}")
+    if args.projection and protocol != CLUSTERING_PROTOCOL:
+        raise _UsageError("--projection is an option of avg-clustering")
     for flag, val in (("--n-nodes", args.n_nodes), ("--degree-bound", args.degree_bound),
                       ("--scheduler", args.scheduler)):
         if val is not None:
@@ -991,11 +1012,13 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         lines = [f"files      {len(args.reports)} ({s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol "
                  f"{protocol}, round 1)",
                  f"rr_edge    epsilon {s.epsilon:g}; noisy graph of {s.index.size:,} edges"]
-        if protocol == DLAP_PROTOCOL:
+        if protocol in TWO_ROUND:
             if args.broadcast_out is None or args.d_max is None:
-                raise _UsageError("round 1 of two-round-triangles-dlap writes the broadcast: pass "
-                                  "--broadcast-out FILE and --d-max D (public bound on the lower degree)")
-            b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, args.d_max, s.index)
+                what = "degree" if protocol == CLUSTERING_PROTOCOL else "lower degree"
+                raise _UsageError(f"round 1 of {protocol} writes the broadcast: pass "
+                                  f"--broadcast-out FILE and --d-max D (public bound on the {what})")
+            b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, args.d_max, s.index,
+                                        projection=args.projection)
             bpath = write_triangle_broadcast(args.broadcast_out, b)
             out.update(broadcast=str(bpath), run_id=b.run_id, bound=b.bound)
             lines.append(
@@ -1006,23 +1029,26 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
                 raise _UsageError("rr-triangles has one round: no broadcast")
             est = rr_triangles_estimate(s)
     elif rnd == 2:
-        if protocol != DLAP_PROTOCOL or args.broadcast is None:
-            raise _UsageError(f"round 2 of {protocol}: needs two-round-triangles-dlap rows and --broadcast")
+        if protocol not in TWO_ROUND or args.broadcast is None:
+            raise _UsageError(f"round 2 of {protocol}: needs rows of a two-round protocol and --broadcast")
         b = read_triangle_broadcast(args.broadcast)
+        if b.protocol != protocol:
+            raise ValueError(f"{args.broadcast}: a broadcast of {b.protocol!r}, the rows are {protocol!r}")
         est, acc = read_round2_files(args.reports, b, **kw)
-        eps2 = acc.epsilon["local_count"][0]
-        out.update(n_rows=acc.n_rows, n_nodes=b.n_nodes, epsilon=[b.epsilon, eps2], run_id=b.run_id,
+        eps2 = {q: e for q, (e, _) in acc.epsilon.items() if q != "run_id"}
+        out.update(n_rows=acc.n_rows, n_nodes=b.n_nodes, epsilon={"rr": b.epsilon, **eps2}, run_id=b.run_id,
                    bound=b.bound)
+        shown = ", ".join(f"{q} epsilon {e:g} (sensitivity {acc.sensitivity[q]:g})" for q, e in eps2.items())
         lines = [f"files      {len(args.reports)} ({acc.n_rows:,} rows, {b.n_nodes:,} nodes; protocol "
                  f"{protocol}, round 2; run id {b.run_id})",
-                 f"budget     rr epsilon {b.epsilon:g}, local_count epsilon {eps2:g} (sensitivity "
-                 f"{max(b.bound - 1, 1)}, D = {b.bound})"]
+                 f"budget     rr epsilon {b.epsilon:g}, {shown}; D = {b.bound}"]
     else:
         raise _UsageError(f"{protocol} has no round {rnd}")
-    ci = None if est is None else _interval_or_none(est, args.level)
+    negative = est is not None and est.variance_estimate is not None and est.variance_estimate <= 0
+    ci = None if est is None or negative else _interval_or_none(est, args.level)
     if args.json:
         if est is not None:
-            out["estimates"] = [{"statistic": "triangles", "value": est.value, "std_error": est.std_error,
+            out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
                                  "variance_estimate": est.variance_estimate,
                                  "interval": None if ci is None else list(ci), "level": args.level}]
         print(json.dumps(out, indent=2))
@@ -1030,11 +1056,14 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
     print("\n".join(lines))
     if est is not None:
         shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
-        se = "-" if est.std_error is None else _fmt_num(est.std_error)
+        se = "-" if est.std_error is None or negative else _fmt_num(est.std_error)
         rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval"),
-                ("triangles", _fmt_num(est.value), se, shown)]
+                (est.statistic, _fmt_num(est.value), se, shown)]
         print()
         print(_table(rows, right={1, 2, 3}))
+        if negative:
+            print(f"\nthe unbiased variance estimate is {est.variance_estimate:.3g} <= 0 (the noise "
+                  "dominates): no standard error or interval")
     return 0
 
 

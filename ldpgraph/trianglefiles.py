@@ -1,4 +1,4 @@
-r"""Files of the deployed triangle protocols: report rows in, broadcast edge lists out and in.
+r"""Files of the deployed triangle protocols (and ``avg-clustering``): rows in, broadcast edge lists.
 
 The rows are the report format (:mod:`ldpgraph.protocols.reports`; CSV, JSON Lines, Parquet,
 read by :func:`ldpgraph.reportfiles.iter_report_chunks`), with the quantities of
@@ -29,6 +29,7 @@ import numpy as np
 
 from .protocols.curator import Estimate
 from .protocols.deploy_triangles import (
+    CLUSTERING_PROTOCOL,
     TRIANGLE_PROTOCOLS,
     Round1Accumulator,
     Round1Summary,
@@ -167,10 +168,15 @@ def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
         raise ValueError(
             f"{path}: the header says {header['n_edges']} edges, the file holds {index.size} (truncated?)"
         )
+    projection = header.get("projection", False)
+    if not isinstance(projection, bool):
+        raise ValueError(f"{path} line 2: projection must be true or false, got {projection!r}")
+    if proto == CLUSTERING_PROTOCOL and header["bound"] < 2:
+        raise ValueError(f"{path} line 2: avg-clustering needs a degree bound >= 2, got {header['bound']}")
     run_id = header.pop("run_id")
     if broadcast_run_id(header, index) != run_id:
         raise ValueError(f"{path}: the edges and header do not match the run id {run_id} (edited or corrupt)")
-    return TriangleBroadcast(proto, n, float(eps), header["bound"], index, run_id)
+    return TriangleBroadcast(proto, n, float(eps), header["bound"], index, run_id, projection)
 
 
 def report_protocol(path: str | os.PathLike, *, format: str | None = None) -> str:

@@ -422,3 +422,69 @@ def test_usage_errors_of_the_triangle_commands(tmp_path, capsys):
         == 2
     )
     assert "rr-triangles has no round 2" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ avg-clustering
+
+CLUST = "avg-clustering"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_avg_clustering_files_equal_the_in_memory_deployment(tmp_path, capsys, fmt):
+    g = resolve_graph(GRAPH, rng=0)
+    r1, r2, b = tmp_path / f"c1.{fmt}", tmp_path / f"c2.{fmt}", tmp_path / "cb.txt"
+    common = ["--protocol", CLUST, "--graph", GRAPH, "--simulate", "--seed", 4]
+    _run(capsys, "node", *common, "--epsilon", 1.0, "--out", r1)
+    _run(capsys, "curate", r1, "--round", 1, "--broadcast-out", b, "--d-max", 8, "--projection")
+    _run(
+        capsys,
+        "node",
+        *common,
+        "--round",
+        2,
+        "--epsilon",
+        3.0,
+        "--shares",
+        "degree=0.4,local_count=0.6",
+        "--broadcast",
+        b,
+        "--out",
+        r2,
+    )
+    got = _curate_json(capsys, r2, "--broadcast", b, "--chunk-rows", 17)
+    want = dt.simulate_deployment(g, CLUST, (1.0, 3.0 * 0.4, 3.0 * 0.6), seed=4, bound=8, projection=True)
+    assert read_triangle_broadcast(b).projection and max(g.degrees) > 8  # projection exercised
+    e = got["estimates"][0]
+    assert (e["statistic"], e["value"], e["variance_estimate"]) == (
+        "avg_clustering",
+        want.estimate.value,
+        want.estimate.variance_estimate,
+    )
+    assert got["epsilon"] == {"rr": 1.0, "degree": 3.0 * 0.4, "local_count": 3.0 * 0.6}
+
+
+def test_deployed_avg_clustering_has_the_protocol_law():
+    """Monte-Carlo over seeds: unbiased for the average clustering, with the exact variance of
+    average_clustering_variance (unprojected: D = the maximum degree)."""
+    from ldpgraph.protocols.clustering import average_clustering_truth, average_clustering_variance
+
+    g = resolve_graph("ws:n=30,k=6,p=0.2", rng=0)
+    eps, trials = (2.0, 3.0, 3.0), 200
+    est = np.array([dt.simulate_deployment(g, CLUST, eps, seed=s).estimate.value for s in range(trials)])
+    var = average_clustering_variance(
+        g, epsilon_rr=2.0, epsilon_degree=3.0, epsilon_triangles=3.0, d_max=int(max(g.degrees))
+    )
+    assert abs(est.mean() - average_clustering_truth(g)) < 4 * math.sqrt(var / trials)
+    assert abs(est.var(ddof=1) - var) < 4 * var * math.sqrt(2 / (trials - 1))
+
+
+def test_avg_clustering_nodes_above_the_bound_refuse_without_projection(tmp_path, capsys):
+    r1, b = tmp_path / "c1.csv", tmp_path / "cb.txt"
+    sim = ["--graph", GRAPH, "--epsilon", 1, "--simulate", "--seed", 0]
+    _run(capsys, "node", "--protocol", CLUST, *sim, "--out", r1)
+    _run(capsys, "curate", r1, "--broadcast-out", b, "--d-max", 5)
+    round2 = ["--round", 2, "--broadcast", b, *sim, "--out", tmp_path / "c2.csv"]
+    err = _fail(capsys, "node", "--protocol", CLUST, *round2)
+    assert "d_max = 5" in err and "projection" in err
+    # a dlap node refuses the clustering broadcast
+    assert "a broadcast of 'avg-clustering'" in _fail(capsys, "node", "--protocol", DLAP, *round2)

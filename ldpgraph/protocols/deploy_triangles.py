@@ -1,14 +1,15 @@
 r"""Deployment of the triangle protocols: node-side releases as report rows, and their curator.
 
-``rr-triangles`` (one round) and ``two-round-triangles-dlap`` (two rounds) run here as they run
-on devices: every node computes its release from its *own* neighbour list (and, in round 2,
-the curator's broadcast), as rows of the report format (:mod:`ldpgraph.protocols.reports`,
-version 1); the curator validates the rows and estimates. :func:`simulate_deployment` runs the
-same node functions and the same curator objects in memory, so report files written by
-``ldpgraph node`` and curated by ``ldpgraph curate`` give exactly its estimate (same seed).
+``rr-triangles`` (one round), ``two-round-triangles-dlap`` and ``avg-clustering`` (two rounds,
+:mod:`ldpgraph.protocols.clustering`) run here as they run on devices: every node computes
+its release from its *own* neighbour list (and, in round 2, the curator's broadcast), as rows
+of the report format (:mod:`ldpgraph.protocols.reports`, version 1); the curator validates
+the rows and estimates. :func:`simulate_deployment` runs the same node functions and the same
+curator objects in memory, so report files written by ``ldpgraph node`` and curated by
+``ldpgraph curate`` give exactly its estimate (same seed).
 
-Rows (protocol ``rr-triangles`` or ``two-round-triangles-dlap``, protocol_version 1)
--------------------------------------------------------------------------------------
+Rows (protocol ``rr-triangles``, ``two-round-triangles-dlap`` or ``avg-clustering``, version 1)
+-----------------------------------------------------------------------------------------------
 Nodes are the integers ``0..n-1`` (public); node v randomizes its adjacency bits towards the
 lower nodes ``0..v-1`` and, for a deployment, needs no other public input.
 
@@ -21,6 +22,11 @@ quantity      round value          meaning                            epsilon   
 ``run_id``    2     48-bit integer the broadcast's run id             eps2         0
 ============= ===== ============== ================================== ============ ============
 
+``avg-clustering``: the same round 1; round 2 sends ``degree`` (d_v + DLap(e^-eps_d),
+sensitivity 1), ``local_count`` (r_v = 2 w_v - C(m_v, 2) + DLap, sensitivity
+:func:`~ldpgraph.protocols.clustering.count_sensitivity`, eps_t) and ``run_id`` (eps_t);
+curator: :func:`~ldpgraph.protocols.clustering.average_clustering`.
+
 One ``rr_count`` row per node (also when k = 0: node 0 has no lower node), then its k
 ``rr_edge`` rows, one per partner with a noisy 1 (the 0 bits are implied). Checks on read,
 each error naming the file and row: protocol name and version, round, quantity, one ε per
@@ -31,10 +37,11 @@ exactly ``0..n-1``; in round 2, every node of the broadcast's round 1 with exact
 ``local_count`` and one ``run_id`` row, no node outside it ("a round-2 row without its
 round-1 rows"), and the run id equal to the broadcast's ("a broadcast from another run").
 
-Broadcast (after round 1 of ``two-round-triangles-dlap``)
----------------------------------------------------------
+Broadcast (after round 1 of ``two-round-triangles-dlap`` and ``avg-clustering``)
+--------------------------------------------------------------------------------
 :class:`TriangleBroadcast`: the noisy graph (every lower pair whose noisy bit is 1), the
-public bound D on the lower degree, n, eps1, and a run id: the first 48 bits of the SHA-256
+public bound D on the lower degree (on the degree for ``avg-clustering``, with its projection
+flag), n, eps1, and a run id: the first 48 bits of the SHA-256
 of the canonical header and of the sorted pair indices (:func:`broadcast_run_id`), so an
 edited or truncated edge list, or one from another run, is detected. Its file form is an
 edge list (:mod:`ldpgraph.trianglefiles`).
@@ -76,6 +83,9 @@ from .reportset import ReportChunk
 __all__ = [
     "RR_PROTOCOL",
     "DLAP_PROTOCOL",
+    "CLUSTERING_PROTOCOL",
+    "TWO_ROUND",
+    "DEGREE",
     "TRIANGLE_PROTOCOLS",
     "RR_COUNT",
     "RR_EDGE",
@@ -87,6 +97,7 @@ __all__ = [
     "TriangleBroadcast",
     "broadcast_run_id",
     "dlap_local_count",
+    "clustering_release",
     "round2_columns",
     "chunk_from_columns",
     "Round1Accumulator",
@@ -102,10 +113,12 @@ __all__ = [
 
 RR_PROTOCOL = "rr-triangles"
 DLAP_PROTOCOL = "two-round-triangles-dlap"
+CLUSTERING_PROTOCOL = "avg-clustering"
 #: triangle protocols that can be deployed -> the version of their rows
-TRIANGLE_PROTOCOLS: dict[str, int] = {RR_PROTOCOL: 1, DLAP_PROTOCOL: 1}
-RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID = "rr_count", "rr_edge", "local_count", "run_id"
-_ROUND_QUANTITIES = {1: (RR_COUNT, RR_EDGE), 2: (LOCAL_COUNT, RUN_ID)}
+TRIANGLE_PROTOCOLS: dict[str, int] = {RR_PROTOCOL: 1, DLAP_PROTOCOL: 1, CLUSTERING_PROTOCOL: 1}
+#: the protocols with a round 2 (and a broadcast)
+TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
+RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
 # the curator's variance estimate holds n x n float64 matrices up to this many nodes
 _DENSE_VARIANCE_MAX_NODES = 8192
 _LISTED = 10
@@ -172,7 +185,7 @@ def _columns(node, rnd, quantity, value, epsilon, sensitivity, protocol) -> dict
         "round": np.full(m, rnd, dtype=np.int64),
         "quantity": np.asarray(quantity, dtype=object),
         "value": np.asarray(value, dtype=np.int64),
-        "epsilon": np.full(m, float(epsilon)),
+        "epsilon": np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (m,)).copy(),
         "sensitivity": np.asarray(sensitivity, dtype=np.float64),
         "protocol": np.full(m, protocol, dtype=object),
         "protocol_version": np.full(m, TRIANGLE_PROTOCOLS[protocol], dtype=np.int64),
@@ -227,8 +240,10 @@ def round1_columns(
 # ------------------------------------------------------------------------------ broadcast
 
 
-def _header(protocol: str, n_nodes: int, epsilon: float, bound: int | None, n_edges: int) -> dict[str, Any]:
-    return {
+def _header(
+    protocol: str, n_nodes: int, epsilon: float, bound: int | None, n_edges: int, projection: bool
+) -> dict[str, Any]:
+    out = {
         "protocol": protocol,
         "protocol_version": TRIANGLE_PROTOCOLS[protocol],
         "round": 1,
@@ -237,6 +252,9 @@ def _header(protocol: str, n_nodes: int, epsilon: float, bound: int | None, n_ed
         "bound": None if bound is None else int(bound),
         "n_edges": int(n_edges),
     }
+    if protocol == CLUSTERING_PROTOCOL:  # whether lists longer than D are projected
+        out["projection"] = bool(projection)
+    return out
 
 
 def broadcast_run_id(header: dict[str, Any], index: NDArray[np.int64]) -> int:
@@ -253,7 +271,7 @@ def broadcast_run_id(header: dict[str, Any], index: NDArray[np.int64]) -> int:
 
 @dataclass(frozen=True, eq=False)
 class TriangleBroadcast:
-    """What the curator sends after round 1 of ``two-round-triangles-dlap``.
+    """What the curator sends after round 1 of ``two-round-triangles-dlap`` or ``avg-clustering``.
 
     Attributes
     ----------
@@ -263,11 +281,15 @@ class TriangleBroadcast:
     epsilon : float
         eps1 (round 1): gives p and q.
     bound : int
-        D, the public bound on the lower degree (round 2 projects to it).
+        D, the public bound on the lower degree (``two-round-triangles-dlap``: round 2
+        projects to it) or on the degree (``avg-clustering``, D >= 2).
     index : ndarray of int64
         Sorted :func:`~ldpgraph.protocols.randomized_response.pair_index` of the noisy edges.
     run_id : int
         :func:`broadcast_run_id` of the header and ``index``.
+    projection : bool
+        ``avg-clustering``: lists longer than D are projected to D (sensitivity 2(D-1));
+        else such nodes refuse (sensitivity D-1).
     """
 
     protocol: str
@@ -276,30 +298,45 @@ class TriangleBroadcast:
     bound: int
     index: NDArray[np.int64] = field(repr=False)
     run_id: int
+    projection: bool = False
 
     @classmethod
     def build(
-        cls, protocol: str, n_nodes: int, epsilon: float, bound: int, index: ArrayLike
+        cls,
+        protocol: str,
+        n_nodes: int,
+        epsilon: float,
+        bound: int,
+        index: ArrayLike,
+        *,
+        projection: bool = False,
     ) -> TriangleBroadcast:
         """The broadcast with its run id computed (``index`` sorted, distinct)."""
-        if _check_protocol_name(protocol) != DLAP_PROTOCOL:
-            raise ValueError(f"only {DLAP_PROTOCOL!r} has a round 2, got {protocol!r}")
+        if _check_protocol_name(protocol) not in TWO_ROUND:
+            raise ValueError(f"only {' and '.join(TWO_ROUND)} have a round 2, got {protocol!r}")
         idx = np.asarray(index, dtype=np.int64)
-        bound = check_nonnegative_int(bound, "bound", minimum=1)
+        low = 2 if protocol == CLUSTERING_PROTOCOL else 1
+        bound = check_nonnegative_int(bound, "bound", minimum=low)
+        if projection and protocol != CLUSTERING_PROTOCOL:
+            raise ValueError(f"{protocol!r} always projects the lower list: projection is for avg-clustering")
+        head = _header(protocol, n_nodes, epsilon, bound, idx.size, bool(projection))
         return cls(
-            protocol,
-            int(n_nodes),
-            float(epsilon),
-            bound,
-            idx,
-            broadcast_run_id(_header(protocol, n_nodes, epsilon, bound, idx.size), idx),
+            protocol, int(n_nodes), float(epsilon), bound, idx, broadcast_run_id(head, idx), bool(projection)
         )
 
     def header(self) -> dict[str, Any]:
         """The JSON header of the broadcast file (with the run id)."""
-        out = _header(self.protocol, self.n_nodes, self.epsilon, self.bound, self.index.size)
+        out = _header(self.protocol, self.n_nodes, self.epsilon, self.bound, self.index.size, self.projection)
         out["run_id"] = self.run_id
         return out
+
+    def sensitivities(self) -> dict[str, float]:
+        """The sensitivity of every round-2 quantity."""
+        if self.protocol == DLAP_PROTOCOL:
+            return {LOCAL_COUNT: float(max(self.bound - 1, 1)), RUN_ID: 0.0}
+        from .clustering import count_sensitivity
+
+        return {DEGREE: 1.0, LOCAL_COUNT: float(count_sensitivity(self.bound, self.projection)), RUN_ID: 0.0}
 
     @property
     def q(self) -> float:
@@ -371,15 +408,87 @@ def dlap_local_count(
     return int(rounded + int(mech.sample(secure=True)))
 
 
+def clustering_release(
+    node: int,
+    neighbours: ArrayLike,
+    broadcast: TriangleBroadcast,
+    epsilon_degree: float,
+    epsilon_triangles: float,
+    *,
+    rng: Any = None,
+    secure: bool | None = None,
+) -> tuple[int, int]:
+    r"""Round 2 of ``avg-clustering`` at node v: :math:`(\tilde d_v, \tilde r_v)`.
+
+    With ``rng`` this is :func:`~ldpgraph.protocols.clustering.clustering_node_release` (one
+    run). Secure (the default without ``rng``): the same law, the projection (when the
+    broadcast allows it) uniform from the OS CSPRNG and both noises from the exact sampler.
+    Privacy and sensitivity: :mod:`ldpgraph.protocols.clustering`.
+
+    Examples
+    --------
+    >>> b = TriangleBroadcast.build("avg-clustering", 4, 1.0, 3, [0, 1, 2])
+    >>> d, r = clustering_release(3, [0, 1, 2], b, 1.0, 1.0, rng=0)
+    >>> isinstance(d, int) and isinstance(r, int)
+    True
+    """
+    from .clustering import clustering_node_release
+
+    if not isinstance(broadcast, TriangleBroadcast) or broadcast.protocol != CLUSTERING_PROTOCOL:
+        raise TypeError(f"broadcast must be a TriangleBroadcast of {CLUSTERING_PROTOCOL!r}")
+    v, nb = _neighbours(node, neighbours)
+    if v >= broadcast.n_nodes:
+        raise ValueError(
+            f"node {v} is not a node of the broadcast's round 1 (nodes 0..{broadcast.n_nodes - 1})"
+        )
+    eps_d, eps_t = check_epsilon(epsilon_degree), check_epsilon(epsilon_triangles)
+    if secure is None:
+        secure = rng is None
+    d_max, proj = broadcast.bound, broadcast.projection
+    if not secure:
+        out = clustering_node_release(
+            v,
+            nb,
+            broadcast.noisy_bit,
+            epsilon_degree=eps_d,
+            epsilon_triangles=eps_t,
+            d_max=d_max,
+            projection=proj,
+            size=1,
+            rng=rng,
+        )[0]
+        return int(out[0]), int(out[1])
+    if rng is not None:
+        raise ValueError("secure=True draws from the OS CSPRNG and cannot be seeded; pass rng=None")
+    if nb.size > d_max and not proj:
+        raise ValueError(
+            f"the node has degree {nb.size} > d_max = {d_max} and the broadcast allows no projection"
+        )
+    kept = nb
+    if nb.size > d_max:
+        kept = np.sort(np.array(secrets.SystemRandom().sample(nb.tolist(), d_max), dtype=np.int64))
+    a, b = np.triu_indices(kept.size, k=1)
+    w = int(broadcast.noisy_bit(kept[a], kept[b]).sum())
+    r = 2 * w - kept.size * (kept.size - 1) // 2
+    sens = broadcast.sensitivities()[LOCAL_COUNT]
+    d_noise = DiscreteLaplace(epsilon=eps_d).sample(secure=True)
+    r_noise = DiscreteLaplace(epsilon=eps_t, sensitivity=sens).sample(secure=True)
+    return int(nb.size + int(d_noise)), int(r + int(r_noise))
+
+
 def round2_columns(
     nodes: Sequence[int],
     neighbour_lists: Sequence[ArrayLike],
     broadcast: TriangleBroadcast,
-    epsilon: float,
+    epsilon: float | tuple[float, float],
     *,
     seed: int | None = None,
 ) -> dict[str, NDArray[Any]]:
-    """Round-2 rows of ``nodes``: ``local_count`` and ``run_id`` per node (seed as in round 1).
+    """Round-2 rows of ``nodes`` (seed as in round 1), per node in this order:
+
+    ``two-round-triangles-dlap``: ``local_count``, ``run_id`` (``epsilon`` = eps2);
+    ``avg-clustering``: ``degree``, ``local_count``, ``run_id`` (``epsilon`` = (eps_degree,
+    eps_triangles); the run id row carries eps_triangles).
 
     Examples
     --------
@@ -387,20 +496,35 @@ def round2_columns(
     >>> round2_columns([2], [[0, 1]], b, 1.0, seed=0)["quantity"].tolist()
     ['local_count', 'run_id']
     """
-    eps = check_epsilon(epsilon)
     nodes = [check_nonnegative_int(v, "node") for v in nodes]
+    sens = broadcast.sensitivities()
+    names = list(sens)
+    if broadcast.protocol == DLAP_PROTOCOL:
+        eps = check_epsilon(epsilon)
+        epsilons = [eps, eps]
+    else:
+        if isinstance(epsilon, numbers.Real) or len(epsilon) != 2:
+            raise ValueError(
+                f"avg-clustering round 2 takes epsilon = (eps_degree, eps_triangles), got {epsilon!r}"
+            )
+        eps_d, eps_t = (check_epsilon(e) for e in epsilon)
+        epsilons = [eps_d, eps_t, eps_t]
     values = []
     for v, nb in zip(nodes, neighbour_lists, strict=True):
         rng = None if seed is None else node_rng(seed, 2, v)
-        values += [dlap_local_count(v, nb, broadcast, eps, rng=rng, secure=seed is None), broadcast.run_id]
-    m = len(nodes)
+        if broadcast.protocol == DLAP_PROTOCOL:
+            values += [dlap_local_count(v, nb, broadcast, eps, rng=rng, secure=seed is None)]
+        else:
+            values += list(clustering_release(v, nb, broadcast, eps_d, eps_t, rng=rng, secure=seed is None))
+        values.append(broadcast.run_id)
+    m, k = len(nodes), len(names)
     return _columns(
-        np.repeat(np.asarray(nodes, dtype=np.int64), 2),
+        np.repeat(np.asarray(nodes, dtype=np.int64), k),
         2,
-        [LOCAL_COUNT, RUN_ID] * m,
+        names * m,
         values,
-        eps,
-        [float(max(broadcast.bound - 1, 1)), 0.0] * m,
+        epsilons * m,
+        [sens[q] for q in names] * m,
         broadcast.protocol,
     )
 
@@ -676,14 +800,14 @@ class Round1Accumulator(_Base):
 
 
 class Round2Accumulator(_Base):
-    """Streaming validation of round-2 rows (``local_count``, ``run_id``) against a broadcast.
+    """Streaming validation of round-2 rows against a broadcast (run id, node set, sensitivity).
 
     Examples
     --------
     >>> b = TriangleBroadcast.build("two-round-triangles-dlap", 2, 1.0, 1, [])
     >>> acc = Round2Accumulator(b)
     >>> acc.add(chunk_from_columns(round2_columns([0, 1], [[], []], b, 1.0, seed=0)))
-    >>> acc.values().shape
+    >>> acc.values()["local_count"].shape
     (2,)
     """
 
@@ -692,14 +816,15 @@ class Round2Accumulator(_Base):
             raise TypeError(f"broadcast must be a TriangleBroadcast, got {type(broadcast).__name__}")
         super().__init__(broadcast.protocol, 2)
         self.broadcast = broadcast
-        self._nodes: dict[str, list[NDArray[np.int64]]] = {LOCAL_COUNT: [], RUN_ID: []}
-        self._values: list[NDArray[np.int64]] = []
-        self._locs: dict[str, list[NDArray[np.int64]]] = {LOCAL_COUNT: [], RUN_ID: []}
+        self.sensitivity = broadcast.sensitivities()
+        self._nodes: dict[str, list[NDArray[np.int64]]] = {q: [] for q in self.sensitivity}
+        self._values: dict[str, list[NDArray[np.int64]]] = {q: [] for q in self.sensitivity}
+        self._locs: dict[str, list[NDArray[np.int64]]] = {q: [] for q in self.sensitivity}
 
     def add(self, chunk: ReportChunk) -> None:
         """Check one chunk (run id, node set, sensitivity) and keep its values."""
         b = self.broadcast
-        rows = self._check(chunk, {LOCAL_COUNT: float(max(b.bound - 1, 1)), RUN_ID: 0.0})
+        rows = self._check(chunk, self.sensitivity)
         node, value = np.asarray(chunk.node), np.asarray(chunk.value)
         for name, r in rows.items():
             outside = np.flatnonzero(node[r] >= b.n_nodes)
@@ -715,16 +840,15 @@ class Round2Accumulator(_Base):
                         f"round-2 rows from another run: run id {int(value[r[bad[0]]])}, the broadcast's is "
                         f"{b.run_id}: {chunk.rows_text(r[bad])}"
                     )
-            else:
-                self._values.append(value[r])
+            self._values[name].append(value[r])
             self._nodes[name].append(node[r])
             self._locs[name].append(self.rows.locate(chunk, r))
 
-    def values(self) -> NDArray[np.int64]:
-        """The releases r_v of nodes 0..n-1 (in node order), after the whole-set checks."""
+    def values(self) -> dict[str, NDArray[np.int64]]:
+        """Per released quantity, the values of nodes 0..n-1 (in node order), after the whole-set checks."""
         n = self.broadcast.n_nodes
-        out = None
-        for name in (LOCAL_COUNT, RUN_ID):
+        out = {}
+        for name in self.sensitivity:
             ids, _ = self._unique_nodes(self._nodes[name], self._locs[name], name)
             if ids.size != n:
                 missing = np.setdiff1d(np.arange(n, dtype=np.int64), ids)
@@ -732,16 +856,38 @@ class Round2Accumulator(_Base):
                     f"{missing.size} node(s) of the broadcast's round 1 sent no {name} row in round 2: "
                     f"{_ids_text(missing)} (missing nodes)"
                 )
-            if name == LOCAL_COUNT:
-                nodes = np.concatenate(self._nodes[name])
-                out = np.empty(n, dtype=np.int64)
-                out[nodes] = np.concatenate(self._values)
+            if name != RUN_ID:
+                vals = np.empty(n, dtype=np.int64)
+                vals[np.concatenate(self._nodes[name])] = np.concatenate(self._values[name])
+                out[name] = vals
         return out
 
     def estimate(self) -> Estimate:
-        """:func:`dlap_triangles_estimate` of the validated releases (eps2 from the rows)."""
+        """The protocol's estimate from the validated releases (round-2 epsilons from the rows).
+
+        ``two-round-triangles-dlap``: :func:`dlap_triangles_estimate`; ``avg-clustering``:
+        :func:`~ldpgraph.protocols.clustering.average_clustering`.
+        """
         values = self.values()
-        return dlap_triangles_estimate(values, self.broadcast, self.epsilon[LOCAL_COUNT][0])
+        b = self.broadcast
+        if b.protocol == DLAP_PROTOCOL:
+            return dlap_triangles_estimate(values[LOCAL_COUNT], b, self.epsilon[LOCAL_COUNT][0])
+        from .clustering import ClusteringBudget, ClusteringReleases, average_clustering
+
+        budget = ClusteringBudget(
+            rr=b.epsilon, degree=self.epsilon[DEGREE][0], triangles=self.epsilon[LOCAL_COUNT][0]
+        )
+        rel = ClusteringReleases(
+            degrees=values[DEGREE],
+            counts=values[LOCAL_COUNT],
+            noisy_index=b.index,
+            n_nodes=b.n_nodes,
+            d_max=b.bound,
+            projection=b.projection,
+            budget=budget,
+            sensitivity=int(self.sensitivity[LOCAL_COUNT]),
+        )
+        return average_clustering(rel)
 
 
 def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Estimate:
@@ -944,6 +1090,7 @@ def simulate_deployment(
     *,
     seed: int,
     bound: int | None = None,
+    projection: bool = False,
 ) -> DeploymentRun:
     """Run a triangle protocol's deployment in memory: node functions, then the curator.
 
@@ -951,16 +1098,19 @@ def simulate_deployment(
     ----------
     graph : Graph
         Nodes are its indices 0..n-1.
-    protocol : {"rr-triangles", "two-round-triangles-dlap"}
-    epsilon : float or (eps1, eps2)
+    protocol : {"rr-triangles", "two-round-triangles-dlap", "avg-clustering"}
+    epsilon : float, (eps1, eps2) or (eps_rr, eps_degree, eps_triangles)
         The total budget (two rounds: split in halves, as
-        :func:`~ldpgraph.protocols.triangles.two_round_budget`), or the two rounds' budgets.
+        :func:`~ldpgraph.protocols.triangles.two_round_budget`), or the two rounds' budgets;
+        ``avg-clustering`` takes its three shares.
     seed : int
         Node v of round r draws from :func:`node_rng` (seed, r, v): the same rows as
         ``ldpgraph node --simulate --seed SEED`` writes.
     bound : int
-        Public D for ``two-round-triangles-dlap`` (default: the true maximum lower degree,
-        as the benchmark protocol).
+        Public D: for ``two-round-triangles-dlap`` (default: the true maximum lower degree,
+        as the benchmark protocol), or ``avg-clustering`` (default: the true maximum degree).
+    projection : bool
+        ``avg-clustering``: project lists longer than D (else such nodes refuse).
 
     Examples
     --------
@@ -978,18 +1128,28 @@ def simulate_deployment(
         acc = Round1Accumulator(protocol)
         acc.add(chunk_from_columns(cols))
         return DeploymentRun(rr_triangles_estimate(acc.summary()), [cols], None)
-    if isinstance(epsilon, numbers.Real):
-        eps1 = eps2 = check_epsilon(epsilon) / 2.0
+    if protocol == CLUSTERING_PROTOCOL:
+        if isinstance(epsilon, numbers.Real) or len(epsilon) != 3:
+            raise ValueError(
+                f"avg-clustering takes epsilon = (eps_rr, eps_degree, eps_triangles), got {epsilon!r}"
+            )
+        eps1, *rest = (check_epsilon(e) for e in epsilon)
+        eps2: Any = tuple(rest)
+        if bound is None:
+            bound = max(max((len(nb) for nb in lists), default=2), 2)
     else:
-        eps1, eps2 = (check_epsilon(e) for e in epsilon)
-    if bound is None:
-        low = [int(np.count_nonzero(nb < v)) for v, nb in zip(nodes, lists, strict=True)]
-        bound = max(max(low, default=1), 1)
+        if isinstance(epsilon, numbers.Real):
+            eps1 = eps2 = check_epsilon(epsilon) / 2.0
+        else:
+            eps1, eps2 = (check_epsilon(e) for e in epsilon)
+        if bound is None:
+            low = [int(np.count_nonzero(nb < v)) for v, nb in zip(nodes, lists, strict=True)]
+            bound = max(max(low, default=1), 1)
     cols1 = round1_columns(protocol, nodes, lists, eps1, seed=seed)
     acc = Round1Accumulator(protocol)
     acc.add(chunk_from_columns(cols1))
     s = acc.summary()
-    b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index)
+    b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index, projection=projection)
     cols2 = round2_columns(nodes, lists, b, eps2, seed=seed)
     acc2 = Round2Accumulator(b)
     acc2.add(chunk_from_columns(cols2))
