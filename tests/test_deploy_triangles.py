@@ -488,3 +488,30 @@ def test_avg_clustering_nodes_above_the_bound_refuse_without_projection(tmp_path
     assert "d_max = 5" in err and "projection" in err
     # a dlap node refuses the clustering broadcast
     assert "a broadcast of 'avg-clustering'" in _fail(capsys, "node", "--protocol", DLAP, *round2)
+
+
+def test_secure_round_two_paths_compute_the_protocol_release(monkeypatch):
+    """The secure node paths (OS randomness, exact DLap) compute the same release as the
+    protocol's node functions: with the noise at 0 and the rounding uniform pinned, r_v is
+    floor(w_v + u) for w_v counted by brute force (dlap), and 2 w_v - C(d, 2) (clustering)."""
+    from ldpgraph.mechanisms import discrete_laplace
+
+    monkeypatch.setattr(discrete_laplace.DiscreteLaplace, "sample", lambda self, size=None, **kw: np.int64(0))
+    monkeypatch.setattr(dt, "_secure_uniform", lambda size: np.full(size, 0.3))
+    rng = np.random.default_rng(0)
+    noisy = sorted(
+        int(pair_index(np.array([u]), np.array([v]))[0])
+        for u in range(12)
+        for v in range(u)
+        if rng.random() < 0.5
+    )
+    nb = [0, 2, 3, 5, 7, 8, 13]
+    b = dt.TriangleBroadcast.build(DLAP, 12, 0.7, 6, noisy)
+    lower = [j for j in nb if j < 11]
+    w = sum(b.noisy_bit([j], [k])[0] for j, k in itertools.combinations(lower, 2)) - b.q * math.comb(6, 2)
+    assert dt.dlap_local_count(11, nb, b, 1.0) == math.floor(w + 0.3)
+    c = dt.TriangleBroadcast.build(CLUST, 12, 0.7, 8, noisy)
+    w2 = sum(c.noisy_bit([j], [k])[0] for j, k in itertools.combinations(sorted(nb), 2))
+    assert dt.clustering_release(11, nb, c, 1.0, 1.0) == (7, int(2 * w2) - math.comb(7, 2))
+    with pytest.raises(ValueError, match="allows no projection"):
+        dt.clustering_release(11, nb, dt.TriangleBroadcast.build(CLUST, 12, 0.7, 4, noisy), 1.0, 1.0)

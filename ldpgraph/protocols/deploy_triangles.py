@@ -534,8 +534,12 @@ def round2_columns(
 
 def chunk_from_columns(cols: dict[str, Any], source: str = "<memory>", first_row: int = 0) -> ReportChunk:
     """Report columns (as :func:`round1_columns` returns) as one :class:`ReportChunk`."""
-    q_names, q_codes = np.unique(np.asarray(cols["quantity"], dtype=str), return_inverse=True)
-    p_names, p_codes = np.unique(np.asarray(cols["protocol"], dtype=str), return_inverse=True)
+    import pyarrow as pa
+
+    quantity = pa.array(np.asarray(cols["quantity"], dtype=object), type=pa.string()).dictionary_encode()
+    protocol = pa.array(np.asarray(cols["protocol"], dtype=object), type=pa.string()).dictionary_encode()
+    q_codes, q_names = quantity.indices.to_numpy(), quantity.dictionary.to_pylist()
+    p_codes, p_names = protocol.indices.to_numpy(), protocol.dictionary.to_pylist()
     return ReportChunk(
         source=source,
         first_row=first_row,
@@ -944,9 +948,9 @@ def _gram_sums(z: NDArray[np.float64]) -> tuple[float, float]:
     r"""``(sum_{j != k} G_jk^2, sum_j G_jj)`` of :math:`G = Z^\top Z` (BLAS syrk: upper triangle)."""
     from scipy.linalg import blas
 
-    g = blas.dsyrk(1.0, z, trans=1)  # upper triangle of z^T z
+    g = blas.dsyrk(1.0, z, trans=1)  # upper triangle of z^T z; the strict lower triangle stays 0
     diag = np.diag(g).copy()
-    upper = float(np.sum(np.square(np.triu(g, k=1))))
+    upper = float(np.einsum("ij,ij->", g, g)) - float(np.dot(diag, diag))
     return 2.0 * upper, float(diag.sum())
 
 
