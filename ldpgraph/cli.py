@@ -658,6 +658,11 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--round", type=_int("round", minimum=1), default=1, help="protocol round (default 1)")
     p.add_argument("--broadcast", metavar="FILE",
                    help="the curator's broadcast after the previous round (gives d_max for round 2)")
+    p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default="degree",
+                   help="protocol (default degree); rr-triangles, two-round-triangles-dlap and "
+                   "avg-clustering release randomized-response bits towards the lower nodes 0..v-1 "
+                   "in round 1 (and, in round 2 of the latter two, local counts against --broadcast; "
+                   "avg-clustering splits --epsilon by --shares degree=F,local_count=F, default equal)")
     p.add_argument("--simulate", action="store_true",
                    help="fast seeded sampler (simulation, not deployment)")
     p.add_argument("--seed", type=_int("seed", minimum=0),
@@ -702,10 +707,21 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--scheduler", metavar="ADDR",
                    help="curate on Dask: a scheduler address, or threads / processes / sync")
     p.add_argument("--broadcast-out", metavar="FILE", help="write the broadcast for the next round")
+    p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS,
+                   help="protocol of the rows (default: the first row's); the triangle protocols "
+                   "estimate --stat triangles, avg-clustering --stat avg_clustering (round 1 of the "
+                   "two-round ones writes the broadcast: needs --broadcast-out and --d-max, the public "
+                   "bound on lower degrees, or on degrees for avg-clustering)")
+    p.add_argument("--projection", action="store_true",
+                   help="avg-clustering: nodes above --d-max project their lists (sensitivity 2(D-1)); "
+                   "else they refuse")
     p.add_argument("--level", type=float, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(handler=_cmd_curate)
+
+
+_DEPLOYED_PROTOCOLS = ("degree", "rr-triangles", "two-round-triangles-dlap", "avg-clustering")
 
 
 def _read_id_list(text: str, what: str) -> list[int]:
@@ -744,6 +760,8 @@ def _cmd_node(args: argparse.Namespace) -> int:
     from .reportfiles import read_broadcast, report_format, write_reports
 
     report_format(args.out)  # refuse a bad suffix before any noise is drawn
+    if args.protocol != "degree":
+        return _cmd_node_triangles(args)
     d_max = args.d_max
     if args.broadcast is not None:
         b = read_broadcast(args.broadcast, next_round=args.round)
@@ -760,17 +778,7 @@ def _cmd_node(args: argparse.Namespace) -> int:
         ids = np.asarray(g.node_ids)
         node_ids = ids if ids.dtype.kind in "iu" and (ids.size == 0 or ids.min() >= 0) else None
     else:
-        if args.node_id is None:
-            raise _UsageError("--node-id is required with --neighbors / --neighbors-file")
-        if args.neighbors is not None:
-            nbrs = _read_id_list(args.neighbors, "--neighbors")
-        else:
-            try:
-                text = Path(args.neighbors_file).read_text(encoding="utf-8")
-            except OSError as exc:
-                raise OSError(f"cannot read --neighbors-file {args.neighbors_file}: {exc.strerror}") from None
-            nbrs = _read_id_list(text, args.neighbors_file)
-        neighbours = set(nbrs) - {args.node_id}
+        neighbours = _own_neighbours(args)
         degrees = np.array([len(neighbours)], dtype=np.int64)
         node_ids = [args.node_id]
     rand = DegreeRandomizer(epsilon=args.epsilon, kstar_counts=args.kstar_counts or (), d_max=d_max,
@@ -828,6 +836,13 @@ def _cmd_curate(args: argparse.Namespace) -> int:
     from .protocols.reports import degree_bound_broadcast
     from .reportfiles import curate_files, read_broadcast, write_broadcast
 
+    protocol = args.protocol
+    if protocol is None and Path(args.reports[0]).is_file():  # else the degree path reports it
+        from .trianglefiles import report_protocol
+
+        protocol = report_protocol(args.reports[0])
+    if protocol in _DEPLOYED_PROTOCOLS[1:]:
+        return _cmd_curate_triangles(args, protocol)
     stats = _curate_stats(_flatten(args.stat), args.k)
     d_max = args.d_max
     if args.broadcast is not None:
@@ -883,6 +898,178 @@ def _cmd_curate(args: argparse.Namespace) -> int:
         print("\nno public bound given (--n-nodes / --degree-bound): reports were not screened for poisoning")
     if args.broadcast_out is not None:
         print(f"\nwrote {bpath} (d_max {broadcast['values']['d_max']} for round {s.round + 1})")
+    return 0
+
+
+def _node_neighbours(args: argparse.Namespace) -> tuple[list[int], list[Any]]:
+    """(nodes, neighbour lists): one node (--node-id, --neighbors*) or every node of --graph."""
+    if args.graph is not None:
+        from .datasets import resolve_graph
+
+        if args.node_id is not None:
+            raise _UsageError("--node-id goes with --neighbors; --graph simulates every node")
+        g = resolve_graph(args.graph, rng=args.graph_seed)
+        n = g.n_nodes
+        return list(range(n)), [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)]
+    return [args.node_id], [_own_neighbours(args)]
+
+
+def _own_neighbours(args: argparse.Namespace) -> list[int]:
+    """This node's distinct neighbours from --neighbors / --neighbors-file (itself dropped)."""
+    if args.node_id is None:
+        raise _UsageError("--node-id is required with --neighbors / --neighbors-file")
+    if args.neighbors is not None:
+        nbrs = _read_id_list(args.neighbors, "--neighbors")
+    else:
+        try:
+            text = Path(args.neighbors_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise OSError(f"cannot read --neighbors-file {args.neighbors_file}: {exc.strerror}") from None
+        nbrs = _read_id_list(text, args.neighbors_file)
+    return sorted(set(nbrs) - {args.node_id})
+
+
+def _cmd_node_triangles(args: argparse.Namespace) -> int:
+    """``ldpgraph node --protocol rr-triangles | two-round-triangles-dlap``."""
+    import numpy as np
+
+    from .protocols.deploy_triangles import CLUSTERING_PROTOCOL, TWO_ROUND, round1_columns, round2_columns
+    from .reportfiles import write_reports
+    from .trianglefiles import read_triangle_broadcast
+
+    for flag, val in (("--kstar-counts", args.kstar_counts), ("--d-max", args.d_max),
+                      ("--shares", args.shares if args.protocol != CLUSTERING_PROTOCOL else None)):
+        if val:
+            raise _UsageError(f"{flag} is an option of the degree protocol, not of {args.protocol}")
+    if args.round not in (1, 2) or (args.round == 2 and args.protocol not in TWO_ROUND):
+        raise _UsageError(f"{args.protocol} has no round {args.round}")
+    if (args.round == 2) != (args.broadcast is not None):
+        raise _UsageError("round 2 needs --broadcast (the curator's round-1 broadcast), round 1 takes none")
+    if args.seed is not None and not args.simulate:
+        raise _UsageError("--seed needs --simulate (the secure sampler cannot be seeded)")
+    seed = None
+    if args.simulate:
+        seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+    broadcast = None
+    if args.round == 2:
+        broadcast = read_triangle_broadcast(args.broadcast)
+        if broadcast.protocol != args.protocol:
+            raise ValueError(
+                f"{args.broadcast}: a broadcast of {broadcast.protocol!r}, not {args.protocol!r}"
+            )
+    nodes, lists = _node_neighbours(args)
+    eps: Any = args.epsilon
+    if args.round == 2 and args.protocol == CLUSTERING_PROTOCOL:
+        shares = _shares_arg(args.shares) or {"degree": 0.5, "local_count": 0.5}
+        if sorted(shares) != ["degree", "local_count"] or abs(sum(shares.values()) - 1.0) > 1e-9:
+            raise _UsageError(
+                f"--shares for avg-clustering: degree=F,local_count=F summing to 1, got {args.shares}"
+            )
+        eps = (args.epsilon * shares["degree"], args.epsilon * shares["local_count"])
+    if args.round == 1:
+        cols = round1_columns(args.protocol, nodes, lists, args.epsilon, seed=seed)
+    else:
+        cols = round2_columns(nodes, lists, broadcast, eps, seed=seed)
+    path = write_reports(args.out, cols)
+    sampler = f"simulation, seed {seed}" if args.simulate else "secure exact sampler, OS CSPRNG"
+    n_rows = len(cols["node"])
+    extra = f"run id {broadcast.run_id}; " if broadcast is not None else ""
+    print(f"wrote {path} ({n_rows:,} row{'' if n_rows == 1 else 's'}: {len(nodes):,} node(s), "
+          f"{args.protocol} round {args.round}; epsilon {args.epsilon:g}; {extra}{sampler})")
+    return 0
+
+
+def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
+    """``ldpgraph curate`` of triangle-protocol rows: round 1 (estimate or broadcast), round 2."""
+    from .protocols.deploy_triangles import (
+        CLUSTERING_PROTOCOL,
+        TWO_ROUND,
+        TriangleBroadcast,
+        rr_triangles_estimate,
+    )
+    from .trianglefiles import (
+        read_round1_files,
+        read_round2_files,
+        read_triangle_broadcast,
+        write_triangle_broadcast,
+    )
+
+    stat = "avg_clustering" if protocol == CLUSTERING_PROTOCOL else "triangles"
+    stats = _flatten(args.stat) or [stat]
+    if stats != [stat]:
+        raise _UsageError(f"{protocol} reports estimate --stat {stat}, got {' '.join(stats)}")
+    if args.projection and protocol != CLUSTERING_PROTOCOL:
+        raise _UsageError("--projection is an option of avg-clustering")
+    for flag, val in (("--n-nodes", args.n_nodes), ("--degree-bound", args.degree_bound),
+                      ("--scheduler", args.scheduler)):
+        if val is not None:
+            raise _UsageError(f"{flag} is not supported for {protocol} reports")
+    if not 0 < args.level < 1:
+        raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
+    rnd = args.round if args.round is not None else (2 if args.broadcast is not None else 1)
+    kw = {"chunk_rows": args.chunk_rows}
+    out: dict[str, Any] = {"files": list(args.reports), "protocol": protocol, "round": rnd}
+    est = None
+    if rnd == 1:
+        if args.broadcast is not None:
+            raise _UsageError("--broadcast is read in round 2; round 1 writes it (--broadcast-out)")
+        s = read_round1_files(args.reports, protocol, expected_nodes=args.expected_nodes, **kw)
+        out.update(n_rows=s.n_rows, n_nodes=s.n_nodes, epsilon=s.epsilon, noisy_edges=int(s.index.size))
+        lines = [f"files      {len(args.reports)} ({s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol "
+                 f"{protocol}, round 1)",
+                 f"rr_edge    epsilon {s.epsilon:g}; noisy graph of {s.index.size:,} edges"]
+        if protocol in TWO_ROUND:
+            if args.broadcast_out is None or args.d_max is None:
+                what = "degree" if protocol == CLUSTERING_PROTOCOL else "lower degree"
+                raise _UsageError(f"round 1 of {protocol} writes the broadcast: pass "
+                                  f"--broadcast-out FILE and --d-max D (public bound on the {what})")
+            b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, args.d_max, s.index,
+                                        projection=args.projection)
+            bpath = write_triangle_broadcast(args.broadcast_out, b)
+            out.update(broadcast=str(bpath), run_id=b.run_id, bound=b.bound)
+            lines.append(
+                f"\nwrote {bpath} (noisy graph and bound D = {b.bound} for round 2; run id {b.run_id})"
+            )
+        else:
+            if args.broadcast_out is not None:
+                raise _UsageError("rr-triangles has one round: no broadcast")
+            est = rr_triangles_estimate(s)
+    elif rnd == 2:
+        if protocol not in TWO_ROUND or args.broadcast is None:
+            raise _UsageError(f"round 2 of {protocol}: needs rows of a two-round protocol and --broadcast")
+        b = read_triangle_broadcast(args.broadcast)
+        if b.protocol != protocol:
+            raise ValueError(f"{args.broadcast}: a broadcast of {b.protocol!r}, the rows are {protocol!r}")
+        est, acc = read_round2_files(args.reports, b, **kw)
+        eps2 = {q: e for q, (e, _) in acc.epsilon.items() if q != "run_id"}
+        out.update(n_rows=acc.n_rows, n_nodes=b.n_nodes, epsilon={"rr": b.epsilon, **eps2}, run_id=b.run_id,
+                   bound=b.bound)
+        shown = ", ".join(f"{q} epsilon {e:g} (sensitivity {acc.sensitivity[q]:g})" for q, e in eps2.items())
+        lines = [f"files      {len(args.reports)} ({acc.n_rows:,} rows, {b.n_nodes:,} nodes; protocol "
+                 f"{protocol}, round 2; run id {b.run_id})",
+                 f"budget     rr epsilon {b.epsilon:g}, {shown}; D = {b.bound}"]
+    else:
+        raise _UsageError(f"{protocol} has no round {rnd}")
+    negative = est is not None and est.variance_estimate is not None and est.variance_estimate <= 0
+    ci = None if est is None or negative else _interval_or_none(est, args.level)
+    if args.json:
+        if est is not None:
+            out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
+                                 "variance_estimate": est.variance_estimate,
+                                 "interval": None if ci is None else list(ci), "level": args.level}]
+        print(json.dumps(out, indent=2))
+        return 0
+    print("\n".join(lines))
+    if est is not None:
+        shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
+        se = "-" if est.std_error is None or negative else _fmt_num(est.std_error)
+        rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval"),
+                (est.statistic, _fmt_num(est.value), se, shown)]
+        print()
+        print(_table(rows, right={1, 2, 3}))
+        if negative:
+            print(f"\nthe unbiased variance estimate is {est.variance_estimate:.3g} <= 0 (the noise "
+                  "dominates): no standard error or interval")
     return 0
 
 
