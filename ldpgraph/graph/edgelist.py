@@ -334,11 +334,16 @@ def read_edgelist(
         or truncated compressed data, past the size limits, or for a FIFO, device or socket.
     """
     name = _path_name(path)
-    options = _options(delimiter, columns, header, strict, node_type)
-    if _file_kind(name) == "parquet":
+    if _file_kind(name) == "parquet":  # its columns may be names; the text options do not apply
         from ldpgraph.graph.tables import read_parquet_edges
 
+        given = [k for k, v in (("delimiter", delimiter), ("header", header)) if v is not None]
+        given += ["node_type"] if node_type != "auto" else []
+        if given:
+            raise ValueError(f"{', '.join(given)} apply to text edge lists, not to the Parquet file {name} "
+                             "(its column types decide the node ids)")
         return read_parquet_edges(name, columns=columns, strict=strict)
+    options = _options(delimiter, columns, header, strict, node_type)
     return _graph(_parse_stream(_file_blocks(name, max_bytes, max_ratio), name, options), name)
 
 
@@ -377,7 +382,7 @@ def _options(
         raise TypeError(f"strict must be a bool, got {strict!r}")
     if node_type not in ("auto", "int", "str"):
         raise ValueError(f"node_type must be 'auto', 'int' or 'str', got {node_type!r}")
-    return _Options(None if delimiter == " " else delimiter, columns, header, strict, node_type)
+    return _Options(delimiter, columns, header, strict, node_type)  # " ": whitespace, not detected
 
 
 class _Parsed(NamedTuple):
@@ -702,15 +707,16 @@ def _sniff(head: bytes, source: str, options: _Options) -> _Dialect | None:
     if not found:
         return None
     notes: list[str] = []
-    delimiter = options.delimiter
+    delimiter = None if options.delimiter == " " else options.delimiter  # None: runs of blanks
     first_body = found[0][2]
-    if delimiter is None and options.delimiter is None:
-        if b"," in first_body and options.delimiter != " ":
+    if options.delimiter is None:
+        if b"," in first_body:
             delimiter = ","
-            notes.append("comma-separated fields (detected; delimiter= overrides)")
+            notes.append("comma-separated fields (detected; delimiter= or --delimiter overrides)")
         elif b"\t" in first_body and _names_with_spaces(first_body):
             delimiter = "\t"
-            notes.append("tab-separated fields with spaces inside (detected; delimiter= overrides)")
+            notes.append("tab-separated fields with spaces inside (detected; delimiter= or --delimiter "
+                         "overrides)")
     columns = options.columns
     header = options.header
     names0 = _fields(first_body, delimiter)
@@ -772,7 +778,7 @@ def _sniff(head: bytes, source: str, options: _Options) -> _Dialect | None:
             f"{nf} columns per line: node ids from columns {label(chosen[0])} and "
             f"{label(chosen[1])}, the other {which} ignored"
             + (f" ({', '.join(others)})" if header_names else " (weights or timestamps?)")
-            + ("" if columns is not None else "; strict=True refuses extra columns")
+            + ("" if options.columns is not None else "; strict=True (--strict) refuses extra columns")
         )
     if names and options.node_type == "auto":
         notes.append(f"node ids read as names (text): line {number} has ids that are not numbers")

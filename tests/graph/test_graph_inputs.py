@@ -125,6 +125,10 @@ def test_explicit_columns_and_delimiter() -> None:
         parse_edge_pairs("1 2", node_type="float")
     with pytest.raises(ValueError, match=r"line 1: columns=\(0, 5\) asks for column 5"):
         parse_edge_pairs("1 2 3\n", columns=(0, 5))
+    # " " is runs of blanks, not "detect": a comma in the first line then stays in the names
+    assert parse_edge_pairs("a,b c,d\n", delimiter=" ").names.tolist() == ["a,b", "c,d"]
+    assert parse_edge_pairs("a,b c,d\n").names.tolist() == ["a", "b c"]
+    assert parse_edge_pairs("a,b\tc d\n", delimiter="\t").names.tolist() == ["a,b", "c d"]
 
 
 def test_error_messages_say_what_was_expected() -> None:
@@ -177,6 +181,9 @@ def test_parquet_edge_tables(tmp_path) -> None:
     ints = tmp_path / "ints.parquet"
     pq.write_table(pa.table({"u": [1, 2, 3], "v": [2, 3, 1]}), ints)
     assert read_edgelist(ints).degrees.tolist() == [2, 2, 2]
+    assert read_edgelist(path, columns=("dst", "src")).n_edges == g.n_edges  # names, not positions
+    with pytest.raises(ValueError, match="header apply to text edge lists, not to the Parquet file"):
+        load_graph(ints, header=True)
 
 
 def test_scipy_sparse_matches_networkx() -> None:
