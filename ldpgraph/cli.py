@@ -171,7 +171,8 @@ def _output_options(p: argparse.ArgumentParser) -> None:
 _DELIMITERS = {",": ",", "comma": ",", "\t": "\t", "\\t": "\t", "tab": "\t", " ": " ", "space": " ",
                "whitespace": " "}
 _FILE_OPTION_FLAGS = {"delimiter": "--delimiter", "columns": "--columns", "header": "--header/--no-header",
-                      "strict": "--strict", "node_type": "--node-type"}
+                      "strict": "--strict", "node_type": "--node-type", "max_bytes": "--max-bytes",
+                      "max_ratio": "--max-ratio"}
 
 
 def _delimiter(text: str) -> str:
@@ -193,6 +194,16 @@ def _columns(text: str) -> tuple[int, int] | tuple[str, str]:
     return parts[0], parts[1]
 
 
+def _max_ratio(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not (v == 0 or (math.isfinite(v) and v >= 1)):
+        raise argparse.ArgumentTypeError(f"invalid max ratio {text!r}: expected a number >= 1, or 0 for none")
+    return v
+
+
 def _graph_file_options(p: argparse.ArgumentParser) -> None:
     """How an edge-list file given as GRAPH is read (see ldpgraph.graph.read_edgelist)."""
     g = p.add_argument_group("edge-list files (when GRAPH is a file)")
@@ -211,12 +222,20 @@ def _graph_file_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--node-type", choices=("auto", "int", "str"), default="auto",
                    help="node ids: int (non-negative integers), str (names, even where they look like "
                    "numbers), auto (default: integers if the first edge line has integer ids)")
+    g.add_argument("--max-bytes", type=_int("max bytes", minimum=0), metavar="N",
+                   help="refuse more than N bytes of (decompressed) text (default: no limit)")
+    g.add_argument("--max-ratio", type=_max_ratio, metavar="R",
+                   help="refuse compressed files that expand more than R times, a decompression bomb "
+                   "(default 100; 0: no limit)")
 
 
 def _file_options(args: argparse.Namespace) -> dict[str, Any]:
     """The edge-list options given on the command line, as keywords of load_graph."""
-    opts = {key: getattr(args, key, None) for key in ("delimiter", "columns", "header")}
+    keys = ("delimiter", "columns", "header", "max_bytes", "max_ratio")
+    opts = {key: getattr(args, key, None) for key in keys}
     opts = {key: v for key, v in opts.items() if v is not None}
+    if opts.get("max_ratio") == 0:
+        opts["max_ratio"] = None
     if getattr(args, "strict", False):
         opts["strict"] = True
     if getattr(args, "node_type", "auto") != "auto":

@@ -8,6 +8,7 @@ The graphs read are compared with networkx's reading of the same file: the k-sta
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import math
 
@@ -221,3 +222,19 @@ def test_node_simulates_a_file_read_with_the_options(tmp_path, capsys):
     assert "columns 2 and 3, the other column ignored" in cap.err
     with open(out, encoding="utf-8") as fh:
         assert sorted(int(r["node"]) for r in csv.DictReader(fh)) == list(range(10))
+
+
+def test_size_limits(tmp_path, capsys):
+    member = gzip.compress(b"0 0\n" * (1 << 18))  # 1 MiB of text in ~1 KB
+    bomb = tmp_path / "bomb.txt.gz"
+    bomb.write_bytes(member * 12)
+    err = _fails(capsys, 1, "estimate", str(bomb), "--epsilon", "1")
+    assert "gzip data expands more than max_ratio = 100 times" in err and "(--max-ratio 0)" in err
+    err = _fails(capsys, 1, "estimate", str(bomb), "--epsilon", "1", "--max-ratio", "200")
+    assert "expands more than max_ratio = 200 times" in err
+    err = _fails(capsys, 1, "estimate", str(bomb), "--epsilon", "1", "--max-ratio", "0")
+    assert "has 1 nodes but no edges" in err  # read to the end: all self-loops
+    err = _fails(capsys, 1, "estimate", str(bomb), "--epsilon", "1", "--max-ratio", "0", "--max-bytes", "1000")
+    assert "more than max_bytes = 1,000 bytes of text; raise max_bytes (--max-bytes)" in err
+    err = _fails(capsys, 2, "estimate", str(bomb), "--epsilon", "1", "--max-ratio", "0.5")
+    assert "invalid max ratio '0.5'" in err
