@@ -107,7 +107,13 @@ def test_directed_weighted_integer_list(seed: int, tmp_path) -> None:
     assert "4 columns per line" in notes and "both directions" in notes
     directed = nx.read_edgelist(path, nodetype=int, data=False, create_using=nx.DiGraph)
     h = load_graph(directed)
-    assert h.report.notes[0].startswith("directed input symmetrised: ")
+    both = sum(1 for u, v in directed.edges() if u < v and directed.has_edge(v, u))
+    undirected = nx.Graph(directed)
+    undirected.remove_edges_from(nx.selfloop_edges(undirected))
+    assert h.report.notes[0] == (  # the counts networkx gives
+        f"directed input symmetrised: {directed.number_of_edges():,} directed edges -> "
+        f"{undirected.number_of_edges():,} undirected edges ({both:,} given in both directions)")
+    assert h.report.reverse_duplicates_dropped == both
     np.testing.assert_array_equal(h.indices, g.indices)
 
 
@@ -173,6 +179,7 @@ def test_parquet_edge_tables(tmp_path) -> None:
     pq.write_table(table, path)
     g = load_graph(path)
     assert_same_as_networkx(g, nx.Graph(edges))
+    assert_same_as_networkx(g, nx.from_pandas_edgelist(pd.read_parquet(path), "src", "dst"))
     assert g.report.source == str(path)
     dictionary = tmp_path / "dict.parquet"
     pq.write_table(table.set_column(0, "src", table.column("src").dictionary_encode()), dictionary)
