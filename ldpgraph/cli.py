@@ -502,10 +502,6 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         raise _UsageError(f"argument --plot-formats: unknown format {bad[0]!r}; choose from "
                           + ", ".join(sorted(_PLOT_FORMATS)))
     out = _prepare_out(args.out)
-    if not args.no_plots:
-        from .experiments.plots import preload_matplotlib
-
-        preload_matplotlib()
     result = run_experiment(
         graphs,
         epsilons=epsilons,
@@ -519,6 +515,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         quiet=args.quiet or args.json,
         graph_seed=args.graph_seed,
+        preload_plots=not args.no_plots,
     )
     paths = result.write(out, plots=not args.no_plots, plot_formats=args.plot_formats)
     cfg = result.config

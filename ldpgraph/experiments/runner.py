@@ -488,9 +488,31 @@ def _exit_with_parent(parent_pid: int) -> None:
     os._exit(1)
 
 
-def _warm_up() -> int:
-    """A first task for a fresh worker: its start-up (imports) runs while the parent loads graphs."""
+def _warm_up(plots: bool = False) -> int:
+    """A first task for a fresh worker: its start-up (imports; matplotlib's too with ``plots``)
+    runs while the parent loads the graphs."""
+    if plots:
+        from .plots import import_matplotlib
+
+        import_matplotlib()
     return os.getpid()
+
+
+def _render_plots(
+    rows: list[SummaryRow], folder: Path, formats: tuple[str, ...], synthetic: set[str]
+) -> list[Path]:
+    """Write the plots of ``rows`` into ``folder`` (a task: a worker renders them)."""
+    from .plots import plot_relative_rmse
+
+    return plot_relative_rmse(rows, folder, synthetic=synthetic, formats=formats)
+
+
+def _live_pool() -> Any:
+    """The loky executor of the last parallel run if it is still usable, else None."""
+    pool = _POOL
+    if pool is None or pool._flags.broken is not None or pool._flags.shutdown:
+        return None
+    return pool
 
 
 def _loky_processes(n_jobs: int) -> int:
@@ -502,11 +524,18 @@ def _loky_processes(n_jobs: int) -> int:
         return joblib.effective_n_jobs(n_jobs) - 1
 
 
-def _start_pool(n_processes: int) -> Any:
+#: The loky executor of the last parallel run: :meth:`ExperimentResult.write` renders the plots
+#: in one of its workers while this process writes the other files.
+_POOL: Any = None
+
+
+def _start_pool(n_processes: int, plots: bool = False) -> Any:
     """The reusable loky executor with ``n_processes`` workers, started now (returns it).
 
     Its arguments do not depend on the grid, so a later run in this process reuses the workers.
+    With ``plots`` the workers import matplotlib while they start.
     """
+    global _POOL
     from joblib.externals.loky import get_reusable_executor
 
     threads = str(max(1, (os.cpu_count() or 1) // (n_processes + 1)))
@@ -514,7 +543,8 @@ def _start_pool(n_processes: int) -> Any:
     executor = get_reusable_executor(max_workers=n_processes, timeout=300, initializer=_init_worker,
                                      initargs=(os.getpid(),), env=env)
     for _ in range(n_processes):
-        executor.submit(_warm_up)
+        executor.submit(_warm_up, plots)
+    _POOL = executor
     return executor
 
 
@@ -853,7 +883,18 @@ class ExperimentResult:
         """
         from .outputs import write_atomically
 
+        synthetic = {g["label"] for g in self.config.get("graphs", []) if g.get("synthetic")}
+        formats = tuple(plot_formats)
+
         def produce(tmp: Path) -> dict[str, Any]:
+            # the plots are rendered by a worker process of the run, if one is alive, while this
+            # process writes the other files
+            pool = _live_pool() if plots else None
+            try:
+                job = None if pool is None else pool.submit(_render_plots, self.summary, tmp / "plots",
+                                                            formats, synthetic)
+            except RuntimeError:  # shut down meanwhile
+                job = None
             paths: dict[str, Any] = {
                 "records": write_records_csv(self.records, tmp / "records.csv"),
                 "summary": write_summary_csv(self.summary, tmp / "summary.csv"),
@@ -866,12 +907,10 @@ class ExperimentResult:
             cfg = tmp / "experiment.json"
             cfg.write_text(json.dumps(self.config, indent=2, default=str) + "\n", encoding="utf-8")
             paths["config"] = cfg
-            if plots:
-                from .plots import plot_relative_rmse
-
-                synthetic = {g["label"] for g in self.config.get("graphs", []) if g.get("synthetic")}
-                paths["plots"] = plot_relative_rmse(self.summary, tmp / "plots", synthetic=synthetic,
-                                                    formats=tuple(plot_formats))
+            if job is not None:
+                paths["plots"] = job.result()
+            elif plots:
+                paths["plots"] = _render_plots(self.summary, tmp / "plots", formats, synthetic)
             else:
                 paths["plots"] = []
             return paths
@@ -912,6 +951,7 @@ def run_experiment(
     batch_size: int | str = "auto",
     quiet: bool = False,
     graph_seed: int = 0,
+    preload_plots: bool = False,
 ) -> ExperimentResult:
     r"""Run the grid graphs x statistics x epsilons x methods, ``n_trials`` trials per cell.
 
@@ -958,6 +998,9 @@ def run_experiment(
     graph_seed : int
         Seed of synthetic graphs given by spec, so that runs with different ``seed`` see the
         same graph.
+    preload_plots : bool
+        Import matplotlib while the grid runs, for a ``write`` with plots: in the worker
+        processes as they start (they render the plots too), else in a thread of this process.
 
     Returns
     -------
@@ -1002,7 +1045,7 @@ def run_experiment(
     if use_loky and n_jobs != 1 and (n_jobs is not None or _likely_parallel(
             graphs, n_trials * len(stats) * len(eps_list) * len(method_objs))):
         n_proc = _loky_processes(-1 if n_jobs is None else n_jobs)
-        pool = _start_pool(n_proc) if n_proc > 0 else None
+        pool = _start_pool(n_proc, preload_plots) if n_proc > 0 else None
     ginputs = resolve_graph_inputs(graphs, graph_seed=graph_seed)
     by_label = {g.label: g for g in ginputs}
     units = _build_units(ginputs, stats, eps_list, method_objs)
@@ -1034,7 +1077,11 @@ def run_experiment(
     cell_blocks = [(b, min(block_size, n_trials - start)) for b, start in enumerate(starts)]
     n_proc = _loky_processes(n_jobs) if use_loky and n_jobs != 1 else 0
     if n_proc > 0 and (pool is None or pool._max_workers != n_proc):
-        pool = _start_pool(n_proc)
+        pool = _start_pool(n_proc, preload_plots)
+    elif n_proc == 0 and preload_plots:
+        from .plots import preload_matplotlib
+
+        preload_matplotlib()
     tasks: list[tuple[int, int, int]] = []
     results: list[NDArray | None] = []
 
