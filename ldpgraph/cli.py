@@ -640,10 +640,6 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         raise _UsageError(f"argument --plot-formats: unknown format {bad[0]!r}; choose from "
                           + ", ".join(sorted(_PLOT_FORMATS)))
     out = _prepare_out(args.out)
-    if not args.no_plots:
-        from .experiments.plots import preload_matplotlib
-
-        preload_matplotlib()
     graphs = _graph_input_args(specs, labels, args)
     graph_notes = {g.label: _graph_notes(g.graph) for g in graphs if _graph_notes(g.graph)}
     _print_graph_notes(graph_notes, args.quiet or args.json)
@@ -660,6 +656,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         quiet=args.quiet or args.json,
         graph_seed=args.graph_seed,
+        preload_plots=not args.no_plots,
     )
     paths = result.write(out, plots=not args.no_plots, plot_formats=args.plot_formats)
     cfg = result.config
