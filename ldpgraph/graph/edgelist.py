@@ -51,6 +51,7 @@ import lzma
 import os
 import re
 import stat
+import sys
 import threading
 import zlib
 from collections.abc import Iterable, Iterator
@@ -613,6 +614,11 @@ def _parse_stream(blocks: Iterator[bytes], source: str, options: _Options) -> _P
             line += block.count(b"\n")
             last = block
     lines = line - 1 + (1 if last and not last.endswith(b"\n") else 0)
+    del last
+    pa = sys.modules.get("pyarrow")
+    release = getattr(pa.default_memory_pool(), "release_unused", None) if pa is not None else None
+    if release is not None:  # the blocks' pyarrow buffers are freed: return their pages before the build
+        release()
     if dialect.names:
         u, v, names = _name_positions(us, vs)
         return _Parsed(u, v, lines, names, tuple(notes))
