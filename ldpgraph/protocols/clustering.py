@@ -500,9 +500,9 @@ def clustering_memory_bytes(graph: Graph, epsilon_rr: float, d_max: int | None =
     -----
     With :math:`e` the expected number of noisy edges
     (:func:`~ldpgraph.protocols.randomized_response.expected_noisy_edges`): the draw of the
-    noisy graph peaks at about 40 bytes per noisy edge (:math:`40e`: draws with their rejection
-    and deduplication, measured 1.25 GB for the 3.2e7 noisy edges of Email-Enron at
-    :math:`\varepsilon_1 = 3`); the
+    noisy graph peaks at up to 48 bytes per noisy edge (:math:`48e`: draws with their rejection
+    and deduplication; measured on Email-Enron: 1.25 GB for the 3.2e7 noisy edges at
+    :math:`\varepsilon_1 = 3`, 1.86 GB for 4.2e7 at 2.7); the
     counting of round 2 holds the sorted noisy index (:math:`8e`), a one-bit bitmap of the
     :math:`\binom n2` pairs where there are at most :math:`2^{33}` of them, and one chunk of the
     enumerated pairs of kept neighbours (at most :math:`2^{23}` pairs of 64 bytes). The peak
@@ -524,7 +524,7 @@ def clustering_memory_bytes(graph: Graph, epsilon_rr: float, d_max: int | None =
     n_pairs = n * (n - 1) // 2
     bitmap = n_pairs // 8 if n_pairs <= _BITMAP_MAX_PAIRS else 0
     chunk = _BYTES_PER_PAIR * min(float(np.sum(deg * (deg - 1) / 2)), float(_PAIR_CHUNK))
-    return int(max(40.0 * e, 8.0 * e + bitmap + chunk) + 16 * (n + 1))
+    return int(max(48.0 * e, 8.0 * e + bitmap + chunk) + 16 * (n + 1))
 
 
 def clustering_memory_check(

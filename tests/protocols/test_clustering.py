@@ -409,7 +409,7 @@ def test_memory_guard_refuses_before_drawing_and_names_the_alternatives():
 
 
 def test_memory_guard_refuses_email_enron_at_small_epsilon():
-    # ~2.9e8 noisy edges at epsilon_rr = 0.3: about 11 GiB, refused at the 2 GiB default
+    # ~2.9e8 noisy edges at epsilon_rr = 0.3: over 10 GiB, refused at the 2 GiB default
     g = read_edgelist(data_file("Email-Enron.txt.gz"))
     with pytest.raises(MemoryError, match=r"36692 nodes at epsilon_rr=0.3.*GiB \(> max_bytes = 2.00 GiB\)"):
         cl.release_clustering_reports(g, epsilon_rr=0.3, epsilon_degree=0.4, epsilon_triangles=0.3, rng=0)
