@@ -396,7 +396,7 @@ def _lattice_chunk(
     w = counts
     # scale for the high-variance warning: sum over nodes of the mean |h| on the cube
     mag /= n_pts
-    plug = mag.sum(axis=-1) if w is None else mag @ w
+    plug = mag.sum(axis=-1) if w is None else np.einsum("ak,k->a", mag, w)  # no BLAS: see _gram
     gammas: list[NDArray[np.float64]] = [None] * m  # type: ignore[list-item]
     for j in range(m - 1, -1, -1):
         c = float(cs[j])
@@ -409,7 +409,7 @@ def _lattice_chunk(
         gammas[j] = (0.5 * c) * _gram(dp, w, buf) + (0.5 * c + c * c) * _gram(d2, w, buf)
         np.multiply(d2, c, out=d2)
         cur = np.subtract(f1, d2, out=f0)  # T_j, in place of f0
-    g = cur.sum(axis=-1) if w is None else cur @ w
+    g = cur.sum(axis=-1) if w is None else np.einsum("ak,k->a", cur, w)
     return g, gammas, plug, scalar
 
 
