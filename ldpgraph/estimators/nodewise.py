@@ -84,6 +84,7 @@ _DEDUPE_BOX_PER_NODE = 4
 _CORE_MAX_BOX = 1 << 22
 _CORE_SAMPLE = 1 << 16
 _CORE_QUANTILES = (0.005, 0.02, 0.05, 0.1, 0.2)
+_CORE_BLOCK = 1 << 16
 # ... used only when it leaves at most this fraction of the rows to evaluate.
 _CORE_MAX_FRACTION = 0.5
 # Largest log of |h| p^R allowed to stay flat between the growth probes (see _check_growth).
@@ -395,7 +396,7 @@ def _lattice_chunk(
     w = counts
     # scale for the high-variance warning: sum over nodes of the mean |h| on the cube
     mag /= n_pts
-    plug = mag.sum(axis=-1) if w is None else mag @ w
+    plug = mag.sum(axis=-1) if w is None else np.einsum("ak,k->a", mag, w)  # no BLAS: see _gram
     gammas: list[NDArray[np.float64]] = [None] * m  # type: ignore[list-item]
     for j in range(m - 1, -1, -1):
         c = float(cs[j])
@@ -408,7 +409,7 @@ def _lattice_chunk(
         gammas[j] = (0.5 * c) * _gram(dp, w, buf) + (0.5 * c + c * c) * _gram(d2, w, buf)
         np.multiply(d2, c, out=d2)
         cur = np.subtract(f1, d2, out=f0)  # T_j, in place of f0
-    g = cur.sum(axis=-1) if w is None else cur @ w
+    g = cur.sum(axis=-1) if w is None else np.einsum("ak,k->a", cur, w)
     return g, gammas, plug, scalar
 
 
@@ -497,21 +498,34 @@ def _core_grouped_rows(rows: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDAr
     box = math.prod(span_i)
     lo = np.array(lo_i, dtype=np.int64)
     span = np.array(span_i, dtype=np.int64)
-    key = np.zeros(n, dtype=np.int64)
-    inside = np.ones(n, dtype=np.bool_)
-    c = np.empty(n, dtype=np.int64)
-    for j in range(m):
-        np.subtract(rows[:, j], lo[j], out=c)
-        # one unsigned comparison tests 0 <= c < span (negative c wraps to a huge value)
-        inside &= c.view(np.uint64) < np.uint64(span[j])
-        if j:
-            key *= int(span[j])
-        key += c  # wraps harmlessly outside the box: those keys are masked out
+    # keys of the rows, with one extra bin (box) for the rows outside; in blocks of rows so
+    # that the temporaries stay in cache
+    key = np.empty(n, dtype=np.int64)
+    inside = np.empty(n, dtype=np.bool_)
+    block = min(n, _CORE_BLOCK)
+    c = np.empty(block, dtype=np.int64)
+    t = np.empty(block, dtype=np.bool_)
+    limits = [np.uint64(v) for v in span_i]
+    for s0 in range(0, n, block):
+        s1 = min(n, s0 + block)
+        kk, ii, cc, tt = key[s0:s1], inside[s0:s1], c[: s1 - s0], t[: s1 - s0]
+        for j in range(m):
+            np.subtract(rows[s0:s1, j], lo[j], out=cc)
+            # one unsigned comparison tests 0 <= c < span (negative c wraps to a huge value)
+            if j == 0:
+                np.less(cc.view(np.uint64), limits[0], out=ii)
+                kk[...] = cc
+            else:
+                np.less(cc.view(np.uint64), limits[j], out=tt)
+                ii &= tt
+                kk *= span_i[j]
+                kk += cc  # wraps harmlessly outside the box: those keys are replaced next
+        np.logical_not(ii, out=tt)
+        np.putmask(kk, tt, box)
     n_out = n - int(np.count_nonzero(inside))
     if n_out > _CORE_MAX_FRACTION * n:
         return None
     outside = np.logical_not(inside, out=inside)
-    np.putmask(key, outside, box)  # one extra bin for the rows outside (cheaper than key[inside])
     hist = np.bincount(key, minlength=box + 1)[:box]
     cells = np.flatnonzero(hist)
     if cells.size + n_out > _CORE_MAX_FRACTION * n:

@@ -18,7 +18,11 @@ statistic           parameter truth                             naive plug-in
 ``degree_entropy``            -sum_v p_v ln p_v, p = d / sum d  same with y clipped at 0
 =================== ========= ================================= ================================
 
-The degree histogram is vector-valued and is left out of the grid (one scalar per trial).
+The degree histogram is vector-valued and is left out of the grid (one scalar per trial), as
+is the degree-clustering profile (:func:`ldpgraph.protocols.clustering.clustering_profile`).
+
+Adjacency statistics (:data:`GRAPH_STATISTICS`) are estimated by protocols that need the
+graph itself; their exact values come from :func:`graph_statistic_truth`.
 """
 
 from __future__ import annotations

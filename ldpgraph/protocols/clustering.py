@@ -152,8 +152,11 @@ __all__ = [
 MAX_DENSE_NODES = 5000
 # Pairs of neighbours enumerated per chunk of nodes.
 _PAIR_CHUNK = 1 << 23
-# Largest number of pairs for which neighbour_pair_counts looks the noisy edges up in a bitmap.
-_BITMAP_MAX_PAIRS = 1 << 28
+# Largest number of pairs for which neighbour_pair_counts looks the noisy edges up in a packed
+# bitmap (one bit per pair: 2^33 pairs are 1 GiB, about n = 131,000 nodes); else a binary search.
+_BITMAP_MAX_PAIRS = 1 << 33
+# Noisy edges set into the bitmap per block (bounds the temporaries).
+_BITMAP_BLOCK = 1 << 22
 # Bytes per enumerated pair of neighbours in a chunk of neighbour_pair_counts (int64 arrays:
 # first, offsets, second, j, k, key, the node of each pair, and the hits).
 _BYTES_PER_PAIR = 64
@@ -297,7 +300,8 @@ def neighbour_pair_counts(
     Notes
     -----
     Enumerates the :math:`\sum_v \binom{m_v}2` pairs of kept neighbours in chunks and looks
-    each up in the noisy edge set (a bitmap of the pairs when it is small, else a binary
+    each up in the noisy edge set (a packed bitmap of the pairs, one bit each, when it is at
+    most 1 GiB, else a binary
     search): what every node computes locally, vectorized over nodes.
 
     Examples
@@ -312,10 +316,7 @@ def neighbour_pair_counts(
     idx = np.asarray(indices, dtype=np.int64)
     noisy = np.asarray(noisy_index, dtype=np.int64)
     n_pairs = n * (n - 1) // 2
-    bitmap = None
-    if n_pairs <= _BITMAP_MAX_PAIRS:
-        bitmap = np.zeros(n_pairs, dtype=np.bool_)
-        bitmap[noisy] = True
+    bitmap = _packed_bitmap(noisy, n_pairs) if n_pairs <= _BITMAP_MAX_PAIRS else None
     m = np.diff(ptr)
     pairs_per_node = m * (m - 1) // 2
     w = np.zeros(n, dtype=np.int64)
@@ -337,13 +338,30 @@ def neighbour_pair_counts(
             j, k = idx[first], idx[second]  # j < k within a sorted row
             key = pair_index(k, j)
             if bitmap is not None:
-                hit = bitmap[key]
+                hit = (bitmap[key >> 3] >> (key & 7).astype(np.uint8)) & np.uint8(1)
+                hit = hit.view(np.bool_)
             else:
                 at = np.minimum(np.searchsorted(noisy, key), max(noisy.size - 1, 0))
                 hit = noisy[at] == key if noisy.size else np.zeros(key.size, dtype=np.bool_)
             w += np.bincount(np.repeat(node_of, after)[hit], minlength=n)[:n]
         start = stop
     return w
+
+
+def _packed_bitmap(noisy: NDArray[np.int64], n_pairs: int) -> NDArray[np.uint8]:
+    """Bit ``i`` of the result (byte ``i >> 3``, bit ``i & 7``) is set iff pair ``i`` is in ``noisy``.
+
+    ``noisy`` is sorted and distinct, so the bits of one byte are distinct powers of two and
+    their sum is their OR; a byte split between two blocks is OR-ed twice.
+    """
+    bitmap = np.zeros((n_pairs >> 3) + 1, dtype=np.uint8)
+    for start in range(0, noisy.size, _BITMAP_BLOCK):
+        part = noisy[start : start + _BITMAP_BLOCK]
+        byte = part >> 3
+        bits = np.left_shift(np.uint8(1), (part & 7).astype(np.uint8))
+        first = np.flatnonzero(np.concatenate(([True], byte[1:] != byte[:-1])))
+        bitmap[byte[first]] |= np.add.reduceat(bits, first, dtype=np.uint8)
+    return bitmap
 
 
 def clustering_node_release(
@@ -482,11 +500,11 @@ def clustering_memory_bytes(graph: Graph, epsilon_rr: float, d_max: int | None =
     -----
     With :math:`e` the expected number of noisy edges
     (:func:`~ldpgraph.protocols.randomized_response.expected_noisy_edges`): the draw of the
-    noisy graph peaks at about 40 bytes per noisy edge (:math:`40e`: draws with their rejection
-    and deduplication, measured 1.25 GB for the 3.2e7 noisy edges of Email-Enron at
-    :math:`\varepsilon_1 = 3`); the
-    counting of round 2 holds the sorted noisy index (:math:`8e`), a one-byte bitmap of the
-    :math:`\binom n2` pairs where there are at most :math:`2^{28}` of them, and one chunk of the
+    noisy graph peaks at up to 48 bytes per noisy edge (:math:`48e`: draws with their rejection
+    and deduplication; measured on Email-Enron: 1.25 GB for the 3.2e7 noisy edges at
+    :math:`\varepsilon_1 = 3`, 1.86 GB for 4.2e7 at 2.7); the
+    counting of round 2 holds the sorted noisy index (:math:`8e`), a one-bit bitmap of the
+    :math:`\binom n2` pairs where there are at most :math:`2^{33}` of them, and one chunk of the
     enumerated pairs of kept neighbours (at most :math:`2^{23}` pairs of 64 bytes). The peak
     is the larger of the two phases.
 
@@ -504,9 +522,9 @@ def clustering_memory_bytes(graph: Graph, epsilon_rr: float, d_max: int | None =
     if d_max is not None:
         deg = np.minimum(deg, check_nonnegative_int(d_max, "d_max", minimum=2))
     n_pairs = n * (n - 1) // 2
-    bitmap = n_pairs if n_pairs <= _BITMAP_MAX_PAIRS else 0
+    bitmap = n_pairs // 8 if n_pairs <= _BITMAP_MAX_PAIRS else 0
     chunk = _BYTES_PER_PAIR * min(float(np.sum(deg * (deg - 1) / 2)), float(_PAIR_CHUNK))
-    return int(max(40.0 * e, 8.0 * e + bitmap + chunk) + 16 * (n + 1))
+    return int(max(48.0 * e, 8.0 * e + bitmap + chunk) + 16 * (n + 1))
 
 
 def clustering_memory_check(
