@@ -994,14 +994,13 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         raise _UsageError(f"{protocol} reports estimate --stat {stat}, got {' '.join(stats)}")
     if args.projection and protocol != CLUSTERING_PROTOCOL:
         raise _UsageError("--projection is an option of avg-clustering")
-    for flag, val in (("--n-nodes", args.n_nodes), ("--degree-bound", args.degree_bound),
-                      ("--scheduler", args.scheduler)):
+    for flag, val in (("--n-nodes", args.n_nodes), ("--degree-bound", args.degree_bound)):
         if val is not None:
             raise _UsageError(f"{flag} is not supported for {protocol} reports")
     if not 0 < args.level < 1:
         raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
     rnd = args.round if args.round is not None else (2 if args.broadcast is not None else 1)
-    kw = {"chunk_rows": args.chunk_rows}
+    kw = {"chunk_rows": args.chunk_rows, "scheduler": args.scheduler}
     out: dict[str, Any] = {"files": list(args.reports), "protocol": protocol, "round": rnd}
     est = None
     if rnd == 1:

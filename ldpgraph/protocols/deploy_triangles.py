@@ -570,6 +570,15 @@ class _Rows:
         s = self._where.index(key)
         return (np.int64(s) << 40) | (chunk.first_row + np.asarray(idx, dtype=np.int64))
 
+    def remap(self, other: _Rows, locs: NDArray[np.int64]) -> NDArray[np.int64]:
+        """``other``'s locators as this object's (its sources added here)."""
+        for key in other._where:
+            if key not in self._where:
+                self._where.append(key)
+        table = np.array([self._where.index(key) for key in other._where] or [0], dtype=np.int64)
+        locs = np.asarray(locs, dtype=np.int64)
+        return (table[locs >> 40] << 40) | (locs & ((1 << 40) - 1))
+
     def text(self, loc: int) -> str:
         source, offset = self._where[int(loc) >> 40]
         row = int(loc) & ((1 << 40) - 1)
@@ -577,6 +586,22 @@ class _Rows:
 
 
 class _Base:
+    def _merge_base(self, other: _Base) -> None:
+        if type(other) is not type(self) or (other.protocol, other.round) != (self.protocol, self.round):
+            raise ValueError(
+                f"cannot merge accumulators of {other.protocol!r} round {other.round} into "
+                f"{self.protocol!r} round {self.round}"
+            )
+        for name, (eps, where) in other.epsilon.items():
+            mine = self.epsilon.setdefault(name, (eps, where))
+            if mine[0] != eps:
+                raise ValueError(f"mixed epsilon for {name!r}: {eps!r} in {where}, {mine[0]!r} in {mine[1]}")
+        self.n_rows += other.n_rows
+        self.sources += [x for x in other.sources if x not in self.sources]
+
+    def _locs_of(self, other: _Base, locs: list[NDArray[np.int64]]) -> list[NDArray[np.int64]]:
+        return [self.rows.remap(other.rows, a) for a in locs]
+
     def __init__(self, protocol: str, round: int) -> None:
         self.protocol = _check_protocol_name(protocol)
         self.round = round
@@ -745,6 +770,18 @@ class Round1Accumulator(_Base):
             self._count_values.append(value[r])
             self._count_locs.append(self.rows.locate(chunk, r))
 
+    def merge(self, other: Round1Accumulator) -> Round1Accumulator:
+        """Add the rows of ``other`` (another partition); the summary does not depend on the order."""
+        self._merge_base(other)
+        if other.expected_nodes != self.expected_nodes:
+            raise ValueError("cannot merge accumulators with different expected_nodes")
+        self._count_nodes += other._count_nodes
+        self._count_values += other._count_values
+        self._count_locs += self._locs_of(other, other._count_locs)
+        self._edge_index += other._edge_index
+        self._edge_locs += self._locs_of(other, other._edge_locs)
+        return self
+
     def summary(self) -> Round1Summary:
         """The validated noisy graph; ValueError (file and row) if the rows do not form one."""
         if RR_COUNT not in self.epsilon:
@@ -847,6 +884,17 @@ class Round2Accumulator(_Base):
             self._values[name].append(value[r])
             self._nodes[name].append(node[r])
             self._locs[name].append(self.rows.locate(chunk, r))
+
+    def merge(self, other: Round2Accumulator) -> Round2Accumulator:
+        """Add the rows of ``other`` (another partition, same run); the result is order-free."""
+        self._merge_base(other)
+        if other.broadcast.run_id != self.broadcast.run_id:
+            raise ValueError("cannot merge accumulators of different broadcasts")
+        for name in self.sensitivity:
+            self._nodes[name] += other._nodes[name]
+            self._values[name] += other._values[name]
+            self._locs[name] += self._locs_of(other, other._locs[name])
+        return self
 
     def values(self) -> dict[str, NDArray[np.int64]]:
         """Per released quantity, the values of nodes 0..n-1 (in node order), after the whole-set checks."""
