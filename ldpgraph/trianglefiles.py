@@ -15,6 +15,10 @@ two comment lines (format tag and version; the header with ``run_id``), then one
 version, the protocol, every line (two canonical integers, ``0 <= v < u < n``, increasing: no
 duplicates), the count against ``n_edges`` and the run id against the SHA-256 of header and
 edges (an edited or truncated file is refused), naming the file and line.
+
+:func:`read_round1_files` and :func:`read_round2_files` stream the files through one
+accumulator, or run on Dask (``scheduler=``: one task per Parquet row group or text file, the
+accumulators merged pairwise), with identical results.
 """
 
 from __future__ import annotations

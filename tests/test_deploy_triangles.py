@@ -329,7 +329,14 @@ def test_round_one_hostile_rows_name_file_and_row(tmp_path, capsys, round1_csv):
     assert "mixed epsilon" in curate(rows[:4] + [",".join(cells)] + rows[5:])
     # missing node
     err = curate([r for r in rows if not r.startswith("7,")])
-    assert "1 sent no rr_count row: 7" in err
+    assert "sent no rr_count row: 1: 7 (missing" in err
+    # a hostile id far above the others: named, and no array of 2**31 - 1 entries is built
+    cells = rows[0].split(",")
+    cells[0] = str(2**31 - 2)
+    err = curate(rows + [",".join(cells)])
+    assert f"nodes are 0..{2**31 - 2}, but some sent no rr_count row: {2**31 - 1 - 61}: 60, 61" in err
+    cells[0] = str(2**40)
+    assert "node id 1099511627776 is too large" in curate(rows + [",".join(cells)])
     # rows of another protocol
     other = [r.replace(DLAP, "rr-triangles") if k == 2 else r for k, r in enumerate(rows)]
     assert "rows of protocol 'rr-triangles'" in curate(other) and "bad.csv row 2" in curate(other)
@@ -353,7 +360,9 @@ def test_round_two_hostile_rows_and_broadcasts(tmp_path, capsys):
     _write(bad, header, rows + [rows[10]])
     assert "duplicate local_count rows for node 5" in _fail(capsys, "curate", bad, "--broadcast", b)
     _write(bad, header, rows[2:])
-    assert "sent no local_count row in round 2: 0" in _fail(capsys, "curate", bad, "--broadcast", b)
+    assert "sent no local_count row in round 2: 1: 0 (missing" in _fail(
+        capsys, "curate", bad, "--broadcast", b
+    )
     # round-1 rows given to the round-2 curator
     err = _fail(capsys, "curate", r1, "--round", 2, "--broadcast", b)
     assert "curating round 2" in err and "r1.csv row 0" in err

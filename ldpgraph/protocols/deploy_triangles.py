@@ -91,6 +91,7 @@ __all__ = [
     "RR_EDGE",
     "LOCAL_COUNT",
     "RUN_ID",
+    "MAX_NODES",
     "node_rng",
     "rr_partners",
     "round1_columns",
@@ -121,6 +122,8 @@ TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
 # the curator's variance estimate holds n x n float64 matrices up to this many nodes
 _DENSE_VARIANCE_MAX_NODES = 8192
+#: nodes of a triangle protocol are 0..n-1 with n at most this (pair indices fit in int64)
+MAX_NODES = 2**31
 _LISTED = 10
 
 
@@ -689,6 +692,21 @@ def _ids_text(ids: NDArray[np.int64]) -> str:
     return shown + (f" and {ids.size - _LISTED} more" if ids.size > _LISTED else "")
 
 
+def _missing_text(ids: NDArray[np.int64], n: int) -> str:
+    """'K: a, b, ...' for the ids of 0..n-1 absent from the sorted distinct ``ids`` (no O(n) array)."""
+    gaps = np.diff(np.r_[-1, ids[ids < n], n]) - 1
+    where = np.flatnonzero(gaps)
+    starts = np.r_[-1, ids[ids < n]][where] + 1
+    first: list[int] = []
+    for a, k in zip(starts.tolist(), gaps[where].tolist(), strict=True):
+        first.extend(range(a, a + min(k, _LISTED - len(first))))
+        if len(first) >= _LISTED:
+            break
+    total = int(gaps.sum())
+    more = f" and {total - len(first)} more" if total > len(first) else ""
+    return f"{total}: {', '.join(map(str, first))}{more}"
+
+
 @dataclass(frozen=True, eq=False)
 class Round1Summary:
     """Validated round-1 rows: the noisy graph on nodes 0..n-1.
@@ -745,6 +763,12 @@ class Round1Accumulator(_Base):
         """Check one chunk and keep its rows' content."""
         rows = self._check(chunk, {RR_COUNT: 1.0, RR_EDGE: 1.0})
         node, value = np.asarray(chunk.node), np.asarray(chunk.value)
+        big = np.flatnonzero(node >= MAX_NODES)
+        if big.size:
+            raise ValueError(
+                f"node id {int(node[big[0]])} is too large: the nodes of a triangle protocol are "
+                f"0..n-1 with n <= 2**31: {chunk.rows_text(big)}"
+            )
         if RR_EDGE in rows:
             r = rows[RR_EDGE]
             u, j = node[r], value[r]
@@ -799,9 +823,8 @@ class Round1Accumulator(_Base):
                 f"{self.rows.text(loc[ids >= n][0])}"
             )
         if ids.size != n:
-            missing = np.setdiff1d(np.arange(n, dtype=np.int64), ids)
             raise ValueError(
-                f"nodes are 0..{n - 1}, but {missing.size} sent no rr_count row: {_ids_text(missing)} "
+                f"nodes are 0..{n - 1}, but some sent no rr_count row: {_missing_text(ids, n)} "
                 "(missing nodes)"
             )
         index = np.concatenate(self._edge_index) if self._edge_index else np.zeros(0, dtype=np.int64)
@@ -903,10 +926,9 @@ class Round2Accumulator(_Base):
         for name in self.sensitivity:
             ids, _ = self._unique_nodes(self._nodes[name], self._locs[name], name)
             if ids.size != n:
-                missing = np.setdiff1d(np.arange(n, dtype=np.int64), ids)
                 raise ValueError(
-                    f"{missing.size} node(s) of the broadcast's round 1 sent no {name} row in round 2: "
-                    f"{_ids_text(missing)} (missing nodes)"
+                    f"node(s) of the broadcast's round 1 sent no {name} row in round 2: "
+                    f"{_missing_text(ids, n)} (missing nodes)"
                 )
             if name != RUN_ID:
                 vals = np.empty(n, dtype=np.int64)
