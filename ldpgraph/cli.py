@@ -166,6 +166,140 @@ def _output_options(p: argparse.ArgumentParser) -> None:
                    "or table")
 
 
+# ------------------------------------------------------------------------------ graph files
+
+_DELIMITERS = {",": ",", "comma": ",", "\t": "\t", "\\t": "\t", "tab": "\t", " ": " ", "space": " ",
+               "whitespace": " "}
+_FILE_OPTION_FLAGS = {"delimiter": "--delimiter", "columns": "--columns", "header": "--header/--no-header",
+                      "strict": "--strict", "node_type": "--node-type", "max_bytes": "--max-bytes",
+                      "max_ratio": "--max-ratio"}
+
+
+def _delimiter(text: str) -> str:
+    key = text if text in _DELIMITERS else text.strip().lower()
+    if key not in _DELIMITERS:
+        raise argparse.ArgumentTypeError(
+            f"invalid delimiter {text!r}: expected ',' (or comma), tab, or space (runs of spaces and tabs)")
+    return _DELIMITERS[key]
+
+
+def _columns(text: str) -> tuple[int, int] | tuple[str, str]:
+    parts = [t.strip() for t in text.split(",")]
+    if len(parts) != 2 or not all(parts) or parts[0] == parts[1]:
+        raise argparse.ArgumentTypeError(
+            f"invalid columns {text!r}: expected two different columns, e.g. 0,1 (0-based), or two "
+            "column names of a Parquet table")
+    if all(t.isdigit() for t in parts):
+        return int(parts[0]), int(parts[1])
+    return parts[0], parts[1]
+
+
+def _max_ratio(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not (v == 0 or (math.isfinite(v) and v >= 1)):
+        raise argparse.ArgumentTypeError(f"invalid max ratio {text!r}: expected a number >= 1, or 0 for none")
+    return v
+
+
+def _graph_file_options(p: argparse.ArgumentParser) -> None:
+    """How an edge-list file given as GRAPH is read (see ldpgraph.graph.read_edgelist)."""
+    g = p.add_argument_group("edge-list files (when GRAPH is a file)")
+    g.add_argument("--delimiter", type=_delimiter, metavar="SEP",
+                   help="field separator: ',' (CSV), tab, or space (runs of spaces and tabs); default: "
+                   "detected from the first edge line")
+    g.add_argument("--columns", type=_columns, metavar="I,J",
+                   help="the two node columns, 0-based (default: the first two, or the source/target "
+                   "columns named by a header); column names for a Parquet table")
+    g.add_argument("--header", dest="header", action="store_const", const=True, default=None,
+                   help="the first edge line holds column names (default: detected)")
+    g.add_argument("--no-header", dest="header", action="store_const", const=False,
+                   help="the first edge line is an edge, whatever it looks like")
+    g.add_argument("--strict", action="store_true",
+                   help="refuse extra columns (weights, timestamps) instead of ignoring them with a note")
+    g.add_argument("--node-type", choices=("auto", "int", "str"), default="auto",
+                   help="node ids: int (non-negative integers), str (names, even where they look like "
+                   "numbers), auto (default: integers if the first edge line has integer ids)")
+    g.add_argument("--max-bytes", type=_int("max bytes", minimum=0), metavar="N",
+                   help="refuse more than N bytes of (decompressed) text (default: no limit)")
+    g.add_argument("--max-ratio", type=_max_ratio, metavar="R",
+                   help="refuse compressed files that expand more than R times, a decompression bomb "
+                   "(default 100; 0: no limit)")
+
+
+def _file_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The edge-list options given on the command line, as keywords of load_graph."""
+    keys = ("delimiter", "columns", "header", "max_bytes", "max_ratio")
+    opts = {key: getattr(args, key, None) for key in keys}
+    opts = {key: v for key, v in opts.items() if v is not None}
+    if opts.get("max_ratio") == 0:
+        opts["max_ratio"] = None
+    if getattr(args, "strict", False):
+        opts["strict"] = True
+    if getattr(args, "node_type", "auto") != "auto":
+        opts["node_type"] = args.node_type
+    return opts
+
+
+def _flags_apply(opts: dict[str, Any]) -> str:
+    flags = [_FILE_OPTION_FLAGS[k] for k in opts]
+    return ", ".join(flags) + (" applies" if len(flags) == 1 else " apply")
+
+
+def _load_graph_arg(spec: str, args: argparse.Namespace) -> tuple[Any, str]:
+    """``(Graph, origin)`` of one GRAPH argument; an edge-list file is read with the file options."""
+    from .datasets import resolve_graph
+    from .experiments.runner import _origin
+
+    opts = _file_options(args)
+    origin = _origin(spec)
+    if opts and origin != "file":
+        what = "a registered dataset" if origin == "dataset" else "a synthetic spec"
+        raise _UsageError(f"{_flags_apply(opts)} to edge-list files; GRAPH {spec!r} is {what}")
+    path = Path(spec).expanduser()
+    if not opts or not path.is_file():  # resolve_graph says what is wrong with a missing file
+        return resolve_graph(spec, rng=args.graph_seed), origin
+    from .graph import load_graph
+
+    return load_graph(path, **opts), origin
+
+
+def _graph_notes(graph: Any) -> list[str]:
+    report = getattr(graph, "report", None)
+    return list(getattr(report, "notes", ()))
+
+
+def _print_graph_notes(notes: dict[str, list[str]], quiet: bool) -> None:
+    for label, lines in notes.items():
+        for line in lines:
+            _notice(f"{label}: {line}", quiet)
+
+
+def _check_labels(labels: list[str] | None, specs: list[str]) -> None:
+    if labels is not None and len(labels) != len(specs):
+        raise _UsageError(
+            f"argument --label: {len(labels)} labels for {len(specs)} graphs; give one per GRAPH")
+
+
+def _graph_input_args(specs: list[str], labels: list[str] | None, args: argparse.Namespace) -> list[Any]:
+    """The GRAPH arguments as resolved graph inputs (labelled as run_experiment labels them)."""
+    from .experiments.runner import _as_graph_input, _file_label, resolve_graph_inputs
+
+    _check_labels(labels, specs)
+    loaded = [(spec.strip(), *_load_graph_arg(spec, args)) for spec in specs]
+    names = [_file_label(s) if origin == "file" else s for s, _, origin in loaded]
+    inputs = []
+    for (spec, graph, origin), name in zip(loaded, names, strict=True):
+        if origin == "file" and names.count(name) > 1:  # two files of one name: labelled by their paths
+            name = spec
+        inputs.append(_as_graph_input(name, graph, args.graph_seed, origin=origin))
+    if labels is not None:
+        return resolve_graph_inputs(dict(zip(labels, inputs, strict=True)))
+    return resolve_graph_inputs(inputs)
+
+
 #: options whose value may start with '-' (a negative number is then an error about the value,
 #: not "expected one argument")
 _VALUE_OPTIONS = ("--epsilons", "--epsilon", "-e", "--k", "--trials", "--jobs", "-j", "--seed",
@@ -230,7 +364,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epsilon", "-e", type=_epsilon, required=True, help="privacy budget per node (> 0)")
     p.add_argument("--stat", default="kstars", metavar="STAT",
                    help="statistic: kstars (default), edges, degree_moment, degree_mean, degree_variance, "
-                   "max_degree, degree_entropy")
+                   "max_degree, degree_entropy; triangles, transitivity, avg_clustering, "
+                   "degree_weighted_triangles (need an edge list; default methods: their protocols)")
     p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K",
                    help="star sizes for kstars, powers for degree_moment; several give one run each "
                    "(default 2)")
@@ -243,6 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--graph-seed", type=_int("graph seed", minimum=0), default=0,
                    help="seed of synthetic graphs (default 0)")
     _output_options(p)
+    _graph_file_options(p)
     p.set_defaults(handler=_cmd_estimate)
 
     # experiment
@@ -264,11 +400,12 @@ def build_parser() -> argparse.ArgumentParser:
                    + " ".join(map(str, _default_ks())) + ")")
     p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
                    help="methods, or 'all' (default: " + " ".join(_default_methods()) + ", plus every "
-                   "triangle protocol when --stat names triangles or transitivity); each statistic uses "
-                   "the listed methods that estimate it")
+                   "triangle or clustering protocol when --stat names an adjacency statistic); each "
+                   "statistic uses the listed methods that estimate it")
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
                    help="statistics, or 'all' (the degree statistics; default: kstars); also triangles, "
-                   "transitivity (need an edge list); NAME:P pins a parameter")
+                   "transitivity, avg_clustering, degree_weighted_triangles (need an edge list); NAME:P "
+                   "pins a parameter")
     p.add_argument("--trials", type=_int("trials", minimum=1), default=100,
                    help="trials per cell (default 100)")
     p.add_argument("--jobs", "-j", type=_int("jobs", nonzero=True), default=None,
@@ -291,6 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot-formats", type=_split, default=["png"], metavar="FMT",
                    help="plot file formats, e.g. png,svg,pdf (default png; each costs one rendering)")
     _output_options(p)
+    _graph_file_options(p)
     p.set_defaults(handler=_cmd_experiment)
 
     # datasets
@@ -438,17 +576,21 @@ def _print_single_run(run: Any) -> None:
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from .experiments.single import estimate_once
-    from .experiments.statistics import statistic_names
+    from .experiments.statistics import GRAPH_STATISTICS, statistic_names
 
     stat = args.stat.strip()
-    if stat not in statistic_names():
-        choices = ", ".join(statistic_names())
+    if stat not in statistic_names() and stat not in GRAPH_STATISTICS:
+        choices = ", ".join([*statistic_names(), *GRAPH_STATISTICS])
         raise _UsageError(f"argument --stat: unknown statistic {stat!r}; choose from {choices}")
-    methods = _methods_arg(_flatten(args.methods), _default_methods())
+    if stat in GRAPH_STATISTICS:  # default: the protocols of the statistic (estimate_once)
+        methods = _methods_arg(_flatten(args.methods), None, [stat])
+    else:
+        methods = _methods_arg(_flatten(args.methods), _default_methods())
     ks = _flatten(args.k) or [2]
-    graph = args.graph if args.graph is not None else _default_graph()
-    if args.label is not None:
-        graph = {args.label: graph}
+    spec = args.graph if args.graph is not None else _default_graph()
+    graph = _graph_input_args([spec], None if args.label is None else [args.label], args)[0]
+    graph_notes = _graph_notes(graph.graph)
+    _print_graph_notes({graph.label: graph_notes}, args.quiet or args.json)
     runs = []
     seed = args.seed
     for k in ks:
@@ -459,7 +601,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         if run.k is None:  # the statistic takes no parameter: one run
             break
     if args.json:
-        docs = [r.to_dict() for r in runs]
+        docs = [{**r.to_dict(), "graph_notes": graph_notes} for r in runs]
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
         return 0
     if args.quiet:
@@ -490,22 +632,17 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             check_scheduler_address(args.scheduler)
         except ValueError as exc:
             raise _UsageError(f"argument --scheduler: {exc}") from None
-    graphs: Any = list(dict.fromkeys(args.graphs)) or [_default_graph(args.quiet)]
+    specs = list(dict.fromkeys(args.graphs)) or [_default_graph(args.quiet)]
     labels = _flatten(args.label)
-    if labels is not None:
-        if len(labels) != len(graphs):
-            raise _UsageError(
-                f"argument --label: {len(labels)} labels for {len(graphs)} graphs; give one per GRAPH")
-        graphs = dict(zip(labels, graphs, strict=True))
+    _check_labels(labels, specs)
     bad = [f for f in args.plot_formats if f.lower() not in _PLOT_FORMATS]
     if bad:
         raise _UsageError(f"argument --plot-formats: unknown format {bad[0]!r}; choose from "
                           + ", ".join(sorted(_PLOT_FORMATS)))
     out = _prepare_out(args.out)
-    if not args.no_plots:
-        from .experiments.plots import preload_matplotlib
-
-        preload_matplotlib()
+    graphs = _graph_input_args(specs, labels, args)
+    graph_notes = {g.label: _graph_notes(g.graph) for g in graphs if _graph_notes(g.graph)}
+    _print_graph_notes(graph_notes, args.quiet or args.json)
     result = run_experiment(
         graphs,
         epsilons=epsilons,
@@ -519,6 +656,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         quiet=args.quiet or args.json,
         graph_seed=args.graph_seed,
+        preload_plots=not args.no_plots,
     )
     paths = result.write(out, plots=not args.no_plots, plot_formats=args.plot_formats)
     cfg = result.config
@@ -527,6 +665,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             "config": cfg,
             "files": {k: [str(p) for p in v] if isinstance(v, list) else str(v) for k, v in paths.items()},
             "notes": result.notes,
+            "graph_notes": graph_notes,
             "summary": [r.to_dict() if hasattr(r, "to_dict") else _row_dict(r) for r in result.summary],
         }
         print(json.dumps(doc, indent=2, default=str))
@@ -538,8 +677,9 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     print(f"{cfg['n_cells']} cells x {cfg['n_trials']} trials in {cfg['total_seconds']:.1f} s "
           f"({cfg['backend']}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")
     print(f"wrote {paths['records']} ({result.records.n_rows:,} rows)")
-    for key in ("summary", "table", "config", "manifest"):
-        print(f"wrote {paths[key]}")
+    for key in ("summary", "table", "costs", "config", "manifest"):
+        if key in paths:
+            print(f"wrote {paths[key]}")
     if paths["plots"]:
         print(f"wrote {len(paths['plots'])} plots in {paths['plots'][0].parent}")
     return 0
@@ -665,6 +805,7 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="seed of synthetic graphs")
     p.add_argument("--out", "-o", required=True, metavar="FILE",
                    help="report file (.csv, .jsonl or .parquet)")
+    _graph_file_options(p)
     p.set_defaults(handler=_cmd_node)
 
     p = sub.add_parser(
@@ -763,11 +904,10 @@ def _cmd_node(args: argparse.Namespace) -> int:
             raise _UsageError(f"--d-max {d_max} contradicts the broadcast's d_max {b['values']['d_max']}")
         d_max = b["values"]["d_max"]
     if args.graph is not None:
-        from .datasets import resolve_graph
-
         if args.node_id is not None:
             raise _UsageError("--node-id goes with --neighbors; --graph simulates every node")
-        g = resolve_graph(args.graph, rng=args.graph_seed)
+        g = _load_graph_arg(args.graph, args)[0]
+        _print_graph_notes({args.graph: _graph_notes(g)}, False)
         degrees = g.degrees
         ids = np.asarray(g.node_ids)
         node_ids = ids if ids.dtype.kind in "iu" and (ids.size == 0 or ids.min() >= 0) else None
@@ -898,11 +1038,10 @@ def _cmd_curate(args: argparse.Namespace) -> int:
 def _node_neighbours(args: argparse.Namespace) -> tuple[list[int], list[Any]]:
     """(nodes, neighbour lists): one node (--node-id, --neighbors*) or every node of --graph."""
     if args.graph is not None:
-        from .datasets import resolve_graph
-
         if args.node_id is not None:
             raise _UsageError("--node-id goes with --neighbors; --graph simulates every node")
-        g = resolve_graph(args.graph, rng=args.graph_seed)
+        g = _load_graph_arg(args.graph, args)[0]
+        _print_graph_notes({args.graph: _graph_notes(g)}, False)
         n = g.n_nodes
         return list(range(n)), [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)]
     return [args.node_id], [_own_neighbours(args)]
@@ -912,6 +1051,8 @@ def _own_neighbours(args: argparse.Namespace) -> list[int]:
     """This node's distinct neighbours from --neighbors / --neighbors-file (itself dropped)."""
     if args.node_id is None:
         raise _UsageError("--node-id is required with --neighbors / --neighbors-file")
+    if _file_options(args):
+        raise _UsageError(f"{_flags_apply(_file_options(args))} to --graph FILE, not to --neighbors")
     if args.neighbors is not None:
         nbrs = _read_id_list(args.neighbors, "--neighbors")
     else:

@@ -87,6 +87,22 @@ def run_command(cmd: Sequence[str], repeat: int = 3, *, env: Mapping[str, str] |
                                           stdout=subprocess.DEVNULL), repeat)
 
 
+def run_alternating(commands: Mapping[str, Sequence[str]], repeat: int = 3, *,
+                    env: Mapping[str, str] | None = None, cwd: str | None = None) -> dict[str, Timing]:
+    """Best (shortest wall) of ``repeat`` runs of each command, the commands taking turns.
+
+    Taking turns (A, B, A, B, ...) exposes every command to the same changes of load on a shared
+    machine, so their ratio is fairer than that of two series timed one after the other.
+    """
+    best: dict[str, Timing] = {}
+    for _ in range(repeat):
+        for name, cmd in commands.items():
+            t = run_command(cmd, 1, env=env, cwd=cwd)
+            if name not in best or t.wall < best[name].wall:
+                best[name] = t
+    return {name: Timing(t.wall, t.user, t.sys, t.minflt, repeat) for name, t in best.items()}
+
+
 def load_note() -> str:
     """The 1/5/15-minute load average and the number of cores, for the benchmark's header."""
     one, five, fifteen = os.getloadavg()

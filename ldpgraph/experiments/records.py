@@ -16,6 +16,7 @@ same numbers bit for bit, and two runs with the same numbers write byte-identica
 from __future__ import annotations
 
 import csv
+import io
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -177,10 +178,24 @@ def write_records_csv(records: Records, path: str | os.PathLike[str]) -> Path:
     g,m,kstars,2,0.5,0,0.1,3.0,7,5/0
     """
     p = Path(path)
+    field = io.StringIO()
+    fw = csv.writer(field, lineterminator="\n")  # the terminator decides what gets quoted
+
+    def fmt(values: tuple) -> str:  # the csv module's own quoting of the repeated fields
+        field.seek(0)
+        field.truncate()
+        fw.writerow(values)
+        return field.getvalue()[:-1]
+
     with open(p, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(COLUMNS)
-        w.writerows(records.rows())
+        fh.write(fmt(COLUMNS) + "\n")
+        # per cell: the constant fields once, then one f-string per trial (csv writes a float
+        # by its repr and an int by its str: the same bytes as csv.writer.writerows(rows()))
+        for c in records:
+            head = fmt((c.graph, c.method, c.statistic, "" if c.k is None else c.k, c.epsilon))
+            tails = {sk: fmt((c.truth, c.seed, sk)) for sk in dict.fromkeys(c.spawn_keys)}
+            trials = enumerate(zip(c.estimates.tolist(), c.spawn_keys, strict=True))
+            fh.write("".join([f"{head},{t},{e!r},{tails[sk]}\n" for t, (e, sk) in trials]))
     return p
 
 

@@ -42,7 +42,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -138,10 +138,13 @@ def _origin(source: str | os.PathLike[str]) -> str:
     return "synthetic" if is_synthetic_spec(source) else "file"
 
 
-def _as_graph_input(label: str, obj: Any, graph_seed: int, explicit: bool = False) -> GraphInput:
+def _as_graph_input(
+    label: str, obj: Any, graph_seed: int, explicit: bool = False, origin: str = "object"
+) -> GraphInput:
     from ..protocols.randomizer import as_degrees
 
-    origin = "object"
+    if isinstance(obj, GraphInput):  # resolved already (the CLI reads files with its options)
+        return replace(obj, label=label, stream_id=label) if explicit else obj
     if isinstance(obj, (str, os.PathLike)):
         from ..datasets import resolve_graph
 
@@ -181,8 +184,8 @@ def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput
     :func:`ldpgraph.datasets.resolve_graph`; a name or spec is its own label, a file is labelled
     by its name without suffixes, e.g. ``edges`` for ``/data/edges.txt.gz``, or by its path where
     two files would share a name); a graph object with a ``degrees`` attribute or an array of
-    degrees (labelled by its ``name`` attribute, else ``graph<i>``); a mapping ``label -> any of
-    those``; or a sequence of the above.
+    degrees (labelled by its ``name`` attribute, else ``graph<i>``); a :class:`GraphInput`
+    (kept as it is); a mapping ``label -> any of those``; or a sequence of the above.
 
     The random streams of a graph's cells are keyed on its content (:func:`content_id`), so the
     same seed gives the same numbers however the graph is named; a mapping's keys are explicit
@@ -210,6 +213,8 @@ def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput
                 label = os.fspath(obj).strip() if isinstance(obj, str) else os.fspath(obj)
                 if _origin(obj) == "file":
                     label = _file_label(label)
+            elif isinstance(obj, GraphInput):
+                label = obj.label
             else:
                 label = getattr(obj, "name", None) or f"graph{i}"
             items.append((str(label), obj))
@@ -397,45 +402,86 @@ def _graph_units(g: GraphInput, stat: str, k: int | None, eps: float, methods: l
     ]
 
 
-#: Degrees of the grid's graphs in a loky worker, by token: registered once per worker by
-#: :func:`_init_worker`, so that a task names its graph instead of carrying its degrees.
+#: Degrees of the grid's graphs in a loky worker, by token: read once per worker from the file
+#: the parent wrote (:func:`_worker_degrees`), so that a task names its graph instead of carrying
+#: its degrees. The most recent :data:`_WORKER_GRAPHS_KEPT` graphs are kept.
 _WORKER_GRAPHS: dict[str, NDArray[np.int64]] = {}
+_WORKER_GRAPHS_KEPT = 4
 
 #: How often a worker checks that the process that started it is still alive (seconds).
 _PARENT_POLL_SECONDS = 0.25
 
-#: A task runs at most this many blocks of one cell (coarser tasks: less per-task overhead;
-#: at least ~8 tasks per worker are kept for load balance).
+#: A task runs at most this many blocks of one cell (coarser tasks: less per-task overhead).
 _MAX_BLOCKS_PER_TASK = 16
 
+#: Tasks handed to each worker process ahead of time: enough to keep it busy while this process
+#: runs a task of its own (the ones queued cannot be taken back).
+_QUEUED_PER_PROCESS = 2
 
-def _run_blocks(unit: _Unit, degrees: NDArray[np.int64] | str, seed: int, blocks: tuple[tuple[int, int], ...],
-                task: int):
+
+def _run_blocks(unit: _Unit, degrees: NDArray[np.int64] | tuple[str, str], seed: int,
+                blocks: tuple[tuple[int, int], ...], task: int):
     """Run consecutive blocks ``(block, n)`` of one unit; return ``(task, estimates (n_methods, sum n))``.
 
-    ``degrees`` is the array, or the token of a graph registered in this worker.
+    ``degrees`` is the array, or ``(token, path)`` of a graph shared through a file.
     """
-    d = _WORKER_GRAPHS[degrees] if isinstance(degrees, str) else degrees
+    d = _worker_degrees(*degrees) if isinstance(degrees, tuple) else degrees
     parts = [_run_block(unit, d, seed, b, n, task)[1] for b, n in blocks]
     return task, parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
 
+def _worker_degrees(token: str, path: str) -> NDArray[np.int64]:
+    """The degrees of a shared graph in this worker: read from ``path`` on first use, then kept."""
+    d = _WORKER_GRAPHS.get(token)
+    if d is None:
+        d = np.fromfile(path, dtype="<i8").astype(np.int64, copy=False)
+        d.setflags(write=False)  # read-only, like GraphInput.degrees
+        while len(_WORKER_GRAPHS) >= _WORKER_GRAPHS_KEPT:
+            del _WORKER_GRAPHS[next(iter(_WORKER_GRAPHS))]
+        _WORKER_GRAPHS[token] = d
+    return d
+
+
 def _graph_token(g: GraphInput) -> str:
-    """Content token of a graph's degrees (equal graphs share workers across runs)."""
-    digest = hashlib.sha256(g.degrees.astype(np.int64).tobytes()).hexdigest()[:24]
+    """Content token of a graph's degrees (a worker keeps equal graphs across runs)."""
+    digest = hashlib.sha256(g.degrees.astype("<i8").tobytes()).hexdigest()[:24]
     return f"{g.label}#{digest}"
 
 
-def _init_worker(parent_pid: int, graphs: tuple[tuple[str, bytes], ...]) -> None:
-    """loky worker initializer: register the graphs' degrees; exit when the parent process dies.
+@contextmanager
+def _shared_degrees(graphs: list[GraphInput]) -> Iterator[dict[str, tuple[str, str]]]:
+    """Write each graph's degrees to a file once; yield ``label -> (token, path)`` for the tasks.
+
+    The folder is removed on exit, and registered with loky's resource tracker, which removes
+    it if this process dies first (even by SIGKILL).
+    """
+    import shutil
+    import tempfile
+
+    from joblib.externals.loky.backend import resource_tracker
+
+    folder = tempfile.mkdtemp(prefix="ldpgraph-degrees-")
+    resource_tracker.register(folder, "folder")
+    try:
+        refs = {}
+        for i, g in enumerate(graphs):
+            path = os.path.join(folder, f"{i}.i8")
+            g.degrees.astype("<i8").tofile(path)
+            refs[g.label] = (_graph_token(g), path)
+        yield refs
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        resource_tracker.unregister(folder, "folder")
+
+
+def _init_worker(parent_pid: int) -> None:
+    """loky worker initializer: exit when the parent process dies.
 
     loky workers do not watch their parent: killed (SIGKILL, SIGTERM), it would leave them
     running until their idle timeout (300 s). A daemon thread polls ``os.getppid()`` and ends
     the worker within ``_PARENT_POLL_SECONDS`` of the parent's death (POSIX: the worker is then
     re-parented).
     """
-    for token, raw in graphs:
-        _WORKER_GRAPHS[token] = np.frombuffer(raw, dtype=np.int64)  # read-only, like GraphInput.degrees
     if os.name == "posix":
         threading.Thread(target=_exit_with_parent, args=(parent_pid,), name="ldpgraph-parent-watch",
                          daemon=True).start()
@@ -447,9 +493,116 @@ def _exit_with_parent(parent_pid: int) -> None:
     os._exit(1)
 
 
-def _blocks_per_task(n_units: int, n_blocks: int, n_workers: int) -> int:
-    """Blocks of a cell per task: up to a whole cell, keeping >= ~8 tasks per worker."""
-    return max(1, min(n_blocks, _MAX_BLOCKS_PER_TASK, (n_units * n_blocks) // (8 * max(1, n_workers))))
+def _warm_up(plots: bool = False) -> int:
+    """A first task for a fresh worker: its start-up (imports; matplotlib's too with ``plots``)
+    runs while the parent loads the graphs."""
+    if plots:
+        from .plots import import_matplotlib
+
+        import_matplotlib()
+    return os.getpid()
+
+
+def _render_plots(
+    rows: list[SummaryRow], folder: Path, formats: tuple[str, ...], synthetic: set[str]
+) -> list[Path]:
+    """Write the plots of ``rows`` into ``folder`` (a task: a worker renders them)."""
+    from .plots import plot_relative_rmse
+
+    return plot_relative_rmse(rows, folder, synthetic=synthetic, formats=formats)
+
+
+def _live_pool() -> Any:
+    """The loky executor of the last parallel run if it is still usable, else None."""
+    pool = _POOL
+    if pool is None or pool._flags.broken is not None or pool._flags.shutdown:
+        return None
+    return pool
+
+
+def _loky_processes(n_jobs: int) -> int:
+    """Worker processes for ``n_jobs`` with loky: one fewer than the workers, since this process
+    computes too (0 = run here)."""
+    import joblib
+
+    with joblib.parallel_config(backend="loky"):
+        return joblib.effective_n_jobs(n_jobs) - 1
+
+
+#: The loky executor of the last parallel run: :meth:`ExperimentResult.write` renders the plots
+#: in one of its workers while this process writes the other files.
+_POOL: Any = None
+
+
+def _start_pool(n_processes: int, plots: bool = False) -> Any:
+    """The reusable loky executor with ``n_processes`` workers, started now (returns it).
+
+    Its arguments do not depend on the grid, so a later run in this process reuses the workers.
+    With ``plots`` the workers import matplotlib while they start.
+    """
+    global _POOL
+    from joblib.externals.loky import get_reusable_executor
+
+    threads = str(max(1, (os.cpu_count() or 1) // (n_processes + 1)))
+    env = {v: threads for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    executor = get_reusable_executor(max_workers=n_processes, timeout=300, initializer=_init_worker,
+                                     initargs=(os.getpid(),), env=env)
+    for _ in range(n_processes):
+        executor.submit(_warm_up, plots)
+    _POOL = executor
+    return executor
+
+
+def _make_tasks(n_units: int, n_blocks: int, n_workers: int) -> list[tuple[int, int, int]]:
+    """``(unit, first block, stop block)`` of each task.
+
+    With several workers, a task runs up to a whole cell (at most ``_MAX_BLOCKS_PER_TASK``
+    blocks), and the last ``2 * n_workers`` tasks' worth of blocks go one block per task, so
+    that the workers finish together (the last task is short).
+    """
+    if n_workers <= 1:
+        return [(u, 0, n_blocks) for u in range(n_units)]
+    per = max(1, min(n_blocks, _MAX_BLOCKS_PER_TASK))
+    coarse = [(u, b, min(b + per, n_blocks)) for u in range(n_units) for b in range(0, n_blocks, per)]
+    cut = max(0, len(coarse) - 2 * n_workers)
+    return coarse[:cut] + [(u, b, b + 1) for u, lo, hi in coarse[cut:] for b in range(lo, hi)]
+
+
+def _run_here_and_in_pool(
+    executor: Any, n_processes: int, n_tasks: int, submit_args, run_here, on_result
+) -> None:
+    """Run tasks ``0 .. n_tasks - 1`` in order, in the pool and in this process.
+
+    The pool is kept ``_QUEUED_PER_PROCESS`` tasks per process ahead; between tasks of its own
+    (the next one in order whenever the pool is full) this process collects results and tops
+    the pool up. ``submit_args(i)`` gives the pool's arguments of task i, ``run_here(i)`` runs
+    it here; ``on_result((i, est))`` receives every result. On an error or an interrupt the
+    tasks not started are cancelled (on an interrupt the workers are stopped).
+    """
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    nxt = 0  # the first task not handed out yet
+    inflight: set = set()
+    try:
+        while nxt < n_tasks or inflight:
+            while nxt < n_tasks and len(inflight) < _QUEUED_PER_PROCESS * n_processes:
+                inflight.add(executor.submit(_run_blocks, *submit_args(nxt)))
+                nxt += 1
+            done = {f for f in inflight if f.done()}
+            if not done and nxt >= n_tasks:
+                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
+            for f in done:
+                inflight.discard(f)
+                on_result(f.result())
+            if nxt < n_tasks and not done:
+                nxt += 1
+                on_result(run_here(nxt - 1))
+    except BaseException as exc:
+        for f in inflight:
+            f.cancel()
+        if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: stop the workers too
+            executor.shutdown(wait=False, kill_workers=True)
+        raise
 
 
 def _build_units(
@@ -497,11 +650,11 @@ def _cannot_run(unit: _Unit, degrees: NDArray[np.int64]) -> str | None:
 
 def _truth(g: GraphInput, stat: str, k: int | None) -> float:
     if stat in GRAPH_STATISTICS:
-        from ..graph.statistics import transitivity, triangle_count
         from ..protocols.base import require_graph
+        from .statistics import graph_statistic_truth
 
         graph = require_graph(g.graph if g.graph is not None else g.degrees, stat)
-        return float(triangle_count(graph)) if stat == "triangles" else float(transitivity(graph))
+        return graph_statistic_truth(stat, graph)
     if stat == "kstars":
         from ..baselines.methods import exact_kstars
 
@@ -538,15 +691,12 @@ def _cell_costs(unit: _Unit, seconds: NDArray[np.float64]) -> dict[str, Any]:
 
 @contextmanager
 def _parallel_context(
-    backend: str | None, scheduler: str | None, scatter: list, loky_kwargs: dict[str, Any] | None = None
+    backend: str | None, scheduler: str | None, scatter: list
 ) -> Iterator[None]:
     import joblib
 
     if scheduler is None and backend != "dask":
-        if loky_kwargs is not None:  # the loky pool, with the worker initializer
-            with joblib.parallel_config(backend="loky", **loky_kwargs):
-                yield
-        elif backend is None:
+        if backend is None:
             yield
         else:
             with joblib.parallel_config(backend=backend):
@@ -623,6 +773,39 @@ def _auto_n_jobs(n_jobs: int | None, work: int) -> int:
     if n_jobs is not None:
         return n_jobs
     return -1 if work >= _AUTO_PARALLEL_WORK else 1
+
+
+def _likely_parallel(graphs: Any, work_per_node: int) -> bool:
+    """Whether the automatic ``n_jobs`` will likely go parallel, judged before loading the graphs.
+
+    Node counts known without loading: dataset names (their recorded size), ``n=`` in a
+    synthetic spec, arrays and graph objects; anything else counts 0. A wrong guess costs only
+    idle workers started early (or started later): the decision itself is :func:`_auto_n_jobs`'s.
+    """
+    if isinstance(graphs, Mapping):
+        items = list(graphs.values())
+    elif isinstance(graphs, (str, os.PathLike, np.ndarray)) or hasattr(graphs, "degrees"):
+        items = [graphs]
+    else:
+        try:
+            items = list(graphs)
+        except TypeError:
+            return False
+    nodes = 0
+    for obj in items:
+        n = 0
+        if isinstance(obj, str):
+            from ..datasets import dataset_info, list_datasets
+
+            name = obj.strip().lower()
+            if name in list_datasets("graph"):
+                n = int(dataset_info(name).stats.get("nodes", 0))
+            elif (m := re.search(r"(?:^|[:,])\s*n\s*=\s*(\d{1,12})", obj)) is not None:
+                n = int(m.group(1))
+        elif hasattr(obj, "degrees") or isinstance(obj, np.ndarray):
+            n = int(np.size(getattr(obj, "degrees", obj)))
+        nodes = max(nodes, n)
+    return nodes * work_per_node >= _AUTO_PARALLEL_WORK
 
 
 def _backend_name(backend: str | None, scheduler: str | None, n_jobs: int) -> str:
@@ -705,7 +888,18 @@ class ExperimentResult:
         """
         from .outputs import write_atomically
 
+        synthetic = {g["label"] for g in self.config.get("graphs", []) if g.get("synthetic")}
+        formats = tuple(plot_formats)
+
         def produce(tmp: Path) -> dict[str, Any]:
+            # the plots are rendered by a worker process of the run, if one is alive, while this
+            # process writes the other files
+            pool = _live_pool() if plots else None
+            try:
+                job = None if pool is None else pool.submit(_render_plots, self.summary, tmp / "plots",
+                                                            formats, synthetic)
+            except RuntimeError:  # shut down meanwhile
+                job = None
             paths: dict[str, Any] = {
                 "records": write_records_csv(self.records, tmp / "records.csv"),
                 "summary": write_summary_csv(self.summary, tmp / "summary.csv"),
@@ -718,12 +912,10 @@ class ExperimentResult:
             cfg = tmp / "experiment.json"
             cfg.write_text(json.dumps(self.config, indent=2, default=str) + "\n", encoding="utf-8")
             paths["config"] = cfg
-            if plots:
-                from .plots import plot_relative_rmse
-
-                synthetic = {g["label"] for g in self.config.get("graphs", []) if g.get("synthetic")}
-                paths["plots"] = plot_relative_rmse(self.summary, tmp / "plots", synthetic=synthetic,
-                                                    formats=tuple(plot_formats))
+            if job is not None:
+                paths["plots"] = job.result()
+            elif plots:
+                paths["plots"] = _render_plots(self.summary, tmp / "plots", formats, synthetic)
             else:
                 paths["plots"] = []
             return paths
@@ -764,6 +956,7 @@ def run_experiment(
     batch_size: int | str = "auto",
     quiet: bool = False,
     graph_seed: int = 0,
+    preload_plots: bool = False,
 ) -> ExperimentResult:
     r"""Run the grid graphs x statistics x epsilons x methods, ``n_trials`` trials per cell.
 
@@ -810,6 +1003,9 @@ def run_experiment(
     graph_seed : int
         Seed of synthetic graphs given by spec, so that runs with different ``seed`` see the
         same graph.
+    preload_plots : bool
+        Import matplotlib while the grid runs, for a ``write`` with plots: in the worker
+        processes as they start (they render the plots too), else in a thread of this process.
 
     Returns
     -------
@@ -847,6 +1043,14 @@ def run_experiment(
     stats = parse_statistics(statistics, ks)
     method_objs = _resolve_methods(methods)
     entropy = root_entropy(seed)
+    # With loky, start the worker processes now (when the grid will use them): their start-up,
+    # a fresh Python importing numpy and ldpgraph, then runs while this process loads the graphs.
+    use_loky = scheduler is None and backend in (None, "loky")
+    pool = None
+    if use_loky and n_jobs != 1 and (n_jobs is not None or _likely_parallel(
+            graphs, n_trials * len(stats) * len(eps_list) * len(method_objs))):
+        n_proc = _loky_processes(-1 if n_jobs is None else n_jobs)
+        pool = _start_pool(n_proc, preload_plots) if n_proc > 0 else None
     ginputs = resolve_graph_inputs(graphs, graph_seed=graph_seed)
     by_label = {g.label: g for g in ginputs}
     units = _build_units(ginputs, stats, eps_list, method_objs)
@@ -871,44 +1075,60 @@ def run_experiment(
     truths = {(g.label, s, k): _truth(g, s, k) for g in ginputs for s, k in stats}
 
     # Work: the blocks of each unit; a task runs consecutive blocks of one unit (how they are
-    # grouped does not enter the draws). With loky, the degrees travel once per worker (the
-    # initializer) and a task names its graph by token; the workers exit with this process.
+    # grouped does not enter the draws). With loky, this process computes too, beside n_jobs - 1
+    # worker processes; the degrees travel once per worker (a file each reads on first use) and
+    # a task names its graph by token; the workers exit with this process.
     starts = range(0, n_trials, block_size)
     cell_blocks = [(b, min(block_size, n_trials - start)) for b, start in enumerate(starts)]
-    scatter = [g.degrees for g in ginputs]
-    use_loky = scheduler is None and (backend == "loky" or (backend is None and n_jobs != 1))
-    loky_kwargs = None
-    if use_loky:
-        tokens = {g.label: _graph_token(g) for g in ginputs}
-        payload = tuple((tokens[g.label], g.degrees.astype(np.int64).tobytes()) for g in ginputs)
-        loky_kwargs = {"initializer": _init_worker, "initargs": (os.getpid(), payload)}
+    n_proc = _loky_processes(n_jobs) if use_loky and n_jobs != 1 else 0
+    if n_proc > 0 and (pool is None or pool._max_workers != n_proc):
+        pool = _start_pool(n_proc, preload_plots)
+    elif n_proc == 0 and preload_plots:
+        from .plots import preload_matplotlib
+
+        preload_matplotlib()
+    tasks: list[tuple[int, int, int]] = []
+    results: list[NDArray | None] = []
+
+    def args_of(i: int, refs: Mapping[str, Any] | None = None) -> tuple:
+        u, lo, hi = tasks[i]
+        d = by_label[units[u].graph].degrees if refs is None else refs[units[u].graph]
+        return units[u], d, entropy, tuple(cell_blocks[lo:hi]), i
+
+    def on_result(res: tuple[int, NDArray]) -> None:
+        results[res[0]] = res[1]
+        bar.update(res[1].shape[1])
+
+    def plan(n_workers: int) -> None:
+        tasks[:] = _make_tasks(len(units), len(cell_blocks), n_workers)
+        results[:] = [None] * len(tasks)
+
     bar = _progress(len(units) * n_trials, quiet)
     try:
-        with _parallel_context(backend, scheduler, scatter, loky_kwargs):
-            n_workers = joblib.effective_n_jobs(n_jobs)
-            per_task = _blocks_per_task(len(units), len(cell_blocks), n_workers)
-            tasks = [(u, tuple(cell_blocks[i : i + per_task]))
-                     for u in range(len(units)) for i in range(0, len(cell_blocks), per_task)]
-            by_token = use_loky and n_workers > 1  # else the tasks run here or get no initializer
-            jobs = (
-                joblib.delayed(_run_blocks)(
-                    units[u], tokens[units[u].graph] if by_token else by_label[units[u].graph].degrees,
-                    entropy, blocks, i)
-                for i, (u, blocks) in enumerate(tasks)
-            )
-            results: list[NDArray | None] = [None] * len(tasks)
-            parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size, return_as="generator_unordered")
-            for i, est in parallel(jobs):
-                results[i] = est
-                bar.update(est.shape[1])
+        if n_proc > 0:
+            plan(n_proc + 1)
+            with _shared_degrees(ginputs) as refs:
+                _run_here_and_in_pool(pool, n_proc, len(tasks), lambda i: args_of(i, refs),
+                                      lambda i: _run_blocks(*args_of(i)), on_result)
+        elif use_loky:  # one worker: this process
+            plan(1)
+            for i in range(len(tasks)):
+                on_result(_run_blocks(*args_of(i)))
+        else:
+            with _parallel_context(backend, scheduler, [g.degrees for g in ginputs]):
+                plan(joblib.effective_n_jobs(n_jobs))
+                parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size,
+                                           return_as="generator_unordered")
+                for res in parallel(joblib.delayed(_run_blocks)(*args_of(i)) for i in range(len(tasks))):
+                    on_result(res)
     finally:
         bar.close()
     t_sim = time.perf_counter() - t0
 
     # assemble the records cell by cell, trials in order
     per_unit: list[list[tuple[int, NDArray]]] = [[] for _ in units]
-    for (u, blocks), est in zip(tasks, results, strict=True):
-        per_unit[u].append((blocks[0][0], est))
+    for (u, lo, _hi), est in zip(tasks, results, strict=True):
+        per_unit[u].append((lo, est))
     cells = []
     costs: list[dict[str, Any]] = []
     analytic: dict[tuple, float | None] = {}
@@ -946,6 +1166,7 @@ def run_experiment(
         "n_cells": len(cells),
         "n_tasks": len(tasks),
         "n_jobs": n_jobs,
+        "worker_processes": n_proc,
         "backend": _backend_name(backend, scheduler, n_jobs),
         "scheduler": scheduler,
         "cell_costs": costs,

@@ -371,3 +371,30 @@ def test_errors():
     with pytest.raises(TypeError, match="ClusteringReleases"):
         cl.average_clustering("x")
     assert rel.budget.total == pytest.approx(7.0)
+
+
+# --- memory guard ----------------------------------------------------------------------------
+
+
+def test_memory_guard_refuses_before_drawing_and_names_the_alternatives():
+    g = _karate()
+    need = cl.clustering_memory_bytes(g, KW["epsilon_rr"])
+    # the estimate grows with the noisy edges: a smaller epsilon_rr needs more
+    assert cl.clustering_memory_bytes(g, 0.1) > need > 0
+    gen = np.random.default_rng(0)
+    state = gen.bit_generator.state
+    with pytest.raises(MemoryError, match=r"two-round-triangles-dlap.*never assembles") as info:
+        cl.release_clustering_reports(g, rng=gen, max_bytes=need - 1, **KW)
+    assert "34 nodes" in str(info.value) and "epsilon_rr=2" in str(info.value)
+    assert gen.bit_generator.state == state  # refused before any draw
+    cl.release_clustering_reports(g, rng=0, max_bytes=need, **KW)  # at the bound: runs
+    cl.release_clustering_reports(g, rng=0, max_bytes=None, **KW)
+    with pytest.raises(ValueError, match="max_bytes"):
+        cl.release_clustering_reports(g, rng=0, max_bytes=-1, **KW)
+
+
+def test_memory_guard_refuses_email_enron_at_small_epsilon():
+    # ~2.9e8 noisy edges at epsilon_rr = 0.3: about 11 GiB, refused at the 2 GiB default
+    g = read_edgelist(data_file("Email-Enron.txt.gz"))
+    with pytest.raises(MemoryError, match=r"36692 nodes at epsilon_rr=0.3.*GiB \(> max_bytes = 2.00 GiB\)"):
+        cl.release_clustering_reports(g, epsilon_rr=0.3, epsilon_degree=0.4, epsilon_triangles=0.3, rng=0)
