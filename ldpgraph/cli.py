@@ -792,6 +792,9 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--round", type=_int("round", minimum=1), default=1, help="protocol round (default 1)")
     p.add_argument("--broadcast", metavar="FILE",
                    help="the curator's broadcast after the previous round (gives d_max for round 2)")
+    p.add_argument("--lower-degree-epsilon", type=_epsilon, metavar="EPS0",
+                   help="two-round-triangles-dlap round 1: also release the lower degree + DLap at EPS0, "
+                   "from which the curator takes the bound D (the private-bound variant)")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default="degree",
                    help="protocol (default degree); rr-triangles, two-round-triangles-dlap and "
                    "avg-clustering release randomized-response bits towards the lower nodes 0..v-1 "
@@ -1068,7 +1071,13 @@ def _cmd_node_triangles(args: argparse.Namespace) -> int:
     """``ldpgraph node --protocol rr-triangles | two-round-triangles-dlap``."""
     import numpy as np
 
-    from .protocols.deploy_triangles import CLUSTERING_PROTOCOL, TWO_ROUND, round1_columns, round2_columns
+    from .protocols.deploy_triangles import (
+        CLUSTERING_PROTOCOL,
+        DLAP_PROTOCOL,
+        TWO_ROUND,
+        round1_columns,
+        round2_columns,
+    )
     from .reportfiles import write_reports
     from .trianglefiles import read_triangle_broadcast
 
@@ -1101,8 +1110,11 @@ def _cmd_node_triangles(args: argparse.Namespace) -> int:
                 f"--shares for avg-clustering: degree=F,local_count=F summing to 1, got {args.shares}"
             )
         eps = (args.epsilon * shares["degree"], args.epsilon * shares["local_count"])
+    if args.lower_degree_epsilon is not None and (args.round != 1 or args.protocol != DLAP_PROTOCOL):
+        raise _UsageError("--lower-degree-epsilon goes with round 1 of two-round-triangles-dlap")
     if args.round == 1:
-        cols = round1_columns(args.protocol, nodes, lists, args.epsilon, seed=seed)
+        cols = round1_columns(args.protocol, nodes, lists, args.epsilon, seed=seed,
+                              lower_degree_epsilon=args.lower_degree_epsilon)
     else:
         cols = round2_columns(nodes, lists, broadcast, eps, seed=seed)
     path = write_reports(args.out, cols)
@@ -1153,11 +1165,18 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
                  f"{protocol}, round 1)",
                  f"rr_edge    epsilon {s.epsilon:g}; noisy graph of {s.index.size:,} edges"]
         if protocol in TWO_ROUND:
-            if args.broadcast_out is None or args.d_max is None:
+            private = s.max_lower_degree is not None
+            if private and args.d_max is not None:
+                raise _UsageError("the rows hold lower_degree releases (private bound): --d-max is not used")
+            if args.broadcast_out is None or (args.d_max is None and not private):
                 what = "degree" if protocol == CLUSTERING_PROTOCOL else "lower degree"
                 raise _UsageError(f"round 1 of {protocol} writes the broadcast: pass "
                                   f"--broadcast-out FILE and --d-max D (public bound on the {what})")
-            b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, args.d_max, s.index,
+            bound = s.private_bound() if private else args.d_max
+            if private:
+                lines.append(f"lower_degree epsilon {s.lower_degree_epsilon:g}; private bound D = {bound} "
+                             "(their maximum)")
+            b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index,
                                         projection=args.projection)
             bpath = write_triangle_broadcast(args.broadcast_out, b)
             out.update(broadcast=str(bpath), run_id=b.run_id, bound=b.bound)

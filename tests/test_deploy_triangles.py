@@ -572,3 +572,41 @@ def test_dask_local_cluster_equals_the_streaming_curator(tmp_path, capsys):
     write_triangle_broadcast(tmp_path / "b.txt", b)
     got = _curate_json(capsys, r2, "--broadcast", tmp_path / "b.txt", "--scheduler", "sync")
     assert got["estimates"][0]["value"] == want.value
+
+
+def test_private_bound_round_trip_law_and_hostile_rows(tmp_path, capsys):
+    """two-round-triangles-dlap-private deployed: lower_degree rows in round 1, D = their max.
+    Files equal the in-memory run; Monte-Carlo agrees with the exact mixture moments over D of
+    two_round_moments(private_bound=True); a node without its lower_degree row is named."""
+    from ldpgraph.protocols.triangles import two_round_budget
+
+    eps0, eps1, eps2 = two_round_budget(1.0, private_bound=True)
+    r1, r2, b = tmp_path / "p1.csv", tmp_path / "p2.csv", tmp_path / "pb.txt"
+    sim = ["--protocol", DLAP, "--graph", GRAPH, "--simulate", "--seed", 8]
+    _run(capsys, "node", *sim, "--epsilon", repr(eps1), "--lower-degree-epsilon", repr(eps0), "--out", r1)
+    assert "private bound D" in _run(capsys, "curate", r1, "--broadcast-out", b)
+    _run(capsys, "node", *sim, "--round", 2, "--epsilon", repr(eps2), "--broadcast", b, "--out", r2)
+    got = _curate_json(capsys, r2, "--broadcast", b)["estimates"][0]
+    want = dt.simulate_deployment(resolve_graph(GRAPH, rng=0), DLAP, 1.0, seed=8, private_bound=True)
+    assert (got["value"], got["std_error"]) == (want.estimate.value, want.estimate.std_error)
+    assert read_triangle_broadcast(b).bound == want.broadcast.bound
+    # hostile: a node's lower_degree row missing; a public bound given beside the private one
+    header, rows = _csv_rows(r1)
+    bad = tmp_path / "bad.csv"
+    _write(bad, header, [r for r in rows if not (r.startswith("9,") and ",lower_degree," in r)])
+    err = _fail(capsys, "curate", bad, "--broadcast-out", b)
+    assert "lower_degree rows, but not all: 1: 9 are missing" in err
+    capsys.readouterr()
+    assert main(["curate", str(r1), "--broadcast-out", str(b), "--d-max", "5"]) == 2
+    # the law (projection active whenever D falls below the largest lower degree, 6)
+    g = resolve_graph("ws:n=30,k=6,p=0.2", rng=0)
+    trials = 150
+    est = np.array(
+        [
+            dt.simulate_deployment(g, DLAP, 3.0, seed=s, private_bound=True).estimate.value
+            for s in range(trials)
+        ]
+    )
+    mean, var = two_round_moments(g, 3.0, private_bound=True)
+    assert abs(est.mean() - mean) < 4 * math.sqrt(var / trials)
+    assert abs(est.var(ddof=1) - var) < 4 * var * math.sqrt(2 / (trials - 1))

@@ -22,6 +22,10 @@ quantity      round value          meaning                            epsilon   
 ``run_id``    2     48-bit integer the broadcast's run id             eps2         0
 ============= ===== ============== ================================== ============ ============
 
+Optionally (``two-round-triangles-dlap``, the private-bound variant) every node also sends a
+round-1 ``lower_degree`` row: its lower degree plus DLap(e^-eps0), sensitivity 1
+(:func:`lower_degree_release`); the curator's bound is then D = max(1, max of them).
+
 ``avg-clustering``: the same round 1; round 2 sends ``degree`` (d_v + DLap(e^-eps_d),
 sensitivity 1), ``local_count`` (r_v = 2 w_v - C(m_v, 2) + DLap, sensitivity
 :func:`~ldpgraph.protocols.clustering.count_sensitivity`, eps_t) and ``run_id`` (eps_t);
@@ -86,6 +90,8 @@ __all__ = [
     "CLUSTERING_PROTOCOL",
     "TWO_ROUND",
     "DEGREE",
+    "LOWER_DEGREE",
+    "lower_degree_release",
     "TRIANGLE_PROTOCOLS",
     "RR_COUNT",
     "RR_EDGE",
@@ -120,6 +126,7 @@ TRIANGLE_PROTOCOLS: dict[str, int] = {RR_PROTOCOL: 1, DLAP_PROTOCOL: 1, CLUSTERI
 #: the protocols with a round 2 (and a broadcast)
 TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
+LOWER_DEGREE = "lower_degree"
 # the curator's variance estimate holds n x n float64 matrices up to this many nodes
 _DENSE_VARIANCE_MAX_NODES = 8192
 #: nodes of a triangle protocol are 0..n-1 with n at most this (pair indices fit in int64)
@@ -208,10 +215,14 @@ def round1_columns(
     epsilon: float,
     *,
     seed: int | None = None,
+    lower_degree_epsilon: float | None = None,
 ) -> dict[str, NDArray[Any]]:
     """Round-1 report rows (columns) of ``nodes``: ``rr_count`` then ``rr_edge`` rows per node.
 
     ``seed`` None: the secure sampler; else node v draws from :func:`node_rng` (seed, 1, v).
+    ``lower_degree_epsilon`` (``two-round-triangles-dlap`` only): each node also sends a
+    ``lower_degree`` row, its lower degree plus DLap(e^-eps0) (sensitivity 1), from which the
+    curator takes a private bound D = max(1, max of them) (:func:`lower_degree_release`).
 
     Examples
     --------
@@ -221,6 +232,13 @@ def round1_columns(
     """
     _check_protocol_name(protocol)
     eps = check_epsilon(epsilon)
+    eps0 = (
+        None if lower_degree_epsilon is None else check_epsilon(lower_degree_epsilon, "lower_degree_epsilon")
+    )
+    if eps0 is not None and protocol != DLAP_PROTOCOL:
+        raise ValueError(
+            f"lower_degree rows belong to {DLAP_PROTOCOL!r} (its private bound), not {protocol!r}"
+        )
     parts = []
     for v, nb in zip(nodes, neighbour_lists, strict=True):
         rng = None if seed is None else node_rng(seed, 1, v)
@@ -237,7 +255,36 @@ def round1_columns(
                 protocol,
             )
         )
+        if eps0 is not None:
+            y = lower_degree_release(v, nb, eps0, rng=rng, secure=seed is None)
+            parts.append(_columns([int(v)], 1, [LOWER_DEGREE], [y], eps0, [1.0], protocol))
     return _concat(parts)
+
+
+def lower_degree_release(
+    node: int, neighbours: ArrayLike, epsilon: float, *, rng: Any = None, secure: bool | None = None
+) -> int:
+    r"""Node v's lower degree plus DLap(e^-eps0): the input of the private bound D.
+
+    Notes
+    -----
+    One edge changes the lower degree of its higher endpoint by 1 and of no other node:
+    sensitivity 1, so the release is eps0-edge-LDP (discrete Laplace mechanism). The curator
+    broadcasts D = max(1, max_v release), a post-processing; the node spends eps0 + eps1 + eps2
+    in all (sequential composition), as ``two-round-triangles-dlap-private``.
+
+    Examples
+    --------
+    >>> lower_degree_release(5, [0, 1, 9], 50.0, rng=0)
+    2
+    """
+    v, nb = _neighbours(node, neighbours)
+    eps0 = check_epsilon(epsilon)
+    if secure is None:
+        secure = rng is None
+    mech = DiscreteLaplace(epsilon=eps0)
+    noise = mech.sample(secure=True) if secure else mech.sample(rng=rng)
+    return int(np.count_nonzero(nb < v)) + int(noise)
 
 
 # ------------------------------------------------------------------------------ broadcast
@@ -720,6 +767,9 @@ class Round1Summary:
         Sorted pair indices of the noisy edges.
     n_rows : int
     sources : list of str
+    max_lower_degree : int or None
+        The largest ``lower_degree`` release (None without such rows).
+    lower_degree_epsilon : float or None
     """
 
     protocol: str
@@ -728,6 +778,14 @@ class Round1Summary:
     index: NDArray[np.int64] = field(repr=False)
     n_rows: int
     sources: list[str]
+    max_lower_degree: int | None = None
+    lower_degree_epsilon: float | None = None
+
+    def private_bound(self) -> int:
+        """D = max(1, largest noisy lower degree): the bound of the private variant."""
+        if self.max_lower_degree is None:
+            raise ValueError("no lower_degree rows in round 1: pass a public bound D (--d-max)")
+        return max(1, self.max_lower_degree)
 
 
 class Round1Accumulator(_Base):
@@ -758,10 +816,16 @@ class Round1Accumulator(_Base):
         self._count_locs: list[NDArray[np.int64]] = []
         self._edge_index: list[NDArray[np.int64]] = []
         self._edge_locs: list[NDArray[np.int64]] = []
+        self._low_nodes: list[NDArray[np.int64]] = []
+        self._low_values: list[NDArray[np.int64]] = []
+        self._low_locs: list[NDArray[np.int64]] = []
 
     def add(self, chunk: ReportChunk) -> None:
         """Check one chunk and keep its rows' content."""
-        rows = self._check(chunk, {RR_COUNT: 1.0, RR_EDGE: 1.0})
+        sens = {RR_COUNT: 1.0, RR_EDGE: 1.0}
+        if self.protocol == DLAP_PROTOCOL:
+            sens[LOWER_DEGREE] = 1.0
+        rows = self._check(chunk, sens)
         node, value = np.asarray(chunk.node), np.asarray(chunk.value)
         big = np.flatnonzero(node >= MAX_NODES)
         if big.size:
@@ -793,6 +857,11 @@ class Round1Accumulator(_Base):
             self._count_nodes.append(node[r])
             self._count_values.append(value[r])
             self._count_locs.append(self.rows.locate(chunk, r))
+        if LOWER_DEGREE in rows:
+            r = rows[LOWER_DEGREE]
+            self._low_nodes.append(node[r])
+            self._low_values.append(value[r])
+            self._low_locs.append(self.rows.locate(chunk, r))
 
     def merge(self, other: Round1Accumulator) -> Round1Accumulator:
         """Add the rows of ``other`` (another partition); the summary does not depend on the order."""
@@ -804,6 +873,9 @@ class Round1Accumulator(_Base):
         self._count_locs += self._locs_of(other, other._count_locs)
         self._edge_index += other._edge_index
         self._edge_locs += self._locs_of(other, other._edge_locs)
+        self._low_nodes += other._low_nodes
+        self._low_values += other._low_values
+        self._low_locs += self._locs_of(other, other._low_locs)
         return self
 
     def summary(self) -> Round1Summary:
@@ -860,7 +932,17 @@ class Round1Accumulator(_Base):
                 f"rr_edge epsilon {self.epsilon[RR_EDGE][0]!r} ({self.epsilon[RR_EDGE][1]}) differs from "
                 f"rr_count epsilon {eps!r} ({self.epsilon[RR_COUNT][1]})"
             )
-        return Round1Summary(self.protocol, n, eps, index, self.n_rows, list(self.sources))
+        top = eps0 = None
+        if self._low_nodes:  # the private bound's inputs: one per node, every node
+            low_ids, _ = self._unique_nodes(self._low_nodes, self._low_locs, LOWER_DEGREE)
+            if low_ids.size != n or int(low_ids[-1]) != n - 1:
+                raise ValueError(
+                    f"some nodes sent lower_degree rows, but not all: {_missing_text(low_ids, n)} "
+                    "are missing (every node sends one for the private bound)"
+                )
+            top = max(int(v.max()) for v in self._low_values if v.size)
+            eps0 = self.epsilon[LOWER_DEGREE][0]
+        return Round1Summary(self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0)
 
 
 class Round2Accumulator(_Base):
@@ -1165,6 +1247,7 @@ def simulate_deployment(
     seed: int,
     bound: int | None = None,
     projection: bool = False,
+    private_bound: bool = False,
 ) -> DeploymentRun:
     """Run a triangle protocol's deployment in memory: node functions, then the curator.
 
@@ -1185,6 +1268,11 @@ def simulate_deployment(
         as the benchmark protocol), or ``avg-clustering`` (default: the true maximum degree).
     projection : bool
         ``avg-clustering``: project lists longer than D (else such nodes refuse).
+    private_bound : bool
+        ``two-round-triangles-dlap``: the nodes also send ``lower_degree`` rows and D is
+        their maximum (``two-round-triangles-dlap-private``); a float ``epsilon`` is then
+        split by :func:`~ldpgraph.protocols.triangles.two_round_budget` (eps/10 on the
+        bound), a tuple is (eps0, eps1, eps2).
 
     Examples
     --------
@@ -1194,6 +1282,8 @@ def simulate_deployment(
     1.0
     """
     _check_protocol_name(protocol)
+    if private_bound and protocol != DLAP_PROTOCOL:
+        raise ValueError(f"private_bound is a variant of {DLAP_PROTOCOL!r}, not of {protocol!r}")
     nodes, lists = _lists(graph)
     seed = check_nonnegative_int(seed, "seed")
     if protocol == RR_PROTOCOL:
@@ -1211,6 +1301,15 @@ def simulate_deployment(
         eps2: Any = tuple(rest)
         if bound is None:
             bound = max(max((len(nb) for nb in lists), default=2), 2)
+    elif private_bound:
+        from .triangles import two_round_budget
+
+        if bound is not None:
+            raise ValueError("bound is a public bound: pass it or private_bound=True, not both")
+        if isinstance(epsilon, numbers.Real):
+            eps0, eps1, eps2 = two_round_budget(check_epsilon(epsilon), private_bound=True)
+        else:
+            eps0, eps1, eps2 = (check_epsilon(e) for e in epsilon)
     else:
         if isinstance(epsilon, numbers.Real):
             eps1 = eps2 = check_epsilon(epsilon) / 2.0
@@ -1219,10 +1318,13 @@ def simulate_deployment(
         if bound is None:
             low = [int(np.count_nonzero(nb < v)) for v, nb in zip(nodes, lists, strict=True)]
             bound = max(max(low, default=1), 1)
-    cols1 = round1_columns(protocol, nodes, lists, eps1, seed=seed)
+    low_eps = eps0 if private_bound and protocol == DLAP_PROTOCOL else None
+    cols1 = round1_columns(protocol, nodes, lists, eps1, seed=seed, lower_degree_epsilon=low_eps)
     acc = Round1Accumulator(protocol)
     acc.add(chunk_from_columns(cols1))
     s = acc.summary()
+    if low_eps is not None:
+        bound = s.private_bound()
     b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index, projection=projection)
     cols2 = round2_columns(nodes, lists, b, eps2, seed=seed)
     acc2 = Round2Accumulator(b)
