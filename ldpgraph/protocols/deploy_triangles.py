@@ -1096,6 +1096,25 @@ def _dense_z(
     return z, p, q
 
 
+def _row_moments(
+    n: int, index: ArrayLike, p: float, q: float, *, lower: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Row sums of z and of z^2, and the sum of z^4, of :func:`_dense_z`'s matrix, from counts.
+
+    A row holds k entries z1 = p/(p-q) (its noisy edges) and c entries z0 = -q/(p-q) (its other
+    pairs: c = v - k below the diagonal, or n - 1 - k in the symmetric matrix): no n x n temporary.
+    """
+    u, v = pair_from_index(np.asarray(index, dtype=np.int64))
+    z1, z0 = p / (p - q), -q / (p - q)
+    if lower:
+        k = np.bincount(u, minlength=n).astype(np.float64)
+        c = np.arange(n, dtype=np.float64) - k
+    else:
+        k = (np.bincount(u, minlength=n) + np.bincount(v, minlength=n)).astype(np.float64)
+        c = (n - 1.0) - k
+    return k * z1 + c * z0, k * z1**2 + c * z0**2, float(np.sum(k) * z1**4 + np.sum(c) * z0**4)
+
+
 def _gram_sums(z: NDArray[np.float64]) -> tuple[float, float]:
     r"""``(sum_{j != k} G_jk^2, sum_j G_jj)`` of :math:`G = Z^\top Z` (BLAS syrk: upper triangle)."""
     from scipy.linalg import blas
@@ -1145,9 +1164,9 @@ def rr_variance_estimate(
     y1, y0 = p / (p - q) + s2, -q / (p - q) + s2
     prod_sum = math.fsum(m[k] * y1**k * y0 ** (3 - k) for k in range(4))
     off_sq, _ = _gram_sums(z)
-    z2 = z * z
-    row2 = z2.sum(axis=1)
-    q_hat = (off_sq - (float(np.dot(row2, row2)) - float(np.sum(z2 * z2)))) / 2.0
+    del z
+    _, row2, fourth = _row_moments(int(n_nodes), idx, p, q, lower=False)
+    q_hat = (off_sq - (float(np.dot(row2, row2)) - fourth)) / 2.0
     return prod_sum - rr_triangle_estimate(m, eps) + s2 * q_hat
 
 
@@ -1173,12 +1192,12 @@ def lower_wedge_square_estimate(n_nodes: int, index: ArrayLike, epsilon: float) 
     >>> round(lower_wedge_square_estimate(3, [0, 1, 2], 60.0), 6)   # triangle, no noise: c+_01 = 1
     1.0
     """
-    z, _, _ = _dense_z(n_nodes, index, check_epsilon(epsilon), lower=True)
+    z, p, q = _dense_z(n_nodes, index, check_epsilon(epsilon), lower=True)
     off_sq, _ = _gram_sums(z)
-    z2 = z * z
-    row2 = z2.sum(axis=1)
-    self_terms = (float(np.dot(row2, row2)) - float(np.sum(z2 * z2))) / 2.0
-    lin = (float(np.sum(z.sum(axis=1) ** 2)) - float(row2.sum())) / 2.0
+    del z
+    row1, row2, fourth = _row_moments(int(n_nodes), index, p, q, lower=True)
+    self_terms = (float(np.dot(row2, row2)) - fourth) / 2.0
+    lin = (float(np.dot(row1, row1)) - float(row2.sum())) / 2.0
     return off_sq / 2.0 - self_terms + lin
 
 
