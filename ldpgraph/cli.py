@@ -771,7 +771,10 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "(CSV, JSON Lines or Parquet, from the --out suffix). A node passes its own neighbour list "
         "(--node-id with --neighbors or --neighbors-file); --graph simulates every node of a graph. "
         "Noise is drawn with the exact integer sampler on the OS CSPRNG unless --simulate is given "
-        "(the fast seeded sampler, for tests and experiments).",
+        "(the fast seeded sampler, for tests and experiments). --protocol rr-triangles, "
+        "two-round-triangles-dlap or avg-clustering release randomized-response bits (round 1) and "
+        "local counts against the curator's --broadcast (round 2) instead "
+        "(ldpgraph.protocols.deploy_triangles).",
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--neighbors", "--neighbours", metavar="IDS",
@@ -821,7 +824,10 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "unbiased estimates with standard errors. With --n-nodes or --degree-bound, reports outside "
         "the range a truthful node sends except with probability 1e-12 are clipped or rejected, and "
         "the output says how many and how far one node could have moved each estimate. "
-        "--broadcast-out writes the broadcast file that nodes read for the next round.",
+        "--broadcast-out writes the broadcast file that nodes read for the next round. Rows of "
+        "rr-triangles, two-round-triangles-dlap and avg-clustering (detected from the first row) are "
+        "curated into the noisy graph (round 1: the estimate, or the broadcast edge list) and checked "
+        "against the broadcast's run id (round 2).",
     )
     p.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (.csv, .jsonl, .parquet)")
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
