@@ -771,7 +771,10 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "(CSV, JSON Lines or Parquet, from the --out suffix). A node passes its own neighbour list "
         "(--node-id with --neighbors or --neighbors-file); --graph simulates every node of a graph. "
         "Noise is drawn with the exact integer sampler on the OS CSPRNG unless --simulate is given "
-        "(the fast seeded sampler, for tests and experiments).",
+        "(the fast seeded sampler, for tests and experiments). --protocol rr-triangles, "
+        "two-round-triangles-dlap or avg-clustering release randomized-response bits (round 1) and "
+        "local counts against the curator's --broadcast (round 2) instead "
+        "(ldpgraph.protocols.deploy_triangles).",
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--neighbors", "--neighbours", metavar="IDS",
@@ -792,6 +795,9 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--round", type=_int("round", minimum=1), default=1, help="protocol round (default 1)")
     p.add_argument("--broadcast", metavar="FILE",
                    help="the curator's broadcast after the previous round (gives d_max for round 2)")
+    p.add_argument("--lower-degree-epsilon", type=_epsilon, metavar="EPS0",
+                   help="two-round-triangles-dlap round 1: also release the lower degree + DLap at EPS0, "
+                   "from which the curator takes the bound D (the private-bound variant)")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default="degree",
                    help="protocol (default degree); rr-triangles, two-round-triangles-dlap and "
                    "avg-clustering release randomized-response bits towards the lower nodes 0..v-1 "
@@ -818,7 +824,10 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "unbiased estimates with standard errors. With --n-nodes or --degree-bound, reports outside "
         "the range a truthful node sends except with probability 1e-12 are clipped or rejected, and "
         "the output says how many and how far one node could have moved each estimate. "
-        "--broadcast-out writes the broadcast file that nodes read for the next round.",
+        "--broadcast-out writes the broadcast file that nodes read for the next round. Rows of "
+        "rr-triangles, two-round-triangles-dlap and avg-clustering (detected from the first row) are "
+        "curated into the noisy graph (round 1: the estimate, or the broadcast edge list) and checked "
+        "against the broadcast's run id (round 2).",
     )
     p.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (.csv, .jsonl, .parquet)")
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
@@ -1068,7 +1077,13 @@ def _cmd_node_triangles(args: argparse.Namespace) -> int:
     """``ldpgraph node --protocol rr-triangles | two-round-triangles-dlap``."""
     import numpy as np
 
-    from .protocols.deploy_triangles import CLUSTERING_PROTOCOL, TWO_ROUND, round1_columns, round2_columns
+    from .protocols.deploy_triangles import (
+        CLUSTERING_PROTOCOL,
+        DLAP_PROTOCOL,
+        TWO_ROUND,
+        round1_columns,
+        round2_columns,
+    )
     from .reportfiles import write_reports
     from .trianglefiles import read_triangle_broadcast
 
@@ -1101,8 +1116,11 @@ def _cmd_node_triangles(args: argparse.Namespace) -> int:
                 f"--shares for avg-clustering: degree=F,local_count=F summing to 1, got {args.shares}"
             )
         eps = (args.epsilon * shares["degree"], args.epsilon * shares["local_count"])
+    if args.lower_degree_epsilon is not None and (args.round != 1 or args.protocol != DLAP_PROTOCOL):
+        raise _UsageError("--lower-degree-epsilon goes with round 1 of two-round-triangles-dlap")
     if args.round == 1:
-        cols = round1_columns(args.protocol, nodes, lists, args.epsilon, seed=seed)
+        cols = round1_columns(args.protocol, nodes, lists, args.epsilon, seed=seed,
+                              lower_degree_epsilon=args.lower_degree_epsilon)
     else:
         cols = round2_columns(nodes, lists, broadcast, eps, seed=seed)
     path = write_reports(args.out, cols)
@@ -1135,14 +1153,13 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         raise _UsageError(f"{protocol} reports estimate --stat {stat}, got {' '.join(stats)}")
     if args.projection and protocol != CLUSTERING_PROTOCOL:
         raise _UsageError("--projection is an option of avg-clustering")
-    for flag, val in (("--n-nodes", args.n_nodes), ("--degree-bound", args.degree_bound),
-                      ("--scheduler", args.scheduler)):
+    for flag, val in (("--n-nodes", args.n_nodes), ("--degree-bound", args.degree_bound)):
         if val is not None:
             raise _UsageError(f"{flag} is not supported for {protocol} reports")
     if not 0 < args.level < 1:
         raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
     rnd = args.round if args.round is not None else (2 if args.broadcast is not None else 1)
-    kw = {"chunk_rows": args.chunk_rows}
+    kw = {"chunk_rows": args.chunk_rows, "scheduler": args.scheduler}
     out: dict[str, Any] = {"files": list(args.reports), "protocol": protocol, "round": rnd}
     est = None
     if rnd == 1:
@@ -1154,11 +1171,18 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
                  f"{protocol}, round 1)",
                  f"rr_edge    epsilon {s.epsilon:g}; noisy graph of {s.index.size:,} edges"]
         if protocol in TWO_ROUND:
-            if args.broadcast_out is None or args.d_max is None:
+            private = s.max_lower_degree is not None
+            if private and args.d_max is not None:
+                raise _UsageError("the rows hold lower_degree releases (private bound): --d-max is not used")
+            if args.broadcast_out is None or (args.d_max is None and not private):
                 what = "degree" if protocol == CLUSTERING_PROTOCOL else "lower degree"
                 raise _UsageError(f"round 1 of {protocol} writes the broadcast: pass "
                                   f"--broadcast-out FILE and --d-max D (public bound on the {what})")
-            b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, args.d_max, s.index,
+            bound = s.private_bound() if private else args.d_max
+            if private:
+                lines.append(f"lower_degree epsilon {s.lower_degree_epsilon:g}; private bound D = {bound} "
+                             "(their maximum)")
+            b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index,
                                         projection=args.projection)
             bpath = write_triangle_broadcast(args.broadcast_out, b)
             out.update(broadcast=str(bpath), run_id=b.run_id, bound=b.bound)

@@ -15,10 +15,15 @@ two comment lines (format tag and version; the header with ``run_id``), then one
 version, the protocol, every line (two canonical integers, ``0 <= v < u < n``, increasing: no
 duplicates), the count against ``n_edges`` and the run id against the SHA-256 of header and
 edges (an edited or truncated file is refused), naming the file and line.
+
+:func:`read_round1_files` and :func:`read_round2_files` stream the files through one
+accumulator, or run on Dask (``scheduler=``: one task per Parquet row group or text file, the
+accumulators merged pairwise), with identical results.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Sequence
@@ -187,6 +192,49 @@ def report_protocol(path: str | os.PathLike, *, format: str | None = None) -> st
     return ""
 
 
+def _accumulate(part: tuple | list[tuple], chunk_rows: int, kind: str, arg: Any) -> Any:
+    """The accumulator of one partition (a Dask task) or of a list of them.
+
+    ``kind`` "r1" (``arg`` = (protocol, expected nodes)) or "r2" (``arg`` = the broadcast).
+    """
+    from .reportfiles import iter_parquet_row_group
+
+    acc = Round1Accumulator(arg[0], expected_nodes=arg[1]) if kind == "r1" else Round2Accumulator(arg)
+    for path, fmt, group, first in [part] if isinstance(part, tuple) else part:
+        if group is None:
+            chunks = iter_report_chunks(path, chunk_rows=chunk_rows, format=fmt)
+        else:
+            chunks = iter_parquet_row_group(path, group, first, chunk_rows=chunk_rows)
+        for chunk in chunks:
+            acc.add(chunk)
+    return acc
+
+
+def _merge(a: Any, b: Any) -> Any:
+    return a.merge(b)
+
+
+def _run(paths: Any, chunk_rows: int, format: str | None, scheduler: Any, kind: str, arg: Any) -> Any:
+    """All partitions accumulated: in this process (scheduler None) or on Dask (tree of merges)."""
+    files = _paths(paths)
+    if scheduler is None:  # one accumulator, every file streamed through it
+        return _accumulate([(p, format, None, 0) for p in files], chunk_rows, kind, arg)
+    import dask
+
+    from .reportdask import _compute, report_partitions
+
+    parts = report_partitions(files, format=format)
+    if not parts:
+        raise ValueError("the report files hold no partitions")
+    tasks = [dask.delayed(_accumulate)(p, chunk_rows, kind, arg) for p in parts]
+    while len(tasks) > 1:  # pairwise tree reduction
+        nxt = [dask.delayed(_merge)(tasks[i], tasks[i + 1]) for i in range(0, len(tasks) - 1, 2)]
+        if len(tasks) % 2:
+            nxt.append(tasks[-1])
+        tasks = nxt
+    return _compute(tasks[0], scheduler)
+
+
 def read_round1_files(
     paths: str | os.PathLike | Sequence[str | os.PathLike],
     protocol: str,
@@ -194,12 +242,16 @@ def read_round1_files(
     expected_nodes: int | None = None,
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     format: str | None = None,
+    scheduler: Any = None,
 ) -> Round1Summary:
-    """Validate round-1 report files of a triangle protocol (streaming chunks); the noisy graph."""
-    acc = Round1Accumulator(protocol, expected_nodes=expected_nodes)
-    for path in _paths(paths):
-        for chunk in iter_report_chunks(path, chunk_rows=chunk_rows, format=format):
-            acc.add(chunk)
+    """Validate round-1 report files of a triangle protocol; the noisy graph.
+
+    ``scheduler`` None: one streaming pass per file in this process. Otherwise Dask (as
+    :func:`ldpgraph.reportdask.read_report_set_dask`: one task per Parquet row group or text
+    file, merged pairwise); the summary is identical (the noisy graph is sorted).
+    """
+    Round1Accumulator(protocol, expected_nodes=expected_nodes)  # check the arguments here
+    acc = _run(paths, chunk_rows, format, scheduler, "r1", (protocol, expected_nodes))
     return acc.summary()
 
 
@@ -209,10 +261,14 @@ def read_round2_files(
     *,
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     format: str | None = None,
+    scheduler: Any = None,
 ) -> tuple[Estimate, Round2Accumulator]:
-    """Validate round-2 report files against ``broadcast``; the triangle estimate and the rows."""
-    acc = Round2Accumulator(broadcast)
-    for path in _paths(paths):
-        for chunk in iter_report_chunks(path, chunk_rows=chunk_rows, format=format):
-            acc.add(chunk)
+    """Validate round-2 report files against ``broadcast``; the estimate and the accumulator.
+
+    ``scheduler`` as for :func:`read_round1_files`; the workers get the broadcast without its
+    edge list (they check run id, node set and sensitivities), the estimate uses it whole.
+    """
+    light = dataclasses.replace(broadcast, index=np.zeros(0, dtype=np.int64))
+    acc = _run(paths, chunk_rows, format, scheduler, "r2", light if scheduler is not None else broadcast)
+    acc.broadcast = broadcast
     return acc.estimate(), acc

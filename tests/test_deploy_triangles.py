@@ -329,7 +329,14 @@ def test_round_one_hostile_rows_name_file_and_row(tmp_path, capsys, round1_csv):
     assert "mixed epsilon" in curate(rows[:4] + [",".join(cells)] + rows[5:])
     # missing node
     err = curate([r for r in rows if not r.startswith("7,")])
-    assert "1 sent no rr_count row: 7" in err
+    assert "sent no rr_count row: 1: 7 (missing" in err
+    # a hostile id far above the others: named, and no array of 2**31 - 1 entries is built
+    cells = rows[0].split(",")
+    cells[0] = str(2**31 - 2)
+    err = curate(rows + [",".join(cells)])
+    assert f"nodes are 0..{2**31 - 2}, but some sent no rr_count row: {2**31 - 1 - 61}: 60, 61" in err
+    cells[0] = str(2**40)
+    assert "node id 1099511627776 is too large" in curate(rows + [",".join(cells)])
     # rows of another protocol
     other = [r.replace(DLAP, "rr-triangles") if k == 2 else r for k, r in enumerate(rows)]
     assert "rows of protocol 'rr-triangles'" in curate(other) and "bad.csv row 2" in curate(other)
@@ -353,7 +360,9 @@ def test_round_two_hostile_rows_and_broadcasts(tmp_path, capsys):
     _write(bad, header, rows + [rows[10]])
     assert "duplicate local_count rows for node 5" in _fail(capsys, "curate", bad, "--broadcast", b)
     _write(bad, header, rows[2:])
-    assert "sent no local_count row in round 2: 0" in _fail(capsys, "curate", bad, "--broadcast", b)
+    assert "sent no local_count row in round 2: 1: 0 (missing" in _fail(
+        capsys, "curate", bad, "--broadcast", b
+    )
     # round-1 rows given to the round-2 curator
     err = _fail(capsys, "curate", r1, "--round", 2, "--broadcast", b)
     assert "curating round 2" in err and "r1.csv row 0" in err
@@ -515,3 +524,89 @@ def test_secure_round_two_paths_compute_the_protocol_release(monkeypatch):
     assert dt.clustering_release(11, nb, c, 1.0, 1.0) == (7, int(2 * w2) - math.comb(7, 2))
     with pytest.raises(ValueError, match="allows no projection"):
         dt.clustering_release(11, nb, dt.TriangleBroadcast.build(CLUST, 12, 0.7, 4, noisy), 1.0, 1.0)
+
+
+def test_dask_local_cluster_equals_the_streaming_curator(tmp_path, capsys):
+    """One task per Parquet row group (and per text file), merged pairwise: the same noisy graph,
+    the same estimates, bit for bit; a hostile row is still named by file and row."""
+    distributed = pytest.importorskip("distributed")
+    from ldpgraph.reportfiles import write_reports
+    from ldpgraph.trianglefiles import read_round1_files, read_round2_files
+
+    g = resolve_graph(GRAPH, rng=0)
+    nodes, lists = _lists(g)
+    cols1 = dt.round1_columns(DLAP, nodes, lists, 0.5, seed=3)
+    half = len(cols1["node"]) // 2
+    r1a = write_reports(tmp_path / "a.parquet", {c: v[:half] for c, v in cols1.items()}, row_group_size=97)
+    r1b = write_reports(tmp_path / "b.csv", {c: v[half:] for c, v in cols1.items()})
+    stream = read_round1_files([r1a, r1b], DLAP)
+    b = dt.TriangleBroadcast.build(DLAP, stream.n_nodes, stream.epsilon, 5, stream.index)
+    r2 = write_reports(
+        tmp_path / "r2.parquet", dt.round2_columns(nodes, lists, b, 0.5, seed=3), row_group_size=16
+    )
+    want = dt.simulate_deployment(g, DLAP, 1.0, seed=3, bound=5).estimate
+    with (
+        distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=2,
+            processes=False,
+            protocol="tcp://",
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=50,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        s = read_round1_files([r1a, r1b], DLAP, scheduler=client)
+        est, _ = read_round2_files(r2, b, scheduler=client)
+        header, rows = _csv_rows(r1b)
+        bad = tmp_path / "bad.csv"
+        _write(bad, header, rows + [rows[3]])
+        with pytest.raises(ValueError, match=r"duplicate .*bad.csv row 3 .*bad.csv row"):
+            read_round1_files([r1a, bad], DLAP, scheduler=client)
+    assert np.array_equal(s.index, stream.index) and s.n_rows == stream.n_rows
+    assert (est.value, est.std_error) == (want.value, want.std_error)
+    # the command line takes a Dask scheduler too
+    from ldpgraph.trianglefiles import write_triangle_broadcast
+
+    write_triangle_broadcast(tmp_path / "b.txt", b)
+    got = _curate_json(capsys, r2, "--broadcast", tmp_path / "b.txt", "--scheduler", "sync")
+    assert got["estimates"][0]["value"] == want.value
+
+
+def test_private_bound_round_trip_law_and_hostile_rows(tmp_path, capsys):
+    """two-round-triangles-dlap-private deployed: lower_degree rows in round 1, D = their max.
+    Files equal the in-memory run; Monte-Carlo agrees with the exact mixture moments over D of
+    two_round_moments(private_bound=True); a node without its lower_degree row is named."""
+    from ldpgraph.protocols.triangles import two_round_budget
+
+    eps0, eps1, eps2 = two_round_budget(1.0, private_bound=True)
+    r1, r2, b = tmp_path / "p1.csv", tmp_path / "p2.csv", tmp_path / "pb.txt"
+    sim = ["--protocol", DLAP, "--graph", GRAPH, "--simulate", "--seed", 8]
+    _run(capsys, "node", *sim, "--epsilon", repr(eps1), "--lower-degree-epsilon", repr(eps0), "--out", r1)
+    assert "private bound D" in _run(capsys, "curate", r1, "--broadcast-out", b)
+    _run(capsys, "node", *sim, "--round", 2, "--epsilon", repr(eps2), "--broadcast", b, "--out", r2)
+    got = _curate_json(capsys, r2, "--broadcast", b)["estimates"][0]
+    want = dt.simulate_deployment(resolve_graph(GRAPH, rng=0), DLAP, 1.0, seed=8, private_bound=True)
+    assert (got["value"], got["std_error"]) == (want.estimate.value, want.estimate.std_error)
+    assert read_triangle_broadcast(b).bound == want.broadcast.bound
+    # hostile: a node's lower_degree row missing; a public bound given beside the private one
+    header, rows = _csv_rows(r1)
+    bad = tmp_path / "bad.csv"
+    _write(bad, header, [r for r in rows if not (r.startswith("9,") and ",lower_degree," in r)])
+    err = _fail(capsys, "curate", bad, "--broadcast-out", b)
+    assert "lower_degree rows, but not all: 1: 9 are missing" in err
+    capsys.readouterr()
+    assert main(["curate", str(r1), "--broadcast-out", str(b), "--d-max", "5"]) == 2
+    # the law (projection active whenever D falls below the largest lower degree, 6)
+    g = resolve_graph("ws:n=30,k=6,p=0.2", rng=0)
+    trials = 150
+    est = np.array(
+        [
+            dt.simulate_deployment(g, DLAP, 3.0, seed=s, private_bound=True).estimate.value
+            for s in range(trials)
+        ]
+    )
+    mean, var = two_round_moments(g, 3.0, private_bound=True)
+    assert abs(est.mean() - mean) < 4 * math.sqrt(var / trials)
+    assert abs(est.var(ddof=1) - var) < 4 * var * math.sqrt(2 / (trials - 1))

@@ -22,6 +22,10 @@ quantity      round value          meaning                            epsilon   
 ``run_id``    2     48-bit integer the broadcast's run id             eps2         0
 ============= ===== ============== ================================== ============ ============
 
+Optionally (``two-round-triangles-dlap``, the private-bound variant) every node also sends a
+round-1 ``lower_degree`` row: its lower degree plus DLap(e^-eps0), sensitivity 1
+(:func:`lower_degree_release`); the curator's bound is then D = max(1, max of them).
+
 ``avg-clustering``: the same round 1; round 2 sends ``degree`` (d_v + DLap(e^-eps_d),
 sensitivity 1), ``local_count`` (r_v = 2 w_v - C(m_v, 2) + DLap, sensitivity
 :func:`~ldpgraph.protocols.clustering.count_sensitivity`, eps_t) and ``run_id`` (eps_t);
@@ -86,11 +90,14 @@ __all__ = [
     "CLUSTERING_PROTOCOL",
     "TWO_ROUND",
     "DEGREE",
+    "LOWER_DEGREE",
+    "lower_degree_release",
     "TRIANGLE_PROTOCOLS",
     "RR_COUNT",
     "RR_EDGE",
     "LOCAL_COUNT",
     "RUN_ID",
+    "MAX_NODES",
     "node_rng",
     "rr_partners",
     "round1_columns",
@@ -119,8 +126,11 @@ TRIANGLE_PROTOCOLS: dict[str, int] = {RR_PROTOCOL: 1, DLAP_PROTOCOL: 1, CLUSTERI
 #: the protocols with a round 2 (and a broadcast)
 TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
+LOWER_DEGREE = "lower_degree"
 # the curator's variance estimate holds n x n float64 matrices up to this many nodes
 _DENSE_VARIANCE_MAX_NODES = 8192
+#: nodes of a triangle protocol are 0..n-1 with n at most this (pair indices fit in int64)
+MAX_NODES = 2**31
 _LISTED = 10
 
 
@@ -205,10 +215,14 @@ def round1_columns(
     epsilon: float,
     *,
     seed: int | None = None,
+    lower_degree_epsilon: float | None = None,
 ) -> dict[str, NDArray[Any]]:
     """Round-1 report rows (columns) of ``nodes``: ``rr_count`` then ``rr_edge`` rows per node.
 
     ``seed`` None: the secure sampler; else node v draws from :func:`node_rng` (seed, 1, v).
+    ``lower_degree_epsilon`` (``two-round-triangles-dlap`` only): each node also sends a
+    ``lower_degree`` row, its lower degree plus DLap(e^-eps0) (sensitivity 1), from which the
+    curator takes a private bound D = max(1, max of them) (:func:`lower_degree_release`).
 
     Examples
     --------
@@ -218,6 +232,13 @@ def round1_columns(
     """
     _check_protocol_name(protocol)
     eps = check_epsilon(epsilon)
+    eps0 = (
+        None if lower_degree_epsilon is None else check_epsilon(lower_degree_epsilon, "lower_degree_epsilon")
+    )
+    if eps0 is not None and protocol != DLAP_PROTOCOL:
+        raise ValueError(
+            f"lower_degree rows belong to {DLAP_PROTOCOL!r} (its private bound), not {protocol!r}"
+        )
     parts = []
     for v, nb in zip(nodes, neighbour_lists, strict=True):
         rng = None if seed is None else node_rng(seed, 1, v)
@@ -234,7 +255,36 @@ def round1_columns(
                 protocol,
             )
         )
+        if eps0 is not None:
+            y = lower_degree_release(v, nb, eps0, rng=rng, secure=seed is None)
+            parts.append(_columns([int(v)], 1, [LOWER_DEGREE], [y], eps0, [1.0], protocol))
     return _concat(parts)
+
+
+def lower_degree_release(
+    node: int, neighbours: ArrayLike, epsilon: float, *, rng: Any = None, secure: bool | None = None
+) -> int:
+    r"""Node v's lower degree plus DLap(e^-eps0): the input of the private bound D.
+
+    Notes
+    -----
+    One edge changes the lower degree of its higher endpoint by 1 and of no other node:
+    sensitivity 1, so the release is eps0-edge-LDP (discrete Laplace mechanism). The curator
+    broadcasts D = max(1, max_v release), a post-processing; the node spends eps0 + eps1 + eps2
+    in all (sequential composition), as ``two-round-triangles-dlap-private``.
+
+    Examples
+    --------
+    >>> lower_degree_release(5, [0, 1, 9], 50.0, rng=0)
+    2
+    """
+    v, nb = _neighbours(node, neighbours)
+    eps0 = check_epsilon(epsilon)
+    if secure is None:
+        secure = rng is None
+    mech = DiscreteLaplace(epsilon=eps0)
+    noise = mech.sample(secure=True) if secure else mech.sample(rng=rng)
+    return int(np.count_nonzero(nb < v)) + int(noise)
 
 
 # ------------------------------------------------------------------------------ broadcast
@@ -570,6 +620,15 @@ class _Rows:
         s = self._where.index(key)
         return (np.int64(s) << 40) | (chunk.first_row + np.asarray(idx, dtype=np.int64))
 
+    def remap(self, other: _Rows, locs: NDArray[np.int64]) -> NDArray[np.int64]:
+        """``other``'s locators as this object's (its sources added here)."""
+        for key in other._where:
+            if key not in self._where:
+                self._where.append(key)
+        table = np.array([self._where.index(key) for key in other._where] or [0], dtype=np.int64)
+        locs = np.asarray(locs, dtype=np.int64)
+        return (table[locs >> 40] << 40) | (locs & ((1 << 40) - 1))
+
     def text(self, loc: int) -> str:
         source, offset = self._where[int(loc) >> 40]
         row = int(loc) & ((1 << 40) - 1)
@@ -577,6 +636,22 @@ class _Rows:
 
 
 class _Base:
+    def _merge_base(self, other: _Base) -> None:
+        if type(other) is not type(self) or (other.protocol, other.round) != (self.protocol, self.round):
+            raise ValueError(
+                f"cannot merge accumulators of {other.protocol!r} round {other.round} into "
+                f"{self.protocol!r} round {self.round}"
+            )
+        for name, (eps, where) in other.epsilon.items():
+            mine = self.epsilon.setdefault(name, (eps, where))
+            if mine[0] != eps:
+                raise ValueError(f"mixed epsilon for {name!r}: {eps!r} in {where}, {mine[0]!r} in {mine[1]}")
+        self.n_rows += other.n_rows
+        self.sources += [x for x in other.sources if x not in self.sources]
+
+    def _locs_of(self, other: _Base, locs: list[NDArray[np.int64]]) -> list[NDArray[np.int64]]:
+        return [self.rows.remap(other.rows, a) for a in locs]
+
     def __init__(self, protocol: str, round: int) -> None:
         self.protocol = _check_protocol_name(protocol)
         self.round = round
@@ -664,6 +739,21 @@ def _ids_text(ids: NDArray[np.int64]) -> str:
     return shown + (f" and {ids.size - _LISTED} more" if ids.size > _LISTED else "")
 
 
+def _missing_text(ids: NDArray[np.int64], n: int) -> str:
+    """'K: a, b, ...' for the ids of 0..n-1 absent from the sorted distinct ``ids`` (no O(n) array)."""
+    gaps = np.diff(np.r_[-1, ids[ids < n], n]) - 1
+    where = np.flatnonzero(gaps)
+    starts = np.r_[-1, ids[ids < n]][where] + 1
+    first: list[int] = []
+    for a, k in zip(starts.tolist(), gaps[where].tolist(), strict=True):
+        first.extend(range(a, a + min(k, _LISTED - len(first))))
+        if len(first) >= _LISTED:
+            break
+    total = int(gaps.sum())
+    more = f" and {total - len(first)} more" if total > len(first) else ""
+    return f"{total}: {', '.join(map(str, first))}{more}"
+
+
 @dataclass(frozen=True, eq=False)
 class Round1Summary:
     """Validated round-1 rows: the noisy graph on nodes 0..n-1.
@@ -677,6 +767,9 @@ class Round1Summary:
         Sorted pair indices of the noisy edges.
     n_rows : int
     sources : list of str
+    max_lower_degree : int or None
+        The largest ``lower_degree`` release (None without such rows).
+    lower_degree_epsilon : float or None
     """
 
     protocol: str
@@ -685,6 +778,14 @@ class Round1Summary:
     index: NDArray[np.int64] = field(repr=False)
     n_rows: int
     sources: list[str]
+    max_lower_degree: int | None = None
+    lower_degree_epsilon: float | None = None
+
+    def private_bound(self) -> int:
+        """D = max(1, largest noisy lower degree): the bound of the private variant."""
+        if self.max_lower_degree is None:
+            raise ValueError("no lower_degree rows in round 1: pass a public bound D (--d-max)")
+        return max(1, self.max_lower_degree)
 
 
 class Round1Accumulator(_Base):
@@ -715,11 +816,23 @@ class Round1Accumulator(_Base):
         self._count_locs: list[NDArray[np.int64]] = []
         self._edge_index: list[NDArray[np.int64]] = []
         self._edge_locs: list[NDArray[np.int64]] = []
+        self._low_nodes: list[NDArray[np.int64]] = []
+        self._low_values: list[NDArray[np.int64]] = []
+        self._low_locs: list[NDArray[np.int64]] = []
 
     def add(self, chunk: ReportChunk) -> None:
         """Check one chunk and keep its rows' content."""
-        rows = self._check(chunk, {RR_COUNT: 1.0, RR_EDGE: 1.0})
+        sens = {RR_COUNT: 1.0, RR_EDGE: 1.0}
+        if self.protocol == DLAP_PROTOCOL:
+            sens[LOWER_DEGREE] = 1.0
+        rows = self._check(chunk, sens)
         node, value = np.asarray(chunk.node), np.asarray(chunk.value)
+        big = np.flatnonzero(node >= MAX_NODES)
+        if big.size:
+            raise ValueError(
+                f"node id {int(node[big[0]])} is too large: the nodes of a triangle protocol are "
+                f"0..n-1 with n <= 2**31: {chunk.rows_text(big)}"
+            )
         if RR_EDGE in rows:
             r = rows[RR_EDGE]
             u, j = node[r], value[r]
@@ -744,6 +857,26 @@ class Round1Accumulator(_Base):
             self._count_nodes.append(node[r])
             self._count_values.append(value[r])
             self._count_locs.append(self.rows.locate(chunk, r))
+        if LOWER_DEGREE in rows:
+            r = rows[LOWER_DEGREE]
+            self._low_nodes.append(node[r])
+            self._low_values.append(value[r])
+            self._low_locs.append(self.rows.locate(chunk, r))
+
+    def merge(self, other: Round1Accumulator) -> Round1Accumulator:
+        """Add the rows of ``other`` (another partition); the summary does not depend on the order."""
+        self._merge_base(other)
+        if other.expected_nodes != self.expected_nodes:
+            raise ValueError("cannot merge accumulators with different expected_nodes")
+        self._count_nodes += other._count_nodes
+        self._count_values += other._count_values
+        self._count_locs += self._locs_of(other, other._count_locs)
+        self._edge_index += other._edge_index
+        self._edge_locs += self._locs_of(other, other._edge_locs)
+        self._low_nodes += other._low_nodes
+        self._low_values += other._low_values
+        self._low_locs += self._locs_of(other, other._low_locs)
+        return self
 
     def summary(self) -> Round1Summary:
         """The validated noisy graph; ValueError (file and row) if the rows do not form one."""
@@ -762,9 +895,8 @@ class Round1Accumulator(_Base):
                 f"{self.rows.text(loc[ids >= n][0])}"
             )
         if ids.size != n:
-            missing = np.setdiff1d(np.arange(n, dtype=np.int64), ids)
             raise ValueError(
-                f"nodes are 0..{n - 1}, but {missing.size} sent no rr_count row: {_ids_text(missing)} "
+                f"nodes are 0..{n - 1}, but some sent no rr_count row: {_missing_text(ids, n)} "
                 "(missing nodes)"
             )
         index = np.concatenate(self._edge_index) if self._edge_index else np.zeros(0, dtype=np.int64)
@@ -800,7 +932,17 @@ class Round1Accumulator(_Base):
                 f"rr_edge epsilon {self.epsilon[RR_EDGE][0]!r} ({self.epsilon[RR_EDGE][1]}) differs from "
                 f"rr_count epsilon {eps!r} ({self.epsilon[RR_COUNT][1]})"
             )
-        return Round1Summary(self.protocol, n, eps, index, self.n_rows, list(self.sources))
+        top = eps0 = None
+        if self._low_nodes:  # the private bound's inputs: one per node, every node
+            low_ids, _ = self._unique_nodes(self._low_nodes, self._low_locs, LOWER_DEGREE)
+            if low_ids.size != n or int(low_ids[-1]) != n - 1:
+                raise ValueError(
+                    f"some nodes sent lower_degree rows, but not all: {_missing_text(low_ids, n)} "
+                    "are missing (every node sends one for the private bound)"
+                )
+            top = max(int(v.max()) for v in self._low_values if v.size)
+            eps0 = self.epsilon[LOWER_DEGREE][0]
+        return Round1Summary(self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0)
 
 
 class Round2Accumulator(_Base):
@@ -848,6 +990,17 @@ class Round2Accumulator(_Base):
             self._nodes[name].append(node[r])
             self._locs[name].append(self.rows.locate(chunk, r))
 
+    def merge(self, other: Round2Accumulator) -> Round2Accumulator:
+        """Add the rows of ``other`` (another partition, same run); the result is order-free."""
+        self._merge_base(other)
+        if other.broadcast.run_id != self.broadcast.run_id:
+            raise ValueError("cannot merge accumulators of different broadcasts")
+        for name in self.sensitivity:
+            self._nodes[name] += other._nodes[name]
+            self._values[name] += other._values[name]
+            self._locs[name] += self._locs_of(other, other._locs[name])
+        return self
+
     def values(self) -> dict[str, NDArray[np.int64]]:
         """Per released quantity, the values of nodes 0..n-1 (in node order), after the whole-set checks."""
         n = self.broadcast.n_nodes
@@ -855,10 +1008,9 @@ class Round2Accumulator(_Base):
         for name in self.sensitivity:
             ids, _ = self._unique_nodes(self._nodes[name], self._locs[name], name)
             if ids.size != n:
-                missing = np.setdiff1d(np.arange(n, dtype=np.int64), ids)
                 raise ValueError(
-                    f"{missing.size} node(s) of the broadcast's round 1 sent no {name} row in round 2: "
-                    f"{_ids_text(missing)} (missing nodes)"
+                    f"node(s) of the broadcast's round 1 sent no {name} row in round 2: "
+                    f"{_missing_text(ids, n)} (missing nodes)"
                 )
             if name != RUN_ID:
                 vals = np.empty(n, dtype=np.int64)
@@ -944,6 +1096,25 @@ def _dense_z(
     return z, p, q
 
 
+def _row_moments(
+    n: int, index: ArrayLike, p: float, q: float, *, lower: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Row sums of z and of z^2, and the sum of z^4, of :func:`_dense_z`'s matrix, from counts.
+
+    A row holds k entries z1 = p/(p-q) (its noisy edges) and c entries z0 = -q/(p-q) (its other
+    pairs: c = v - k below the diagonal, or n - 1 - k in the symmetric matrix): no n x n temporary.
+    """
+    u, v = pair_from_index(np.asarray(index, dtype=np.int64))
+    z1, z0 = p / (p - q), -q / (p - q)
+    if lower:
+        k = np.bincount(u, minlength=n).astype(np.float64)
+        c = np.arange(n, dtype=np.float64) - k
+    else:
+        k = (np.bincount(u, minlength=n) + np.bincount(v, minlength=n)).astype(np.float64)
+        c = (n - 1.0) - k
+    return k * z1 + c * z0, k * z1**2 + c * z0**2, float(np.sum(k) * z1**4 + np.sum(c) * z0**4)
+
+
 def _gram_sums(z: NDArray[np.float64]) -> tuple[float, float]:
     r"""``(sum_{j != k} G_jk^2, sum_j G_jj)`` of :math:`G = Z^\top Z` (BLAS syrk: upper triangle)."""
     from scipy.linalg import blas
@@ -993,9 +1164,9 @@ def rr_variance_estimate(
     y1, y0 = p / (p - q) + s2, -q / (p - q) + s2
     prod_sum = math.fsum(m[k] * y1**k * y0 ** (3 - k) for k in range(4))
     off_sq, _ = _gram_sums(z)
-    z2 = z * z
-    row2 = z2.sum(axis=1)
-    q_hat = (off_sq - (float(np.dot(row2, row2)) - float(np.sum(z2 * z2)))) / 2.0
+    del z
+    _, row2, fourth = _row_moments(int(n_nodes), idx, p, q, lower=False)
+    q_hat = (off_sq - (float(np.dot(row2, row2)) - fourth)) / 2.0
     return prod_sum - rr_triangle_estimate(m, eps) + s2 * q_hat
 
 
@@ -1021,12 +1192,12 @@ def lower_wedge_square_estimate(n_nodes: int, index: ArrayLike, epsilon: float) 
     >>> round(lower_wedge_square_estimate(3, [0, 1, 2], 60.0), 6)   # triangle, no noise: c+_01 = 1
     1.0
     """
-    z, _, _ = _dense_z(n_nodes, index, check_epsilon(epsilon), lower=True)
+    z, p, q = _dense_z(n_nodes, index, check_epsilon(epsilon), lower=True)
     off_sq, _ = _gram_sums(z)
-    z2 = z * z
-    row2 = z2.sum(axis=1)
-    self_terms = (float(np.dot(row2, row2)) - float(np.sum(z2 * z2))) / 2.0
-    lin = (float(np.sum(z.sum(axis=1) ** 2)) - float(row2.sum())) / 2.0
+    del z
+    row1, row2, fourth = _row_moments(int(n_nodes), index, p, q, lower=True)
+    self_terms = (float(np.dot(row2, row2)) - fourth) / 2.0
+    lin = (float(np.dot(row1, row1)) - float(row2.sum())) / 2.0
     return off_sq / 2.0 - self_terms + lin
 
 
@@ -1095,6 +1266,7 @@ def simulate_deployment(
     seed: int,
     bound: int | None = None,
     projection: bool = False,
+    private_bound: bool = False,
 ) -> DeploymentRun:
     """Run a triangle protocol's deployment in memory: node functions, then the curator.
 
@@ -1115,6 +1287,11 @@ def simulate_deployment(
         as the benchmark protocol), or ``avg-clustering`` (default: the true maximum degree).
     projection : bool
         ``avg-clustering``: project lists longer than D (else such nodes refuse).
+    private_bound : bool
+        ``two-round-triangles-dlap``: the nodes also send ``lower_degree`` rows and D is
+        their maximum (``two-round-triangles-dlap-private``); a float ``epsilon`` is then
+        split by :func:`~ldpgraph.protocols.triangles.two_round_budget` (eps/10 on the
+        bound), a tuple is (eps0, eps1, eps2).
 
     Examples
     --------
@@ -1124,6 +1301,8 @@ def simulate_deployment(
     1.0
     """
     _check_protocol_name(protocol)
+    if private_bound and protocol != DLAP_PROTOCOL:
+        raise ValueError(f"private_bound is a variant of {DLAP_PROTOCOL!r}, not of {protocol!r}")
     nodes, lists = _lists(graph)
     seed = check_nonnegative_int(seed, "seed")
     if protocol == RR_PROTOCOL:
@@ -1141,6 +1320,15 @@ def simulate_deployment(
         eps2: Any = tuple(rest)
         if bound is None:
             bound = max(max((len(nb) for nb in lists), default=2), 2)
+    elif private_bound:
+        from .triangles import two_round_budget
+
+        if bound is not None:
+            raise ValueError("bound is a public bound: pass it or private_bound=True, not both")
+        if isinstance(epsilon, numbers.Real):
+            eps0, eps1, eps2 = two_round_budget(check_epsilon(epsilon), private_bound=True)
+        else:
+            eps0, eps1, eps2 = (check_epsilon(e) for e in epsilon)
     else:
         if isinstance(epsilon, numbers.Real):
             eps1 = eps2 = check_epsilon(epsilon) / 2.0
@@ -1149,10 +1337,13 @@ def simulate_deployment(
         if bound is None:
             low = [int(np.count_nonzero(nb < v)) for v, nb in zip(nodes, lists, strict=True)]
             bound = max(max(low, default=1), 1)
-    cols1 = round1_columns(protocol, nodes, lists, eps1, seed=seed)
+    low_eps = eps0 if private_bound and protocol == DLAP_PROTOCOL else None
+    cols1 = round1_columns(protocol, nodes, lists, eps1, seed=seed, lower_degree_epsilon=low_eps)
     acc = Round1Accumulator(protocol)
     acc.add(chunk_from_columns(cols1))
     s = acc.summary()
+    if low_eps is not None:
+        bound = s.private_bound()
     b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index, projection=projection)
     cols2 = round2_columns(nodes, lists, b, eps2, seed=seed)
     acc2 = Round2Accumulator(b)
