@@ -26,6 +26,7 @@ simulation of a protocol is what the nodes would compute from their own neighbou
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -616,15 +617,9 @@ def simulate_two_round(
     degrees = g.degrees if noise == "laplace" else w.lower_degrees
     true_bound = max(int(degrees.max()) if n else 1, 1)
     public = _public_bound(bound, private_bound, true_bound)
-    # pairs grouped by (c+, edge or not): a group's bits enter only through c * (their sum)
-    c_plus = np.bincount(w.pair, minlength=w.pairs.size)
-    groups, group_of = _unique_inverse(2 * c_plus + w.pair_is_edge)
-    group_size = np.bincount(group_of, minlength=groups.size)
-    group_c = (groups // 2).astype(np.float64)
-    group_p = np.where(groups % 2 == 1, p, q)
-    s_all = np.bincount(w.node, minlength=n)  # lower wedges per node: C(d_v^-, 2)
+    _, _, group_size, group_c, group_edge, s_all, _ = _wedge_groups(w)
+    group_p = np.where(group_edge, p, q)
     offset = -q * s_all  # w_v - t_v, fixed by the graph
-    wedge_start = np.searchsorted(w.node, np.arange(n + 1))  # w.node is sorted
     node_order = np.argsort(-degrees, kind="stable")
     sorted_deg = degrees[node_order]
     out = np.empty(n_trials)
@@ -640,25 +635,14 @@ def simulate_two_round(
             cur = public
         # projected nodes (list longer than the bound) and their lower wedges
         proj = node_order[: int(np.searchsorted(-sorted_deg, -cur, side="left"))]
-        lens = wedge_start[proj + 1] - wedge_start[proj]
-        first = wedge_start[proj] - np.cumsum(lens) + lens
-        wp = np.repeat(first, lens) + np.arange(int(lens.sum()), dtype=np.int64)
-        # their closing pairs get individual bits; every other pair only its group's binomial
-        touched, inv = _unique_inverse(w.pair[wp])
-        bits_a = gen.random(touched.size) < prob[touched]
-        rest = group_size - np.bincount(group_of[touched], minlength=groups.size)
-        c_rest = c_plus[touched] - np.bincount(inv, minlength=touched.size)
-        t_rest = float(np.dot(group_c, gen.binomial(rest, group_p))) + float(np.dot(c_rest, bits_a))
-        if proj.size:
-            keep = _projection_keep(g, w, cur, lower_only=noise == "dlap", gen=gen)
-            alive = keep[w.pos_j[wp]] & keep[w.pos_k[wp]]
-            local = np.repeat(np.arange(proj.size), lens)
-            t_p = np.bincount(local, weights=alive & bits_a[inv], minlength=proj.size)
-            w_p = t_p - q * np.bincount(local, weights=alive, minlength=proj.size)
-        else:
+        if proj.size == 0:
+            t_rest = float(np.dot(group_c, gen.binomial(group_size, group_p)))
             w_p = np.zeros(0)
-        free = np.ones(n, dtype=bool)
-        free[proj] = False
+            free: Any = slice(None)
+        else:
+            t_rest, w_p = _projected_trial(g, w, proj, cur, noise, prob, group_p, q, gen)
+            free = np.ones(n, dtype=bool)
+            free[proj] = False
         if noise == "laplace":
             parts = [t_rest, float(offset[free].sum()), *w_p.tolist()]
             parts += gen.laplace(0.0, cur / eps2, size=n).tolist()
@@ -883,6 +867,65 @@ def _bound_law(lengths: NDArray[np.int64], eps0: float, noise: str) -> tuple[NDA
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+def _projected_trial(
+    g: Graph,
+    w: LowerWedges,
+    proj: NDArray[np.int64],
+    bound: int,
+    noise: str,
+    prob: NDArray[np.float64],
+    group_p: NDArray[np.float64],
+    q: float,
+    gen: np.random.Generator,
+) -> tuple[float, NDArray[np.float64]]:
+    """One trial with the nodes ``proj`` projected: ``(sum of t_v over the others, w_v of proj)``.
+
+    The pairs closing a wedge at a projected node get individual bits, the others their
+    group's binomial (see :func:`simulate_two_round`).
+    """
+    c_plus, group_of, group_size, group_c, _, _, wedge_start = _wedge_groups(w)
+    lens = wedge_start[proj + 1] - wedge_start[proj]
+    first = wedge_start[proj] - np.cumsum(lens) + lens
+    wp = np.repeat(first, lens) + np.arange(int(lens.sum()), dtype=np.int64)
+    if 4 * wp.size > w.pair.size:  # most wedges projected: every pair its own bit, no sort
+        touched, inv = np.arange(w.pairs.size), w.pair[wp]
+    else:
+        touched, inv = _unique_inverse(w.pair[wp])
+    bits = gen.random(touched.size) < prob[touched]
+    rest = group_size - np.bincount(group_of[touched], minlength=group_size.size)
+    c_rest = c_plus[touched] - np.bincount(inv, minlength=touched.size)
+    t_rest = float(np.dot(group_c, gen.binomial(rest, group_p))) + float(np.dot(c_rest, bits))
+    keep = _projection_keep(g, w, bound, lower_only=noise == "dlap", gen=gen)
+    alive = keep[w.pos_j[wp]] & keep[w.pos_k[wp]]
+    local = np.repeat(np.arange(proj.size), lens)
+    t_p = np.bincount(local, weights=alive & bits[inv], minlength=proj.size)
+    return t_rest, t_p - q * np.bincount(local, weights=alive, minlength=proj.size)
+
+
+def _wedge_groups(w: LowerWedges) -> tuple[NDArray, ...]:
+    """Per-graph tables of :func:`simulate_two_round`, cached while ``w`` lives.
+
+    ``(c_plus, group_of, group_size, group_c, group_edge, s_all, wedge_start)``: wedges closing
+    each pair; the pairs grouped by (c+, edge or not), whose bits enter only through
+    c * (their sum); lower wedges per node; start of each node's wedges (``w.node`` is sorted).
+    """
+    cached = _WEDGE_GROUPS.get(w)
+    if cached is None:
+        n = w.lower_degrees.size
+        c_plus = np.bincount(w.pair, minlength=w.pairs.size)
+        groups, group_of = _unique_inverse(2 * c_plus + w.pair_is_edge)
+        group_size = np.bincount(group_of, minlength=groups.size)
+        s_all = np.bincount(w.node, minlength=n)  # C(d_v^-, 2)
+        wedge_start = np.searchsorted(w.node, np.arange(n + 1))
+        cached = (c_plus, group_of, group_size, (groups // 2).astype(np.float64), groups % 2 == 1,
+                  s_all, wedge_start)
+        _WEDGE_GROUPS[w] = cached
+    return cached
+
+
+_WEDGE_GROUPS: weakref.WeakKeyDictionary[LowerWedges, tuple[NDArray, ...]] = weakref.WeakKeyDictionary()
 
 
 def _public_bound(bound: Any, private_bound: bool, true_bound: int) -> int:

@@ -256,6 +256,23 @@ def test_two_round_monte_carlo_matches_exact_moments(noise, kwargs):
     assert abs(x.var(ddof=1) - v) <= 4 * se
 
 
+@pytest.mark.parametrize("noise", ["laplace", "dlap"])
+def test_two_round_few_projected_nodes_matches_exact_moments(noise):
+    """A public bound just below the maximum: a few nodes are projected wedge by wedge, the
+    other pairs are drawn by (c+, edge) groups (the path of a private bound near the max)."""
+    g = from_networkx(nx.gnp_random_graph(50, 0.25, seed=3))
+    lengths = g.degrees if noise == "laplace" else lower_wedges(g).lower_degrees
+    bound = int(np.sort(lengths)[-3])  # the top two (or so) nodes are projected
+    assert 1 <= int(np.sum(lengths > bound)) <= 5
+    eps, n = 8.0, 4000
+    x = simulate_two_round(g, eps, n, noise=noise, rng=9, split=0.4, bound=bound)
+    m, v = two_round_moments(g, eps, noise=noise, split=0.4, bound=bound)
+    assert m < triangle_count(g)  # the projection is active (biased)
+    assert _within(x, m, v)
+    k4 = float(((x - x.mean()) ** 4).mean())
+    assert abs(x.var(ddof=1) - v) <= 4 * math.sqrt(max(k4 - x.var() ** 2, 0.0) / n)
+
+
 def test_rr_monte_carlo_on_a_small_graph():
     g = from_networkx(nx.gnp_random_graph(60, 0.3, seed=1))
     T = triangle_count(g)
