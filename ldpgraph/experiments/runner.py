@@ -527,6 +527,8 @@ def _loky_processes(n_jobs: int) -> int:
 #: The loky executor of the last parallel run: :meth:`ExperimentResult.write` renders the plots
 #: in one of its workers while this process writes the other files.
 _POOL: Any = None
+#: The first task of each of its workers: done once the worker has started (its imports).
+_WARM_UPS: list[Any] = []
 
 
 def _start_pool(n_processes: int, plots: bool = False) -> Any:
@@ -542,8 +544,7 @@ def _start_pool(n_processes: int, plots: bool = False) -> Any:
     env = {v: threads for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     executor = get_reusable_executor(max_workers=n_processes, timeout=300, initializer=_init_worker,
                                      initargs=(os.getpid(),), env=env)
-    for _ in range(n_processes):
-        executor.submit(_warm_up, plots)
+    _WARM_UPS[:] = [executor.submit(_warm_up, plots) for _ in range(n_processes)]
     if _POOL is None:  # registered after loky's own exit hook, so it runs first
         threading._register_atexit(_stop_pool_at_exit)  # type: ignore[attr-defined]
     _POOL = executor
@@ -578,9 +579,11 @@ def _run_here_and_in_pool(
 ) -> None:
     """Run tasks ``0 .. n_tasks - 1`` in order, in the pool and in this process.
 
-    The pool is kept ``_QUEUED_PER_PROCESS`` tasks per process ahead; between tasks of its own
-    (the next one in order whenever the pool is full) this process collects results and tops
-    the pool up. ``submit_args(i)`` gives the pool's arguments of task i, ``run_here(i)`` runs
+    The pool is kept ``_QUEUED_PER_PROCESS`` tasks ahead per worker that has started (its first
+    task, in ``_WARM_UPS``, is done: a task queued behind a worker's start-up would wait for
+    it); between tasks of its own (the next one in order whenever the pool is full) this
+    process collects results and tops the pool up. A grid smaller than the workers' start-up
+    runs here entirely. ``submit_args(i)`` gives the pool's arguments of task i, ``run_here(i)`` runs
     it here; ``on_result((i, est))`` receives every result. On an error or an interrupt the
     tasks not started are cancelled (on an interrupt the workers are stopped).
     """
@@ -590,7 +593,8 @@ def _run_here_and_in_pool(
     inflight: set = set()
     try:
         while nxt < n_tasks or inflight:
-            while nxt < n_tasks and len(inflight) < _QUEUED_PER_PROCESS * n_processes:
+            started = min(n_processes, sum(f.done() for f in _WARM_UPS)) if _WARM_UPS else n_processes
+            while nxt < n_tasks and len(inflight) < _QUEUED_PER_PROCESS * started:
                 inflight.add(executor.submit(_run_blocks, *submit_args(nxt)))
                 nxt += 1
             done = {f for f in inflight if f.done()}
