@@ -10,7 +10,8 @@ CPU time (resource.getrusage, self + children) next to the wall time:
    ``ldpgraph experiment facebook --epsilons 0.1,0.2,0.5,1,2,5 --k 2 3 --trials 1000 --seed 0
    --quiet --no-plots --jobs J`` for J = 1 and 2. Targets: sys <= 10% of wall; ``--jobs 2``
    >= 1.6x faster than ``--jobs 1`` on 2 cores; both write the same records.csv;
-2. the runner in this process (worker pool already started) for 1 and 2 workers: the speed-up
+2. the runner in this process (worker pool already started) for n_jobs 1 and 2 (n_jobs=2 is this
+   process and one loky worker, which computes beside it): the speed-up
    without process start-up, and the start-up cost of a fresh pool (reported, no target);
 3. runner overhead: ``run_experiment`` with the unbiased-dlap method only on the same grid
    (n_jobs=1) against a hand-written numpy loop doing the same simulation (degrees + DLap noise
@@ -21,7 +22,7 @@ CPU time (resource.getrusage, self + children) next to the wall time:
    --help`` (target <= 0.5 s), bare ``python -c pass`` for reference.
 
 The machine is shared: the load average is printed before and after, and a speed-up measured
-under load is a lower bound (the other processes take cores from the two workers, not from the
+under load is a lower bound (the other processes take cores from the two computing processes, not from the
 one). Run from the repository root:
 
     LDPGRAPH_DATA=/work/shared/datasets PYTHONPATH=. python scripts/bench_experiments.py [--repeat 3]
@@ -149,13 +150,13 @@ def main() -> None:
     bare = run_command([sys.executable, "-c", "import numpy as np; from ldpgraph.experiments import run_experiment;"
                         f"run_experiment({{'g': np.arange(4039) % 90}}, n_jobs=1, **{tiny!r})"],
                        args.repeat, env=env, cwd=str(ROOT))
-    print(f"   fresh 2-worker pool, tiny grid: {start}\n   same, 1 worker (no pool):       {bare}\n"
+    print(f"   n_jobs=2 (fresh pool), tiny grid: {start}\n   same, n_jobs=1 (no pool):         {bare}\n"
           f"   -> pool start-up ~{start.wall - bare.wall:.2f} s wall")
     run_experiment(graphs, **tiny, n_jobs=2)  # start the pool once
     warm = {jobs: measure(lambda jobs=jobs: run_experiment(graphs, **grid, n_jobs=jobs), args.repeat)
             for jobs in (1, 2)}
     for jobs in (1, 2):
-        print(f"   n_jobs={jobs}: {warm[jobs]}   (2 workers: their CPU time is not counted here)")
+        print(f"   n_jobs={jobs}: {warm[jobs]}   (the worker's CPU time is not counted here)")
     print(f"   warm-pool speed-up {warm[1].wall / warm[2].wall:.2f}x (reported, no target)\n")
 
     # 3. runner overhead against a hand-written numpy loop
