@@ -415,13 +415,18 @@ _QUEUED_PER_PROCESS = 2
 
 
 def _run_blocks(unit: _Unit, degrees: NDArray[np.int64] | tuple[str, str], seed: int,
-                blocks: tuple[tuple[int, int], ...], task: int):
+                blocks: tuple[tuple[int, int], ...], task: int, between: Any = None):
     """Run consecutive blocks ``(block, n)`` of one unit; return ``(task, estimates (n_methods, sum n))``.
 
-    ``degrees`` is the array, or ``(token, path)`` of a graph shared through a file.
+    ``degrees`` is the array, or ``(token, path)`` of a graph shared through a file;
+    ``between()``, if given, is called after each block.
     """
     d = _worker_degrees(*degrees) if isinstance(degrees, tuple) else degrees
-    parts = [_run_block(unit, d, seed, b, n, task)[1] for b, n in blocks]
+    parts = []
+    for b, n in blocks:
+        parts.append(_run_block(unit, d, seed, b, n, task)[1])
+        if between is not None:
+            between()
     return task, parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
 
@@ -581,31 +586,40 @@ def _run_here_and_in_pool(
 
     The pool is kept ``_QUEUED_PER_PROCESS`` tasks ahead per worker that has started (its first
     task, in ``_WARM_UPS``, is done: a task queued behind a worker's start-up would wait for
-    it); between tasks of its own (the next one in order whenever the pool is full) this
-    process collects results and tops the pool up. A grid smaller than the workers' start-up
-    runs here entirely. ``submit_args(i)`` gives the pool's arguments of task i, ``run_here(i)`` runs
-    it here; ``on_result((i, est))`` receives every result. On an error or an interrupt the
-    tasks not started are cancelled (on an interrupt the workers are stopped).
+    it). This process runs the next task in order whenever the pool is full, and after each
+    of its blocks collects the results and tops the pool up, so that a worker is never left
+    idle while this process computes (a grid smaller than the workers' start-up runs here
+    entirely). ``submit_args(i)`` gives the pool's arguments of task i, ``run_here(i, between)``
+    runs it here calling ``between()`` after each block; ``on_result((i, est))`` receives every
+    result. On an error or an interrupt the tasks not started are cancelled (on an interrupt
+    the workers are stopped).
     """
     from concurrent.futures import FIRST_COMPLETED, wait
 
     nxt = 0  # the first task not handed out yet
     inflight: set = set()
+
+    def service() -> bool:
+        """Collect finished pool tasks and top the pool up; whether any had finished."""
+        nonlocal nxt
+        done = {f for f in inflight if f.done()}
+        for f in done:
+            inflight.discard(f)
+            on_result(f.result())
+        started = min(n_processes, sum(f.done() for f in _WARM_UPS)) if _WARM_UPS else n_processes
+        while nxt < n_tasks and len(inflight) < _QUEUED_PER_PROCESS * started:
+            inflight.add(executor.submit(_run_blocks, *submit_args(nxt)))
+            nxt += 1
+        return bool(done)
+
     try:
         while nxt < n_tasks or inflight:
-            started = min(n_processes, sum(f.done() for f in _WARM_UPS)) if _WARM_UPS else n_processes
-            while nxt < n_tasks and len(inflight) < _QUEUED_PER_PROCESS * started:
-                inflight.add(executor.submit(_run_blocks, *submit_args(nxt)))
+            service()
+            if nxt < n_tasks:
                 nxt += 1
-            done = {f for f in inflight if f.done()}
-            if not done and nxt >= n_tasks:
-                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
-            for f in done:
-                inflight.discard(f)
-                on_result(f.result())
-            if nxt < n_tasks and not done:
-                nxt += 1
-                on_result(run_here(nxt - 1))
+                on_result(run_here(nxt - 1, service))
+            elif inflight:
+                wait(inflight, return_when=FIRST_COMPLETED)
     except BaseException as exc:
         for f in inflight:
             f.cancel()
@@ -1118,7 +1132,7 @@ def run_experiment(
             plan(n_proc + 1)
             with _shared_degrees(ginputs) as refs:
                 _run_here_and_in_pool(pool, n_proc, len(tasks), lambda i: args_of(i, refs),
-                                      lambda i: _run_blocks(*args_of(i)), on_result)
+                                      lambda i, between: _run_blocks(*args_of(i), between), on_result)
         elif use_loky:  # one worker: this process
             plan(1)
             for i in range(len(tasks)):
