@@ -656,8 +656,10 @@ def package_randomizers() -> dict[str, tuple[Randomizer, float, tuple[Any, Any]]
 
     For auditing them all (tests, ``scripts/audit_power.py``): the discrete Laplace fast and
     exact samplers, Laplace, staircase, discrete Laplace post-processed to Laplace and to
-    staircase, the protocol's DegreeRandomizer with a budget split, and the LocalLapKStars /
-    LocalDLapKStars node releases, each with its claimed epsilon and one neighbouring pair.
+    staircase, the protocol's DegreeRandomizer with a budget split, the LocalLapKStars /
+    LocalDLapKStars node releases, and Warner's randomized response on one adjacency bit (the
+    first round of the triangle protocols; its seeded sampler), each with its claimed epsilon
+    and one neighbouring pair.
     (SecureDiscreteLaplace runs the exact sampler on OS randomness: the exact sampler is
     audited here with seeded bytes.)
 
@@ -670,6 +672,7 @@ def package_randomizers() -> dict[str, tuple[Randomizer, float, tuple[Any, Any]]
     from .mechanisms import DiscreteLaplace, Laplace, Staircase, to_laplace, to_staircase
     from .mechanisms.secure import sample_dlap_exact
     from .protocols import DegreeRandomizer
+    from .protocols.randomizer import randomized_response_bits
 
     out: dict[str, tuple[Randomizer, float, tuple[Any, Any]]] = {}
     for eps in (0.5, 2.0):
@@ -698,6 +701,12 @@ def package_randomizers() -> dict[str, tuple[Randomizer, float, tuple[Any, Any]]
             1.0,
             (3, 4),
         )
+    out["rr-bit"] = (
+        lambda b, size, rng: randomized_response_bits(np.full(size, bool(b)), 1.0, rng=rng, secure=False)
+        .astype(np.int64),
+        1.0,
+        (0, 1),
+    )
     return out
 
 

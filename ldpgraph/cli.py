@@ -166,6 +166,140 @@ def _output_options(p: argparse.ArgumentParser) -> None:
                    "or table")
 
 
+# ------------------------------------------------------------------------------ graph files
+
+_DELIMITERS = {",": ",", "comma": ",", "\t": "\t", "\\t": "\t", "tab": "\t", " ": " ", "space": " ",
+               "whitespace": " "}
+_FILE_OPTION_FLAGS = {"delimiter": "--delimiter", "columns": "--columns", "header": "--header/--no-header",
+                      "strict": "--strict", "node_type": "--node-type", "max_bytes": "--max-bytes",
+                      "max_ratio": "--max-ratio"}
+
+
+def _delimiter(text: str) -> str:
+    key = text if text in _DELIMITERS else text.strip().lower()
+    if key not in _DELIMITERS:
+        raise argparse.ArgumentTypeError(
+            f"invalid delimiter {text!r}: expected ',' (or comma), tab, or space (runs of spaces and tabs)")
+    return _DELIMITERS[key]
+
+
+def _columns(text: str) -> tuple[int, int] | tuple[str, str]:
+    parts = [t.strip() for t in text.split(",")]
+    if len(parts) != 2 or not all(parts) or parts[0] == parts[1]:
+        raise argparse.ArgumentTypeError(
+            f"invalid columns {text!r}: expected two different columns, e.g. 0,1 (0-based), or two "
+            "column names of a Parquet table")
+    if all(t.isdigit() for t in parts):
+        return int(parts[0]), int(parts[1])
+    return parts[0], parts[1]
+
+
+def _max_ratio(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not (v == 0 or (math.isfinite(v) and v >= 1)):
+        raise argparse.ArgumentTypeError(f"invalid max ratio {text!r}: expected a number >= 1, or 0 for none")
+    return v
+
+
+def _graph_file_options(p: argparse.ArgumentParser) -> None:
+    """How an edge-list file given as GRAPH is read (see ldpgraph.graph.read_edgelist)."""
+    g = p.add_argument_group("edge-list files (when GRAPH is a file)")
+    g.add_argument("--delimiter", type=_delimiter, metavar="SEP",
+                   help="field separator: ',' (CSV), tab, or space (runs of spaces and tabs); default: "
+                   "detected from the first edge line")
+    g.add_argument("--columns", type=_columns, metavar="I,J",
+                   help="the two node columns, 0-based (default: the first two, or the source/target "
+                   "columns named by a header); column names for a Parquet table")
+    g.add_argument("--header", dest="header", action="store_const", const=True, default=None,
+                   help="the first edge line holds column names (default: detected)")
+    g.add_argument("--no-header", dest="header", action="store_const", const=False,
+                   help="the first edge line is an edge, whatever it looks like")
+    g.add_argument("--strict", action="store_true",
+                   help="refuse extra columns (weights, timestamps) instead of ignoring them with a note")
+    g.add_argument("--node-type", choices=("auto", "int", "str"), default="auto",
+                   help="node ids: int (non-negative integers), str (names, even where they look like "
+                   "numbers), auto (default: integers if the first edge line has integer ids)")
+    g.add_argument("--max-bytes", type=_int("max bytes", minimum=0), metavar="N",
+                   help="refuse more than N bytes of (decompressed) text (default: no limit)")
+    g.add_argument("--max-ratio", type=_max_ratio, metavar="R",
+                   help="refuse compressed files that expand more than R times, a decompression bomb "
+                   "(default 100; 0: no limit)")
+
+
+def _file_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The edge-list options given on the command line, as keywords of load_graph."""
+    keys = ("delimiter", "columns", "header", "max_bytes", "max_ratio")
+    opts = {key: getattr(args, key, None) for key in keys}
+    opts = {key: v for key, v in opts.items() if v is not None}
+    if opts.get("max_ratio") == 0:
+        opts["max_ratio"] = None
+    if getattr(args, "strict", False):
+        opts["strict"] = True
+    if getattr(args, "node_type", "auto") != "auto":
+        opts["node_type"] = args.node_type
+    return opts
+
+
+def _flags_apply(opts: dict[str, Any]) -> str:
+    flags = [_FILE_OPTION_FLAGS[k] for k in opts]
+    return ", ".join(flags) + (" applies" if len(flags) == 1 else " apply")
+
+
+def _load_graph_arg(spec: str, args: argparse.Namespace) -> tuple[Any, str]:
+    """``(Graph, origin)`` of one GRAPH argument; an edge-list file is read with the file options."""
+    from .datasets import resolve_graph
+    from .experiments.runner import _origin
+
+    opts = _file_options(args)
+    origin = _origin(spec)
+    if opts and origin != "file":
+        what = "a registered dataset" if origin == "dataset" else "a synthetic spec"
+        raise _UsageError(f"{_flags_apply(opts)} to edge-list files; GRAPH {spec!r} is {what}")
+    path = Path(spec).expanduser()
+    if not opts or not path.is_file():  # resolve_graph says what is wrong with a missing file
+        return resolve_graph(spec, rng=args.graph_seed), origin
+    from .graph import load_graph
+
+    return load_graph(path, **opts), origin
+
+
+def _graph_notes(graph: Any) -> list[str]:
+    report = getattr(graph, "report", None)
+    return list(getattr(report, "notes", ()))
+
+
+def _print_graph_notes(notes: dict[str, list[str]], quiet: bool) -> None:
+    for label, lines in notes.items():
+        for line in lines:
+            _notice(f"{label}: {line}", quiet)
+
+
+def _check_labels(labels: list[str] | None, specs: list[str]) -> None:
+    if labels is not None and len(labels) != len(specs):
+        raise _UsageError(
+            f"argument --label: {len(labels)} labels for {len(specs)} graphs; give one per GRAPH")
+
+
+def _graph_input_args(specs: list[str], labels: list[str] | None, args: argparse.Namespace) -> list[Any]:
+    """The GRAPH arguments as resolved graph inputs (labelled as run_experiment labels them)."""
+    from .experiments.runner import _as_graph_input, _file_label, resolve_graph_inputs
+
+    _check_labels(labels, specs)
+    loaded = [(spec.strip(), *_load_graph_arg(spec, args)) for spec in specs]
+    names = [_file_label(s) if origin == "file" else s for s, _, origin in loaded]
+    inputs = []
+    for (spec, graph, origin), name in zip(loaded, names, strict=True):
+        if origin == "file" and names.count(name) > 1:  # two files of one name: labelled by their paths
+            name = spec
+        inputs.append(_as_graph_input(name, graph, args.graph_seed, origin=origin))
+    if labels is not None:
+        return resolve_graph_inputs(dict(zip(labels, inputs, strict=True)))
+    return resolve_graph_inputs(inputs)
+
+
 #: options whose value may start with '-' (a negative number is then an error about the value,
 #: not "expected one argument")
 _VALUE_OPTIONS = ("--epsilons", "--epsilon", "-e", "--k", "--trials", "--jobs", "-j", "--seed",
@@ -230,7 +364,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epsilon", "-e", type=_epsilon, required=True, help="privacy budget per node (> 0)")
     p.add_argument("--stat", default="kstars", metavar="STAT",
                    help="statistic: kstars (default), edges, degree_moment, degree_mean, degree_variance, "
-                   "max_degree, degree_entropy")
+                   "max_degree, degree_entropy; triangles, transitivity, avg_clustering, "
+                   "degree_weighted_triangles (need an edge list; default methods: their protocols)")
     p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K",
                    help="star sizes for kstars, powers for degree_moment; several give one run each "
                    "(default 2)")
@@ -243,6 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--graph-seed", type=_int("graph seed", minimum=0), default=0,
                    help="seed of synthetic graphs (default 0)")
     _output_options(p)
+    _graph_file_options(p)
     p.set_defaults(handler=_cmd_estimate)
 
     # experiment
@@ -264,11 +400,12 @@ def build_parser() -> argparse.ArgumentParser:
                    + " ".join(map(str, _default_ks())) + ")")
     p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
                    help="methods, or 'all' (default: " + " ".join(_default_methods()) + ", plus every "
-                   "triangle protocol when --stat names triangles or transitivity); each statistic uses "
-                   "the listed methods that estimate it")
+                   "triangle or clustering protocol when --stat names an adjacency statistic); each "
+                   "statistic uses the listed methods that estimate it")
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
                    help="statistics, or 'all' (the degree statistics; default: kstars); also triangles, "
-                   "transitivity (need an edge list); NAME:P pins a parameter")
+                   "transitivity, avg_clustering, degree_weighted_triangles (need an edge list); NAME:P "
+                   "pins a parameter")
     p.add_argument("--trials", type=_int("trials", minimum=1), default=100,
                    help="trials per cell (default 100)")
     p.add_argument("--jobs", "-j", type=_int("jobs", nonzero=True), default=None,
@@ -291,6 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot-formats", type=_split, default=["png"], metavar="FMT",
                    help="plot file formats, e.g. png,svg,pdf (default png; each costs one rendering)")
     _output_options(p)
+    _graph_file_options(p)
     p.set_defaults(handler=_cmd_experiment)
 
     # datasets
@@ -438,17 +576,21 @@ def _print_single_run(run: Any) -> None:
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from .experiments.single import estimate_once
-    from .experiments.statistics import statistic_names
+    from .experiments.statistics import GRAPH_STATISTICS, statistic_names
 
     stat = args.stat.strip()
-    if stat not in statistic_names():
-        choices = ", ".join(statistic_names())
+    if stat not in statistic_names() and stat not in GRAPH_STATISTICS:
+        choices = ", ".join([*statistic_names(), *GRAPH_STATISTICS])
         raise _UsageError(f"argument --stat: unknown statistic {stat!r}; choose from {choices}")
-    methods = _methods_arg(_flatten(args.methods), _default_methods())
+    if stat in GRAPH_STATISTICS:  # default: the protocols of the statistic (estimate_once)
+        methods = _methods_arg(_flatten(args.methods), None, [stat])
+    else:
+        methods = _methods_arg(_flatten(args.methods), _default_methods())
     ks = _flatten(args.k) or [2]
-    graph = args.graph if args.graph is not None else _default_graph()
-    if args.label is not None:
-        graph = {args.label: graph}
+    spec = args.graph if args.graph is not None else _default_graph()
+    graph = _graph_input_args([spec], None if args.label is None else [args.label], args)[0]
+    graph_notes = _graph_notes(graph.graph)
+    _print_graph_notes({graph.label: graph_notes}, args.quiet or args.json)
     runs = []
     seed = args.seed
     for k in ks:
@@ -459,7 +601,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         if run.k is None:  # the statistic takes no parameter: one run
             break
     if args.json:
-        docs = [r.to_dict() for r in runs]
+        docs = [{**r.to_dict(), "graph_notes": graph_notes} for r in runs]
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
         return 0
     if args.quiet:
@@ -490,18 +632,17 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             check_scheduler_address(args.scheduler)
         except ValueError as exc:
             raise _UsageError(f"argument --scheduler: {exc}") from None
-    graphs: Any = list(dict.fromkeys(args.graphs)) or [_default_graph(args.quiet)]
+    specs = list(dict.fromkeys(args.graphs)) or [_default_graph(args.quiet)]
     labels = _flatten(args.label)
-    if labels is not None:
-        if len(labels) != len(graphs):
-            raise _UsageError(
-                f"argument --label: {len(labels)} labels for {len(graphs)} graphs; give one per GRAPH")
-        graphs = dict(zip(labels, graphs, strict=True))
+    _check_labels(labels, specs)
     bad = [f for f in args.plot_formats if f.lower() not in _PLOT_FORMATS]
     if bad:
         raise _UsageError(f"argument --plot-formats: unknown format {bad[0]!r}; choose from "
                           + ", ".join(sorted(_PLOT_FORMATS)))
     out = _prepare_out(args.out)
+    graphs = _graph_input_args(specs, labels, args)
+    graph_notes = {g.label: _graph_notes(g.graph) for g in graphs if _graph_notes(g.graph)}
+    _print_graph_notes(graph_notes, args.quiet or args.json)
     result = run_experiment(
         graphs,
         epsilons=epsilons,
@@ -524,6 +665,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             "config": cfg,
             "files": {k: [str(p) for p in v] if isinstance(v, list) else str(v) for k, v in paths.items()},
             "notes": result.notes,
+            "graph_notes": graph_notes,
             "summary": [r.to_dict() if hasattr(r, "to_dict") else _row_dict(r) for r in result.summary],
         }
         print(json.dumps(doc, indent=2, default=str))
@@ -535,8 +677,9 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     print(f"{cfg['n_cells']} cells x {cfg['n_trials']} trials in {cfg['total_seconds']:.1f} s "
           f"({cfg['backend']}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")
     print(f"wrote {paths['records']} ({result.records.n_rows:,} rows)")
-    for key in ("summary", "table", "config", "manifest"):
-        print(f"wrote {paths[key]}")
+    for key in ("summary", "table", "costs", "config", "manifest"):
+        if key in paths:
+            print(f"wrote {paths[key]}")
     if paths["plots"]:
         print(f"wrote {len(paths['plots'])} plots in {paths['plots'][0].parent}")
     return 0
@@ -628,7 +771,10 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "(CSV, JSON Lines or Parquet, from the --out suffix). A node passes its own neighbour list "
         "(--node-id with --neighbors or --neighbors-file); --graph simulates every node of a graph. "
         "Noise is drawn with the exact integer sampler on the OS CSPRNG unless --simulate is given "
-        "(the fast seeded sampler, for tests and experiments).",
+        "(the fast seeded sampler, for tests and experiments). --protocol rr-triangles, "
+        "two-round-triangles-dlap or avg-clustering release randomized-response bits (round 1) and "
+        "local counts against the curator's --broadcast (round 2) instead "
+        "(ldpgraph.protocols.deploy_triangles).",
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--neighbors", "--neighbours", metavar="IDS",
@@ -649,6 +795,14 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--round", type=_int("round", minimum=1), default=1, help="protocol round (default 1)")
     p.add_argument("--broadcast", metavar="FILE",
                    help="the curator's broadcast after the previous round (gives d_max for round 2)")
+    p.add_argument("--lower-degree-epsilon", type=_epsilon, metavar="EPS0",
+                   help="two-round-triangles-dlap round 1: also release the lower degree + DLap at EPS0, "
+                   "from which the curator takes the bound D (the private-bound variant)")
+    p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default="degree",
+                   help="protocol (default degree); rr-triangles, two-round-triangles-dlap and "
+                   "avg-clustering release randomized-response bits towards the lower nodes 0..v-1 "
+                   "in round 1 (and, in round 2 of the latter two, local counts against --broadcast; "
+                   "avg-clustering splits --epsilon by --shares degree=F,local_count=F, default equal)")
     p.add_argument("--simulate", action="store_true",
                    help="fast seeded sampler (simulation, not deployment)")
     p.add_argument("--seed", type=_int("seed", minimum=0),
@@ -657,6 +811,7 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="seed of synthetic graphs")
     p.add_argument("--out", "-o", required=True, metavar="FILE",
                    help="report file (.csv, .jsonl or .parquet)")
+    _graph_file_options(p)
     p.set_defaults(handler=_cmd_node)
 
     p = sub.add_parser(
@@ -669,7 +824,10 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "unbiased estimates with standard errors. With --n-nodes or --degree-bound, reports outside "
         "the range a truthful node sends except with probability 1e-12 are clipped or rejected, and "
         "the output says how many and how far one node could have moved each estimate. "
-        "--broadcast-out writes the broadcast file that nodes read for the next round.",
+        "--broadcast-out writes the broadcast file that nodes read for the next round. Rows of "
+        "rr-triangles, two-round-triangles-dlap and avg-clustering (detected from the first row) are "
+        "curated into the noisy graph (round 1: the estimate, or the broadcast edge list) and checked "
+        "against the broadcast's run id (round 2).",
     )
     p.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (.csv, .jsonl, .parquet)")
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
@@ -693,10 +851,21 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--scheduler", metavar="ADDR",
                    help="curate on Dask: a scheduler address, or threads / processes / sync")
     p.add_argument("--broadcast-out", metavar="FILE", help="write the broadcast for the next round")
+    p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS,
+                   help="protocol of the rows (default: the first row's); the triangle protocols "
+                   "estimate --stat triangles, avg-clustering --stat avg_clustering (round 1 of the "
+                   "two-round ones writes the broadcast: needs --broadcast-out and --d-max, the public "
+                   "bound on lower degrees, or on degrees for avg-clustering)")
+    p.add_argument("--projection", action="store_true",
+                   help="avg-clustering: nodes above --d-max project their lists (sensitivity 2(D-1)); "
+                   "else they refuse")
     p.add_argument("--level", type=float, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(handler=_cmd_curate)
+
+
+_DEPLOYED_PROTOCOLS = ("degree", "rr-triangles", "two-round-triangles-dlap", "avg-clustering")
 
 
 def _read_id_list(text: str, what: str) -> list[int]:
@@ -735,6 +904,8 @@ def _cmd_node(args: argparse.Namespace) -> int:
     from .reportfiles import read_broadcast, report_format, write_reports
 
     report_format(args.out)  # refuse a bad suffix before any noise is drawn
+    if args.protocol != "degree":
+        return _cmd_node_triangles(args)
     d_max = args.d_max
     if args.broadcast is not None:
         b = read_broadcast(args.broadcast, next_round=args.round)
@@ -742,26 +913,15 @@ def _cmd_node(args: argparse.Namespace) -> int:
             raise _UsageError(f"--d-max {d_max} contradicts the broadcast's d_max {b['values']['d_max']}")
         d_max = b["values"]["d_max"]
     if args.graph is not None:
-        from .datasets import resolve_graph
-
         if args.node_id is not None:
             raise _UsageError("--node-id goes with --neighbors; --graph simulates every node")
-        g = resolve_graph(args.graph, rng=args.graph_seed)
+        g = _load_graph_arg(args.graph, args)[0]
+        _print_graph_notes({args.graph: _graph_notes(g)}, False)
         degrees = g.degrees
         ids = np.asarray(g.node_ids)
         node_ids = ids if ids.dtype.kind in "iu" and (ids.size == 0 or ids.min() >= 0) else None
     else:
-        if args.node_id is None:
-            raise _UsageError("--node-id is required with --neighbors / --neighbors-file")
-        if args.neighbors is not None:
-            nbrs = _read_id_list(args.neighbors, "--neighbors")
-        else:
-            try:
-                text = Path(args.neighbors_file).read_text(encoding="utf-8")
-            except OSError as exc:
-                raise OSError(f"cannot read --neighbors-file {args.neighbors_file}: {exc.strerror}") from None
-            nbrs = _read_id_list(text, args.neighbors_file)
-        neighbours = set(nbrs) - {args.node_id}
+        neighbours = _own_neighbours(args)
         degrees = np.array([len(neighbours)], dtype=np.int64)
         node_ids = [args.node_id]
     rand = DegreeRandomizer(epsilon=args.epsilon, kstar_counts=args.kstar_counts or (), d_max=d_max,
@@ -819,6 +979,13 @@ def _cmd_curate(args: argparse.Namespace) -> int:
     from .protocols.reports import degree_bound_broadcast
     from .reportfiles import curate_files, read_broadcast, write_broadcast
 
+    protocol = args.protocol
+    if protocol is None and Path(args.reports[0]).is_file():  # else the degree path reports it
+        from .trianglefiles import report_protocol
+
+        protocol = report_protocol(args.reports[0])
+    if protocol in _DEPLOYED_PROTOCOLS[1:]:
+        return _cmd_curate_triangles(args, protocol)
     stats = _curate_stats(_flatten(args.stat), args.k)
     d_max = args.d_max
     if args.broadcast is not None:
@@ -874,6 +1041,194 @@ def _cmd_curate(args: argparse.Namespace) -> int:
         print("\nno public bound given (--n-nodes / --degree-bound): reports were not screened for poisoning")
     if args.broadcast_out is not None:
         print(f"\nwrote {bpath} (d_max {broadcast['values']['d_max']} for round {s.round + 1})")
+    return 0
+
+
+def _node_neighbours(args: argparse.Namespace) -> tuple[list[int], list[Any]]:
+    """(nodes, neighbour lists): one node (--node-id, --neighbors*) or every node of --graph."""
+    if args.graph is not None:
+        if args.node_id is not None:
+            raise _UsageError("--node-id goes with --neighbors; --graph simulates every node")
+        g = _load_graph_arg(args.graph, args)[0]
+        _print_graph_notes({args.graph: _graph_notes(g)}, False)
+        n = g.n_nodes
+        return list(range(n)), [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)]
+    return [args.node_id], [_own_neighbours(args)]
+
+
+def _own_neighbours(args: argparse.Namespace) -> list[int]:
+    """This node's distinct neighbours from --neighbors / --neighbors-file (itself dropped)."""
+    if args.node_id is None:
+        raise _UsageError("--node-id is required with --neighbors / --neighbors-file")
+    if _file_options(args):
+        raise _UsageError(f"{_flags_apply(_file_options(args))} to --graph FILE, not to --neighbors")
+    if args.neighbors is not None:
+        nbrs = _read_id_list(args.neighbors, "--neighbors")
+    else:
+        try:
+            text = Path(args.neighbors_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise OSError(f"cannot read --neighbors-file {args.neighbors_file}: {exc.strerror}") from None
+        nbrs = _read_id_list(text, args.neighbors_file)
+    return sorted(set(nbrs) - {args.node_id})
+
+
+def _cmd_node_triangles(args: argparse.Namespace) -> int:
+    """``ldpgraph node --protocol rr-triangles | two-round-triangles-dlap``."""
+    import numpy as np
+
+    from .protocols.deploy_triangles import (
+        CLUSTERING_PROTOCOL,
+        DLAP_PROTOCOL,
+        TWO_ROUND,
+        round1_columns,
+        round2_columns,
+    )
+    from .reportfiles import write_reports
+    from .trianglefiles import read_triangle_broadcast
+
+    for flag, val in (("--kstar-counts", args.kstar_counts), ("--d-max", args.d_max),
+                      ("--shares", args.shares if args.protocol != CLUSTERING_PROTOCOL else None)):
+        if val:
+            raise _UsageError(f"{flag} is an option of the degree protocol, not of {args.protocol}")
+    if args.round not in (1, 2) or (args.round == 2 and args.protocol not in TWO_ROUND):
+        raise _UsageError(f"{args.protocol} has no round {args.round}")
+    if (args.round == 2) != (args.broadcast is not None):
+        raise _UsageError("round 2 needs --broadcast (the curator's round-1 broadcast), round 1 takes none")
+    if args.seed is not None and not args.simulate:
+        raise _UsageError("--seed needs --simulate (the secure sampler cannot be seeded)")
+    seed = None
+    if args.simulate:
+        seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+    broadcast = None
+    if args.round == 2:
+        broadcast = read_triangle_broadcast(args.broadcast)
+        if broadcast.protocol != args.protocol:
+            raise ValueError(
+                f"{args.broadcast}: a broadcast of {broadcast.protocol!r}, not {args.protocol!r}"
+            )
+    nodes, lists = _node_neighbours(args)
+    eps: Any = args.epsilon
+    if args.round == 2 and args.protocol == CLUSTERING_PROTOCOL:
+        shares = _shares_arg(args.shares) or {"degree": 0.5, "local_count": 0.5}
+        if sorted(shares) != ["degree", "local_count"] or abs(sum(shares.values()) - 1.0) > 1e-9:
+            raise _UsageError(
+                f"--shares for avg-clustering: degree=F,local_count=F summing to 1, got {args.shares}"
+            )
+        eps = (args.epsilon * shares["degree"], args.epsilon * shares["local_count"])
+    if args.lower_degree_epsilon is not None and (args.round != 1 or args.protocol != DLAP_PROTOCOL):
+        raise _UsageError("--lower-degree-epsilon goes with round 1 of two-round-triangles-dlap")
+    if args.round == 1:
+        cols = round1_columns(args.protocol, nodes, lists, args.epsilon, seed=seed,
+                              lower_degree_epsilon=args.lower_degree_epsilon)
+    else:
+        cols = round2_columns(nodes, lists, broadcast, eps, seed=seed)
+    path = write_reports(args.out, cols)
+    sampler = f"simulation, seed {seed}" if args.simulate else "secure exact sampler, OS CSPRNG"
+    n_rows = len(cols["node"])
+    extra = f"run id {broadcast.run_id}; " if broadcast is not None else ""
+    print(f"wrote {path} ({n_rows:,} row{'' if n_rows == 1 else 's'}: {len(nodes):,} node(s), "
+          f"{args.protocol} round {args.round}; epsilon {args.epsilon:g}; {extra}{sampler})")
+    return 0
+
+
+def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
+    """``ldpgraph curate`` of triangle-protocol rows: round 1 (estimate or broadcast), round 2."""
+    from .protocols.deploy_triangles import (
+        CLUSTERING_PROTOCOL,
+        TWO_ROUND,
+        TriangleBroadcast,
+        rr_triangles_estimate,
+    )
+    from .trianglefiles import (
+        read_round1_files,
+        read_round2_files,
+        read_triangle_broadcast,
+        write_triangle_broadcast,
+    )
+
+    stat = "avg_clustering" if protocol == CLUSTERING_PROTOCOL else "triangles"
+    stats = _flatten(args.stat) or [stat]
+    if stats != [stat]:
+        raise _UsageError(f"{protocol} reports estimate --stat {stat}, got {' '.join(stats)}")
+    if args.projection and protocol != CLUSTERING_PROTOCOL:
+        raise _UsageError("--projection is an option of avg-clustering")
+    for flag, val in (("--n-nodes", args.n_nodes), ("--degree-bound", args.degree_bound)):
+        if val is not None:
+            raise _UsageError(f"{flag} is not supported for {protocol} reports")
+    if not 0 < args.level < 1:
+        raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
+    rnd = args.round if args.round is not None else (2 if args.broadcast is not None else 1)
+    kw = {"chunk_rows": args.chunk_rows, "scheduler": args.scheduler}
+    out: dict[str, Any] = {"files": list(args.reports), "protocol": protocol, "round": rnd}
+    est = None
+    if rnd == 1:
+        if args.broadcast is not None:
+            raise _UsageError("--broadcast is read in round 2; round 1 writes it (--broadcast-out)")
+        s = read_round1_files(args.reports, protocol, expected_nodes=args.expected_nodes, **kw)
+        out.update(n_rows=s.n_rows, n_nodes=s.n_nodes, epsilon=s.epsilon, noisy_edges=int(s.index.size))
+        lines = [f"files      {len(args.reports)} ({s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol "
+                 f"{protocol}, round 1)",
+                 f"rr_edge    epsilon {s.epsilon:g}; noisy graph of {s.index.size:,} edges"]
+        if protocol in TWO_ROUND:
+            private = s.max_lower_degree is not None
+            if private and args.d_max is not None:
+                raise _UsageError("the rows hold lower_degree releases (private bound): --d-max is not used")
+            if args.broadcast_out is None or (args.d_max is None and not private):
+                what = "degree" if protocol == CLUSTERING_PROTOCOL else "lower degree"
+                raise _UsageError(f"round 1 of {protocol} writes the broadcast: pass "
+                                  f"--broadcast-out FILE and --d-max D (public bound on the {what})")
+            bound = s.private_bound() if private else args.d_max
+            if private:
+                lines.append(f"lower_degree epsilon {s.lower_degree_epsilon:g}; private bound D = {bound} "
+                             "(their maximum)")
+            b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index,
+                                        projection=args.projection)
+            bpath = write_triangle_broadcast(args.broadcast_out, b)
+            out.update(broadcast=str(bpath), run_id=b.run_id, bound=b.bound)
+            lines.append(
+                f"\nwrote {bpath} (noisy graph and bound D = {b.bound} for round 2; run id {b.run_id})"
+            )
+        else:
+            if args.broadcast_out is not None:
+                raise _UsageError("rr-triangles has one round: no broadcast")
+            est = rr_triangles_estimate(s)
+    elif rnd == 2:
+        if protocol not in TWO_ROUND or args.broadcast is None:
+            raise _UsageError(f"round 2 of {protocol}: needs rows of a two-round protocol and --broadcast")
+        b = read_triangle_broadcast(args.broadcast)
+        if b.protocol != protocol:
+            raise ValueError(f"{args.broadcast}: a broadcast of {b.protocol!r}, the rows are {protocol!r}")
+        est, acc = read_round2_files(args.reports, b, **kw)
+        eps2 = {q: e for q, (e, _) in acc.epsilon.items() if q != "run_id"}
+        out.update(n_rows=acc.n_rows, n_nodes=b.n_nodes, epsilon={"rr": b.epsilon, **eps2}, run_id=b.run_id,
+                   bound=b.bound)
+        shown = ", ".join(f"{q} epsilon {e:g} (sensitivity {acc.sensitivity[q]:g})" for q, e in eps2.items())
+        lines = [f"files      {len(args.reports)} ({acc.n_rows:,} rows, {b.n_nodes:,} nodes; protocol "
+                 f"{protocol}, round 2; run id {b.run_id})",
+                 f"budget     rr epsilon {b.epsilon:g}, {shown}; D = {b.bound}"]
+    else:
+        raise _UsageError(f"{protocol} has no round {rnd}")
+    negative = est is not None and est.variance_estimate is not None and est.variance_estimate <= 0
+    ci = None if est is None or negative else _interval_or_none(est, args.level)
+    if args.json:
+        if est is not None:
+            out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
+                                 "variance_estimate": est.variance_estimate,
+                                 "interval": None if ci is None else list(ci), "level": args.level}]
+        print(json.dumps(out, indent=2))
+        return 0
+    print("\n".join(lines))
+    if est is not None:
+        shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
+        se = "-" if est.std_error is None or negative else _fmt_num(est.std_error)
+        rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval"),
+                (est.statistic, _fmt_num(est.value), se, shown)]
+        print()
+        print(_table(rows, right={1, 2, 3}))
+        if negative:
+            print(f"\nthe unbiased variance estimate is {est.variance_estimate:.3g} <= 0 (the noise "
+                  "dominates): no standard error or interval")
     return 0
 
 

@@ -9,7 +9,9 @@ r"""One registry of every compared method, across all statistics.
   over trials). ``unbiased-dlap`` and ``naive-dlap`` also estimate the degree statistics of
   :mod:`ldpgraph.experiments.statistics` from the same reports (:class:`DegreeReportsProtocol`).
 - The triangle protocols (:mod:`ldpgraph.protocols.triangle_methods`) estimate
-  ``triangles`` and ``transitivity``; they need the graph's adjacency.
+  ``triangles`` and ``transitivity``, the clustering protocols
+  (:mod:`ldpgraph.protocols.clustering_methods`) ``avg_clustering`` and
+  ``degree_weighted_triangles``; they need the graph's adjacency.
 
 This module sits above protocols, baselines and the experiment statistics (it imports them
 lazily), so that those keep their one-way dependencies.
@@ -50,6 +52,7 @@ def _ensure() -> None:
     if _FACTORIES:
         return
     from .baselines.methods import METHODS
+    from .protocols.clustering_methods import CLUSTERING_METHODS
     from .protocols.triangle_methods import TRIANGLE_METHODS
 
     for name in METHODS:
@@ -57,7 +60,7 @@ def _ensure() -> None:
             register(name, lambda name=name: DegreeReportsProtocol(name))
         else:
             register(name, lambda name=name: KStarProtocol(name))
-    for name, factory in TRIANGLE_METHODS.items():
+    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items()):
         register(name, factory)
 
 
@@ -104,12 +107,13 @@ def methods_for(statistic: str) -> list[Protocol]:
 def statistic_names() -> list[str]:
     """Every statistic some registered method estimates.
 
-    >>> statistic_names()[-2:]
-    ['triangles', 'transitivity']
+    >>> statistic_names()[-4:]
+    ['triangles', 'transitivity', 'avg_clustering', 'degree_weighted_triangles']
     """
+    from .experiments.statistics import GRAPH_STATISTICS
     from .experiments.statistics import statistic_names as degree_stats
 
-    return [*degree_stats(), "triangles", "transitivity"]
+    return [*degree_stats(), *GRAPH_STATISTICS]
 
 
 # ------------------------------------------------------------------------------- adapters

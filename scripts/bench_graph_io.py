@@ -8,9 +8,22 @@ Writes a seeded synthetic edge list (default 10^7 edges on 10^6 nodes, tab-separ
 - ldpgraph ``read_edgelist`` (file -> Graph: relabel, symmetrise, dedupe, CSR);
 - ``numpy.loadtxt(path, dtype=np.int64)`` (file -> (m, 2) int64), the reference;
 - ``networkx.read_edgelist(path, nodetype=int)`` on the first ``--nx-edges`` lines
-  (default 10^6; its rate is per edge and scaled to the full size in the table).
+  (default 10^6; its rate is per edge and scaled to the full size in the table);
+- the library routes of the performance issue (goal 2), in the same run: ``pyarrow.csv.read_csv``
+  alone (file -> two int64 columns); pyarrow + numpy to the same Graph arrays as
+  ``read_edgelist`` (relabel by a dense presence map, canonical (min, max) keys, drop self-loops,
+  dedupe by sort + neighbour comparison, symmetric CSR by a second sort; checked equal to
+  ``read_edgelist``'s CSR); pyarrow + ``np.bincount`` degrees (no dedupe: a lower bound);
+- peak memory (``--memory``, default on): each route in a fresh subprocess, peak resident size
+  above the size after the imports (Linux VmHWM, reset by /proc/self/clear_refs), against the
+  raw edge array (m x 2 int64);
+- graph objects -> Graph (``--objects``): ``from_scipy_sparse`` on a CSR adjacency of the same
+  edges, ``from_igraph`` on an igraph.Graph of them and ``from_networkx`` on a networkx graph of
+  the first ``--nx-edges``, each next to the library's own export of the same object (scipy
+  ``tocoo``, igraph ``get_edgelist`` + ``degree``, ``nx.to_scipy_sparse_array``).
 
-Each timing is the best and the median of ``--repeat`` runs. Usage::
+Each timing is the best and the median of ``--repeat`` runs; the machine may be shared (the load
+average is printed). Usage::
 
     PYTHONPATH=. python scripts/bench_graph_io.py [--edges 10000000] [--nx-edges 1000000] [--repeat 3]
 """
@@ -19,7 +32,11 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -30,6 +47,87 @@ import numpy as np
 
 from ldpgraph.graph import edgelist
 from ldpgraph.graph.edgelist import parse_edge_pairs, read_edge_pairs, read_edgelist
+
+HEADER_LINES = 4
+
+
+def arrow_columns(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """pyarrow's multi-threaded CSV reader: the two int64 columns of the tab-separated file."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    table = pacsv.read_csv(
+        path,
+        read_options=pacsv.ReadOptions(skip_rows=HEADER_LINES, column_names=["u", "v"], block_size=1 << 24),
+        parse_options=pacsv.ParseOptions(delimiter="\t"),
+        convert_options=pacsv.ConvertOptions(column_types={"u": pa.int64(), "v": pa.int64()}),
+    )
+    return table.column(0).to_numpy(), table.column(1).to_numpy()
+
+
+def arrow_numpy_graph(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """File -> (node_ids, indptr, indices) of the simple undirected graph, pyarrow + numpy."""
+    u, v = arrow_columns(path)
+    top = int(max(u.max(), v.max())) + 1
+    present = np.zeros(top, dtype=bool)  # dense relabelling: ids are bounded here
+    present[u] = True
+    present[v] = True
+    node_ids = np.flatnonzero(present)
+    remap = np.cumsum(present, dtype=np.int64) - 1
+    a, b = remap[u], remap[v]
+    del u, v, remap, present
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    del a, b
+    keep = lo != hi
+    n = node_ids.size
+    key = np.sort(lo[keep] * n + hi[keep])
+    del lo, hi, keep
+    key = key[np.concatenate(([True], key[1:] != key[:-1]))]
+    row, col = np.divmod(key, n)
+    both = np.sort(np.concatenate((key, col * n + row)))
+    del key, row, col
+    src, indices = np.divmod(both, n)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+    return node_ids, indptr, indices
+
+
+def arrow_bincount_degrees(path: Path) -> np.ndarray:
+    """File -> degree counts with duplicates and self-loops (a lower bound, not a Graph)."""
+    u, v = arrow_columns(path)
+    top = int(max(u.max(), v.max())) + 1
+    return np.bincount(u, minlength=top) + np.bincount(v, minlength=top)
+
+
+ROUTES: dict[str, Callable[[Path], object]] = {
+    "read_edgelist": read_edgelist,
+    "pyarrow+numpy": arrow_numpy_graph,
+    "pyarrow read_csv": arrow_columns,
+}
+
+
+def child(route: str, path: str) -> None:
+    """Run one route in this (fresh) process; print the peak resident MB above the imports."""
+    import pyarrow.csv  # noqa: F401 - loaded before the baseline, as in the parent
+
+    def kib(field: str) -> int:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith(field))
+
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    before = kib("VmRSS:")
+    t0 = time.perf_counter()
+    ROUTES[route](Path(path))
+    print(json.dumps({"peak_mb": (kib("VmHWM:") - before) / 1024, "seconds": time.perf_counter() - t0}))
+
+
+def peak_memory(route: str, path: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, __file__, "--child", route, str(path)], capture_output=True,
+                         text=True, env=env, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def format_edges(pairs: np.ndarray) -> bytes:
@@ -72,7 +170,15 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gzip", action="store_true", help="also time a gzip copy of the file")
+    ap.add_argument("--no-memory", dest="memory", action="store_false", help="skip the peak memory runs")
+    ap.add_argument("--no-objects", dest="objects", action="store_false",
+                    help="skip networkx / igraph / scipy.sparse -> Graph")
+    ap.add_argument("--child", nargs=2, metavar=("ROUTE", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    print(f"load average {' / '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
 
     rng = np.random.default_rng(args.seed)
     pairs = rng.integers(0, args.nodes, size=(args.edges, 2), dtype=np.int64)
@@ -120,9 +226,21 @@ def main() -> None:
             gz.write_bytes(gzip.compress(data, compresslevel=6))
             run("ldpgraph read_edgelist (gzip -> Graph)", m, lambda: read_edgelist(gz),
                 args.repeat)
+        g = read_edgelist(path)
+        ids, ptr, idx = arrow_numpy_graph(path)
+        assert np.array_equal(g.node_ids, ids) and np.array_equal(g.indptr, ptr) and np.array_equal(
+            g.indices, idx), "the pyarrow + numpy route disagrees with read_edgelist"
+        del g, ids, ptr, idx
+        run("pyarrow read_csv (file -> 2 columns)", m, lambda: arrow_columns(path), args.repeat)
+        run("pyarrow + numpy (file -> Graph arrays)", m, lambda: arrow_numpy_graph(path), args.repeat)
+        run("pyarrow + bincount (degrees, no dedupe)", m, lambda: arrow_bincount_degrees(path), args.repeat)
         run("numpy.loadtxt (file)", m, lambda: np.loadtxt(path, dtype=np.int64), args.repeat)
         run(f"networkx.read_edgelist ({m_nx:,} edges)", m_nx,
             lambda: nx.read_edgelist(nx_path, nodetype=int), 1)
+        memory = {}
+        if args.memory:
+            for route in ROUTES:
+                memory[route] = min((peak_memory(route, path) for _ in range(2)), key=lambda r: r["peak_mb"])
 
     rate = {name: edges / best for name, edges, best, _ in rows}
     ref_np = rate["numpy.loadtxt (file)"]
@@ -135,6 +253,59 @@ def main() -> None:
         print(f"{name:45s} {r / 1e6:10.2f} {r / ref_np:10.2f} {r / ref_nx:11.1f}"
               f" {1e7 / r:10.3f}")
     print("(best of the runs; networkx measured on the subset, per edge)")
+    ours = rate["ldpgraph read_edgelist (file -> Graph)"]
+    lib = rate["pyarrow + numpy (file -> Graph arrays)"]
+    print(f"\nFile -> Graph: read_edgelist {ours / 1e6:.2f} M edges/s = {ours / lib:.2f} x the pyarrow + numpy "
+          f"route ({lib / 1e6:.2f} M edges/s); targets: >= 12 M edges/s and >= 1.2 x")
+    if memory:
+        raw = m * 2 * 8 / 2**20
+        print(f"\npeak resident memory above the imports, fresh process each (raw edge array {raw:.0f} MiB):")
+        for route, r in memory.items():
+            print(f"  {route:20s} {r['peak_mb']:8.0f} MiB = {r['peak_mb'] / raw:5.2f} x raw   ({r['seconds']:.2f} s)")
+        print("  target: read_edgelist <= 2 x raw")
+    if args.objects:
+        objects(pairs, args.nodes, min(args.nx_edges, m), args.repeat)
+    print(f"\nload average {' / '.join(f'{x:.2f}' for x in os.getloadavg())} at the end")
+
+
+def _time_pair(name: str, ref_name: str, edges: int, fn: Callable[[], object], ref: Callable[[], object],
+               repeat: int) -> list[tuple[str, int, float]]:
+    return [(name, edges, best_and_median(fn, repeat)[0]), (ref_name, edges, best_and_median(ref, repeat)[0])]
+
+
+def _scipy_adjacency(pairs: np.ndarray, n_nodes: int):
+    import scipy.sparse as sp
+
+    lo, hi = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
+    keep = lo != hi
+    a = sp.coo_array((np.ones(int(keep.sum()), dtype=np.int8), (lo[keep], hi[keep])), shape=(n_nodes, n_nodes))
+    adj = (a + a.T).tocsr()
+    adj.sum_duplicates()
+    return adj
+
+
+def objects(pairs: np.ndarray, n_nodes: int, m_nx: int, repeat: int) -> None:
+    """networkx / igraph / scipy.sparse -> Graph, each next to the library's own export."""
+    import igraph as ig
+
+    from ldpgraph.graph import from_igraph, from_networkx, from_scipy_sparse
+
+    m = pairs.shape[0]
+    adj = _scipy_adjacency(pairs, n_nodes)
+    rows = _time_pair("from_scipy_sparse (CSR)", "  scipy tocoo (reference)", adj.nnz // 2,
+                      lambda: from_scipy_sparse(adj), adj.tocoo, repeat)
+    g = ig.Graph(n=n_nodes, edges=pairs, directed=False)
+    rows += _time_pair("from_igraph", "  igraph get_edgelist + degree (reference)", m,
+                       lambda: from_igraph(g), lambda: (g.get_edgelist(), g.degree()), repeat)
+    h = nx.Graph()
+    h.add_edges_from(pairs[:m_nx].tolist())
+    rows += _time_pair(f"from_networkx ({h.number_of_edges():,} edges)", "  nx.to_scipy_sparse_array (reference)",
+                       h.number_of_edges(), lambda: from_networkx(h), lambda: nx.to_scipy_sparse_array(h), repeat)
+    print(f"\ngraph objects -> Graph (target >= 20 M edges/s; igraph: {m:,} edges with duplicates, scipy: "
+          "the same edges deduplicated)")
+    print(f"{'route':45s} {'edges':>12s} {'best s':>8s} {'M edges/s':>10s}")
+    for name, edges, sec in rows:
+        print(f"{name:45s} {edges:12,d} {sec:8.3f} {edges / sec / 1e6:10.2f}")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -138,10 +138,13 @@ def _origin(source: str | os.PathLike[str]) -> str:
     return "synthetic" if is_synthetic_spec(source) else "file"
 
 
-def _as_graph_input(label: str, obj: Any, graph_seed: int, explicit: bool = False) -> GraphInput:
+def _as_graph_input(
+    label: str, obj: Any, graph_seed: int, explicit: bool = False, origin: str = "object"
+) -> GraphInput:
     from ..protocols.randomizer import as_degrees
 
-    origin = "object"
+    if isinstance(obj, GraphInput):  # resolved already (the CLI reads files with its options)
+        return replace(obj, label=label, stream_id=label) if explicit else obj
     if isinstance(obj, (str, os.PathLike)):
         from ..datasets import resolve_graph
 
@@ -181,8 +184,8 @@ def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput
     :func:`ldpgraph.datasets.resolve_graph`; a name or spec is its own label, a file is labelled
     by its name without suffixes, e.g. ``edges`` for ``/data/edges.txt.gz``, or by its path where
     two files would share a name); a graph object with a ``degrees`` attribute or an array of
-    degrees (labelled by its ``name`` attribute, else ``graph<i>``); a mapping ``label -> any of
-    those``; or a sequence of the above.
+    degrees (labelled by its ``name`` attribute, else ``graph<i>``); a :class:`GraphInput`
+    (kept as it is); a mapping ``label -> any of those``; or a sequence of the above.
 
     The random streams of a graph's cells are keyed on its content (:func:`content_id`), so the
     same seed gives the same numbers however the graph is named; a mapping's keys are explicit
@@ -210,6 +213,8 @@ def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput
                 label = os.fspath(obj).strip() if isinstance(obj, str) else os.fspath(obj)
                 if _origin(obj) == "file":
                     label = _file_label(label)
+            elif isinstance(obj, GraphInput):
+                label = obj.label
             else:
                 label = getattr(obj, "name", None) or f"graph{i}"
             items.append((str(label), obj))
@@ -673,11 +678,11 @@ def _cannot_run(unit: _Unit, degrees: NDArray[np.int64]) -> str | None:
 
 def _truth(g: GraphInput, stat: str, k: int | None) -> float:
     if stat in GRAPH_STATISTICS:
-        from ..graph.statistics import transitivity, triangle_count
         from ..protocols.base import require_graph
+        from .statistics import graph_statistic_truth
 
         graph = require_graph(g.graph if g.graph is not None else g.degrees, stat)
-        return float(triangle_count(graph)) if stat == "triangles" else float(transitivity(graph))
+        return graph_statistic_truth(stat, graph)
     if stat == "kstars":
         from ..baselines.methods import exact_kstars
 

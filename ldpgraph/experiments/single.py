@@ -14,7 +14,7 @@ from typing import Any, Literal
 from .._validation import check_epsilon, check_nonnegative_int
 from .runner import GraphInput, _build_units, _resolve_methods, parse_statistics, resolve_graph_inputs
 from .seeding import block_rng, root_entropy
-from .statistics import UNBIASED_METHOD, get_statistic
+from .statistics import GRAPH_STATISTICS, UNBIASED_METHOD, get_statistic
 
 __all__ = ["MethodEstimate", "SingleRun", "estimate_once"]
 
@@ -110,8 +110,10 @@ def estimate_once(
     epsilon : float
         Budget per node, in (0, inf).
     statistic : str
-        ``"kstars"`` (all k-star methods) or a curator statistic (``unbiased-dlap`` and
-        ``naive-dlap`` on the same noisy degrees).
+        ``"kstars"`` (all k-star methods), a curator statistic (``unbiased-dlap`` and
+        ``naive-dlap`` on the same noisy degrees), or an adjacency statistic
+        (:data:`~ldpgraph.experiments.statistics.GRAPH_STATISTICS`: the protocols that
+        estimate it, by default all of them; the graph must carry its edges).
     k : int or None
         Star size (or moment power) for parameterised statistics.
     methods : sequence, optional
@@ -130,16 +132,18 @@ def estimate_once(
     (5.0, ['unbiased-dlap', 'local-lap-kstars'], 'analytic')
     """
     eps = check_epsilon(epsilon)
-    if statistic in ("kstars",) or (statistic != "kstars" and get_statistic(statistic).parameter is not None):
+    graph_stat = statistic in GRAPH_STATISTICS
+    if statistic == "kstars" or (not graph_stat and get_statistic(statistic).parameter is not None):
         k = check_nonnegative_int(k, "k", minimum=1)
         stats = parse_statistics([f"{statistic}:{k}"], ks=())
     else:
         k = None
         stats = parse_statistics([statistic], ks=())
     if methods is None:
+        from ..registry import method_names
         from .runner import DEFAULT_METHODS
 
-        methods = DEFAULT_METHODS
+        methods = method_names(statistic) if graph_stat else DEFAULT_METHODS
     method_objs = _resolve_methods(methods)
     entropy = root_entropy(seed)
     ginputs = resolve_graph_inputs([graph] if not isinstance(graph, dict) else graph, graph_seed=graph_seed)
@@ -153,6 +157,13 @@ def estimate_once(
     out: list[MethodEstimate] = []
     for unit in units:
         gen = block_rng(entropy, unit.key, 0)
+        if unit.protocol is not None:  # an adjacency protocol: the first trial of its cell
+            p = unit.protocol
+            p.prepare(unit.data)
+            est = float(p.estimate_trials(unit.data, unit.statistic, k, eps, 1, rng=gen)[0])
+            sd = _sd(p.analytic_variance(unit.data, unit.statistic, k, eps))
+            out.append(MethodEstimate(p.name, est, sd, None if sd is None else "analytic"))
+            continue
         if unit.kstar_method is not None:
             m = unit.kstar_method
             est = float(m.estimate_trials(g.degrees, k, eps, 1, rng=gen)[0])

@@ -18,7 +18,11 @@ statistic           parameter truth                             naive plug-in
 ``degree_entropy``            -sum_v p_v ln p_v, p = d / sum d  same with y clipped at 0
 =================== ========= ================================= ================================
 
-The degree histogram is vector-valued and is left out of the grid (one scalar per trial).
+The degree histogram is vector-valued and is left out of the grid (one scalar per trial), as
+is the degree-clustering profile (:func:`ldpgraph.protocols.clustering.clustering_profile`).
+
+Adjacency statistics (:data:`GRAPH_STATISTICS`) are estimated by protocols that need the
+graph itself; their exact values come from :func:`graph_statistic_truth`.
 """
 
 from __future__ import annotations
@@ -38,11 +42,19 @@ __all__ = [
     "statistic_names",
     "get_statistic",
     "GRAPH_STATISTICS",
+    "graph_statistic_truth",
 ]
 
 #: statistics of the graph's adjacency, estimated by the protocols of
-#: :mod:`ldpgraph.protocols.triangle_methods` (per trial, from the graph itself)
-GRAPH_STATISTICS: tuple[str, ...] = ("triangles", "transitivity")
+#: :mod:`ldpgraph.protocols.triangle_methods` (triangles, transitivity) and
+#: :mod:`ldpgraph.protocols.clustering_methods` (average local clustering, sum of d_v t_v),
+#: per trial, from the graph itself
+GRAPH_STATISTICS: tuple[str, ...] = (
+    "triangles",
+    "transitivity",
+    "avg_clustering",
+    "degree_weighted_triangles",
+)
 
 #: method names under which the non-k-star statistics are recorded
 UNBIASED_METHOD = "unbiased-dlap"
@@ -175,6 +187,32 @@ STATISTICS: dict[str, GraphStatistic] = {
         ),
     )
 }
+
+
+def graph_statistic_truth(name: str, graph: object) -> float:
+    """Exact value of the adjacency statistic ``name`` on ``graph`` (an ldpgraph Graph).
+
+    ``triangles`` and ``transitivity`` from :mod:`ldpgraph.graph`; ``avg_clustering`` (equal to
+    networkx ``average_clustering``) and ``degree_weighted_triangles`` (sum of d_v t_v) from
+    :mod:`ldpgraph.protocols.clustering`.
+
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> [round(graph_statistic_truth(s, g), 6) for s in GRAPH_STATISTICS]
+    [1.0, 0.6, 0.583333, 7.0]
+    """
+    from ..graph.statistics import transitivity, triangle_count
+    from ..protocols import clustering
+
+    truths = {
+        "triangles": triangle_count,
+        "transitivity": transitivity,
+        "avg_clustering": clustering.average_clustering_truth,
+        "degree_weighted_triangles": clustering.degree_weighted_triangles_truth,
+    }
+    if name not in truths:
+        raise ValueError(f"unknown adjacency statistic {name!r}; choose from {', '.join(GRAPH_STATISTICS)}")
+    return float(truths[name](graph))
 
 
 def statistic_names() -> list[str]:

@@ -28,9 +28,10 @@ Format (decided here, checked strictly, every choice reported in ``graph.report.
 
 Files may be gzip, bzip2 or xz compressed, detected by their magic bytes (not their name);
 they are read and parsed in bounded blocks (never the whole file at once). A decompressed
-size beyond ``max_ratio`` times the compressed size (after the first 16 MiB) is refused as a
-likely decompression bomb, and so is text beyond ``max_bytes``; FIFOs, devices and sockets
-are refused (a stream may not end). Parquet files are read by :func:`read_parquet_edges`.
+size beyond ``max_ratio`` times the compressed size (after the first 8 MiB, checked every MiB,
+so before anything is parsed) is refused as a likely decompression bomb, and so is text beyond
+``max_bytes``; FIFOs, devices and sockets are refused (a stream may not end). Parquet files
+are read by :func:`read_parquet_edges`.
 
 Speed: a block of plain integer ids separated by single tabs or single spaces (checked by
 one ``bytes.translate`` pass) is parsed by pyarrow's multi-threaded CSV reader; other blocks
@@ -50,6 +51,7 @@ import lzma
 import os
 import re
 import stat
+import sys
 import threading
 import zlib
 from collections.abc import Iterable, Iterator
@@ -73,7 +75,8 @@ _CHUNK = 1 << 19  # bytes per SWAR chunk: keeps the temporaries of one chunk in 
 _BLOCK = 1 << 24  # bytes of text read and parsed at a time
 _ARROW_MIN = 1 << 16  # blocks smaller than this skip pyarrow (its fixed cost dominates)
 _MAX_LINE = 1 << 24  # a line longer than this is refused (no edge line is that long)
-_RATIO_FLOOR = 1 << 24  # the ratio limit applies once this much text was decompressed
+_RATIO_FLOOR = 1 << 23  # the ratio limit applies once this much text was decompressed (< _BLOCK)
+_READ = 1 << 20  # bytes decompressed at a time (the limits are checked after each)
 _SNIFF_LINES = 3  # edge lines looked at to decide the format
 _MAX_THREADS = 2  # chunks are parsed by up to this many threads
 _PAD = 24  # whitespace before each chunk in the work buffer: three 8-byte windows of a 19-digit id
@@ -321,7 +324,7 @@ def read_edgelist(
         Refuse more than this many bytes of (decompressed) text.
     max_ratio : float or None
         Refuse compressed input that expands beyond this many times its compressed size
-        once 16 MiB of text have been decompressed (a decompression bomb); None disables it.
+        once 8 MiB of text have been decompressed (a decompression bomb); None disables it.
 
     Returns
     -------
@@ -334,11 +337,16 @@ def read_edgelist(
         or truncated compressed data, past the size limits, or for a FIFO, device or socket.
     """
     name = _path_name(path)
-    options = _options(delimiter, columns, header, strict, node_type)
-    if _file_kind(name) == "parquet":
+    if _file_kind(name) == "parquet":  # its columns may be names; the text options do not apply
         from ldpgraph.graph.tables import read_parquet_edges
 
+        given = [k for k, v in (("delimiter", delimiter), ("header", header)) if v is not None]
+        given += ["node_type"] if node_type != "auto" else []
+        if given:
+            raise ValueError(f"{', '.join(given)} apply to text edge lists, not to the Parquet file {name} "
+                             "(its column types decide the node ids)")
         return read_parquet_edges(name, columns=columns, strict=strict)
+    options = _options(delimiter, columns, header, strict, node_type)
     return _graph(_parse_stream(_file_blocks(name, max_bytes, max_ratio), name, options), name)
 
 
@@ -377,7 +385,7 @@ def _options(
         raise TypeError(f"strict must be a bool, got {strict!r}")
     if node_type not in ("auto", "int", "str"):
         raise ValueError(f"node_type must be 'auto', 'int' or 'str', got {node_type!r}")
-    return _Options(None if delimiter == " " else delimiter, columns, header, strict, node_type)
+    return _Options(delimiter, columns, header, strict, node_type)  # " ": whitespace, not detected
 
 
 class _Parsed(NamedTuple):
@@ -470,34 +478,36 @@ def _blocks_of(name: str, kind: str, max_bytes: int | None, max_ratio: float | N
             stream = lzma.LZMAFile(raw, mode="rb")
         else:
             stream = raw
+        # compressed data is decompressed in pieces of _READ bytes and the limits checked after
+        # each, so that a bomb is refused after _RATIO_FLOOR + _READ bytes, before any parsing
+        step = _BLOCK if kind == "plain" else min(_READ, _BLOCK)
         total = 0
         lines = 0
         carry = b""
-        while True:
-            try:
-                chunk = stream.read(_BLOCK)
-            except errors as exc:
-                raise ValueError(
-                    f"{name}: corrupt or truncated {kind} data ({type(exc).__name__}: {exc})"
-                ) from exc
-            if not chunk:
-                break
-            total += len(chunk)
-            if max_bytes is not None and total > max_bytes:
-                raise ValueError(
-                    f"{name}: more than max_bytes = {max_bytes:,} bytes of text; raise max_bytes "
-                    "if the file is genuine"
-                )
-            if kind != "plain" and max_ratio is not None and total > _RATIO_FLOOR:
-                packed = max(raw.tell(), 1)
-                if total > max_ratio * packed:
+        eof = False
+        while not eof:
+            parts: list[bytes] = []
+            pending = 0
+            while pending < _BLOCK:
+                try:
+                    piece = stream.read(step)
+                except errors as exc:
                     raise ValueError(
-                        f"{name}: {kind} data expands more than max_ratio = {max_ratio:g} times "
-                        f"({total:,} bytes of text from {packed:,} compressed bytes so far): a "
-                        "decompression bomb? Pass max_ratio=None (--max-ratio 0) if the file "
-                        "is genuine"
-                    )
+                        f"{name}: corrupt or truncated {kind} data ({type(exc).__name__}: {exc})"
+                    ) from exc
+                if not piece:
+                    eof = True
+                    break
+                total += len(piece)
+                _check_limits(name, kind, total, raw.tell(), max_bytes, max_ratio)
+                parts.append(piece)
+                pending += len(piece)
+            if not parts:
+                break
+            chunk = parts[0] if len(parts) == 1 else b"".join(parts)
+            del parts
             data = carry + chunk if carry else chunk
+            del chunk
             cut = data.rfind(b"\n") + 1
             if cut == 0:
                 if len(data) > _MAX_LINE:
@@ -513,6 +523,25 @@ def _blocks_of(name: str, kind: str, max_bytes: int | None, max_ratio: float | N
             yield block
         if carry:
             yield carry
+
+
+def _check_limits(
+    name: str, kind: str, total: int, packed: int, max_bytes: int | None, max_ratio: float | None
+) -> None:
+    if max_bytes is not None and total > max_bytes:
+        raise ValueError(
+            f"{name}: more than max_bytes = {max_bytes:,} bytes of text; raise max_bytes "
+            "(--max-bytes) if the file is genuine"
+        )
+    if kind != "plain" and max_ratio is not None and total > _RATIO_FLOOR:
+        packed = max(packed, 1)
+        if total > max_ratio * packed:
+            raise ValueError(
+                f"{name}: {kind} data expands more than max_ratio = {max_ratio:g} times "
+                f"({total:,} bytes of text from {packed:,} compressed bytes so far): a "
+                "decompression bomb? Pass max_ratio=None (--max-ratio 0) if the file "
+                "is genuine"
+            )
 
 
 def _memory_blocks(raw: bytes) -> Iterator[bytes]:
@@ -585,6 +614,11 @@ def _parse_stream(blocks: Iterator[bytes], source: str, options: _Options) -> _P
             line += block.count(b"\n")
             last = block
     lines = line - 1 + (1 if last and not last.endswith(b"\n") else 0)
+    del last
+    pa = sys.modules.get("pyarrow")
+    release = getattr(pa.default_memory_pool(), "release_unused", None) if pa is not None else None
+    if release is not None:  # the blocks' pyarrow buffers are freed: return their pages before the build
+        release()
     if dialect.names:
         u, v, names = _name_positions(us, vs)
         return _Parsed(u, v, lines, names, tuple(notes))
@@ -702,15 +736,16 @@ def _sniff(head: bytes, source: str, options: _Options) -> _Dialect | None:
     if not found:
         return None
     notes: list[str] = []
-    delimiter = options.delimiter
+    delimiter = None if options.delimiter == " " else options.delimiter  # None: runs of blanks
     first_body = found[0][2]
-    if delimiter is None and options.delimiter is None:
-        if b"," in first_body and options.delimiter != " ":
+    if options.delimiter is None:
+        if b"," in first_body:
             delimiter = ","
-            notes.append("comma-separated fields (detected; delimiter= overrides)")
+            notes.append("comma-separated fields (detected; delimiter= or --delimiter overrides)")
         elif b"\t" in first_body and _names_with_spaces(first_body):
             delimiter = "\t"
-            notes.append("tab-separated fields with spaces inside (detected; delimiter= overrides)")
+            notes.append("tab-separated fields with spaces inside (detected; delimiter= or --delimiter "
+                         "overrides)")
     columns = options.columns
     header = options.header
     names0 = _fields(first_body, delimiter)
@@ -772,7 +807,7 @@ def _sniff(head: bytes, source: str, options: _Options) -> _Dialect | None:
             f"{nf} columns per line: node ids from columns {label(chosen[0])} and "
             f"{label(chosen[1])}, the other {which} ignored"
             + (f" ({', '.join(others)})" if header_names else " (weights or timestamps?)")
-            + ("" if columns is not None else "; strict=True refuses extra columns")
+            + ("" if options.columns is not None else "; strict=True (--strict) refuses extra columns")
         )
     if names and options.node_type == "auto":
         notes.append(f"node ids read as names (text): line {number} has ids that are not numbers")

@@ -156,8 +156,8 @@ def _pick(
             raise ValueError(f"{source}: an edge table needs two node columns, got {labels}")
         if len(labels) > 2 and strict:
             raise ValueError(
-                f"{source}: {len(labels)} columns {labels}; pass columns=(a, b) to name the two "
-                "node columns (strict=True refuses extra columns)"
+                f"{source}: {len(labels)} columns {labels}; pass columns=(a, b) (--columns A,B) to "
+                "name the two node columns (strict=True refuses extra columns)"
             )
     others = [labels[k] for k in range(len(labels)) if k not in (i, j)]
     if others or columns is None and (i, j) != (0, 1):

@@ -319,3 +319,12 @@ TRIANGLE_METHODS: dict[str, Any] = {
         "two-round-triangles-dlap-private",
     )
 }
+
+
+def _make_arr() -> TriangleProtocol:
+    from .arr_triangles import ARRTriangles  # deferred: that module imports TriangleProtocol from here
+
+    return ARRTriangles()
+
+
+TRIANGLE_METHODS["arr-triangles"] = _make_arr

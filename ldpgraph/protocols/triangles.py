@@ -75,13 +75,16 @@ __all__ = [
     "two_round_moments",
 ]
 
-# Dense BLAS triangle counting holds two n x n float32 matrices: used up to this many nodes.
+# Dense BLAS triangle counting holds the n x n float32 lower triangle: used up to this many nodes
+# (every count it forms is an integer below 2^24, so float32 arithmetic is exact, see
+# _dense_triangles).
 _DENSE_MAX_NODES = 16_384
-# Rough cost ratio of one sparse 2-path step to one dense multiply-add (measured on Facebook:
-# both kernels take about the same time at eps = 2, see scripts/bench_triangles.py).
-_SPARSE_DENSE_COST = 128
-# Rows per block when summing the dense product (bounds the float64 temporaries).
-_DENSE_ROW_BLOCK = 1024
+# Cost of one 2-path of the sparse kernel in dense multiply-adds (measured on Facebook at
+# eps = 2, one core: 0.83 s for 5.3e8 wedges against 0.30 s for n^3/6 multiply-adds, i.e.
+# about 58; see scripts/bench_triangles.py --kernels). Dense when its n^3/6 costs less.
+_SPARSE_DENSE_COST = 64
+# Column block of the dense kernel: one float32 GEMM per block.
+_DENSE_BLOCK = 512
 # Work (products) per block of the sparse Gram products.
 _GRAM_BLOCK_WORK = 1 << 23
 
@@ -212,11 +215,29 @@ def noisy_triple_classes(
 ) -> tuple[int, int, int, int]:
     r"""Triple classes ``(m0, m1, m2, m3)`` of the graph on ``n`` nodes with lower pairs ``index``.
 
-    ``method``: ``"dense"`` (float32 BLAS ``syrk`` of the adjacency, exact: every entry of
-    :math:`A^2` is an integer below :math:`2^{24}`, and the sum is taken in float64),
+    ``method``: ``"dense"`` (blocked float32 BLAS product :math:`T = \langle L^\top L, L\rangle`
+    of the strict lower triangle L, :math:`n^3/6` multiply-adds, exact: see the Notes),
     ``"sparse"`` (the oriented sparse kernel of :func:`~ldpgraph.graph.triangle_count`) or
-    ``"auto"`` (dense when its :math:`n^3` multiply-adds cost less than the sparse kernel's
+    ``"auto"`` (dense when its :math:`n^3/6` multiply-adds cost less than the sparse kernel's
     2-paths, see ``_SPARSE_DENSE_COST``, and :math:`n \le 16384`).
+
+    Notes
+    -----
+    Only the triangle count :math:`m_3` needs a product; with :math:`m` edges, degrees
+    :math:`d_i` and :math:`W = \sum_i \binom{d_i}2` wedges, :math:`m_2 = W - 3m_3`,
+    :math:`m_1 = m(n-2) - 2m_2 - 3m_3` (each edge lies in n - 2 triples) and
+    :math:`m_0 = \binom n3 - m_1 - m_2 - m_3`.
+
+    **Dense kernel.** With :math:`L_{ij} = a_{ij}[i > j]`, :math:`(L^\top L)_{jk}` counts the
+    common neighbours i of j and k above both, so :math:`T = \sum_{j > k} a_{jk}
+    (L^\top L)_{jk}` counts every triangle once, at its two lowest nodes. Only the blocks
+    :math:`J \ge K` of :math:`L^\top L` are formed, and rows :math:`i < \min J` of the
+    column block J of L vanish: :math:`n^3/6` multiply-adds instead of the :math:`n^3/2` of
+    ``syrk``. **Exactness.** Every partial sum of a float32 dot product here is an integer in
+    :math:`[0, n]`, :math:`n \le 16384 < 2^{24}`: exactly representable, so every float32
+    addition and fused multiply-add is exact whatever the order BLAS uses. The products
+    :math:`a_{jk}(L^\top L)_{jk} \le n` are summed in float64, with partial sums at most
+    :math:`n \cdot \binom n2 < n^3 \le 2^{42} < 2^{53}`: exact too.
 
     Examples
     --------
@@ -229,7 +250,7 @@ def noisy_triple_classes(
     wedges = int(np.dot(deg, deg - 1)) // 2
     if method == "auto":
         dense_ok = n <= _DENSE_MAX_NODES
-        method = "dense" if dense_ok and _SPARSE_DENSE_COST * wedges >= n**3 else "sparse"
+        method = "dense" if dense_ok and 6 * _SPARSE_DENSE_COST * wedges >= n**3 else "sparse"
     if method == "dense":
         m3 = _dense_triangles(n, u, v)
     elif method == "sparse":
@@ -566,7 +587,18 @@ def simulate_two_round(
     Notes
     -----
     Round 1 is simulated only on the pairs that close a lower wedge: ``sum_v w_v`` depends
-    on no other RR bit, so this has exactly the law of the full protocol's estimate.
+    on no other RR bit, so this has exactly the law of the full protocol's estimate. Of a
+    node that is not projected, :math:`w_v = t_v - q s_v` enters the estimate only through
+    :math:`\sum_v t_v = \sum_{j<k} c_{jk} b_{jk}` over the pairs (:math:`c_{jk}` the lower
+    wedges it closes at such nodes), and, for DLap, through the rounding
+    :math:`\lfloor t_v - q s_v + U_v\rfloor = t_v + \lfloor U_v - q s_v\rfloor` (:math:`t_v` is
+    an integer). So the pairs that close no wedge at a projected node are drawn by groups of
+    equal :math:`(c_{jk}, a_{jk})`: the sum of a group's independent Bernoulli bits is a
+    binomial, and the estimate is :math:`\sum_{\text{groups}} c\,\mathrm{Bin}(N, p_a)` plus
+    the individually drawn bits of the other pairs; the law is that of independent bits on
+    every pair. The projected nodes (at most a few, where the bound is near the maximum)
+    are simulated wedge by wedge. A trial costs :math:`O(n)` plus the wedges of its
+    projected nodes.
     """
     g = _check_graph(graph)
     eps = check_epsilon(epsilon)
@@ -584,6 +616,17 @@ def simulate_two_round(
     degrees = g.degrees if noise == "laplace" else w.lower_degrees
     true_bound = max(int(degrees.max()) if n else 1, 1)
     public = _public_bound(bound, private_bound, true_bound)
+    # pairs grouped by (c+, edge or not): a group's bits enter only through c * (their sum)
+    c_plus = np.bincount(w.pair, minlength=w.pairs.size)
+    groups, group_of = _unique_inverse(2 * c_plus + w.pair_is_edge)
+    group_size = np.bincount(group_of, minlength=groups.size)
+    group_c = (groups // 2).astype(np.float64)
+    group_p = np.where(groups % 2 == 1, p, q)
+    s_all = np.bincount(w.node, minlength=n)  # lower wedges per node: C(d_v^-, 2)
+    offset = -q * s_all  # w_v - t_v, fixed by the graph
+    wedge_start = np.searchsorted(w.node, np.arange(n + 1))  # w.node is sorted
+    node_order = np.argsort(-degrees, kind="stable")
+    sorted_deg = degrees[node_order]
     out = np.empty(n_trials)
     for t in range(n_trials):
         if private_bound:
@@ -595,22 +638,37 @@ def simulate_two_round(
                 cur = max(int(noisy.max()), 1)
         else:
             cur = public
-        bits = gen.random(w.pairs.size) < prob
-        if cur < true_bound:
+        # projected nodes (list longer than the bound) and their lower wedges
+        proj = node_order[: int(np.searchsorted(-sorted_deg, -cur, side="left"))]
+        lens = wedge_start[proj + 1] - wedge_start[proj]
+        first = wedge_start[proj] - np.cumsum(lens) + lens
+        wp = np.repeat(first, lens) + np.arange(int(lens.sum()), dtype=np.int64)
+        # their closing pairs get individual bits; every other pair only its group's binomial
+        touched, inv = _unique_inverse(w.pair[wp])
+        bits_a = gen.random(touched.size) < prob[touched]
+        rest = group_size - np.bincount(group_of[touched], minlength=groups.size)
+        c_rest = c_plus[touched] - np.bincount(inv, minlength=touched.size)
+        t_rest = float(np.dot(group_c, gen.binomial(rest, group_p))) + float(np.dot(c_rest, bits_a))
+        if proj.size:
             keep = _projection_keep(g, w, cur, lower_only=noise == "dlap", gen=gen)
-            m = keep[w.pos_j] & keep[w.pos_k]
-            node, pair = w.node[m], w.pair[m]
+            alive = keep[w.pos_j[wp]] & keep[w.pos_k[wp]]
+            local = np.repeat(np.arange(proj.size), lens)
+            t_p = np.bincount(local, weights=alive & bits_a[inv], minlength=proj.size)
+            w_p = t_p - q * np.bincount(local, weights=alive, minlength=proj.size)
         else:
-            node, pair = w.node, w.pair
-        t_v = np.bincount(node, weights=bits[pair], minlength=n)
-        s_v = np.bincount(node, minlength=n)
-        wv = t_v - q * s_v
+            w_p = np.zeros(0)
+        free = np.ones(n, dtype=bool)
+        free[proj] = False
         if noise == "laplace":
-            rel = wv + gen.laplace(0.0, cur / eps2, size=n)
+            parts = [t_rest, float(offset[free].sum()), *w_p.tolist()]
+            parts += gen.laplace(0.0, cur / eps2, size=n).tolist()
         else:
             mech = DiscreteLaplace(epsilon=eps2, sensitivity=_dlap_sensitivity(cur))
-            rel = np.floor(wv + gen.random(n)) + mech.sample(n, rng=gen)
-        out[t] = math.fsum(rel) / (p - q)
+            u = gen.random(n)
+            # floor(t_v - q s_v + U) = t_v + floor(U - q s_v) for the integer t_v
+            rounded = np.floor(u[free] + offset[free]).sum() + np.floor(w_p + u[proj]).sum()
+            parts = [t_rest, float(rounded), float(mech.sample(n, rng=gen).sum())]
+        out[t] = math.fsum(parts) / (p - q)
     return out
 
 
@@ -761,9 +819,13 @@ def two_round_moments(
         mean = float(np.dot(pi, t_v))
         n_aff = int(np.searchsorted(-wedge_len, -bound, side="left"))
         pw = pi[wedge_node[:n_aff]]
-        uniq, inv = _unique_inverse(wedge_pair[:n_aff])
-        delta = np.bincount(inv, weights=1.0 - pw, minlength=uniq.size)
-        cp = c_plus[uniq]
+        if 8 * n_aff < c_plus.size:  # few projected wedges: reduce to their pairs
+            uniq, inv = _unique_inverse(wedge_pair[:n_aff])
+            delta = np.bincount(inv, weights=1.0 - pw, minlength=uniq.size)
+            cp = c_plus[uniq]
+        else:  # many: w.pair indexes the pairs already
+            delta = np.bincount(wedge_pair[:n_aff], weights=1.0 - pw, minlength=c_plus.size)
+            cp = c_plus
         pairs_sq = base_pairs - float(np.dot(2.0 * cp - delta, delta))
         e_var = p * q * (pairs_sq + float(np.sum(pw * (1.0 - pw))))
         tv, hv = t_v[aff], h_v[aff]
@@ -882,21 +944,21 @@ def _wedge_sums(
 
 
 def _dense_triangles(n: int, u: NDArray[np.int64], v: NDArray[np.int64]) -> int:
-    """Triangles of the graph with lower pairs (u, v) by float32 BLAS syrk (exact, see caller)."""
-    from scipy.linalg import blas
+    r"""Triangles of the graph with lower pairs ``u > v``: :math:`\langle L^\top L, L\rangle` by blocks.
 
-    a = np.zeros((n, n), dtype=np.float32)
-    a[u, v] = 1.0
-    a[v, u] = 1.0
-    # a is symmetric, so a.T (Fortran-ordered, no copy) is the same matrix; syrk fills the
-    # upper triangle of a a^T = a^2 and leaves the strict lower triangle zero
-    c = blas.ssyrk(1.0, a.T)
+    Exact (float32 partial sums are integers below 2^24): see :func:`noisy_triple_classes`.
+    """
+    if n > _DENSE_MAX_NODES:
+        raise ValueError(f"the dense kernel is exact up to n = {_DENSE_MAX_NODES} nodes, got n = {n}")
+    low = np.zeros((n, n), dtype=np.float32)
+    low[u, v] = 1.0
     total = 0.0
-    for start in range(0, n, _DENSE_ROW_BLOCK):
-        stop = min(n, start + _DENSE_ROW_BLOCK)
-        total += float(np.multiply(c[start:stop], a[start:stop]).sum(dtype=np.float64))
-    # sum_{i<j} (a^2)_ij a_ij = tr(a^3) / 2 = 3 T
-    return int(round(total)) // 3
+    for start in range(0, n, _DENSE_BLOCK):
+        stop = min(n, start + _DENSE_BLOCK)
+        # rows i < start of columns start..stop are zero (L_ij = 0 for i <= j): skip them
+        gram = low[start:, start:stop].T @ low[start:, :stop]  # (L^T L)[start:stop, :stop]
+        total += float(np.multiply(gram, low[start:stop, :stop]).sum(dtype=np.float64))
+    return int(total)
 
 
 def _adjacency(g: Graph) -> sp.csr_array:

@@ -135,6 +135,64 @@ def test_unique_fallback_and_chunking_agree(monkeypatch):
         assert other.variance_estimate == pytest.approx(ref.variance_estimate, rel=1e-12)
 
 
+@pytest.mark.parametrize("m", [2, 3])
+def test_core_box_grouping_equals_direct_and_brute_force(m, monkeypatch):
+    # a dense core (repeated rows) and a far-spread tail: "auto" deduplicates the core box and
+    # evaluates the tail rows directly; the whole box is too large for one bincount
+    rng = np.random.default_rng(20 + m)
+    n = 3000
+    ys = rng.integers(-4, 5, size=(n, m))
+    tail = rng.random(n) < 0.1
+    ys[tail, 0] = rng.integers(-10**9, 10**9, size=int(tail.sum()))
+    monkeypatch.setattr(nw, "_CORE_SAMPLE", 256)
+    assert nw._distinct_rows(ys) is None
+    grouped = nw._core_grouped_rows(ys)
+    assert grouped is not None
+    rows, counts = grouped
+    assert counts.sum() == n and rows.shape[0] <= 9**m + 0.12 * n  # the core cells and the tail
+    # the multiset of rows is preserved
+    key = lambda a: sorted(map(tuple, a.tolist()))  # noqa: E731
+    assert key(np.repeat(rows, counts.astype(np.int64), axis=0)) == key(ys)
+    eps, sens = [0.7, 1.3, 0.9][:m], [1.0, 3.0, 2.0][:m]
+    cs = [dlap_c(e, s) for e, s in zip(eps, sens, strict=True)]
+    auto = nodewise_sum(steep, ys, eps, sens, check_growth=False)
+    direct = nodewise_sum(steep, ys, eps, sens, check_growth=False, method="direct")
+    assert auto.value == pytest.approx(direct.value, rel=1e-12)
+    assert auto.variance_estimate == pytest.approx(direct.variance_estimate, rel=1e-12)
+    sub = ys[:300]  # brute force on a part (the 3^m formula per row)
+    brute = [_brute_g(steep, row, cs) for row in sub]
+    part = nodewise_sum(steep, np.concatenate([sub] * 1000), eps, sens, check_growth=False)
+    assert part.value == pytest.approx(1000 * math.fsum(g for g, _ in brute), rel=1e-10)
+    assert part.variance_estimate == pytest.approx(1000 * math.fsum(g * g - t for g, t in brute), rel=1e-10)
+
+
+def test_core_box_grouping_declines_when_it_does_not_pay(monkeypatch):
+    monkeypatch.setattr(nw, "_CORE_SAMPLE", 256)
+    rng = np.random.default_rng(3)
+    spread = rng.integers(-10**9, 10**9, size=(3000, 2))
+    assert nw._core_grouped_rows(spread) is None  # every core box too large
+    few = rng.integers(-10**6, 10**6, size=(3000, 2))
+    few[:, 1] = rng.integers(0, 3, size=3000)
+    assert nw._core_grouped_rows(few) is None  # fits, but the rows are nearly all distinct
+    assert nw._core_grouped_rows(spread[:500]) is None  # too few rows to sample
+
+
+def test_core_box_grouping_is_exact_at_the_int64_limits(monkeypatch):
+    # rows at -2^63 next to a core near +2^63 - 5 must not wrap into the box
+    monkeypatch.setattr(nw, "_CORE_SAMPLE", 256)
+    top = np.iinfo(np.int64).max
+    ys = np.full((3000, 2), top - 5, dtype=np.int64)
+    ys[:, 1] = np.arange(3000) % 3
+    ys[::10, 0] = np.iinfo(np.int64).min
+    assert nw._core_grouped_rows(ys) is None  # core beyond 2^62: declined
+    ys[:, 0] = np.where(ys[:, 0] < 0, ys[:, 0], 5)  # core at 5, tail at -2^63
+    rows, counts = nw._core_grouped_rows(ys)
+    assert counts.sum() == 3000 and (rows[:, 0] == np.iinfo(np.int64).min).sum() == 300
+    # the whole box of rows at both limits has 2^64 cells (it wrapped to 0 in int64)
+    ends = np.array([[np.iinfo(np.int64).min, 0], [top, 0]] * 50, dtype=np.int64)
+    assert nw._distinct_rows(ends) is None
+
+
 def test_several_outputs_give_the_covariance_estimate():
     rng = np.random.default_rng(2)
     ys = rng.integers(-3, 9, size=(30, 2))

@@ -54,6 +54,8 @@ def test_errors():
     with pytest.raises(ValueError, match="epsilon"):
         estimate_once({"toy": DEG}, epsilon=0.0)
     with pytest.raises(ValueError, match="unknown statistic"):
+        estimate_once({"toy": DEG}, epsilon=1.0, statistic="wedges")
+    with pytest.raises(TypeError, match="needs the graph's adjacency"):  # degrees only
         estimate_once({"toy": DEG}, epsilon=1.0, statistic="triangles")
     with pytest.raises(ValueError, match="one graph"):
         estimate_once({"a": DEG, "b": DEG}, epsilon=1.0)

@@ -86,6 +86,21 @@ def test_neighbour_pair_counts_equal_brute_force(seed, monkeypatch):
     np.testing.assert_array_equal(cl.neighbour_pair_counts(g.indptr, g.indices, idx, 40), want)
     monkeypatch.setattr(cl, "_PAIR_CHUNK", 7)  # many chunks
     np.testing.assert_array_equal(cl.neighbour_pair_counts(g.indptr, g.indices, idx, 40), want)
+    monkeypatch.setattr(cl, "_BITMAP_BLOCK", 5)  # bytes of the bitmap split between blocks
+    np.testing.assert_array_equal(cl.neighbour_pair_counts(g.indptr, g.indices, idx, 40), want)
+    monkeypatch.setattr(cl, "_BITMAP_MAX_PAIRS", 0)  # the binary search instead of the bitmap
+    np.testing.assert_array_equal(cl.neighbour_pair_counts(g.indptr, g.indices, idx, 40), want)
+
+
+def test_packed_bitmap_sets_exactly_the_noisy_pairs(monkeypatch):
+    rng = np.random.default_rng(4)
+    n_pairs = 1000
+    idx = np.sort(rng.choice(n_pairs, size=300, replace=False))
+    for block in (1 << 22, 7):
+        monkeypatch.setattr(cl, "_BITMAP_BLOCK", block)
+        bits = np.unpackbits(cl._packed_bitmap(idx, n_pairs), bitorder="little")[:n_pairs]
+        np.testing.assert_array_equal(np.flatnonzero(bits), idx)
+    assert not cl._packed_bitmap(np.array([], dtype=np.int64), 10).any()
 
 
 def _release_r(adj_lists, noisy, n):
@@ -371,3 +386,30 @@ def test_errors():
     with pytest.raises(TypeError, match="ClusteringReleases"):
         cl.average_clustering("x")
     assert rel.budget.total == pytest.approx(7.0)
+
+
+# --- memory guard ----------------------------------------------------------------------------
+
+
+def test_memory_guard_refuses_before_drawing_and_names_the_alternatives():
+    g = _karate()
+    need = cl.clustering_memory_bytes(g, KW["epsilon_rr"])
+    # the estimate grows with the noisy edges: a smaller epsilon_rr needs more
+    assert cl.clustering_memory_bytes(g, 0.1) > need > 0
+    gen = np.random.default_rng(0)
+    state = gen.bit_generator.state
+    with pytest.raises(MemoryError, match=r"two-round-triangles-dlap.*never assembles") as info:
+        cl.release_clustering_reports(g, rng=gen, max_bytes=need - 1, **KW)
+    assert "34 nodes" in str(info.value) and "epsilon_rr=2" in str(info.value)
+    assert gen.bit_generator.state == state  # refused before any draw
+    cl.release_clustering_reports(g, rng=0, max_bytes=need, **KW)  # at the bound: runs
+    cl.release_clustering_reports(g, rng=0, max_bytes=None, **KW)
+    with pytest.raises(ValueError, match="max_bytes"):
+        cl.release_clustering_reports(g, rng=0, max_bytes=-1, **KW)
+
+
+def test_memory_guard_refuses_email_enron_at_small_epsilon():
+    # ~2.9e8 noisy edges at epsilon_rr = 0.3: over 10 GiB, refused at the 2 GiB default
+    g = read_edgelist(data_file("Email-Enron.txt.gz"))
+    with pytest.raises(MemoryError, match=r"36692 nodes at epsilon_rr=0.3.*GiB \(> max_bytes = 2.00 GiB\)"):
+        cl.release_clustering_reports(g, epsilon_rr=0.3, epsilon_degree=0.4, epsilon_triangles=0.3, rng=0)

@@ -21,6 +21,7 @@ TRIANGLE_NAMES = [
     "two-round-triangles-laplace-private",
     "two-round-triangles-dlap",
     "two-round-triangles-dlap-private",
+    "arr-triangles",
 ]
 
 
@@ -96,6 +97,9 @@ def test_triangle_methods_monte_carlo(name):
         x = p.estimate_trials(G, stat, None, 4.0, 300, rng=11)
         mean = p.analytic_mean(G, stat, None, 4.0)
         var = p.analytic_variance(G, stat, None, 4.0)
+        if mean is None:  # arr-triangles with clipping: biased, tested in test_arr_triangles
+            assert not p.unbiased and var is None and np.isfinite(x).all()
+            continue
         slack = 0.0 if stat == "triangles" else 0.01 * abs(mean)  # delta method: O(1/n) bias
         assert abs(x.mean() - mean) <= 4 * np.sqrt(var / x.size) + slack
         up, down = p.communication(G, 4.0, stat)

@@ -17,6 +17,7 @@ from ldpgraph.protocols.randomized_response import (
     flip_probability,
     keep_probability,
     noisy_lower_pairs,
+    pair_from_index,
     pair_index,
 )
 from ldpgraph.protocols.triangles import (
@@ -106,6 +107,26 @@ def test_triple_class_kernels_against_brute_force():
     g = from_networkx(nx.gnp_random_graph(300, 0.2, seed=5))
     n, idx = noisy_lower_pairs(g, 0.8, 0.1, rng=1)
     assert noisy_triple_classes(n, idx, method="dense") == noisy_triple_classes(n, idx, method="sparse")
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 299, 300])
+def test_dense_kernel_blocks_against_numpy(monkeypatch, block):
+    """The blocked lower-triangle product, for blocks that split n = 300 unevenly, against
+    the integer trace tr(A^3) / 6 of the dense adjacency."""
+    import ldpgraph.protocols.triangles as tri
+
+    g = from_networkx(nx.gnp_random_graph(300, 0.2, seed=5))
+    n, idx = noisy_lower_pairs(g, 0.8, 0.1, rng=1)
+    u, v = pair_from_index(idx)
+    a = np.zeros((n, n), dtype=np.int64)
+    a[u, v] = a[v, u] = 1
+    want = int(np.einsum("ij,jk,ki->", a, a, a)) // 6
+    assert want > 1000
+    monkeypatch.setattr(tri, "_DENSE_BLOCK", block)
+    assert tri._dense_triangles(n, u, v) == want
+    monkeypatch.setattr(tri, "_DENSE_MAX_NODES", 299)
+    with pytest.raises(ValueError, match="dense kernel is exact up to n = 299"):
+        tri._dense_triangles(n, u, v)
     with pytest.raises(ValueError, match="method"):
         noisy_triple_classes(n, idx, method="blas")
 

@@ -1,0 +1,1351 @@
+r"""Deployment of the triangle protocols: node-side releases as report rows, and their curator.
+
+``rr-triangles`` (one round), ``two-round-triangles-dlap`` and ``avg-clustering`` (two rounds,
+:mod:`ldpgraph.protocols.clustering`) run here as they run on devices: every node computes
+its release from its *own* neighbour list (and, in round 2, the curator's broadcast), as rows
+of the report format (:mod:`ldpgraph.protocols.reports`, version 1); the curator validates
+the rows and estimates. :func:`simulate_deployment` runs the same node functions and the same
+curator objects in memory, so report files written by ``ldpgraph node`` and curated by
+``ldpgraph curate`` give exactly its estimate (same seed).
+
+Rows (protocol ``rr-triangles``, ``two-round-triangles-dlap`` or ``avg-clustering``, version 1)
+-----------------------------------------------------------------------------------------------
+Nodes are the integers ``0..n-1`` (public); node v randomizes its adjacency bits towards the
+lower nodes ``0..v-1`` and, for a deployment, needs no other public input.
+
+============= ===== ============== ================================== ============ ============
+quantity      round value          meaning                            epsilon      sensitivity
+============= ===== ============== ================================== ============ ============
+``rr_count``  1     k >= 0         number of ``rr_edge`` rows of v    eps1         1
+``rr_edge``   1     partner j < v  v's noisy bit towards j is 1       eps1         1
+``local_count`` 2   integer r_v    rounded w_v plus DLap (below)      eps2         max(D-1, 1)
+``run_id``    2     48-bit integer the broadcast's run id             eps2         0
+============= ===== ============== ================================== ============ ============
+
+Optionally (``two-round-triangles-dlap``, the private-bound variant) every node also sends a
+round-1 ``lower_degree`` row: its lower degree plus DLap(e^-eps0), sensitivity 1
+(:func:`lower_degree_release`); the curator's bound is then D = max(1, max of them).
+
+``avg-clustering``: the same round 1; round 2 sends ``degree`` (d_v + DLap(e^-eps_d),
+sensitivity 1), ``local_count`` (r_v = 2 w_v - C(m_v, 2) + DLap, sensitivity
+:func:`~ldpgraph.protocols.clustering.count_sensitivity`, eps_t) and ``run_id`` (eps_t);
+curator: :func:`~ldpgraph.protocols.clustering.average_clustering`.
+
+One ``rr_count`` row per node (also when k = 0: node 0 has no lower node), then its k
+``rr_edge`` rows, one per partner with a noisy 1 (the 0 bits are implied). Checks on read,
+each error naming the file and row: protocol name and version, round, quantity, one ε per
+quantity, the sensitivity, partner ids lower than the node (``0 <= j < v``), no duplicate
+``rr_count`` row and no duplicate (v, j), every ``rr_edge`` with its node's ``rr_count``
+row and exactly ``rr_count`` partners per node (a truncated file is caught), the node set
+exactly ``0..n-1``; in round 2, every node of the broadcast's round 1 with exactly one
+``local_count`` and one ``run_id`` row, no node outside it ("a round-2 row without its
+round-1 rows"), and the run id equal to the broadcast's ("a broadcast from another run").
+
+Broadcast (after round 1 of ``two-round-triangles-dlap`` and ``avg-clustering``)
+--------------------------------------------------------------------------------
+:class:`TriangleBroadcast`: the noisy graph (every lower pair whose noisy bit is 1), the
+public bound D on the lower degree (on the degree for ``avg-clustering``, with its projection
+flag), n, eps1, and a run id: the first 48 bits of the SHA-256
+of the canonical header and of the sorted pair indices (:func:`broadcast_run_id`), so an
+edited or truncated edge list, or one from another run, is detected. Its file form is an
+edge list (:mod:`ldpgraph.trianglefiles`).
+
+Round 2 at node v (:func:`dlap_local_count`): project the lower neighbour list to a uniform
+D-subset when longer, :math:`w_v = \sum_{j<k \text{ kept}} (b_{jk} - q)`, release
+:math:`r_v = \lfloor w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/(D-1)})`
+(:func:`~ldpgraph.protocols.triangles.two_round_dlap_release`; privacy and unbiasedness
+proofs there). Curator: :math:`\hat T = \sum_v r_v / (p - q)`.
+
+Randomness: secure by default (exact Bernoulli on the OS CSPRNG for RR bits, exact discrete
+Laplace, OS-random projection and rounding); with ``rng`` (simulation) node v of round r draws
+from ``SeedSequence(seed, spawn_key=(r, v))`` (:func:`node_rng`), so one node's rows do not
+depend on which other nodes are simulated, nor on their order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import check_epsilon, check_nonnegative_int
+from ..mechanisms import DiscreteLaplace
+from .curator import Estimate
+from .randomized_response import flip_probability, keep_probability, pair_from_index, pair_index
+from .randomizer import randomized_response_bits
+from .reports import COLUMNS
+from .reportset import ReportChunk
+
+__all__ = [
+    "RR_PROTOCOL",
+    "DLAP_PROTOCOL",
+    "CLUSTERING_PROTOCOL",
+    "TWO_ROUND",
+    "DEGREE",
+    "LOWER_DEGREE",
+    "lower_degree_release",
+    "TRIANGLE_PROTOCOLS",
+    "RR_COUNT",
+    "RR_EDGE",
+    "LOCAL_COUNT",
+    "RUN_ID",
+    "MAX_NODES",
+    "node_rng",
+    "rr_partners",
+    "round1_columns",
+    "TriangleBroadcast",
+    "broadcast_run_id",
+    "dlap_local_count",
+    "clustering_release",
+    "round2_columns",
+    "chunk_from_columns",
+    "Round1Accumulator",
+    "Round1Summary",
+    "Round2Accumulator",
+    "rr_triangles_estimate",
+    "rr_variance_estimate",
+    "lower_wedge_square_estimate",
+    "dlap_triangles_estimate",
+    "DeploymentRun",
+    "simulate_deployment",
+]
+
+RR_PROTOCOL = "rr-triangles"
+DLAP_PROTOCOL = "two-round-triangles-dlap"
+CLUSTERING_PROTOCOL = "avg-clustering"
+#: triangle protocols that can be deployed -> the version of their rows
+TRIANGLE_PROTOCOLS: dict[str, int] = {RR_PROTOCOL: 1, DLAP_PROTOCOL: 1, CLUSTERING_PROTOCOL: 1}
+#: the protocols with a round 2 (and a broadcast)
+TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
+RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
+LOWER_DEGREE = "lower_degree"
+# the curator's variance estimate holds n x n float64 matrices up to this many nodes
+_DENSE_VARIANCE_MAX_NODES = 8192
+#: nodes of a triangle protocol are 0..n-1 with n at most this (pair indices fit in int64)
+MAX_NODES = 2**31
+_LISTED = 10
+
+
+def _check_protocol_name(protocol: str) -> str:
+    if protocol not in TRIANGLE_PROTOCOLS:
+        raise ValueError(f"protocol must be one of {sorted(TRIANGLE_PROTOCOLS)}, got {protocol!r}")
+    return protocol
+
+
+def node_rng(seed: int, round: int, node: int) -> np.random.Generator:
+    """The simulation stream of ``node`` in ``round``: ``SeedSequence(seed, spawn_key=(round, node))``.
+
+    >>> bool(node_rng(0, 1, 5).random() == node_rng(0, 1, 5).random())
+    True
+    """
+    seed = check_nonnegative_int(seed, "seed")
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(round), int(node))))
+
+
+def _neighbours(node: int, neighbours: ArrayLike) -> tuple[int, NDArray[np.int64]]:
+    v = check_nonnegative_int(node, "node")
+    nb = np.asarray(neighbours)
+    if nb.size and nb.dtype.kind not in "iu":
+        raise TypeError(f"neighbours must be integer node ids, got dtype {nb.dtype}")
+    nb = np.unique(nb.astype(np.int64))
+    if nb.size and (nb[0] < 0 or np.any(nb == v)):
+        raise ValueError(f"neighbours must be node ids >= 0 other than the node {v}, got {nb.tolist()[:10]}")
+    return v, nb
+
+
+def rr_partners(
+    node: int, neighbours: ArrayLike, epsilon: float, *, rng: Any = None, secure: bool | None = None
+) -> NDArray[np.int64]:
+    r"""Round 1 at node v: the lower nodes j < v whose randomized-response bit is 1 (sorted).
+
+    Every bit :math:`a_{vj}`, ``j = 0..v-1``, goes through Warner's randomized response at
+    ``epsilon`` (:func:`~ldpgraph.protocols.randomizer.randomized_response_bits`): exact
+    Bernoulli on the OS CSPRNG by default, the seeded float sampler with ``rng``.
+
+    Notes
+    -----
+    eps-edge-LDP: one edge {v, j} changes one of v's bits (when j < v), and each bit's
+    likelihood ratio is :math:`e^{\pm\varepsilon}`; listing the 1 bits is a bijection of the
+    bit vector (v is public).
+
+    Examples
+    --------
+    >>> rr_partners(4, [0, 2, 7], 50.0, rng=0).tolist()   # eps = 50: the true lower neighbours
+    [0, 2]
+    """
+    v, nb = _neighbours(node, neighbours)
+    check_epsilon(epsilon)
+    bits = np.zeros(v, dtype=np.bool_)
+    bits[nb[nb < v]] = True
+    return np.flatnonzero(randomized_response_bits(bits, epsilon, rng=rng, secure=secure)).astype(np.int64)
+
+
+def _columns(node, rnd, quantity, value, epsilon, sensitivity, protocol) -> dict[str, NDArray[Any]]:
+    m = len(value)
+    return {
+        "node": np.asarray(node, dtype=np.int64),
+        "round": np.full(m, rnd, dtype=np.int64),
+        "quantity": np.asarray(quantity, dtype=object),
+        "value": np.asarray(value, dtype=np.int64),
+        "epsilon": np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (m,)).copy(),
+        "sensitivity": np.asarray(sensitivity, dtype=np.float64),
+        "protocol": np.full(m, protocol, dtype=object),
+        "protocol_version": np.full(m, TRIANGLE_PROTOCOLS[protocol], dtype=np.int64),
+    }
+
+
+def _concat(parts: list[dict[str, NDArray[Any]]]) -> dict[str, NDArray[Any]]:
+    if not parts:
+        return _columns([], 1, [], [], 1.0, [], RR_PROTOCOL)
+    return {c: np.concatenate([p[c] for p in parts]) for c in COLUMNS}
+
+
+def round1_columns(
+    protocol: str,
+    nodes: Sequence[int],
+    neighbour_lists: Sequence[ArrayLike],
+    epsilon: float,
+    *,
+    seed: int | None = None,
+    lower_degree_epsilon: float | None = None,
+) -> dict[str, NDArray[Any]]:
+    """Round-1 report rows (columns) of ``nodes``: ``rr_count`` then ``rr_edge`` rows per node.
+
+    ``seed`` None: the secure sampler; else node v draws from :func:`node_rng` (seed, 1, v).
+    ``lower_degree_epsilon`` (``two-round-triangles-dlap`` only): each node also sends a
+    ``lower_degree`` row, its lower degree plus DLap(e^-eps0) (sensitivity 1), from which the
+    curator takes a private bound D = max(1, max of them) (:func:`lower_degree_release`).
+
+    Examples
+    --------
+    >>> cols = round1_columns("rr-triangles", [2], [[0, 1]], 50.0, seed=0)
+    >>> cols["quantity"].tolist(), cols["value"].tolist()
+    (['rr_count', 'rr_edge', 'rr_edge'], [2, 0, 1])
+    """
+    _check_protocol_name(protocol)
+    eps = check_epsilon(epsilon)
+    eps0 = (
+        None if lower_degree_epsilon is None else check_epsilon(lower_degree_epsilon, "lower_degree_epsilon")
+    )
+    if eps0 is not None and protocol != DLAP_PROTOCOL:
+        raise ValueError(
+            f"lower_degree rows belong to {DLAP_PROTOCOL!r} (its private bound), not {protocol!r}"
+        )
+    parts = []
+    for v, nb in zip(nodes, neighbour_lists, strict=True):
+        rng = None if seed is None else node_rng(seed, 1, v)
+        partners = rr_partners(v, nb, eps, rng=rng, secure=seed is None)
+        k = partners.size
+        parts.append(
+            _columns(
+                np.full(k + 1, int(v)),
+                1,
+                [RR_COUNT] + [RR_EDGE] * k,
+                np.r_[k, partners],
+                eps,
+                np.ones(k + 1),
+                protocol,
+            )
+        )
+        if eps0 is not None:
+            y = lower_degree_release(v, nb, eps0, rng=rng, secure=seed is None)
+            parts.append(_columns([int(v)], 1, [LOWER_DEGREE], [y], eps0, [1.0], protocol))
+    return _concat(parts)
+
+
+def lower_degree_release(
+    node: int, neighbours: ArrayLike, epsilon: float, *, rng: Any = None, secure: bool | None = None
+) -> int:
+    r"""Node v's lower degree plus DLap(e^-eps0): the input of the private bound D.
+
+    Notes
+    -----
+    One edge changes the lower degree of its higher endpoint by 1 and of no other node:
+    sensitivity 1, so the release is eps0-edge-LDP (discrete Laplace mechanism). The curator
+    broadcasts D = max(1, max_v release), a post-processing; the node spends eps0 + eps1 + eps2
+    in all (sequential composition), as ``two-round-triangles-dlap-private``.
+
+    Examples
+    --------
+    >>> lower_degree_release(5, [0, 1, 9], 50.0, rng=0)
+    2
+    """
+    v, nb = _neighbours(node, neighbours)
+    eps0 = check_epsilon(epsilon)
+    if secure is None:
+        secure = rng is None
+    mech = DiscreteLaplace(epsilon=eps0)
+    noise = mech.sample(secure=True) if secure else mech.sample(rng=rng)
+    return int(np.count_nonzero(nb < v)) + int(noise)
+
+
+# ------------------------------------------------------------------------------ broadcast
+
+
+def _header(
+    protocol: str, n_nodes: int, epsilon: float, bound: int | None, n_edges: int, projection: bool
+) -> dict[str, Any]:
+    out = {
+        "protocol": protocol,
+        "protocol_version": TRIANGLE_PROTOCOLS[protocol],
+        "round": 1,
+        "n_nodes": int(n_nodes),
+        "epsilon": float(epsilon),
+        "bound": None if bound is None else int(bound),
+        "n_edges": int(n_edges),
+    }
+    if protocol == CLUSTERING_PROTOCOL:  # whether lists longer than D are projected
+        out["projection"] = bool(projection)
+    return out
+
+
+def broadcast_run_id(header: dict[str, Any], index: NDArray[np.int64]) -> int:
+    """First 48 bits of SHA-256(canonical JSON header, newline, little-endian int64 pair indices).
+
+    >>> broadcast_run_id({"a": 1}, np.array([0, 2])) == broadcast_run_id({"a": 1}, np.array([0, 2]))
+    True
+    """
+    h = hashlib.sha256(json.dumps(header, sort_keys=True, separators=(",", ":")).encode())
+    h.update(b"\n")
+    h.update(np.ascontiguousarray(index, dtype="<i8").tobytes())
+    return int.from_bytes(h.digest()[:6], "big")
+
+
+@dataclass(frozen=True, eq=False)
+class TriangleBroadcast:
+    """What the curator sends after round 1 of ``two-round-triangles-dlap`` or ``avg-clustering``.
+
+    Attributes
+    ----------
+    protocol : str
+    n_nodes : int
+        Round 1's nodes are ``0..n_nodes-1``.
+    epsilon : float
+        eps1 (round 1): gives p and q.
+    bound : int
+        D, the public bound on the lower degree (``two-round-triangles-dlap``: round 2
+        projects to it) or on the degree (``avg-clustering``, D >= 2).
+    index : ndarray of int64
+        Sorted :func:`~ldpgraph.protocols.randomized_response.pair_index` of the noisy edges.
+    run_id : int
+        :func:`broadcast_run_id` of the header and ``index``.
+    projection : bool
+        ``avg-clustering``: lists longer than D are projected to D (sensitivity 2(D-1));
+        else such nodes refuse (sensitivity D-1).
+    """
+
+    protocol: str
+    n_nodes: int
+    epsilon: float
+    bound: int
+    index: NDArray[np.int64] = field(repr=False)
+    run_id: int
+    projection: bool = False
+
+    @classmethod
+    def build(
+        cls,
+        protocol: str,
+        n_nodes: int,
+        epsilon: float,
+        bound: int,
+        index: ArrayLike,
+        *,
+        projection: bool = False,
+    ) -> TriangleBroadcast:
+        """The broadcast with its run id computed (``index`` sorted, distinct)."""
+        if _check_protocol_name(protocol) not in TWO_ROUND:
+            raise ValueError(f"only {' and '.join(TWO_ROUND)} have a round 2, got {protocol!r}")
+        idx = np.asarray(index, dtype=np.int64)
+        low = 2 if protocol == CLUSTERING_PROTOCOL else 1
+        bound = check_nonnegative_int(bound, "bound", minimum=low)
+        if projection and protocol != CLUSTERING_PROTOCOL:
+            raise ValueError(f"{protocol!r} always projects the lower list: projection is for avg-clustering")
+        head = _header(protocol, n_nodes, epsilon, bound, idx.size, bool(projection))
+        return cls(
+            protocol, int(n_nodes), float(epsilon), bound, idx, broadcast_run_id(head, idx), bool(projection)
+        )
+
+    def header(self) -> dict[str, Any]:
+        """The JSON header of the broadcast file (with the run id)."""
+        out = _header(self.protocol, self.n_nodes, self.epsilon, self.bound, self.index.size, self.projection)
+        out["run_id"] = self.run_id
+        return out
+
+    def sensitivities(self) -> dict[str, float]:
+        """The sensitivity of every round-2 quantity."""
+        if self.protocol == DLAP_PROTOCOL:
+            return {LOCAL_COUNT: float(max(self.bound - 1, 1)), RUN_ID: 0.0}
+        from .clustering import count_sensitivity
+
+        return {DEGREE: 1.0, LOCAL_COUNT: float(count_sensitivity(self.bound, self.projection)), RUN_ID: 0.0}
+
+    @property
+    def q(self) -> float:
+        return flip_probability(self.epsilon)
+
+    @property
+    def p(self) -> float:
+        return keep_probability(self.epsilon)
+
+    def noisy_bit(self, j: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
+        """The noisy bits of the pairs ``j < k`` (vectorized, 0/1 floats)."""
+        pid = pair_index(np.asarray(k, dtype=np.int64), np.asarray(j, dtype=np.int64))
+        if self.index.size == 0:
+            return np.zeros(pid.shape)
+        loc = np.minimum(np.searchsorted(self.index, pid), self.index.size - 1)
+        return (self.index[loc] == pid).astype(np.float64)
+
+
+def _secure_uniform(size: int) -> NDArray[np.float64]:
+    return np.array([secrets.randbits(53) for _ in range(size)], dtype=np.float64) / 2.0**53
+
+
+def dlap_local_count(
+    node: int,
+    neighbours: ArrayLike,
+    broadcast: TriangleBroadcast,
+    epsilon: float,
+    *,
+    rng: Any = None,
+    secure: bool | None = None,
+) -> int:
+    r"""Round 2 of ``two-round-triangles-dlap`` at node v: the integer release r_v.
+
+    With ``rng`` this is :func:`~ldpgraph.protocols.triangles.two_round_dlap_release` (one run,
+    the protocol's node function). Secure (the default without ``rng``): the same law with
+    the projection and the rounding uniform from the OS CSPRNG and the discrete Laplace noise
+    from the exact sampler.
+
+    Examples
+    --------
+    >>> b = TriangleBroadcast.build("two-round-triangles-dlap", 4, 1.0, 3, [0, 1, 2])
+    >>> isinstance(dlap_local_count(3, [0, 1, 2], b, 1.0, rng=0), int)
+    True
+    """
+    from .triangles import two_round_dlap_release
+
+    if not isinstance(broadcast, TriangleBroadcast):
+        raise TypeError(f"broadcast must be a TriangleBroadcast, got {type(broadcast).__name__}")
+    v, nb = _neighbours(node, neighbours)
+    if v >= broadcast.n_nodes:
+        raise ValueError(
+            f"node {v} is not a node of the broadcast's round 1 (nodes 0..{broadcast.n_nodes - 1})"
+        )
+    eps2 = check_epsilon(epsilon)
+    if secure is None:
+        secure = rng is None
+    d, q = broadcast.bound, broadcast.q
+    if not secure:
+        return int(two_round_dlap_release(v, nb, broadcast.noisy_bit, eps2, d, q, size=1, rng=rng)[0])
+    if rng is not None:
+        raise ValueError("secure=True draws from the OS CSPRNG and cannot be seeded; pass rng=None")
+    lower = nb[nb < v]
+    if lower.size > d:
+        lower = np.sort(np.array(secrets.SystemRandom().sample(lower.tolist(), d), dtype=np.int64))
+    a, b = np.triu_indices(lower.size, k=1)
+    w = float(broadcast.noisy_bit(lower[a], lower[b]).sum()) - q * a.size
+    rounded = math.floor(w + float(_secure_uniform(1)[0]))
+    mech = DiscreteLaplace(epsilon=eps2, sensitivity=max(d - 1, 1))
+    return int(rounded + int(mech.sample(secure=True)))
+
+
+def clustering_release(
+    node: int,
+    neighbours: ArrayLike,
+    broadcast: TriangleBroadcast,
+    epsilon_degree: float,
+    epsilon_triangles: float,
+    *,
+    rng: Any = None,
+    secure: bool | None = None,
+) -> tuple[int, int]:
+    r"""Round 2 of ``avg-clustering`` at node v: :math:`(\tilde d_v, \tilde r_v)`.
+
+    With ``rng`` this is :func:`~ldpgraph.protocols.clustering.clustering_node_release` (one
+    run). Secure (the default without ``rng``): the same law, the projection (when the
+    broadcast allows it) uniform from the OS CSPRNG and both noises from the exact sampler.
+    Privacy and sensitivity: :mod:`ldpgraph.protocols.clustering`.
+
+    Examples
+    --------
+    >>> b = TriangleBroadcast.build("avg-clustering", 4, 1.0, 3, [0, 1, 2])
+    >>> d, r = clustering_release(3, [0, 1, 2], b, 1.0, 1.0, rng=0)
+    >>> isinstance(d, int) and isinstance(r, int)
+    True
+    """
+    from .clustering import clustering_node_release
+
+    if not isinstance(broadcast, TriangleBroadcast) or broadcast.protocol != CLUSTERING_PROTOCOL:
+        raise TypeError(f"broadcast must be a TriangleBroadcast of {CLUSTERING_PROTOCOL!r}")
+    v, nb = _neighbours(node, neighbours)
+    if v >= broadcast.n_nodes:
+        raise ValueError(
+            f"node {v} is not a node of the broadcast's round 1 (nodes 0..{broadcast.n_nodes - 1})"
+        )
+    eps_d, eps_t = check_epsilon(epsilon_degree), check_epsilon(epsilon_triangles)
+    if secure is None:
+        secure = rng is None
+    d_max, proj = broadcast.bound, broadcast.projection
+    if not secure:
+        out = clustering_node_release(
+            v,
+            nb,
+            broadcast.noisy_bit,
+            epsilon_degree=eps_d,
+            epsilon_triangles=eps_t,
+            d_max=d_max,
+            projection=proj,
+            size=1,
+            rng=rng,
+        )[0]
+        return int(out[0]), int(out[1])
+    if rng is not None:
+        raise ValueError("secure=True draws from the OS CSPRNG and cannot be seeded; pass rng=None")
+    if nb.size > d_max and not proj:
+        raise ValueError(
+            f"the node has degree {nb.size} > d_max = {d_max} and the broadcast allows no projection"
+        )
+    kept = nb
+    if nb.size > d_max:
+        kept = np.sort(np.array(secrets.SystemRandom().sample(nb.tolist(), d_max), dtype=np.int64))
+    a, b = np.triu_indices(kept.size, k=1)
+    w = int(broadcast.noisy_bit(kept[a], kept[b]).sum())
+    r = 2 * w - kept.size * (kept.size - 1) // 2
+    sens = broadcast.sensitivities()[LOCAL_COUNT]
+    d_noise = DiscreteLaplace(epsilon=eps_d).sample(secure=True)
+    r_noise = DiscreteLaplace(epsilon=eps_t, sensitivity=sens).sample(secure=True)
+    return int(nb.size + int(d_noise)), int(r + int(r_noise))
+
+
+def round2_columns(
+    nodes: Sequence[int],
+    neighbour_lists: Sequence[ArrayLike],
+    broadcast: TriangleBroadcast,
+    epsilon: float | tuple[float, float],
+    *,
+    seed: int | None = None,
+) -> dict[str, NDArray[Any]]:
+    """Round-2 rows of ``nodes`` (seed as in round 1), per node in this order:
+
+    ``two-round-triangles-dlap``: ``local_count``, ``run_id`` (``epsilon`` = eps2);
+    ``avg-clustering``: ``degree``, ``local_count``, ``run_id`` (``epsilon`` = (eps_degree,
+    eps_triangles); the run id row carries eps_triangles).
+
+    Examples
+    --------
+    >>> b = TriangleBroadcast.build("two-round-triangles-dlap", 3, 1.0, 2, [0])
+    >>> round2_columns([2], [[0, 1]], b, 1.0, seed=0)["quantity"].tolist()
+    ['local_count', 'run_id']
+    """
+    nodes = [check_nonnegative_int(v, "node") for v in nodes]
+    sens = broadcast.sensitivities()
+    names = list(sens)
+    if broadcast.protocol == DLAP_PROTOCOL:
+        eps = check_epsilon(epsilon)
+        epsilons = [eps, eps]
+    else:
+        if isinstance(epsilon, numbers.Real) or len(epsilon) != 2:
+            raise ValueError(
+                f"avg-clustering round 2 takes epsilon = (eps_degree, eps_triangles), got {epsilon!r}"
+            )
+        eps_d, eps_t = (check_epsilon(e) for e in epsilon)
+        epsilons = [eps_d, eps_t, eps_t]
+    values = []
+    for v, nb in zip(nodes, neighbour_lists, strict=True):
+        rng = None if seed is None else node_rng(seed, 2, v)
+        if broadcast.protocol == DLAP_PROTOCOL:
+            values += [dlap_local_count(v, nb, broadcast, eps, rng=rng, secure=seed is None)]
+        else:
+            values += list(clustering_release(v, nb, broadcast, eps_d, eps_t, rng=rng, secure=seed is None))
+        values.append(broadcast.run_id)
+    m, k = len(nodes), len(names)
+    return _columns(
+        np.repeat(np.asarray(nodes, dtype=np.int64), k),
+        2,
+        names * m,
+        values,
+        epsilons * m,
+        [sens[q] for q in names] * m,
+        broadcast.protocol,
+    )
+
+
+# ------------------------------------------------------------------------------ curator
+
+
+def chunk_from_columns(cols: dict[str, Any], source: str = "<memory>", first_row: int = 0) -> ReportChunk:
+    """Report columns (as :func:`round1_columns` returns) as one :class:`ReportChunk`."""
+    import pyarrow as pa
+
+    quantity = pa.array(np.asarray(cols["quantity"], dtype=object), type=pa.string()).dictionary_encode()
+    protocol = pa.array(np.asarray(cols["protocol"], dtype=object), type=pa.string()).dictionary_encode()
+    q_codes, q_names = quantity.indices.to_numpy(), quantity.dictionary.to_pylist()
+    p_codes, p_names = protocol.indices.to_numpy(), protocol.dictionary.to_pylist()
+    return ReportChunk(
+        source=source,
+        first_row=first_row,
+        node=np.asarray(cols["node"], dtype=np.int64),
+        round=np.asarray(cols["round"], dtype=np.int64),
+        quantity=q_codes,
+        quantity_names=[str(s) for s in q_names],
+        value=np.asarray(cols["value"], dtype=np.int64),
+        epsilon=np.asarray(cols["epsilon"], dtype=np.float64),
+        sensitivity=np.asarray(cols["sensitivity"], dtype=np.float64),
+        protocol=p_codes,
+        protocol_names=[str(s) for s in p_names],
+        protocol_version=np.asarray(cols["protocol_version"], dtype=np.int64),
+    )
+
+
+class _Rows:
+    """Row locators across chunks: (source, row) packed in one int64, for messages."""
+
+    def __init__(self) -> None:
+        self.sources: list[str] = []
+        self._where: list[tuple[str, int | None]] = []
+
+    def locate(self, chunk: ReportChunk, idx: NDArray[np.integer]) -> NDArray[np.int64]:
+        key = (chunk.source, chunk.line_offset)
+        if key not in self._where:
+            self._where.append(key)
+        s = self._where.index(key)
+        return (np.int64(s) << 40) | (chunk.first_row + np.asarray(idx, dtype=np.int64))
+
+    def remap(self, other: _Rows, locs: NDArray[np.int64]) -> NDArray[np.int64]:
+        """``other``'s locators as this object's (its sources added here)."""
+        for key in other._where:
+            if key not in self._where:
+                self._where.append(key)
+        table = np.array([self._where.index(key) for key in other._where] or [0], dtype=np.int64)
+        locs = np.asarray(locs, dtype=np.int64)
+        return (table[locs >> 40] << 40) | (locs & ((1 << 40) - 1))
+
+    def text(self, loc: int) -> str:
+        source, offset = self._where[int(loc) >> 40]
+        row = int(loc) & ((1 << 40) - 1)
+        return f"{source} row {row}" + ("" if offset is None else f" (line {row + offset})")
+
+
+class _Base:
+    def _merge_base(self, other: _Base) -> None:
+        if type(other) is not type(self) or (other.protocol, other.round) != (self.protocol, self.round):
+            raise ValueError(
+                f"cannot merge accumulators of {other.protocol!r} round {other.round} into "
+                f"{self.protocol!r} round {self.round}"
+            )
+        for name, (eps, where) in other.epsilon.items():
+            mine = self.epsilon.setdefault(name, (eps, where))
+            if mine[0] != eps:
+                raise ValueError(f"mixed epsilon for {name!r}: {eps!r} in {where}, {mine[0]!r} in {mine[1]}")
+        self.n_rows += other.n_rows
+        self.sources += [x for x in other.sources if x not in self.sources]
+
+    def _locs_of(self, other: _Base, locs: list[NDArray[np.int64]]) -> list[NDArray[np.int64]]:
+        return [self.rows.remap(other.rows, a) for a in locs]
+
+    def __init__(self, protocol: str, round: int) -> None:
+        self.protocol = _check_protocol_name(protocol)
+        self.round = round
+        self.rows = _Rows()
+        self.n_rows = 0
+        self.epsilon: dict[str, tuple[float, str]] = {}
+        self.sources: list[str] = []
+
+    def _check(self, chunk: ReportChunk, sensitivity: dict[str, float]) -> dict[str, NDArray[np.intp]]:
+        if chunk.source not in self.sources:
+            self.sources.append(chunk.source)
+        codes = np.asarray(chunk.protocol)
+        for code, name in enumerate(chunk.protocol_names):
+            rows = np.flatnonzero(codes == code)
+            if rows.size and name != self.protocol:
+                raise ValueError(
+                    f"rows of protocol {name!r}, expected {self.protocol!r}: {chunk.rows_text(rows)}"
+                )
+        wrong = np.flatnonzero(np.asarray(chunk.protocol_version) != TRIANGLE_PROTOCOLS[self.protocol])
+        if wrong.size:
+            raise ValueError(
+                f"protocol {self.protocol!r} version {int(chunk.protocol_version[wrong[0]])} in "
+                f"{chunk.rows_text(wrong)}: this package reads version {TRIANGLE_PROTOCOLS[self.protocol]} "
+                "(a file from another protocol version)"
+            )
+        other = np.flatnonzero(np.asarray(chunk.round) != self.round)
+        if other.size:
+            raise ValueError(
+                f"curating round {self.round} of {self.protocol!r}, but {chunk.rows_text(other)} "
+                f"belong{'s' if other.size == 1 else ''} to round {int(chunk.round[other[0]])}"
+            )
+        qcodes = np.asarray(chunk.quantity)
+        out = {}
+        for code, name in enumerate(chunk.quantity_names):
+            rows = np.flatnonzero(qcodes == code)
+            if not rows.size:
+                continue
+            if name not in sensitivity:
+                raise ValueError(
+                    f"quantity {name!r} is not a round-{self.round} quantity of {self.protocol!r} "
+                    f"(expected {', '.join(sensitivity)}): {chunk.rows_text(rows)}"
+                )
+            eps = np.asarray(chunk.epsilon)[rows]
+            if name not in self.epsilon:
+                e0 = float(eps[0])
+                if not (math.isfinite(e0) and e0 > 0):
+                    raise ValueError(f"epsilon must be in (0, inf), got {e0!r}: {chunk.rows_text(rows[:1])}")
+                self.epsilon[name] = (e0, chunk.where(rows[0]))
+            e0, where = self.epsilon[name]
+            bad = np.flatnonzero(eps != e0)
+            if bad.size:
+                raise ValueError(
+                    f"mixed epsilon for {name!r}: {float(eps[bad[0]])!r} in {chunk.rows_text(rows[bad])}, "
+                    f"{e0!r} in {where}"
+                )
+            bad = np.flatnonzero(np.asarray(chunk.sensitivity)[rows] != sensitivity[name])
+            if bad.size:
+                raise ValueError(
+                    f"{name!r} rows must have sensitivity {sensitivity[name]:g}, got "
+                    f"{float(chunk.sensitivity[rows[bad[0]]]):g}: {chunk.rows_text(rows[bad])}"
+                )
+            out[name] = rows
+        self.n_rows += len(chunk)
+        return out
+
+    def _unique_nodes(
+        self, nodes: list, locs: list, what: str
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        ids = np.concatenate(nodes) if nodes else np.zeros(0, dtype=np.int64)
+        loc = np.concatenate(locs) if locs else np.zeros(0, dtype=np.int64)
+        order = np.argsort(ids, kind="stable")
+        ids, loc = ids[order], loc[order]
+        dup = np.flatnonzero(ids[1:] == ids[:-1]) if ids.size else ids
+        if dup.size:
+            i = int(dup[0])
+            raise ValueError(
+                f"duplicate {what} rows for node {int(ids[i])}: {self.rows.text(loc[i])} and "
+                f"{self.rows.text(loc[i + 1])}"
+            )
+        return ids, loc
+
+
+def _ids_text(ids: NDArray[np.int64]) -> str:
+    shown = ", ".join(str(int(v)) for v in ids[:_LISTED])
+    return shown + (f" and {ids.size - _LISTED} more" if ids.size > _LISTED else "")
+
+
+def _missing_text(ids: NDArray[np.int64], n: int) -> str:
+    """'K: a, b, ...' for the ids of 0..n-1 absent from the sorted distinct ``ids`` (no O(n) array)."""
+    gaps = np.diff(np.r_[-1, ids[ids < n], n]) - 1
+    where = np.flatnonzero(gaps)
+    starts = np.r_[-1, ids[ids < n]][where] + 1
+    first: list[int] = []
+    for a, k in zip(starts.tolist(), gaps[where].tolist(), strict=True):
+        first.extend(range(a, a + min(k, _LISTED - len(first))))
+        if len(first) >= _LISTED:
+            break
+    total = int(gaps.sum())
+    more = f" and {total - len(first)} more" if total > len(first) else ""
+    return f"{total}: {', '.join(map(str, first))}{more}"
+
+
+@dataclass(frozen=True, eq=False)
+class Round1Summary:
+    """Validated round-1 rows: the noisy graph on nodes 0..n-1.
+
+    Attributes
+    ----------
+    protocol : str
+    n_nodes : int
+    epsilon : float
+    index : ndarray of int64
+        Sorted pair indices of the noisy edges.
+    n_rows : int
+    sources : list of str
+    max_lower_degree : int or None
+        The largest ``lower_degree`` release (None without such rows).
+    lower_degree_epsilon : float or None
+    """
+
+    protocol: str
+    n_nodes: int
+    epsilon: float
+    index: NDArray[np.int64] = field(repr=False)
+    n_rows: int
+    sources: list[str]
+    max_lower_degree: int | None = None
+    lower_degree_epsilon: float | None = None
+
+    def private_bound(self) -> int:
+        """D = max(1, largest noisy lower degree): the bound of the private variant."""
+        if self.max_lower_degree is None:
+            raise ValueError("no lower_degree rows in round 1: pass a public bound D (--d-max)")
+        return max(1, self.max_lower_degree)
+
+
+class Round1Accumulator(_Base):
+    """Streaming validation of round-1 rows (``rr_count``, ``rr_edge``) of a triangle protocol.
+
+    Memory: the noisy graph (one int64 per noisy edge) plus O(n); the curator of these
+    protocols needs the noisy graph anyway.
+
+    Examples
+    --------
+    >>> acc = Round1Accumulator("rr-triangles")
+    >>> acc.add(chunk_from_columns(round1_columns("rr-triangles", [0, 1, 2], [[1, 2], [0, 2], [0, 1]],
+    ...                                           50.0, seed=0)))
+    >>> s = acc.summary()
+    >>> s.n_nodes, s.index.tolist()
+    (3, [0, 1, 2])
+    """
+
+    def __init__(self, protocol: str, *, expected_nodes: int | None = None) -> None:
+        super().__init__(protocol, 1)
+        self.expected_nodes = (
+            None
+            if expected_nodes is None
+            else check_nonnegative_int(expected_nodes, "expected_nodes", minimum=1)
+        )
+        self._count_nodes: list[NDArray[np.int64]] = []
+        self._count_values: list[NDArray[np.int64]] = []
+        self._count_locs: list[NDArray[np.int64]] = []
+        self._edge_index: list[NDArray[np.int64]] = []
+        self._edge_locs: list[NDArray[np.int64]] = []
+        self._low_nodes: list[NDArray[np.int64]] = []
+        self._low_values: list[NDArray[np.int64]] = []
+        self._low_locs: list[NDArray[np.int64]] = []
+
+    def add(self, chunk: ReportChunk) -> None:
+        """Check one chunk and keep its rows' content."""
+        sens = {RR_COUNT: 1.0, RR_EDGE: 1.0}
+        if self.protocol == DLAP_PROTOCOL:
+            sens[LOWER_DEGREE] = 1.0
+        rows = self._check(chunk, sens)
+        node, value = np.asarray(chunk.node), np.asarray(chunk.value)
+        big = np.flatnonzero(node >= MAX_NODES)
+        if big.size:
+            raise ValueError(
+                f"node id {int(node[big[0]])} is too large: the nodes of a triangle protocol are "
+                f"0..n-1 with n <= 2**31: {chunk.rows_text(big)}"
+            )
+        if RR_EDGE in rows:
+            r = rows[RR_EDGE]
+            u, j = node[r], value[r]
+            bad = np.flatnonzero((j < 0) | (j >= u))
+            if bad.size:
+                i = r[bad[0]]
+                raise ValueError(
+                    f"rr_edge partner id {int(value[i])} of node {int(node[i])} is not a lower node "
+                    f"(0 <= partner < node): {chunk.rows_text(r[bad])}"
+                )
+            self._edge_index.append(pair_index(u, j))
+            self._edge_locs.append(self.rows.locate(chunk, r))
+        if RR_COUNT in rows:
+            r = rows[RR_COUNT]
+            bad = np.flatnonzero((value[r] < 0) | (value[r] > node[r]))
+            if bad.size:
+                i = r[bad[0]]
+                raise ValueError(
+                    f"rr_count {int(value[i])} of node {int(node[i])} is outside [0, node] (node v has v "
+                    f"lower nodes): {chunk.rows_text(r[bad])}"
+                )
+            self._count_nodes.append(node[r])
+            self._count_values.append(value[r])
+            self._count_locs.append(self.rows.locate(chunk, r))
+        if LOWER_DEGREE in rows:
+            r = rows[LOWER_DEGREE]
+            self._low_nodes.append(node[r])
+            self._low_values.append(value[r])
+            self._low_locs.append(self.rows.locate(chunk, r))
+
+    def merge(self, other: Round1Accumulator) -> Round1Accumulator:
+        """Add the rows of ``other`` (another partition); the summary does not depend on the order."""
+        self._merge_base(other)
+        if other.expected_nodes != self.expected_nodes:
+            raise ValueError("cannot merge accumulators with different expected_nodes")
+        self._count_nodes += other._count_nodes
+        self._count_values += other._count_values
+        self._count_locs += self._locs_of(other, other._count_locs)
+        self._edge_index += other._edge_index
+        self._edge_locs += self._locs_of(other, other._edge_locs)
+        self._low_nodes += other._low_nodes
+        self._low_values += other._low_values
+        self._low_locs += self._locs_of(other, other._low_locs)
+        return self
+
+    def summary(self) -> Round1Summary:
+        """The validated noisy graph; ValueError (file and row) if the rows do not form one."""
+        if RR_COUNT not in self.epsilon:
+            raise ValueError(f"no rr_count rows of {self.protocol!r} round 1 (every node sends one)")
+        nodes = np.concatenate(self._count_nodes)
+        counts = np.concatenate(self._count_values)
+        order = np.argsort(nodes, kind="stable")
+        ids, loc = self._unique_nodes(self._count_nodes, self._count_locs, RR_COUNT)
+        counts = counts[order]
+        n = self.expected_nodes if self.expected_nodes is not None else int(ids[-1]) + 1
+        extra = ids[ids >= n]
+        if extra.size:
+            raise ValueError(
+                f"node {int(extra[0])} is not an expected node (nodes are 0..{n - 1}): "
+                f"{self.rows.text(loc[ids >= n][0])}"
+            )
+        if ids.size != n:
+            raise ValueError(
+                f"nodes are 0..{n - 1}, but some sent no rr_count row: {_missing_text(ids, n)} "
+                "(missing nodes)"
+            )
+        index = np.concatenate(self._edge_index) if self._edge_index else np.zeros(0, dtype=np.int64)
+        eloc = np.concatenate(self._edge_locs) if self._edge_locs else np.zeros(0, dtype=np.int64)
+        order = np.argsort(index, kind="stable")
+        index, eloc = index[order], eloc[order]
+        dup = np.flatnonzero(index[1:] == index[:-1]) if index.size else index
+        if dup.size:
+            i = int(dup[0])
+            raise ValueError(
+                f"duplicate rr_edge rows: {self.rows.text(eloc[i])} and {self.rows.text(eloc[i + 1])} "
+                "report the same pair"
+            )
+        u, _ = pair_from_index(index)
+        no_count = np.flatnonzero(u >= n)
+        if no_count.size:
+            raise ValueError(
+                f"rr_edge row of node {int(u[no_count[0]])} without its node's rr_count row (nodes are "
+                f"0..{n - 1}): {self.rows.text(eloc[no_count[0]])}"
+            )
+        got = np.bincount(u, minlength=n)
+        wrong = np.flatnonzero(got != counts)
+        if wrong.size:
+            v = int(wrong[0])
+            raise ValueError(
+                f"node {v}: its rr_count row ({self.rows.text(loc[v])}) says {int(counts[v])} partners, "
+                f"the files hold {int(got[v])} rr_edge rows of it (missing, truncated or extra rows; "
+                f"{wrong.size} node(s) disagree)"
+            )
+        eps = self.epsilon[RR_COUNT][0]
+        if RR_EDGE in self.epsilon and self.epsilon[RR_EDGE][0] != eps:
+            raise ValueError(
+                f"rr_edge epsilon {self.epsilon[RR_EDGE][0]!r} ({self.epsilon[RR_EDGE][1]}) differs from "
+                f"rr_count epsilon {eps!r} ({self.epsilon[RR_COUNT][1]})"
+            )
+        top = eps0 = None
+        if self._low_nodes:  # the private bound's inputs: one per node, every node
+            low_ids, _ = self._unique_nodes(self._low_nodes, self._low_locs, LOWER_DEGREE)
+            if low_ids.size != n or int(low_ids[-1]) != n - 1:
+                raise ValueError(
+                    f"some nodes sent lower_degree rows, but not all: {_missing_text(low_ids, n)} "
+                    "are missing (every node sends one for the private bound)"
+                )
+            top = max(int(v.max()) for v in self._low_values if v.size)
+            eps0 = self.epsilon[LOWER_DEGREE][0]
+        return Round1Summary(self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0)
+
+
+class Round2Accumulator(_Base):
+    """Streaming validation of round-2 rows against a broadcast (run id, node set, sensitivity).
+
+    Examples
+    --------
+    >>> b = TriangleBroadcast.build("two-round-triangles-dlap", 2, 1.0, 1, [])
+    >>> acc = Round2Accumulator(b)
+    >>> acc.add(chunk_from_columns(round2_columns([0, 1], [[], []], b, 1.0, seed=0)))
+    >>> acc.values()["local_count"].shape
+    (2,)
+    """
+
+    def __init__(self, broadcast: TriangleBroadcast) -> None:
+        if not isinstance(broadcast, TriangleBroadcast):
+            raise TypeError(f"broadcast must be a TriangleBroadcast, got {type(broadcast).__name__}")
+        super().__init__(broadcast.protocol, 2)
+        self.broadcast = broadcast
+        self.sensitivity = broadcast.sensitivities()
+        self._nodes: dict[str, list[NDArray[np.int64]]] = {q: [] for q in self.sensitivity}
+        self._values: dict[str, list[NDArray[np.int64]]] = {q: [] for q in self.sensitivity}
+        self._locs: dict[str, list[NDArray[np.int64]]] = {q: [] for q in self.sensitivity}
+
+    def add(self, chunk: ReportChunk) -> None:
+        """Check one chunk (run id, node set, sensitivity) and keep its values."""
+        b = self.broadcast
+        rows = self._check(chunk, self.sensitivity)
+        node, value = np.asarray(chunk.node), np.asarray(chunk.value)
+        for name, r in rows.items():
+            outside = np.flatnonzero(node[r] >= b.n_nodes)
+            if outside.size:
+                raise ValueError(
+                    f"round-2 row of node {int(node[r[outside[0]]])} without its round-1 rows (the "
+                    f"broadcast's round 1 has nodes 0..{b.n_nodes - 1}): {chunk.rows_text(r[outside])}"
+                )
+            if name == RUN_ID:
+                bad = np.flatnonzero(value[r] != b.run_id)
+                if bad.size:
+                    raise ValueError(
+                        f"round-2 rows from another run: run id {int(value[r[bad[0]]])}, the broadcast's is "
+                        f"{b.run_id}: {chunk.rows_text(r[bad])}"
+                    )
+            self._values[name].append(value[r])
+            self._nodes[name].append(node[r])
+            self._locs[name].append(self.rows.locate(chunk, r))
+
+    def merge(self, other: Round2Accumulator) -> Round2Accumulator:
+        """Add the rows of ``other`` (another partition, same run); the result is order-free."""
+        self._merge_base(other)
+        if other.broadcast.run_id != self.broadcast.run_id:
+            raise ValueError("cannot merge accumulators of different broadcasts")
+        for name in self.sensitivity:
+            self._nodes[name] += other._nodes[name]
+            self._values[name] += other._values[name]
+            self._locs[name] += self._locs_of(other, other._locs[name])
+        return self
+
+    def values(self) -> dict[str, NDArray[np.int64]]:
+        """Per released quantity, the values of nodes 0..n-1 (in node order), after the whole-set checks."""
+        n = self.broadcast.n_nodes
+        out = {}
+        for name in self.sensitivity:
+            ids, _ = self._unique_nodes(self._nodes[name], self._locs[name], name)
+            if ids.size != n:
+                raise ValueError(
+                    f"node(s) of the broadcast's round 1 sent no {name} row in round 2: "
+                    f"{_missing_text(ids, n)} (missing nodes)"
+                )
+            if name != RUN_ID:
+                vals = np.empty(n, dtype=np.int64)
+                vals[np.concatenate(self._nodes[name])] = np.concatenate(self._values[name])
+                out[name] = vals
+        return out
+
+    def estimate(self) -> Estimate:
+        """The protocol's estimate from the validated releases (round-2 epsilons from the rows).
+
+        ``two-round-triangles-dlap``: :func:`dlap_triangles_estimate`; ``avg-clustering``:
+        :func:`~ldpgraph.protocols.clustering.average_clustering`.
+        """
+        values = self.values()
+        b = self.broadcast
+        if b.protocol == DLAP_PROTOCOL:
+            return dlap_triangles_estimate(values[LOCAL_COUNT], b, self.epsilon[LOCAL_COUNT][0])
+        from .clustering import ClusteringBudget, ClusteringReleases, average_clustering
+
+        budget = ClusteringBudget(
+            rr=b.epsilon, degree=self.epsilon[DEGREE][0], triangles=self.epsilon[LOCAL_COUNT][0]
+        )
+        rel = ClusteringReleases(
+            degrees=values[DEGREE],
+            counts=values[LOCAL_COUNT],
+            noisy_index=b.index,
+            n_nodes=b.n_nodes,
+            d_max=b.bound,
+            projection=b.projection,
+            budget=budget,
+            sensitivity=int(self.sensitivity[LOCAL_COUNT]),
+        )
+        return average_clustering(rel)
+
+
+def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Estimate:
+    r"""The ``rr-triangles`` estimate from validated round-1 rows, with its standard error.
+
+    :func:`~ldpgraph.protocols.triangles.rr_triangle_estimate` of the triple classes of the
+    noisy graph (:func:`~ldpgraph.protocols.triangles.noisy_triple_classes`); the variance
+    estimate is :func:`rr_variance_estimate` (None beyond 8192 nodes: it is dense).
+
+    Examples
+    --------
+    >>> acc = Round1Accumulator("rr-triangles")
+    >>> acc.add(chunk_from_columns(round1_columns("rr-triangles", [0, 1, 2], [[1, 2], [0, 2], [0, 1]],
+    ...                                           60.0, seed=0)))
+    >>> est = rr_triangles_estimate(acc.summary())
+    >>> round(est.value, 6), round(est.std_error, 6)
+    (1.0, 0.0)
+    """
+    from .triangles import noisy_triple_classes, rr_triangle_estimate
+
+    if summary.protocol != RR_PROTOCOL:
+        raise ValueError(
+            f"rows of {summary.protocol!r}: the rr-triangles estimate needs {RR_PROTOCOL!r} rows"
+        )
+    classes = noisy_triple_classes(summary.n_nodes, summary.index, method=method)
+    value = rr_triangle_estimate(classes, summary.epsilon)
+    var = None
+    if summary.n_nodes <= _DENSE_VARIANCE_MAX_NODES:
+        var = rr_variance_estimate(summary.n_nodes, summary.index, summary.epsilon, classes=classes)
+    se = None if var is None else math.sqrt(max(var, 0.0))
+    return Estimate(value, se, var, "triangles")
+
+
+def _dense_z(
+    n: int, index: ArrayLike, eps: float, *, lower: bool
+) -> tuple[NDArray[np.float64], float, float]:
+    """``(Z, p, q)``: z = (b - q)/(p - q) on the lower pairs (and mirrored unless ``lower``)."""
+    n = check_nonnegative_int(n, "n_nodes")
+    if n > _DENSE_VARIANCE_MAX_NODES:
+        raise MemoryError(
+            f"the variance estimate is dense: at most {_DENSE_VARIANCE_MAX_NODES} nodes, got {n}"
+        )
+    p, q = keep_probability(eps), flip_probability(eps)
+    u, v = pair_from_index(np.asarray(index, dtype=np.int64))
+    z = np.full((n, n), -q / (p - q))
+    z[u, v] = p / (p - q)
+    z = np.tril(z, k=-1)
+    if not lower:
+        z += z.T
+    return z, p, q
+
+
+def _row_moments(
+    n: int, index: ArrayLike, p: float, q: float, *, lower: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Row sums of z and of z^2, and the sum of z^4, of :func:`_dense_z`'s matrix, from counts.
+
+    A row holds k entries z1 = p/(p-q) (its noisy edges) and c entries z0 = -q/(p-q) (its other
+    pairs: c = v - k below the diagonal, or n - 1 - k in the symmetric matrix): no n x n temporary.
+    """
+    u, v = pair_from_index(np.asarray(index, dtype=np.int64))
+    z1, z0 = p / (p - q), -q / (p - q)
+    if lower:
+        k = np.bincount(u, minlength=n).astype(np.float64)
+        c = np.arange(n, dtype=np.float64) - k
+    else:
+        k = (np.bincount(u, minlength=n) + np.bincount(v, minlength=n)).astype(np.float64)
+        c = (n - 1.0) - k
+    return k * z1 + c * z0, k * z1**2 + c * z0**2, float(np.sum(k) * z1**4 + np.sum(c) * z0**4)
+
+
+def _gram_sums(z: NDArray[np.float64]) -> tuple[float, float]:
+    r"""``(sum_{j != k} G_jk^2, sum_j G_jj)`` of :math:`G = Z^\top Z` (BLAS syrk: upper triangle)."""
+    from scipy.linalg import blas
+
+    g = blas.dsyrk(1.0, z, trans=1)  # upper triangle of z^T z; the strict lower triangle stays 0
+    diag = np.diag(g).copy()
+    upper = float(np.einsum("ij,ij->", g, g)) - float(np.dot(diag, diag))
+    return 2.0 * upper, float(diag.sum())
+
+
+def rr_variance_estimate(
+    n_nodes: int, index: ArrayLike, epsilon: float, *, classes: tuple[int, int, int, int] | None = None
+) -> float:
+    r"""Unbiased estimate of the variance of the ``rr-triangles`` estimate, from the noisy graph.
+
+    Notes
+    -----
+    :func:`~ldpgraph.protocols.triangles.rr_triangle_variance` is
+    :math:`\sum_\tau \prod_{e\in\tau}(a_e + \sigma^2) - T + \sigma^2 Q`,
+    :math:`Q = \sum_{i<j} c_{ij}(c_{ij} - 1)` (the product form of
+    :math:`\sum_k n_k (1+\sigma^2)^k\sigma^{2(3-k)}`, as :math:`E z_e^2 = a_e + \sigma^2`).
+    With :math:`z_e = (b_e - q)/(p-q)`, independent across pairs with :math:`E z_e = a_e`:
+
+    - :math:`\prod_{e\in\tau}(z_e + \sigma^2)` is unbiased for :math:`\prod(a_e + \sigma^2)`;
+      summed over the triples it is :math:`\sum_l m_l y_1^l y_0^{3-l}` with
+      :math:`y_1 = p/(p-q) + \sigma^2`, :math:`y_0 = -q/(p-q) + \sigma^2` and :math:`m_l` the
+      noisy triple classes;
+    - :math:`\hat T` is unbiased for T;
+    - :math:`c_{ij}(c_{ij}-1) = \sum_{k \ne l} a_{ik}a_{jk}a_{il}a_{jl}`, four distinct pairs, so
+      :math:`\hat Q = \sum_{i<j}[(Z^2)_{ij}^2 - \sum_k z_{ik}^2 z_{jk}^2]` is unbiased
+      (Z the symmetric matrix of the z, zero diagonal).
+
+    Dense: one BLAS syrk of an n x n float64 matrix (at most 8192 nodes). It can be negative.
+
+    Examples
+    --------
+    >>> rr_variance_estimate(3, [0, 1, 2], 60.0) < 1e-9   # eps -> inf: no noise
+    True
+    """
+    from .triangles import noisy_triple_classes, rr_triangle_estimate
+
+    eps = check_epsilon(epsilon)
+    z, p, q = _dense_z(n_nodes, index, eps, lower=False)
+    idx = np.asarray(index, dtype=np.int64)
+    m = noisy_triple_classes(z.shape[0], idx) if classes is None else classes
+    s2 = math.exp(-eps) / (-math.expm1(-eps)) ** 2  # e^eps / (e^eps - 1)^2, no overflow
+    y1, y0 = p / (p - q) + s2, -q / (p - q) + s2
+    prod_sum = math.fsum(m[k] * y1**k * y0 ** (3 - k) for k in range(4))
+    off_sq, _ = _gram_sums(z)
+    del z
+    _, row2, fourth = _row_moments(int(n_nodes), idx, p, q, lower=False)
+    q_hat = (off_sq - (float(np.dot(row2, row2)) - fourth)) / 2.0
+    return prod_sum - rr_triangle_estimate(m, eps) + s2 * q_hat
+
+
+def lower_wedge_square_estimate(n_nodes: int, index: ArrayLike, epsilon: float) -> float:
+    r"""Unbiased estimate of :math:`C = \sum_{j<k} (c^+_{jk})^2` from a randomized-response graph.
+
+    :math:`c^+_{jk} = \sum_{v > \max(j,k)} a_{vj}a_{vk}`. With :math:`z_{vj} = (b_{vj} - q)/(p-q)`
+    for ``j < v`` (zero above), :math:`M = Z^\top Z`:
+
+    .. math:: \hat C = \sum_{j<k} \Big[M_{jk}^2 - \sum_v z_{vj}^2 z_{vk}^2 + M_{jk}\Big].
+
+    Notes
+    -----
+    The bits of distinct pairs are independent, :math:`E z = a` and :math:`E z^2 = a + \sigma^2`.
+    :math:`M_{jk}^2 = \sum_{v,v'} z_{vj}z_{vk}z_{v'j}z_{v'k}`: for :math:`v \ne v'` four distinct
+    pairs, mean :math:`a_{vj}a_{vk}a_{v'j}a_{v'k}`; for :math:`v = v'` the subtracted term, so
+    the first two terms estimate :math:`\sum_{v\ne v'}a_{vj}a_{vk}a_{v'j}a_{v'k}` unbiasedly,
+    and :math:`M_{jk}` estimates :math:`\sum_v a_{vj}a_{vk}`; their sum is
+    :math:`(c^+_{jk})^2`. Dense: one BLAS syrk of an n x n float64 matrix (at most 8192 nodes).
+
+    Examples
+    --------
+    >>> round(lower_wedge_square_estimate(3, [0, 1, 2], 60.0), 6)   # triangle, no noise: c+_01 = 1
+    1.0
+    """
+    z, p, q = _dense_z(n_nodes, index, check_epsilon(epsilon), lower=True)
+    off_sq, _ = _gram_sums(z)
+    del z
+    row1, row2, fourth = _row_moments(int(n_nodes), index, p, q, lower=True)
+    self_terms = (float(np.dot(row2, row2)) - fourth) / 2.0
+    lin = (float(np.dot(row1, row1)) - float(row2.sum())) / 2.0
+    return off_sq / 2.0 - self_terms + lin
+
+
+def dlap_triangles_estimate(values: ArrayLike, broadcast: TriangleBroadcast, epsilon2: float) -> Estimate:
+    r"""The ``two-round-triangles-dlap`` estimate :math:`\sum_v r_v / (p-q)` with its standard error.
+
+    Notes
+    -----
+    The sum of the integer releases is exact (Python integers). Without projection
+    (D at least every lower degree), :math:`\operatorname{Var}\hat T = [pq\,C + \sum_v f_v(1-f_v)
+    + n\sigma^2_{DLap}] / (p-q)^2` (:func:`~ldpgraph.protocols.triangles.two_round_variance`).
+    The variance estimate uses the unbiased :func:`lower_wedge_square_estimate` of C from the
+    broadcast and the bound n/4 for the rounding term (conservative by at most n/4, beside
+    :math:`n\sigma^2 \ge n/2`); a public D below some lower degree adds projection terms this
+    estimate omits. Up to that bound it is unbiased. None beyond 8192 nodes (dense kernel).
+
+    Examples
+    --------
+    >>> b = TriangleBroadcast.build("two-round-triangles-dlap", 3, 60.0, 2, [0, 1, 2])
+    >>> round(dlap_triangles_estimate([0, 0, 1], b, 1.0).value, 6)
+    1.0
+    """
+    b = broadcast
+    eps2 = check_epsilon(epsilon2)
+    vals = [int(x) for x in np.asarray(values, dtype=np.int64).tolist()]
+    p, q = b.p, b.q
+    value = sum(vals) / (p - q)
+    var = None
+    if b.n_nodes <= _DENSE_VARIANCE_MAX_NODES:
+        c_hat = lower_wedge_square_estimate(b.n_nodes, b.index, b.epsilon)
+        noise = DiscreteLaplace(epsilon=eps2, sensitivity=max(b.bound - 1, 1)).variance
+        var = (p * q * c_hat + b.n_nodes / 4.0 + b.n_nodes * noise) / (p - q) ** 2
+    se = None if var is None else math.sqrt(max(var, 0.0))
+    return Estimate(value, se, var, "triangles")
+
+
+# ------------------------------------------------------------------------------ in memory
+
+
+@dataclass(frozen=True, eq=False)
+class DeploymentRun:
+    """One deployment simulated in memory: the rows of each round, the broadcast, the estimate."""
+
+    estimate: Estimate
+    rounds: list[dict[str, NDArray[Any]]]
+    broadcast: TriangleBroadcast | None
+
+
+def _lists(graph: Any) -> tuple[list[int], list[NDArray[np.int64]]]:
+    from ..graph.core import Graph
+
+    if not isinstance(graph, Graph):
+        raise TypeError(
+            f"graph must be an ldpgraph Graph (triangle protocols need the adjacency), got "
+            f"{type(graph).__name__}"
+        )
+    n = graph.n_nodes
+    return list(range(n)), [graph.indices[graph.indptr[v] : graph.indptr[v + 1]] for v in range(n)]
+
+
+def simulate_deployment(
+    graph: Any,
+    protocol: str,
+    epsilon: float | Sequence[float],
+    *,
+    seed: int,
+    bound: int | None = None,
+    projection: bool = False,
+    private_bound: bool = False,
+) -> DeploymentRun:
+    """Run a triangle protocol's deployment in memory: node functions, then the curator.
+
+    Parameters
+    ----------
+    graph : Graph
+        Nodes are its indices 0..n-1.
+    protocol : {"rr-triangles", "two-round-triangles-dlap", "avg-clustering"}
+    epsilon : float, (eps1, eps2) or (eps_rr, eps_degree, eps_triangles)
+        The total budget (two rounds: split in halves, as
+        :func:`~ldpgraph.protocols.triangles.two_round_budget`), or the two rounds' budgets;
+        ``avg-clustering`` takes its three shares.
+    seed : int
+        Node v of round r draws from :func:`node_rng` (seed, r, v): the same rows as
+        ``ldpgraph node --simulate --seed SEED`` writes.
+    bound : int
+        Public D: for ``two-round-triangles-dlap`` (default: the true maximum lower degree,
+        as the benchmark protocol), or ``avg-clustering`` (default: the true maximum degree).
+    projection : bool
+        ``avg-clustering``: project lists longer than D (else such nodes refuse).
+    private_bound : bool
+        ``two-round-triangles-dlap``: the nodes also send ``lower_degree`` rows and D is
+        their maximum (``two-round-triangles-dlap-private``); a float ``epsilon`` is then
+        split by :func:`~ldpgraph.protocols.triangles.two_round_budget` (eps/10 on the
+        bound), a tuple is (eps0, eps1, eps2).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> round(simulate_deployment(g, "rr-triangles", 60.0, seed=0).estimate.value, 6)
+    1.0
+    """
+    _check_protocol_name(protocol)
+    if private_bound and protocol != DLAP_PROTOCOL:
+        raise ValueError(f"private_bound is a variant of {DLAP_PROTOCOL!r}, not of {protocol!r}")
+    nodes, lists = _lists(graph)
+    seed = check_nonnegative_int(seed, "seed")
+    if protocol == RR_PROTOCOL:
+        eps1 = check_epsilon(epsilon)
+        cols = round1_columns(protocol, nodes, lists, eps1, seed=seed)
+        acc = Round1Accumulator(protocol)
+        acc.add(chunk_from_columns(cols))
+        return DeploymentRun(rr_triangles_estimate(acc.summary()), [cols], None)
+    if protocol == CLUSTERING_PROTOCOL:
+        if isinstance(epsilon, numbers.Real) or len(epsilon) != 3:
+            raise ValueError(
+                f"avg-clustering takes epsilon = (eps_rr, eps_degree, eps_triangles), got {epsilon!r}"
+            )
+        eps1, *rest = (check_epsilon(e) for e in epsilon)
+        eps2: Any = tuple(rest)
+        if bound is None:
+            bound = max(max((len(nb) for nb in lists), default=2), 2)
+    elif private_bound:
+        from .triangles import two_round_budget
+
+        if bound is not None:
+            raise ValueError("bound is a public bound: pass it or private_bound=True, not both")
+        if isinstance(epsilon, numbers.Real):
+            eps0, eps1, eps2 = two_round_budget(check_epsilon(epsilon), private_bound=True)
+        else:
+            eps0, eps1, eps2 = (check_epsilon(e) for e in epsilon)
+    else:
+        if isinstance(epsilon, numbers.Real):
+            eps1 = eps2 = check_epsilon(epsilon) / 2.0
+        else:
+            eps1, eps2 = (check_epsilon(e) for e in epsilon)
+        if bound is None:
+            low = [int(np.count_nonzero(nb < v)) for v, nb in zip(nodes, lists, strict=True)]
+            bound = max(max(low, default=1), 1)
+    low_eps = eps0 if private_bound and protocol == DLAP_PROTOCOL else None
+    cols1 = round1_columns(protocol, nodes, lists, eps1, seed=seed, lower_degree_epsilon=low_eps)
+    acc = Round1Accumulator(protocol)
+    acc.add(chunk_from_columns(cols1))
+    s = acc.summary()
+    if low_eps is not None:
+        bound = s.private_bound()
+    b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index, projection=projection)
+    cols2 = round2_columns(nodes, lists, b, eps2, seed=seed)
+    acc2 = Round2Accumulator(b)
+    acc2.add(chunk_from_columns(cols2))
+    return DeploymentRun(acc2.estimate(), [cols1, cols2], b)
