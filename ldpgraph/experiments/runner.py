@@ -922,7 +922,7 @@ class ExperimentResult:
         def produce(tmp: Path) -> dict[str, Any]:
             # the plots are rendered by a worker process of the run, if one is alive, while this
             # process writes the other files
-            pool = _live_pool() if plots else None
+            pool = _live_pool() if plots and self.config.get("worker_processes") else None
             try:
                 job = None if pool is None else pool.submit(_render_plots, self.summary, tmp / "plots",
                                                             formats, synthetic)
