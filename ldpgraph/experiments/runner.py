@@ -555,18 +555,8 @@ def _start_pool(n_processes: int, plots: bool = False) -> Any:
     executor = get_reusable_executor(max_workers=n_processes, timeout=300, initializer=_init_worker,
                                      initargs=(os.getpid(),), env=env)
     _WARM_UPS[:] = [executor.submit(_warm_up, plots) for _ in range(n_processes)]
-    if _POOL is None:  # registered after loky's own exit hook, so it runs first
-        threading._register_atexit(_stop_pool_at_exit)  # type: ignore[attr-defined]
     _POOL = executor
     return executor
-
-
-def _stop_pool_at_exit() -> None:
-    """At interpreter exit, stop the idle workers at once instead of waiting for each to shut
-    down (their Python finalization), which loky's exit hook would do."""
-    pool = _live_pool()
-    if pool is not None:
-        pool.shutdown(wait=False, kill_workers=True)
 
 
 def _make_tasks(n_units: int, n_blocks: int, n_workers: int) -> list[tuple[int, int, int]]:
