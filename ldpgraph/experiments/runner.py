@@ -420,13 +420,18 @@ _QUEUED_PER_PROCESS = 2
 
 
 def _run_blocks(unit: _Unit, degrees: NDArray[np.int64] | tuple[str, str], seed: int,
-                blocks: tuple[tuple[int, int], ...], task: int):
+                blocks: tuple[tuple[int, int], ...], task: int, between: Any = None):
     """Run consecutive blocks ``(block, n)`` of one unit; return ``(task, estimates (n_methods, sum n))``.
 
-    ``degrees`` is the array, or ``(token, path)`` of a graph shared through a file.
+    ``degrees`` is the array, or ``(token, path)`` of a graph shared through a file;
+    ``between()``, if given, is called after each block.
     """
     d = _worker_degrees(*degrees) if isinstance(degrees, tuple) else degrees
-    parts = [_run_block(unit, d, seed, b, n, task)[1] for b, n in blocks]
+    parts = []
+    for b, n in blocks:
+        parts.append(_run_block(unit, d, seed, b, n, task)[1])
+        if between is not None:
+            between()
     return task, parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
 
@@ -532,6 +537,8 @@ def _loky_processes(n_jobs: int) -> int:
 #: The loky executor of the last parallel run: :meth:`ExperimentResult.write` renders the plots
 #: in one of its workers while this process writes the other files.
 _POOL: Any = None
+#: The first task of each of its workers: done once the worker has started (its imports).
+_WARM_UPS: list[Any] = []
 
 
 def _start_pool(n_processes: int, plots: bool = False) -> Any:
@@ -547,8 +554,7 @@ def _start_pool(n_processes: int, plots: bool = False) -> Any:
     env = {v: threads for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     executor = get_reusable_executor(max_workers=n_processes, timeout=300, initializer=_init_worker,
                                      initargs=(os.getpid(),), env=env)
-    for _ in range(n_processes):
-        executor.submit(_warm_up, plots)
+    _WARM_UPS[:] = [executor.submit(_warm_up, plots) for _ in range(n_processes)]
     _POOL = executor
     return executor
 
@@ -573,30 +579,42 @@ def _run_here_and_in_pool(
 ) -> None:
     """Run tasks ``0 .. n_tasks - 1`` in order, in the pool and in this process.
 
-    The pool is kept ``_QUEUED_PER_PROCESS`` tasks per process ahead; between tasks of its own
-    (the next one in order whenever the pool is full) this process collects results and tops
-    the pool up. ``submit_args(i)`` gives the pool's arguments of task i, ``run_here(i)`` runs
-    it here; ``on_result((i, est))`` receives every result. On an error or an interrupt the
-    tasks not started are cancelled (on an interrupt the workers are stopped).
+    The pool is kept ``_QUEUED_PER_PROCESS`` tasks ahead per worker that has started (its first
+    task, in ``_WARM_UPS``, is done: a task queued behind a worker's start-up would wait for
+    it). This process runs the next task in order whenever the pool is full, and after each
+    of its blocks collects the results and tops the pool up, so that a worker is never left
+    idle while this process computes (a grid smaller than the workers' start-up runs here
+    entirely). ``submit_args(i)`` gives the pool's arguments of task i, ``run_here(i, between)``
+    runs it here calling ``between()`` after each block; ``on_result((i, est))`` receives every
+    result. On an error or an interrupt the tasks not started are cancelled (on an interrupt
+    the workers are stopped).
     """
     from concurrent.futures import FIRST_COMPLETED, wait
 
     nxt = 0  # the first task not handed out yet
     inflight: set = set()
+
+    def service() -> bool:
+        """Collect finished pool tasks and top the pool up; whether any had finished."""
+        nonlocal nxt
+        done = {f for f in inflight if f.done()}
+        for f in done:
+            inflight.discard(f)
+            on_result(f.result())
+        started = min(n_processes, sum(f.done() for f in _WARM_UPS)) if _WARM_UPS else n_processes
+        while nxt < n_tasks and len(inflight) < _QUEUED_PER_PROCESS * started:
+            inflight.add(executor.submit(_run_blocks, *submit_args(nxt)))
+            nxt += 1
+        return bool(done)
+
     try:
         while nxt < n_tasks or inflight:
-            while nxt < n_tasks and len(inflight) < _QUEUED_PER_PROCESS * n_processes:
-                inflight.add(executor.submit(_run_blocks, *submit_args(nxt)))
+            service()
+            if nxt < n_tasks:
                 nxt += 1
-            done = {f for f in inflight if f.done()}
-            if not done and nxt >= n_tasks:
-                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
-            for f in done:
-                inflight.discard(f)
-                on_result(f.result())
-            if nxt < n_tasks and not done:
-                nxt += 1
-                on_result(run_here(nxt - 1))
+                on_result(run_here(nxt - 1, service))
+            elif inflight:
+                wait(inflight, return_when=FIRST_COMPLETED)
     except BaseException as exc:
         for f in inflight:
             f.cancel()
@@ -894,7 +912,7 @@ class ExperimentResult:
         def produce(tmp: Path) -> dict[str, Any]:
             # the plots are rendered by a worker process of the run, if one is alive, while this
             # process writes the other files
-            pool = _live_pool() if plots else None
+            pool = _live_pool() if plots and self.config.get("worker_processes") else None
             try:
                 job = None if pool is None else pool.submit(_render_plots, self.summary, tmp / "plots",
                                                             formats, synthetic)
@@ -1109,7 +1127,7 @@ def run_experiment(
             plan(n_proc + 1)
             with _shared_degrees(ginputs) as refs:
                 _run_here_and_in_pool(pool, n_proc, len(tasks), lambda i: args_of(i, refs),
-                                      lambda i: _run_blocks(*args_of(i)), on_result)
+                                      lambda i, between: _run_blocks(*args_of(i), between), on_result)
         elif use_loky:  # one worker: this process
             plan(1)
             for i in range(len(tasks)):

@@ -1,0 +1,83 @@
+"""The runner's parallel machinery: task plans, degrees shared through files, plots in a worker."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from ldpgraph.experiments import run_experiment
+from ldpgraph.experiments import runner as R
+
+
+@pytest.mark.parametrize("n_units,n_blocks,n_workers", [(1, 1, 2), (3, 10, 2), (60, 10, 2), (5, 40, 3), (7, 3, 1),
+                                                        (2, 17, 8), (1, 100, 2)])
+def test_task_plan_covers_every_block_once_in_order(n_units, n_blocks, n_workers):
+    tasks = R._make_tasks(n_units, n_blocks, n_workers)
+    covered = [(u, b) for u, lo, hi in tasks for b in range(lo, hi)]
+    assert covered == [(u, b) for u in range(n_units) for b in range(n_blocks)]
+    assert all(1 <= hi - lo <= R._MAX_BLOCKS_PER_TASK or n_workers == 1 for _u, lo, hi in tasks)
+    if n_workers > 1 and n_units * n_blocks >= 2 * n_workers:
+        # the tail is one block per task, so that the workers finish together
+        assert all(hi - lo == 1 for _u, lo, hi in tasks[-2 * n_workers:])
+
+
+def test_parallel_guess_before_loading():
+    fb = 4039  # the recorded node count of the facebook dataset
+    assert R._likely_parallel("facebook", R._AUTO_PARALLEL_WORK // fb + 1)
+    assert not R._likely_parallel("facebook", R._AUTO_PARALLEL_WORK // fb - 1)
+    assert R._likely_parallel(["ba:n=1000000,m=3"], 2)
+    assert not R._likely_parallel({"toy": np.arange(10)}, 1000)
+    assert R._likely_parallel({"big": np.zeros(10**6, dtype=np.int64)}, 2)
+    assert not R._likely_parallel(object(), 10**9)
+
+
+def test_worker_degrees_read_once_and_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(R, "_WORKER_GRAPHS", {})
+    paths = []
+    for i in range(R._WORKER_GRAPHS_KEPT + 2):
+        p = tmp_path / f"{i}.i8"
+        np.arange(i, i + 5, dtype="<i8").tofile(p)
+        paths.append(str(p))
+    d0 = R._worker_degrees("t0", paths[0])
+    assert d0.tolist() == [0, 1, 2, 3, 4] and not d0.flags.writeable
+    os.remove(paths[0])
+    assert R._worker_degrees("t0", paths[0]) is d0  # kept: the file is not read again
+    for i in range(1, len(paths)):
+        R._worker_degrees(f"t{i}", paths[i])
+    assert len(R._WORKER_GRAPHS) == R._WORKER_GRAPHS_KEPT and "t0" not in R._WORKER_GRAPHS
+
+
+def test_shared_degree_files_are_removed(tmp_path):
+    g = R.resolve_graph_inputs({"a": [1, 2, 1], "b": [2, 2, 2]})
+    with R._shared_degrees(g) as refs:
+        files = [path for _token, path in refs.values()]
+        assert [np.fromfile(f, dtype="<i8").tolist() for f in files] == [[1, 2, 1], [2, 2, 2]]
+    assert not any(os.path.exists(f) for f in files)
+    assert not os.path.exists(os.path.dirname(files[0]))
+
+
+def test_three_workers_same_records_and_plots_rendered_in_a_worker_are_the_same_files(tmp_path, monkeypatch):
+    from ldpgraph.experiments import plots
+
+    calls = []
+    local = plots.plot_relative_rmse
+    monkeypatch.setattr(plots, "plot_relative_rmse", lambda *a, **kw: calls.append(1) or local(*a, **kw))
+    grid = dict(epsilons=[0.5, 2.0], ks=[2, 3], methods=["unbiased-dlap", "naive-dlap"], n_trials=250,
+                block_size=50, seed=3, quiet=True)
+    graph = {"g": np.arange(500) % 40}
+    one = run_experiment(graph, n_jobs=1, **grid)
+    three = run_experiment(graph, n_jobs=3, preload_plots=True, **grid)
+    assert three.config["worker_processes"] == 2
+    assert three.records == one.records
+    assert R._live_pool() is not None
+    in_worker = three.write(tmp_path / "worker")
+    assert calls == []  # not rendered in this process
+    R._live_pool().shutdown(wait=True)
+    assert R._live_pool() is None
+    here = three.write(tmp_path / "here")  # rendered in this process
+    assert calls == [1]
+    assert [p.name for p in in_worker["plots"]] == [p.name for p in here["plots"]] != []
+    for a, b in zip(in_worker["plots"], here["plots"], strict=True):
+        assert a.read_bytes() == b.read_bytes()
