@@ -914,8 +914,9 @@ class ExperimentResult:
             # process writes the other files
             pool = _live_pool() if plots and self.config.get("worker_processes") else None
             try:
-                job = None if pool is None else pool.submit(_render_plots, self.summary, tmp / "plots",
-                                                            formats, synthetic)
+                # an absolute folder: the worker's working directory is the one it started in
+                job = None if pool is None else pool.submit(_render_plots, self.summary,
+                                                            (tmp / "plots").absolute(), formats, synthetic)
             except RuntimeError:  # shut down meanwhile
                 job = None
             paths: dict[str, Any] = {
@@ -931,7 +932,8 @@ class ExperimentResult:
             cfg.write_text(json.dumps(self.config, indent=2, default=str) + "\n", encoding="utf-8")
             paths["config"] = cfg
             if job is not None:
-                paths["plots"] = job.result()
+                base = tmp.absolute()
+                paths["plots"] = [tmp / Path(p).relative_to(base) for p in job.result()]
             elif plots:
                 paths["plots"] = _render_plots(self.summary, tmp / "plots", formats, synthetic)
             else:

@@ -81,3 +81,19 @@ def test_three_workers_same_records_and_plots_rendered_in_a_worker_are_the_same_
     assert [p.name for p in in_worker["plots"]] == [p.name for p in here["plots"]] != []
     for a, b in zip(in_worker["plots"], here["plots"], strict=True):
         assert a.read_bytes() == b.read_bytes()
+
+
+def test_plots_rendered_in_a_worker_land_in_the_relative_out_dir(tmp_path, monkeypatch):
+    """A worker keeps the working directory it started in: a relative --out must still get its plots."""
+    from ldpgraph.experiments import run_experiment
+
+    monkeypatch.chdir(tmp_path)
+    run_experiment("ba:n=300,m=3", epsilons=[1], ks=[2], n_trials=20, n_jobs=2, seed=0)  # pool starts here
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    result = run_experiment("ba:n=300,m=3", epsilons=[1, 2], ks=[2], n_trials=20, n_jobs=2, seed=1)
+    paths = result.write("results")
+    assert [p.name for p in paths["plots"]] == ["relative_rmse_ba_n_300_m_3_kstars_k2.png"]
+    assert all(not p.is_absolute() and p.is_file() for p in paths["plots"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sub"]  # nothing written beside it
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["results"]
