@@ -154,7 +154,7 @@ def _as_graph_input(
     n_edges = getattr(obj, "n_edges", None)
     n_edges = int(n_edges) if n_edges is not None else int(d.sum()) // 2
     if d.size == 0 or n_edges == 0:
-        what = "no nodes" if d.size == 0 else f"{d.size:,} nodes but no edges"
+        what = "no nodes" if d.size == 0 else f"{d.size:,} node{'' if d.size == 1 else 's'} but no edges"
         hint = "; check the file (are the edges commented out or in other columns?)"
         raise ValueError(f"graph {label!r} has {what}: every statistic is 0 and no relative error exists"
                          + (hint if origin == "file" else ""))
@@ -658,10 +658,12 @@ def _cannot_run(unit: _Unit, degrees: NDArray[np.int64]) -> str | None:
 
     The methods refuse parameters they cannot handle before drawing anything (LocalLapKStars at
     large k: C(d_max, k) overflows int64; DLap noise whose scale overflows), so one trial tells.
+    The adjacency protocols refuse a trial whose noisy graph would not fit in memory
+    (``MemoryError`` naming the protocols that fit): that cell is skipped, not the whole grid.
     """
     try:
         _run_block(unit, degrees, 0, 0, 1, 0)
-    except (ValueError, OverflowError, FloatingPointError, ArithmeticError) as exc:
+    except (ValueError, OverflowError, FloatingPointError, ArithmeticError, MemoryError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
 

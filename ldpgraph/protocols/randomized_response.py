@@ -55,7 +55,7 @@ __all__ = [
 DEFAULT_MAX_BYTES = 2 << 30
 
 #: Protocols that never assemble the whole noisy graph (named in the out-of-memory message).
-TWO_ROUND_PROTOCOLS = ("two-round-triangles-dlap", "two-round-triangles-laplace")
+TWO_ROUND_PROTOCOLS = ("two-round-triangles-dlap", "two-round-triangles-laplace", "arr-triangles")
 
 # Extra draws requested per missing flipped pair in the rejection loop (duplicates, true edges).
 _DRAW_MARGIN = 1.05

@@ -232,3 +232,17 @@ def test_plot_ticks_legend_styles_and_synthetic_label():
     assert "(synthetic stand-in)" in ax.get_title()
     assert "analytic" not in relative_rmse_figure(
         [r for r in res.summary if r.method == "local-lap-kstars-private"]).axes[0].get_title()
+
+
+def test_a_cell_whose_noisy_graph_does_not_fit_is_skipped_not_the_grid():
+    from ldpgraph.protocols.triangle_methods import RRTriangles
+
+    g = synthetic_graph("ba:n=600,m=4", rng=0)
+    small = RRTriangles(max_bytes=2**20)  # 1 MiB: the noisy graph at eps = 1 needs more
+    dlap = "two-round-triangles-dlap"
+    res = run_experiment({"ba": g}, epsilons=[1.0], statistics=["triangles"], methods=[small, dlap],
+                         n_trials=3, seed=0, n_jobs=1)
+    assert [c.method for c in res.records] == [dlap]
+    [skip] = res.config["skipped"]
+    assert skip["method"] == "rr-triangles" and skip["reason"].startswith("MemoryError: rr-triangles on 600 nodes")
+    assert "two-round-triangles-dlap" in skip["reason"]
