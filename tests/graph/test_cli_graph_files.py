@@ -233,7 +233,7 @@ def test_size_limits(tmp_path, capsys):
     err = _fails(capsys, 1, "estimate", str(bomb), "--epsilon", "1", "--max-ratio", "200")
     assert "expands more than max_ratio = 200 times" in err
     err = _fails(capsys, 1, "estimate", str(bomb), "--epsilon", "1", "--max-ratio", "0")
-    assert "has 1 nodes but no edges" in err  # read to the end: all self-loops
+    assert "has 1 node but no edges" in err  # read to the end: all self-loops
     err = _fails(capsys, 1, "estimate", str(bomb), "--epsilon", "1", "--max-ratio", "0", "--max-bytes", "1000")
     assert "more than max_bytes = 1,000 bytes of text; raise max_bytes (--max-bytes)" in err
     err = _fails(capsys, 2, "estimate", str(bomb), "--epsilon", "1", "--max-ratio", "0.5")
