@@ -974,16 +974,34 @@ def _interval_or_none(est: Any, level: float) -> tuple[float, float] | None:
         return None
 
 
+def _files_protocol(paths: Sequence[str], given: str | None) -> str | None:
+    """The protocol of the report files' first rows; an error when they mix or contradict ``given``."""
+    from .trianglefiles import report_protocol
+
+    found: dict[str, str] = {}
+    for path in paths:
+        if Path(path).is_file():  # else the curator reports the missing file
+            name = report_protocol(path)
+            if name:
+                found.setdefault(name, path)
+    if len(found) > 1:
+        shown = ", ".join(f"{f} holds protocol {p!r} rows" for p, f in found.items())
+        raise _UsageError(f"the report files mix protocols ({shown}): curate each protocol's files "
+                          "separately, with --protocol")
+    if found:
+        (name, path), = found.items()
+        if given is not None and name != given:
+            raise _UsageError(f"{path} holds protocol {name!r} rows, not {given!r}: pass --protocol {name}")
+        return name
+    return given
+
+
 def _cmd_curate(args: argparse.Namespace) -> int:
     from .protocols.poisoning import PublicBounds
     from .protocols.reports import degree_bound_broadcast
     from .reportfiles import curate_files, read_broadcast, write_broadcast
 
-    protocol = args.protocol
-    if protocol is None and Path(args.reports[0]).is_file():  # else the degree path reports it
-        from .trianglefiles import report_protocol
-
-        protocol = report_protocol(args.reports[0])
+    protocol = _files_protocol(args.reports, args.protocol)
     if protocol in _DEPLOYED_PROTOCOLS[1:]:
         return _cmd_curate_triangles(args, protocol)
     stats = _curate_stats(_flatten(args.stat), args.k)

@@ -81,7 +81,7 @@ from ..mechanisms import DiscreteLaplace
 from .curator import Estimate
 from .randomized_response import flip_probability, keep_probability, pair_from_index, pair_index
 from .randomizer import randomized_response_bits
-from .reports import COLUMNS
+from .reports import COLUMNS, PROTOCOLS
 from .reportset import ReportChunk
 
 __all__ = [
@@ -122,7 +122,7 @@ RR_PROTOCOL = "rr-triangles"
 DLAP_PROTOCOL = "two-round-triangles-dlap"
 CLUSTERING_PROTOCOL = "avg-clustering"
 #: triangle protocols that can be deployed -> the version of their rows
-TRIANGLE_PROTOCOLS: dict[str, int] = {RR_PROTOCOL: 1, DLAP_PROTOCOL: 1, CLUSTERING_PROTOCOL: 1}
+TRIANGLE_PROTOCOLS: dict[str, int] = {p: PROTOCOLS[p] for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL)}
 #: the protocols with a round 2 (and a broadcast)
 TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
@@ -667,8 +667,10 @@ class _Base:
         for code, name in enumerate(chunk.protocol_names):
             rows = np.flatnonzero(codes == code)
             if rows.size and name != self.protocol:
+                what = "protocol" if name in PROTOCOLS else "an unknown protocol"
                 raise ValueError(
-                    f"rows of protocol {name!r}, expected {self.protocol!r}: {chunk.rows_text(rows)}"
+                    f"rows of {what} {name!r}, expected {self.protocol!r}: {chunk.rows_text(rows)}"
+                    + (f" (curate them with --protocol {name})" if name in PROTOCOLS else "")
                 )
         wrong = np.flatnonzero(np.asarray(chunk.protocol_version) != TRIANGLE_PROTOCOLS[self.protocol])
         if wrong.size:
