@@ -122,7 +122,9 @@ RR_PROTOCOL = "rr-triangles"
 DLAP_PROTOCOL = "two-round-triangles-dlap"
 CLUSTERING_PROTOCOL = "avg-clustering"
 #: triangle protocols that can be deployed -> the version of their rows
-TRIANGLE_PROTOCOLS: dict[str, int] = {p: PROTOCOLS[p] for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL)}
+TRIANGLE_PROTOCOLS: dict[str, int] = {
+    p: PROTOCOLS[p] for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
+}
 #: the protocols with a round 2 (and a broadcast)
 TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"

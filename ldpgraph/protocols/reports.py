@@ -263,7 +263,8 @@ def report_columns(
     if protocol != DEGREE_PROTOCOL:
         hint = " (its rows come from deploy_triangles.round1_columns)" if protocol in PROTOCOLS else ""
         raise ValueError(
-            f"protocol must be {DEGREE_PROTOCOL!r} (NodeReports are degree-protocol rows), got {protocol!r}{hint}"
+            f"protocol must be {DEGREE_PROTOCOL!r} (NodeReports are degree-protocol rows), "
+            f"got {protocol!r}{hint}"
         )
     if isinstance(round, (bool, np.bool_)) or not isinstance(round, numbers.Integral) or round < 1:
         raise ValueError(f"round must be an integer >= 1, got {round!r}")
