@@ -1171,13 +1171,19 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         raise _UsageError(f"{protocol} reports estimate --stat {stat}, got {' '.join(stats)}")
     if args.projection and protocol != CLUSTERING_PROTOCOL:
         raise _UsageError("--projection is an option of avg-clustering")
-    for flag, val in (("--n-nodes", args.n_nodes), ("--degree-bound", args.degree_bound)):
-        if val is not None:
-            raise _UsageError(f"{flag} is not supported for {protocol} reports")
+    from .protocols.poisoning import PublicBounds
+
     if not 0 < args.level < 1:
         raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
     rnd = args.round if args.round is not None else (2 if args.broadcast is not None else 1)
-    kw = {"chunk_rows": args.chunk_rows, "scheduler": args.scheduler}
+    bounds = None  # the ranges need none (n, D and the node ids are public); these tighten them
+    if args.n_nodes is not None or args.degree_bound is not None:
+        bounds = PublicBounds(n_nodes=args.n_nodes, degree_bound=args.degree_bound)
+    kw = {"chunk_rows": args.chunk_rows, "scheduler": args.scheduler, "outliers": args.outliers,
+          "bounds": bounds}
+    verb = {"clip": "clipped", "reject": "rejected", "raise": "refused"}[args.outliers]
+    screened: dict[str, Any] = {}
+    one_node = None
     out: dict[str, Any] = {"files": list(args.reports), "protocol": protocol, "round": rnd}
     est = None
     if rnd == 1:
@@ -1187,7 +1193,9 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         out.update(n_rows=s.n_rows, n_nodes=s.n_nodes, epsilon=s.epsilon, noisy_edges=int(s.index.size))
         lines = [f"files      {len(args.reports)} ({s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol "
                  f"{protocol}, round 1)",
-                 f"rr_edge    epsilon {s.epsilon:g}; noisy graph of {s.index.size:,} edges"]
+                 f"rr_edge    epsilon {s.epsilon:g}; noisy graph of {s.index.size:,} edges (rows "
+                 "structural: partners 0 <= j < v, rr_count <= v)"]
+        screened = s.screening
         if protocol in TWO_ROUND:
             private = s.max_lower_degree is not None
             if private and args.d_max is not None:
@@ -1198,8 +1206,11 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
                                   f"--broadcast-out FILE and --d-max D (public bound on the {what})")
             bound = s.private_bound() if private else args.d_max
             if private:
+                sc = s.screening["lower_degree"]
                 lines.append(f"lower_degree epsilon {s.lower_degree_epsilon:g}; private bound D = {bound} "
-                             "(their maximum)")
+                             f"(their maximum); {sc.n_outside:,} outside [{sc.lo:,}, v + {-sc.lo:,}] "
+                             f"{verb}: one node raises D to at most {max(1, sc.hi):,}")
+                out["one_node_bound"] = {"D": max(1, sc.hi)}
             b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index,
                                         projection=args.projection)
             bpath = write_triangle_broadcast(args.broadcast_out, b)
@@ -1211,6 +1222,9 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
             if args.broadcast_out is not None:
                 raise _UsageError("rr-triangles has one round: no broadcast")
             est = rr_triangles_estimate(s)
+            from .protocols.poisoning import rr_triangles_influence_bound
+
+            one_node = rr_triangles_influence_bound(s.n_nodes, s.epsilon)
     elif rnd == 2:
         if protocol not in TWO_ROUND or args.broadcast is None:
             raise _UsageError(f"round 2 of {protocol}: needs rows of a two-round protocol and --broadcast")
@@ -1225,25 +1239,36 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         lines = [f"files      {len(args.reports)} ({acc.n_rows:,} rows, {b.n_nodes:,} nodes; protocol "
                  f"{protocol}, round 2; run id {b.run_id})",
                  f"budget     rr epsilon {b.epsilon:g}, {shown}; D = {b.bound}"]
+        screened = acc.screened_values()[1]
+        lines += [f"{q:<12} {sc.n_outside:,} outside [{sc.lo:,}, {sc.hi:,}] {verb}"
+                  for q, sc in screened.items()]
+        one_node = acc.influence_bound()
     else:
         raise _UsageError(f"{protocol} has no round {rnd}")
     negative = est is not None and est.variance_estimate is not None and est.variance_estimate <= 0
     ci = None if est is None or negative else _interval_or_none(est, args.level)
+    if screened:
+        out["screening"] = {
+            q: {"lo": int(sc.lo), "hi": int(sc.hi), "mode": sc.mode, "n_outside": sc.n_outside}
+            for q, sc in screened.items()
+        }
     if args.json:
         if est is not None:
             out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
                                  "variance_estimate": est.variance_estimate,
-                                 "interval": None if ci is None else list(ci), "level": args.level}]
+                                 "interval": None if ci is None else list(ci), "level": args.level,
+                                 "one_node_bound": one_node}]
         print(json.dumps(out, indent=2))
         return 0
     print("\n".join(lines))
     if est is not None:
         shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
         se = "-" if est.std_error is None or negative else _fmt_num(est.std_error)
-        rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval"),
-                (est.statistic, _fmt_num(est.value), se, shown)]
+        rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound"),
+                (est.statistic, _fmt_num(est.value), se, shown,
+                 "-" if one_node is None else _fmt_num(one_node))]
         print()
-        print(_table(rows, right={1, 2, 3}))
+        print(_table(rows, right={1, 2, 3, 4}))
         if negative:
             print(f"\nthe unbiased variance estimate is {est.variance_estimate:.3g} <= 0 (the noise "
                   "dominates): no standard error or interval")
