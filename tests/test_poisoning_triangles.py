@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+
+import numpy as np
 import pytest
 
 from ldpgraph.cli import main
+from ldpgraph.graph import from_edge_array
 from ldpgraph.protocols import deploy_triangles as dt
+from ldpgraph.protocols import poisoning as po
+from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
 from ldpgraph.protocols.reports import PROTOCOLS, check_broadcast, report_columns
 from ldpgraph.reportfiles import read_report_set, write_reports
 
@@ -83,3 +90,185 @@ def test_rows_of_another_protocol_inside_a_file_are_named(files, tmp_path):
             acc.add(chunk)
     with pytest.raises(ValueError, match=r"rows of another protocol 'rr-triangles', expected 'degree'"):
         read_report_set(tri)
+
+
+# ------------------------------------------------------------------------------ admissible ranges
+
+
+@pytest.mark.parametrize("eps1", [0.3, 1.0, 2.5])
+@pytest.mark.parametrize("bound", [1, 2, 4])
+def test_dlap_pre_noise_range_by_enumeration(eps1, bound):
+    """Every (m <= D kept, bit pattern, rounding) gives an integer inside the range minus its margins."""
+    q = flip_probability(eps1)
+    lo, hi = po.local_count_range(DLAP, bound=bound, epsilon_rr=eps1, epsilon=200.0,
+                                  sensitivity=max(bound - 1, 1))
+    assert po.noise_quantile(200.0, max(bound - 1, 1)) == 0
+    seen = set()
+    for m in range(bound + 1):
+        pairs = math.comb(m, 2)
+        for bits in itertools.product((0, 1), repeat=pairs):
+            w = sum(bits) - q * pairs
+            seen |= {math.floor(w), math.ceil(w)}
+    assert lo + 1 == min(seen) and hi - 1 == max(seen)   # tight up to the documented unit margin
+
+
+@pytest.mark.parametrize("bound", [2, 3, 4])
+def test_clustering_pre_noise_range_by_enumeration(bound):
+    sens = 2.0 * (bound - 1)
+    lo, hi = po.local_count_range("avg-clustering", bound=bound, epsilon_rr=1.0, epsilon=1.0, sensitivity=sens)
+    t = po.noise_quantile(1.0, sens)
+    seen = {2 * sum(bits) - math.comb(m, 2)
+            for m in range(bound + 1) for bits in itertools.product((0, 1), repeat=math.comb(m, 2))}
+    assert (min(seen) - t, max(seen) + t) == (lo, hi)
+    # a truthful row leaves the range only through the noise tail, at most alpha
+    assert po.noise_tail(t, 1.0, sens) <= po.DEFAULT_ALPHA < po.noise_tail(t - 1, 1.0, sens)
+
+
+def test_degree_and_lower_degree_ranges():
+    t = po.noise_quantile(0.5)
+    assert po.degree_row_range(bound=7, n_nodes=50, projection=False, epsilon=0.5) == (-t, 7 + t)
+    assert po.degree_row_range(bound=7, n_nodes=50, projection=True, epsilon=0.5) == (-t, 49 + t)
+    tight = po.PublicBounds(degree_bound=20)
+    assert po.degree_row_range(bound=7, n_nodes=50, projection=True, epsilon=0.5, bounds=tight) == (-t, 20 + t)
+    lo, hi = po.lower_degree_range(np.array([0, 3, 40]), epsilon=0.5, bounds=tight)
+    assert lo == -t and hi.tolist() == [t, 3 + t, 20 + t]
+    with pytest.raises(ValueError, match="outliers must be"):
+        po.screen_values(np.array([1]), 0, 1, "drop", "x")
+    with pytest.raises(ValueError, match=r"1 x report\(s\) outside .*value 5 at position 1, range \[0, 2\]"):
+        po.screen_values(np.array([1, 5]), 0, 2, "raise", "x")
+    v, keep, k = po.screen_values(np.array([1, 5, -3]), 0, 2, "reject", "x")
+    assert v.tolist() == [1, 5, -3] and keep.tolist() == [True, False, False] and k == 2
+
+
+# ------------------------------------------------------------------------------ seeded runs
+
+
+def _graph():
+    from ldpgraph.datasets import resolve_graph
+
+    return resolve_graph(GRAPH)
+
+
+def _round2(protocol, eps, *, seed, bound=None, private=False, projection=False):
+    g = _graph()
+    run = dt.simulate_deployment(g, protocol, eps, seed=seed, bound=bound, private_bound=private,
+                                 projection=projection)
+    return g, run
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_truthful_reports_are_never_screened(seed):
+    g, run = _round2(DLAP, 0.6, seed=seed, private=True)
+    acc1 = dt.Round1Accumulator(DLAP, outliers="raise")
+    acc1.add(dt.chunk_from_columns(run.rounds[0]))
+    s = acc1.summary()
+    assert s.screening["lower_degree"].n_outside == 0 and s.private_bound() == run.broadcast.bound
+    acc2 = dt.Round2Accumulator(run.broadcast, outliers="raise")
+    acc2.add(dt.chunk_from_columns(run.rounds[1]))
+    assert acc2.estimate().value == run.estimate.value
+    g, run = _round2("avg-clustering", (0.5, 0.5, 0.5), seed=seed, bound=6, projection=True)
+    acc2 = dt.Round2Accumulator(run.broadcast, outliers="raise")
+    acc2.add(dt.chunk_from_columns(run.rounds[1]))
+    assert acc2.estimate().value == run.estimate.value
+    assert all(sc.n_outside == 0 for sc in acc2.screened_values()[1].values())
+
+
+def _with_value(cols, node, quantity, value):
+    out = {c: np.array(v, copy=True) for c, v in cols.items()}
+    row = np.flatnonzero((out["node"] == node) & (out["quantity"] == quantity))
+    out["value"][row] = value
+    return out
+
+
+def _estimate(broadcast, cols, outliers="clip"):
+    acc = dt.Round2Accumulator(broadcast, outliers=outliers)
+    acc.add(dt.chunk_from_columns(cols))
+    return acc
+
+
+def test_one_liar_moves_the_dlap_estimate_by_at_most_the_bound():
+    g, run = _round2(DLAP, (0.5, 0.5), seed=1, bound=8)
+    b, cols = run.broadcast, run.rounds[1]
+    honest = _estimate(b, cols)
+    bound = honest.influence_bound()
+    lo, hi = honest.ranges()["local_count"]
+    assert bound == pytest.approx((hi - lo) / (b.p - b.q), rel=1e-15)
+    base = honest.estimate().value
+    for node in (0, 17, 39):
+        for value in (-10**15, lo, hi, 10**15):
+            acc = _estimate(b, _with_value(cols, node, "local_count", value))
+            assert acc.screened_values()[1]["local_count"].n_outside == (abs(value) == 10**15)
+            assert abs(acc.estimate().value - base) <= bound * (1 + 1e-12)
+    # tight: the liar at one end, then at the other
+    spread = (_estimate(b, _with_value(cols, 5, "local_count", 10**15)).estimate().value
+              - _estimate(b, _with_value(cols, 5, "local_count", -10**15)).estimate().value)
+    assert spread == pytest.approx(bound, rel=1e-12)
+    # reject drops the report: the sum over the others
+    acc = _estimate(b, _with_value(cols, 5, "local_count", 10**15), outliers="reject")
+    r = honest.values()["local_count"]
+    assert acc.estimate().value == pytest.approx((int(r.sum()) - int(r[5])) / (b.p - b.q), rel=1e-13)
+    with pytest.raises(ValueError, match=r"1 local_count report\(s\) outside the admissible range"):
+        _estimate(b, _with_value(cols, 5, "local_count", 10**15), outliers="raise").estimate()
+
+
+def test_one_liar_moves_the_clustering_estimate_by_at_most_the_bound():
+    g, run = _round2("avg-clustering", (1.0, 2.0, 2.0), seed=2, bound=10, projection=False)
+    b, cols = run.broadcast, run.rounds[1]
+    honest = _estimate(b, cols)
+    bound = honest.influence_bound()
+    (dl, du), (rl, ru) = honest.ranges()["degree"], honest.ranges()["local_count"]
+    base = honest.estimate().value
+    node = 11
+    worst = []
+    for d in range(dl - 1, du + 2):   # one beyond each end: clipped
+        for r in (rl, ru):
+            lied = _with_value(_with_value(cols, node, "degree", d), node, "local_count", r)
+            worst.append(_estimate(b, lied).estimate().value)
+    assert max(abs(w - base) for w in worst) <= bound * (1 + 1e-12)
+    assert max(worst) - min(worst) == pytest.approx(bound, rel=1e-9)   # attained
+    with pytest.raises(ValueError, match="reject' is not available for avg-clustering"):
+        dt.Round2Accumulator(b, outliers="reject")
+
+
+def test_one_liar_moves_rr_triangles_by_at_most_the_bound():
+    g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3], [3, 4], [1, 4], [0, 5]])
+    n, eps = g.n_nodes, 0.7
+    lists = [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)]
+    base_cols = dt.round1_columns("rr-triangles", range(n), lists, eps, seed=4)
+
+    def est(cols):
+        acc = dt.Round1Accumulator("rr-triangles")
+        acc.add(dt.chunk_from_columns(cols))
+        return dt.rr_triangles_estimate(acc.summary()).value, acc
+
+    base, acc = est(base_cols)
+    bound = acc.influence_bound()
+    assert bound == pytest.approx(math.comb(n - 1, 2) * keep_probability(eps) ** 2
+                                  / (keep_probability(eps) - flip_probability(eps)) ** 3)
+    v = n - 1
+    keep = base_cols["node"] != v
+    for partners in itertools.chain.from_iterable(itertools.combinations(range(v), k) for k in range(v + 1)):
+        mine = dt.round1_columns("rr-triangles", [v], [[]], eps, seed=0)
+        mine = {c: np.r_[mine[c][:1], np.repeat(mine[c][:1], len(partners))] for c in mine}
+        mine["value"] = np.r_[len(partners), partners].astype(np.int64)
+        mine["quantity"] = np.array(["rr_count"] + ["rr_edge"] * len(partners), dtype=object)
+        cols = {c: np.r_[base_cols[c][keep], mine[c]] for c in base_cols}
+        assert abs(est(cols)[0] - base) <= bound
+
+
+def test_lower_degree_liar_moves_the_private_bound_at_most_to_its_range():
+    g, run = _round2(DLAP, 0.6, seed=3, private=True)
+    cols = _with_value(run.rounds[0], 30, "lower_degree", 10**12)
+    for bounds, top in ((None, 30), (po.PublicBounds(degree_bound=12), 12)):
+        acc = dt.Round1Accumulator(DLAP, outliers="clip", bounds=bounds)
+        acc.add(dt.chunk_from_columns(cols))
+        s = acc.summary()
+        t = po.noise_quantile(s.lower_degree_epsilon)
+        assert s.screening["lower_degree"].n_outside == 1
+        assert s.private_bound() == top + t          # the liar's clipped value is the maximum
+    acc = dt.Round1Accumulator(DLAP, outliers="reject")
+    acc.add(dt.chunk_from_columns(cols))
+    assert acc.summary().private_bound() == run.broadcast.bound   # its row dropped: the honest maximum
+    acc = dt.Round1Accumulator(DLAP)                           # unscreened: the liar sets D
+    acc.add(dt.chunk_from_columns(cols))
+    assert acc.summary().private_bound() == 10**12
