@@ -1193,8 +1193,7 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         out.update(n_rows=s.n_rows, n_nodes=s.n_nodes, epsilon=s.epsilon, noisy_edges=int(s.index.size))
         lines = [f"files      {len(args.reports)} ({s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol "
                  f"{protocol}, round 1)",
-                 f"rr_edge    epsilon {s.epsilon:g}; noisy graph of {s.index.size:,} edges (rows "
-                 "structural: partners 0 <= j < v, rr_count <= v)"]
+                 f"rr_edge    epsilon {s.epsilon:g}; noisy graph of {s.index.size:,} edges"]
         screened = s.screening
         if protocol in TWO_ROUND:
             private = s.max_lower_degree is not None
