@@ -272,3 +272,63 @@ def test_lower_degree_liar_moves_the_private_bound_at_most_to_its_range():
     acc = dt.Round1Accumulator(DLAP)                           # unscreened: the liar sets D
     acc.add(dt.chunk_from_columns(cols))
     assert acc.summary().private_bound() == 10**12
+
+
+# ------------------------------------------------------------------------------ curate command
+
+
+def _poisoned_two_rounds(tmp_path, capsys, *, private=False):
+    import json
+
+    common = ["--protocol", DLAP, "--graph", GRAPH, "--simulate", "--seed", 7]
+    r1, b, r2 = tmp_path / "r1.csv", tmp_path / "b.txt", tmp_path / "r2.parquet"
+    extra = ["--lower-degree-epsilon", 0.3] if private else []
+    _run(capsys, "node", *common, "--epsilon", 0.5, *extra, "--out", r1)
+    if private:
+        import pyarrow.csv as pcsv
+
+        t = pcsv.read_csv(r1).to_pandas()
+        t.loc[(t["quantity"] == "lower_degree") & (t["node"] == 9), "value"] = 10**9
+        t.to_csv(r1, index=False)
+    _run(capsys, "curate", r1, "--broadcast-out", b, *([] if private else ["--d-max", 8]))
+    _run(capsys, "node", *common, "--epsilon", 0.5, "--round", 2, "--broadcast", b, "--out", r2)
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(r2).to_pandas()
+    honest = json.loads(_run(capsys, "curate", r2, "--broadcast", b, "--json"))
+    t.loc[(t["quantity"] == "local_count") & (t["node"] == 3), "value"] = -(10**13)
+    t.to_csv(tmp_path / "bad.csv", index=False)
+    return r1, b, tmp_path / "bad.csv", honest
+
+
+def test_curate_prints_the_screening_and_the_one_node_bound(tmp_path, capsys):
+    import json
+
+    r1, b, bad, honest = _poisoned_two_rounds(tmp_path, capsys)
+    assert honest["screening"]["local_count"]["n_outside"] == 0
+    out = _run(capsys, "curate", bad, "--broadcast", b)
+    lo, hi = honest["screening"]["local_count"]["lo"], honest["screening"]["local_count"]["hi"]
+    assert f"local_count  1 outside [{lo:,}, {hi:,}] clipped" in out
+    assert "one-node bound" in out
+    got = json.loads(_run(capsys, "curate", bad, "--broadcast", b, "--json"))
+    est, ref = got["estimates"][0], honest["estimates"][0]
+    assert got["screening"]["local_count"]["n_outside"] == 1
+    assert est["one_node_bound"] == ref["one_node_bound"]
+    assert abs(est["value"] - ref["value"]) <= ref["one_node_bound"]
+    dask = json.loads(_run(capsys, "curate", bad, "--broadcast", b, "--json", "--scheduler", "sync"))
+    assert dask["estimates"][0]["value"] == est["value"] and dask["screening"] == got["screening"]
+    rej = json.loads(_run(capsys, "curate", bad, "--broadcast", b, "--json", "--outliers", "reject"))
+    assert rej["screening"]["local_count"]["mode"] == "reject"
+    assert abs(rej["estimates"][0]["value"] - ref["value"]) <= ref["one_node_bound"]
+    err = _err(capsys, 1, "curate", bad, "--broadcast", b, "--outliers", "raise")
+    assert "1 local_count report(s) outside the admissible range" in err
+
+
+def test_curate_screens_the_private_bound(tmp_path, capsys):
+    r1, b, bad, honest = _poisoned_two_rounds(tmp_path, capsys, private=True)
+    out = _run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b2.txt")
+    t = po.noise_quantile(0.3)
+    assert f"private bound D = {9 + t}" in out and "1 outside [" in out and "clipped" in out
+    assert f"one node raises D to at most {39 + t}" in out
+    out = _run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b3.txt", "--degree-bound", 6)
+    assert f"private bound D = {6 + t}" in out and f"at most {6 + t}" in out
