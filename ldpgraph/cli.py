@@ -827,7 +827,8 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "--broadcast-out writes the broadcast file that nodes read for the next round. Rows of "
         "rr-triangles, two-round-triangles-dlap and avg-clustering (detected from the first row) are "
         "curated into the noisy graph (round 1: the estimate, or the broadcast edge list) and checked "
-        "against the broadcast's run id (round 2).",
+        "against the broadcast's run id (round 2); their rows are screened likewise (--outliers; the "
+        "ranges need only the public n, D and node ids, --n-nodes / --degree-bound tighten them).",
     )
     p.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (.csv, .jsonl, .parquet)")
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",

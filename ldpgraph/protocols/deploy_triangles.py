@@ -41,6 +41,13 @@ exactly ``0..n-1``; in round 2, every node of the broadcast's round 1 with exact
 ``local_count`` and one ``run_id`` row, no node outside it ("a round-2 row without its
 round-1 rows"), and the run id equal to the broadcast's ("a broadcast from another run").
 
+Poisoning: with ``outliers`` ("clip", "reject", "raise"; :class:`Round1Accumulator`,
+:class:`Round2Accumulator`) the ``lower_degree``, ``local_count`` and ``degree`` values outside
+the range a truthful node sends except with probability 1e-12 are clipped into it, dropped or
+refused (the count is in the screening records), and ``influence_bound()`` says how far one
+node's rows alone can move the estimate: ranges, bounds and proofs in
+:mod:`ldpgraph.protocols.poisoning`.
+
 Broadcast (after round 1 of ``two-round-triangles-dlap`` and ``avg-clustering``)
 --------------------------------------------------------------------------------
 :class:`TriangleBroadcast`: the noisy graph (every lower pair whose noisy bit is 1), the
@@ -810,7 +817,9 @@ class Round1Accumulator(_Base):
     """Streaming validation of round-1 rows (``rr_count``, ``rr_edge``) of a triangle protocol.
 
     Memory: the noisy graph (one int64 per noisy edge) plus O(n); the curator of these
-    protocols needs the noisy graph anyway.
+    protocols needs the noisy graph anyway. ``outliers`` (None, "clip", "reject", "raise")
+    screens the ``lower_degree`` rows in :meth:`summary` (node v: [-t, min(v, B) + t],
+    :func:`~ldpgraph.protocols.poisoning.lower_degree_range`, B from ``bounds``).
 
     Examples
     --------
@@ -994,6 +1003,10 @@ class Round1Accumulator(_Base):
 
 class Round2Accumulator(_Base):
     """Streaming validation of round-2 rows against a broadcast (run id, node set, sensitivity).
+
+    ``outliers`` None (no screening), "clip", "reject" (``two-round-triangles-dlap`` only) or
+    "raise": the poisoning screening of :meth:`screened_values`, which :meth:`estimate` uses;
+    ``bounds`` (:class:`~ldpgraph.protocols.poisoning.PublicBounds`) tightens the degree range.
 
     Examples
     --------

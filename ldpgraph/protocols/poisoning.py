@@ -33,6 +33,29 @@ report b with the others fixed, Q = (1 - 1/n) b^2 - (2/n) S' b + const (S' the s
 others), a convex parabola with its minimum at m' = S'/(n-1), the others' mean, which lies in
 [L, U]; so Q(b) - Q(m') = (1 - 1/n)(b - m')^2 <= (1 - 1/n)(U - L)^2 for b in [L, U], and the
 estimate moves by at most (n-1)(U-L)^2/n^2.
+
+**Triangle protocols** (the rows of :mod:`ldpgraph.protocols.deploy_triangles`). Their ranges
+need no extra public input: n, D (the broadcast's bound), q = 1/(1+e^eps1) and the node ids
+are public; a :class:`PublicBounds` only tightens them. t_s = :func:`noise_quantile` (eps_s,
+sensitivity_s, alpha), C = C(D, 2), p = 1 - q, B the public degree bound (n - 1 without one):
+
+=================== ========================================== ==========================================
+row                 admissible range (but w.p. <= alpha)       one node's rows alone move the estimate by
+=================== ========================================== ==========================================
+rr_count, rr_edge   structural (0/1 bits: partners 0 <= j < v) rr-triangles: C(n-1, 2) p^2 / (p-q)^3
+local_count (dlap)  [floor(-qC) - 1 - t, ceil(pC) + 1 + t]     triangles: (U - L) / (p - q), tight
+local_count, degree [-C - t, C + t]; degree [-t, D + t]        avg_clustering: (max g - min g) / n over
+(avg-clustering)    (projection: [-t, min(n-1, B) + t])        the box of the two rows, attained
+lower_degree        node v: [-t, min(v, B) + t]                the private D: to at most
+                                                               max(1, min(n-1, B) + t)
+=================== ========================================== ==========================================
+
+g(d, r) = a_hat(d) r + b_hat(d) is the node-wise term of the clustering estimate. Proofs:
+:func:`local_count_range`, :func:`rr_triangles_influence_bound`,
+:func:`dlap_triangles_influence_bound`, :func:`clustering_influence_bound`. A larger D only
+widens the noise and the local_count range (D is a bound, not an estimate). Not covered: a
+malicious node's round-1 bits also enter other nodes' round-2 counts (at most D - 1 pairs of
+each); the bounds above are for its own rows of the round being curated.
 """
 
 from __future__ import annotations
@@ -316,22 +339,6 @@ def screen_reports(
 
 
 # ------------------------------------------------------------------------------ triangle protocols
-#
-# The rows of ``rr-triangles``, ``two-round-triangles-dlap`` and ``avg-clustering``
-# (:mod:`ldpgraph.protocols.deploy_triangles`). n, D (the broadcast's bound), q = 1/(1+e^eps1)
-# and the node ids are public; t_s = noise_quantile(eps_s, sensitivity_s, alpha).
-#
-# ===================== ======================================= =========================================
-# row                   admissible range                        one node's report alone moves
-# ===================== ======================================= =========================================
-# rr_count, rr_edge     structural: 0 <= j < v, one row per bit  rr triangles by <= C(n-1,2) p^2/(p-q)^3
-# local_count (dlap)    [floor(-qC) - 1 - t, ceil(pC) + 1 + t]   triangles by (U - L)/(p - q)
-# local_count (clust.)  [-C - t, C + t]                          avg_clustering by (max g - min g)/n over
-# degree (clust.)       [-t, top + t], top = D, or n-1 projected  the box of (degree, local_count)
-# lower_degree          [-t, min(v, B) + t] (node v, bound B)    D to at most max(1, min(n-1, B) + t)
-# ===================== ======================================= =========================================
-#
-# with C = C(D, 2), p = 1 - q, g the node-wise operator of the clustering estimate.
 
 
 def _pairs_bound(bound: int) -> int:
