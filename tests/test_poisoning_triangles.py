@@ -332,3 +332,35 @@ def test_curate_screens_the_private_bound(tmp_path, capsys):
     assert f"one node raises D to at most {39 + t}" in out
     out = _run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b3.txt", "--degree-bound", 6)
     assert f"private bound D = {6 + t}" in out and f"at most {6 + t}" in out
+
+
+def test_one_liars_round1_bits_and_round2_row_move_the_dlap_estimate_by_at_most_the_sum():
+    g = _graph()
+    n, bound, seed, eps = g.n_nodes, 8, 11, (0.6, 0.6)
+    nodes = list(range(n))
+    lists = [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in nodes]
+    honest = dt.simulate_deployment(g, DLAP, eps, seed=seed, bound=bound)
+    acc = _estimate(honest.broadcast, honest.rounds[1])
+    lo, hi = acc.ranges()["local_count"]
+    total = acc.influence_bound() + po.dlap_round1_influence_bound(n, bound, eps[0])
+    liar = 25
+    r1 = honest.rounds[0]
+    others = r1["node"] != liar
+    shifts = []
+    for partners in (np.arange(liar), np.zeros(0, dtype=np.int64), np.arange(0, liar, 3)):
+        mine = dt.round1_columns(dt.DLAP_PROTOCOL, [liar], [partners], 200.0, seed=0)  # eps 200: bits = truth
+        mine["epsilon"][:] = eps[0]
+        cols1 = {c: np.r_[r1[c][others], mine[c]] for c in r1}
+        a1 = dt.Round1Accumulator(DLAP)
+        a1.add(dt.chunk_from_columns(cols1))
+        s = a1.summary()
+        b = dt.TriangleBroadcast.build(DLAP, s.n_nodes, s.epsilon, bound, s.index)
+        cols2 = dt.round2_columns(nodes, lists, b, eps[1], seed=seed)
+        mask = (cols2["quantity"] == "local_count") & (cols2["node"] != liar)
+        ref = honest.rounds[1]
+        shifts.append(int(np.abs(cols2["value"][mask] - ref["value"][mask]).sum()))
+        for own in (lo, hi):
+            est = _estimate(b, _with_value(cols2, liar, "local_count", own)).estimate().value
+            assert abs(est - honest.estimate.value) <= total * (1 + 1e-12)
+    # the other nodes' counts shift by integers summing to at most (D - 1)(n - 1 - v)
+    assert 0 < max(shifts) <= (bound - 1) * (n - 1 - liar)

@@ -53,9 +53,10 @@ lower_degree        node v: [-t, min(v, B) + t]                the private D: to
 g(d, r) = a_hat(d) r + b_hat(d) is the node-wise term of the clustering estimate. Proofs:
 :func:`local_count_range`, :func:`rr_triangles_influence_bound`,
 :func:`dlap_triangles_influence_bound`, :func:`clustering_influence_bound`. A larger D only
-widens the noise and the local_count range (D is a bound, not an estimate). Not covered: a
-malicious node's round-1 bits also enter other nodes' round-2 counts (at most D - 1 pairs of
-each); the bounds above are for its own rows of the round being curated.
+widens the noise and the local_count range (D is a bound, not an estimate). A malicious
+node's round-1 bits also enter the other nodes' round-2 counts: in the two-round triangle
+protocol they move the estimate by at most (D - 1)(n - 1)/(p - q) more
+(:func:`dlap_round1_influence_bound`); for avg-clustering that effect is not bounded here.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ __all__ = [
     "screen_values",
     "rr_triangles_influence_bound",
     "dlap_triangles_influence_bound",
+    "dlap_round1_influence_bound",
     "clustering_influence_bound",
 ]
 
@@ -527,6 +529,31 @@ def dlap_triangles_influence_bound(lo: int, hi: int, epsilon_rr: float) -> float
     if hi < lo:
         raise ValueError(f"the admissible range must have lo <= hi, got [{lo}, {hi}]")
     return (int(hi) - int(lo)) / (keep_probability(eps) - flip_probability(eps))
+
+
+def dlap_round1_influence_bound(n_nodes: int, bound: int, epsilon_rr: float) -> float:
+    r"""How far one node's round-1 bits move the other nodes' part of the two-round estimate.
+
+    Notes
+    -----
+    Node v's bits are those of the pairs (v, j), j < v. Such a pair enters :math:`w_u` only for
+    u > v with v and j both among u's kept lower neighbours: at most D - 1 pairs per u, each
+    changing :math:`w_u` by an integer of magnitude <= 1. For the same node randomness (the
+    projection does not depend on the bits) :math:`\lfloor w_u + \Delta + U\rfloor =
+    \lfloor w_u + U\rfloor + \Delta` for an integer :math:`\Delta`, and the noise is the same, so
+    :math:`\sum_{u \ne v} r_u` moves by at most (D - 1)(n - 1 - v) <= (D - 1)(n - 1), and the
+    estimate by at most :math:`(D-1)(n-1)/(p-q)`; with its own clipped round-2 row, add
+    :func:`dlap_triangles_influence_bound`.
+
+    >>> round(dlap_round1_influence_bound(10, 3, 1.0), 3)
+    38.951
+    """
+    from .randomized_response import flip_probability, keep_probability
+
+    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
+    d = check_nonnegative_int(bound, "bound", minimum=1)
+    eps = check_epsilon(epsilon_rr, "epsilon_rr")
+    return (d - 1) * (n - 1) / (keep_probability(eps) - flip_probability(eps))
 
 
 def clustering_influence_bound(
