@@ -332,6 +332,14 @@ def test_curate_screens_the_private_bound(tmp_path, capsys):
     assert f"one node raises D to at most {39 + t}" in out
     out = _run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b3.txt", "--degree-bound", 6)
     assert f"private bound D = {6 + t}" in out and f"at most {6 + t}" in out
+    import json
+
+    got = json.loads(_run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b4.txt", "--json",
+                          "--scheduler", "sync", "--chunk-rows", 50))
+    assert got["bound"] == 9 + t and got["screening"]["lower_degree"]["n_outside"] == 1
+    assert got["one_node_bound"] == {"D": 39 + t}
+    err = _err(capsys, 1, "curate", r1, "--broadcast-out", tmp_path / "b5.txt", "--outliers", "raise")
+    assert "1 lower_degree report(s) outside the admissible range" in err
 
 
 def test_one_liars_round1_bits_and_round2_row_move_the_dlap_estimate_by_at_most_the_sum():
