@@ -372,3 +372,32 @@ def test_one_liars_round1_bits_and_round2_row_move_the_dlap_estimate_by_at_most_
             assert abs(est - honest.estimate.value) <= total * (1 + 1e-12)
     # the other nodes' counts shift by integers summing to at most (D - 1)(n - 1 - v)
     assert 0 < max(shifts) <= (bound - 1) * (n - 1 - liar)
+
+
+@pytest.mark.parametrize("projection", [False, True])
+def test_one_liars_round1_bits_move_avg_clustering_by_at_most_the_bound(projection):
+    g = _graph()
+    n, bound, seed, eps = g.n_nodes, (10 if not projection else 5), 13, (0.8, 1.0, 1.0)
+    nodes = list(range(n))
+    lists = [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in nodes]
+    honest = dt.simulate_deployment(g, "avg-clustering", eps, seed=seed, bound=bound, projection=projection)
+    ref = _estimate(honest.broadcast, honest.rounds[1])
+    r1 = honest.rounds[0]
+    liar = 30
+    others = r1["node"] != liar
+    moved = []
+    for partners in (np.arange(liar), np.zeros(0, dtype=np.int64), np.arange(1, liar, 2)):
+        mine = dt.round1_columns("avg-clustering", [liar], [partners], 200.0, seed=0)
+        mine["epsilon"][:] = eps[0]
+        cols1 = {c: np.r_[r1[c][others], mine[c]] for c in r1}
+        a1 = dt.Round1Accumulator("avg-clustering")
+        a1.add(dt.chunk_from_columns(cols1))
+        s = a1.summary()
+        b = dt.TriangleBroadcast.build("avg-clustering", s.n_nodes, s.epsilon, bound, s.index,
+                                       projection=projection)
+        cols2 = dt.round2_columns(nodes, lists, b, eps[1:], seed=seed)
+        acc = _estimate(b, cols2)
+        assert acc.round1_influence_bound() == ref.round1_influence_bound()   # same degree rows
+        moved.append(abs(acc.estimate().value - ref.estimate().value))
+        assert moved[-1] <= ref.round1_influence_bound() * (1 + 1e-12)
+    assert max(moved) > 0

@@ -1138,6 +1138,23 @@ class Round2Accumulator(_Base):
             epsilon_degree=self.epsilon[DEGREE][0], n_nodes=b.n_nodes,
         )
 
+    def round1_influence_bound(self) -> float:
+        """How far one node's round-1 bits move the other nodes' part of the estimate.
+
+        :func:`~ldpgraph.protocols.poisoning.dlap_round1_influence_bound`, or
+        :func:`~ldpgraph.protocols.poisoning.clustering_round1_influence_bound` at the
+        (screened) degree releases; add :meth:`influence_bound` for the node's own rows.
+        """
+        from .poisoning import clustering_round1_influence_bound, dlap_round1_influence_bound
+
+        b = self.broadcast
+        if b.protocol == DLAP_PROTOCOL:
+            return dlap_round1_influence_bound(b.n_nodes, b.bound, b.epsilon)
+        return clustering_round1_influence_bound(
+            self.screened_values()[0][DEGREE], bound=b.bound, epsilon_rr=b.epsilon,
+            epsilon_degree=self.epsilon[DEGREE][0],
+        )
+
     def estimate(self) -> Estimate:
         """The protocol's estimate from the validated (and, with ``outliers``, screened) releases.
 

@@ -56,7 +56,8 @@ g(d, r) = a_hat(d) r + b_hat(d) is the node-wise term of the clustering estimate
 widens the noise and the local_count range (D is a bound, not an estimate). A malicious
 node's round-1 bits also enter the other nodes' round-2 counts: in the two-round triangle
 protocol they move the estimate by at most (D - 1)(n - 1)/(p - q) more
-(:func:`dlap_round1_influence_bound`); for avg-clustering that effect is not bounded here.
+(:func:`dlap_round1_influence_bound`); in avg-clustering by at most
+2(D - 1)/n sum_u |a_hat(d_u)| at the released degrees (:func:`clustering_round1_influence_bound`).
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ __all__ = [
     "rr_triangles_influence_bound",
     "dlap_triangles_influence_bound",
     "dlap_round1_influence_bound",
+    "clustering_round1_influence_bound",
     "clustering_influence_bound",
 ]
 
@@ -598,3 +600,39 @@ def clustering_influence_bound(
     a_hat, b_hat = debias(a, d, eps_d), debias(b, d, eps_d)
     g = np.concatenate([a_hat * rl + b_hat, a_hat * ru + b_hat])
     return float(np.max(g) - np.min(g)) / n
+
+
+
+def clustering_round1_influence_bound(
+    degrees: np.ndarray, *, bound: int, epsilon_rr: float, epsilon_degree: float
+) -> float:
+    r"""How far one node's round-1 bits move the other nodes' part of the ``avg-clustering`` estimate.
+
+    ``degrees`` are the (screened) ``degree`` releases of all n nodes.
+
+    Notes
+    -----
+    Node v's bits are those of the pairs (v, j). A pair (v, j) enters :math:`w_u` only when v
+    and j are both among u's kept neighbours (at most D of them, chosen without looking at the
+    bits): at most D - 1 such pairs per u, so :math:`r_u = 2w_u - \binom{m_u}2` moves by at
+    most 2(D - 1), for the same node randomness (same projection, same noise). u's degree
+    release does not involve the bits, so its term :math:`\hat a(\tilde d_u)\tilde r_u +
+    \hat b(\tilde d_u)` moves by at most :math:`2(D-1)|\hat a(\tilde d_u)|`, and the estimate
+    by at most :math:`\frac{2(D-1)}{n}\sum_u |\hat a(\tilde d_u)|` (v's own term is covered by
+    :func:`clustering_influence_bound`; it is included here too, which only loosens the bound).
+
+    >>> round(clustering_round1_influence_bound(np.array([2, 3, 0]), bound=3, epsilon_rr=1.0,
+    ...                                         epsilon_degree=50.0), 6)
+    1.923514
+    """
+    from ..estimators.operator import debias
+    from .clustering import _coefficients
+    from .randomized_response import flip_probability
+
+    d = np.asarray(degrees, dtype=np.int64)
+    if d.ndim != 1 or d.size == 0:
+        raise ValueError(f"degrees must be a non-empty 1-d array, got shape {d.shape}")
+    top = check_nonnegative_int(bound, "bound", minimum=2)
+    a, _ = _coefficients("clustering", top, flip_probability(check_epsilon(epsilon_rr, "epsilon_rr")))
+    a_hat = debias(a, d, check_epsilon(epsilon_degree, "epsilon_degree"))
+    return 2.0 * (top - 1) * math.fsum(np.abs(a_hat).tolist()) / d.size
