@@ -1243,6 +1243,7 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         lines += [f"{q:<12} {sc.n_outside:,} outside [{sc.lo:,}, {sc.hi:,}] {verb}"
                   for q, sc in screened.items()]
         one_node = acc.influence_bound()
+        out["one_node_round1_bound"] = round1 = acc.round1_influence_bound()
     else:
         raise _UsageError(f"{protocol} has no round {rnd}")
     negative = est is not None and est.variance_estimate is not None and est.variance_estimate <= 0
@@ -1269,6 +1270,9 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
                  "-" if one_node is None else _fmt_num(one_node))]
         print()
         print(_table(rows, right={1, 2, 3, 4}))
+        if "one_node_round1_bound" in out:
+            print(f"\none node's round-1 bits can move it by at most {_fmt_num(round1)} more, through "
+                  "the other nodes' local counts")
         if negative:
             print(f"\nthe unbiased variance estimate is {est.variance_estimate:.3g} <= 0 (the noise "
                   "dominates): no standard error or interval")

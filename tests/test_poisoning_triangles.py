@@ -314,6 +314,7 @@ def test_curate_prints_the_screening_and_the_one_node_bound(tmp_path, capsys):
     est, ref = got["estimates"][0], honest["estimates"][0]
     assert got["screening"]["local_count"]["n_outside"] == 1
     assert est["one_node_bound"] == ref["one_node_bound"]
+    assert got["one_node_round1_bound"] == po.dlap_round1_influence_bound(40, 8, 0.5)
     assert abs(est["value"] - ref["value"]) <= ref["one_node_bound"]
     dask = json.loads(_run(capsys, "curate", bad, "--broadcast", b, "--json", "--scheduler", "sync"))
     assert dask["estimates"][0]["value"] == est["value"] and dask["screening"] == got["screening"]
