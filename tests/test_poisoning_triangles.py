@@ -402,3 +402,15 @@ def test_one_liars_round1_bits_move_avg_clustering_by_at_most_the_bound(projecti
         moved.append(abs(acc.estimate().value - ref.estimate().value))
         assert moved[-1] <= ref.round1_influence_bound() * (1 + 1e-12)
     assert max(moved) > 0
+
+
+def test_degree_readers_name_the_triangle_readers(files):
+    from ldpgraph.protocols.ingest import reports_from_records
+
+    tri, _ = files
+    with pytest.raises(ValueError, match=r"rows of 'rr-triangles' are curated by ldpgraph.trianglefiles"):
+        read_report_set(tri, protocol="rr-triangles")
+    row = {"node": 0, "quantity": "rr_count", "value": 0, "epsilon": 1.0, "sensitivity": 1.0,
+           "protocol": "rr-triangles", "protocol_version": 1, "round": 1}
+    with pytest.raises(ValueError, match=r"rows of protocol 'rr-triangles'.*Round1Accumulator"):
+        reports_from_records([row])
