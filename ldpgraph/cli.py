@@ -827,7 +827,8 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "--broadcast-out writes the broadcast file that nodes read for the next round. Rows of "
         "rr-triangles, two-round-triangles-dlap and avg-clustering (detected from the first row) are "
         "curated into the noisy graph (round 1: the estimate, or the broadcast edge list) and checked "
-        "against the broadcast's run id (round 2).",
+        "against the broadcast's run id (round 2); their rows are screened likewise (--outliers; the "
+        "ranges need only the public n, D and node ids, --n-nodes / --degree-bound tighten them).",
     )
     p.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (.csv, .jsonl, .parquet)")
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
@@ -974,16 +975,34 @@ def _interval_or_none(est: Any, level: float) -> tuple[float, float] | None:
         return None
 
 
+def _files_protocol(paths: Sequence[str], given: str | None) -> str | None:
+    """The protocol of the report files' first rows; an error when they mix or contradict ``given``."""
+    from .trianglefiles import report_protocol
+
+    found: dict[str, str] = {}
+    for path in paths:
+        if Path(path).is_file():  # else the curator reports the missing file
+            name = report_protocol(path)
+            if name:
+                found.setdefault(name, path)
+    if len(found) > 1:
+        shown = ", ".join(f"{f} holds protocol {p!r} rows" for p, f in found.items())
+        raise _UsageError(f"the report files mix protocols ({shown}): curate each protocol's files "
+                          "separately, with --protocol")
+    if found:
+        (name, path), = found.items()
+        if given is not None and name != given:
+            raise _UsageError(f"{path} holds protocol {name!r} rows, not {given!r}: pass --protocol {name}")
+        return name
+    return given
+
+
 def _cmd_curate(args: argparse.Namespace) -> int:
     from .protocols.poisoning import PublicBounds
     from .protocols.reports import degree_bound_broadcast
     from .reportfiles import curate_files, read_broadcast, write_broadcast
 
-    protocol = args.protocol
-    if protocol is None and Path(args.reports[0]).is_file():  # else the degree path reports it
-        from .trianglefiles import report_protocol
-
-        protocol = report_protocol(args.reports[0])
+    protocol = _files_protocol(args.reports, args.protocol)
     if protocol in _DEPLOYED_PROTOCOLS[1:]:
         return _cmd_curate_triangles(args, protocol)
     stats = _curate_stats(_flatten(args.stat), args.k)
@@ -1153,13 +1172,19 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         raise _UsageError(f"{protocol} reports estimate --stat {stat}, got {' '.join(stats)}")
     if args.projection and protocol != CLUSTERING_PROTOCOL:
         raise _UsageError("--projection is an option of avg-clustering")
-    for flag, val in (("--n-nodes", args.n_nodes), ("--degree-bound", args.degree_bound)):
-        if val is not None:
-            raise _UsageError(f"{flag} is not supported for {protocol} reports")
+    from .protocols.poisoning import PublicBounds
+
     if not 0 < args.level < 1:
         raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
     rnd = args.round if args.round is not None else (2 if args.broadcast is not None else 1)
-    kw = {"chunk_rows": args.chunk_rows, "scheduler": args.scheduler}
+    bounds = None  # the ranges need none (n, D and the node ids are public); these tighten them
+    if args.n_nodes is not None or args.degree_bound is not None:
+        bounds = PublicBounds(n_nodes=args.n_nodes, degree_bound=args.degree_bound)
+    kw = {"chunk_rows": args.chunk_rows, "scheduler": args.scheduler, "outliers": args.outliers,
+          "bounds": bounds}
+    verb = {"clip": "clipped", "reject": "rejected", "raise": "refused"}[args.outliers]
+    screened: dict[str, Any] = {}
+    one_node = None
     out: dict[str, Any] = {"files": list(args.reports), "protocol": protocol, "round": rnd}
     est = None
     if rnd == 1:
@@ -1170,6 +1195,7 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         lines = [f"files      {len(args.reports)} ({s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol "
                  f"{protocol}, round 1)",
                  f"rr_edge    epsilon {s.epsilon:g}; noisy graph of {s.index.size:,} edges"]
+        screened = s.screening
         if protocol in TWO_ROUND:
             private = s.max_lower_degree is not None
             if private and args.d_max is not None:
@@ -1180,8 +1206,11 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
                                   f"--broadcast-out FILE and --d-max D (public bound on the {what})")
             bound = s.private_bound() if private else args.d_max
             if private:
+                sc = s.screening["lower_degree"]
                 lines.append(f"lower_degree epsilon {s.lower_degree_epsilon:g}; private bound D = {bound} "
-                             "(their maximum)")
+                             f"(their maximum); {sc.n_outside:,} outside [{sc.lo:,}, v + {-sc.lo:,}] "
+                             f"{verb}: one node raises D to at most {max(1, sc.hi):,}")
+                out["one_node_bound"] = {"D": max(1, sc.hi)}
             b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index,
                                         projection=args.projection)
             bpath = write_triangle_broadcast(args.broadcast_out, b)
@@ -1193,6 +1222,9 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
             if args.broadcast_out is not None:
                 raise _UsageError("rr-triangles has one round: no broadcast")
             est = rr_triangles_estimate(s)
+            from .protocols.poisoning import rr_triangles_influence_bound
+
+            one_node = rr_triangles_influence_bound(s.n_nodes, s.epsilon)
     elif rnd == 2:
         if protocol not in TWO_ROUND or args.broadcast is None:
             raise _UsageError(f"round 2 of {protocol}: needs rows of a two-round protocol and --broadcast")
@@ -1207,25 +1239,40 @@ def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
         lines = [f"files      {len(args.reports)} ({acc.n_rows:,} rows, {b.n_nodes:,} nodes; protocol "
                  f"{protocol}, round 2; run id {b.run_id})",
                  f"budget     rr epsilon {b.epsilon:g}, {shown}; D = {b.bound}"]
+        screened = acc.screened_values()[1]
+        lines += [f"{q:<12} {sc.n_outside:,} outside [{sc.lo:,}, {sc.hi:,}] {verb}"
+                  for q, sc in screened.items()]
+        one_node = acc.influence_bound()
+        out["one_node_round1_bound"] = round1 = acc.round1_influence_bound()
     else:
         raise _UsageError(f"{protocol} has no round {rnd}")
     negative = est is not None and est.variance_estimate is not None and est.variance_estimate <= 0
     ci = None if est is None or negative else _interval_or_none(est, args.level)
+    if screened:
+        out["screening"] = {
+            q: {"lo": int(sc.lo), "hi": int(sc.hi), "mode": sc.mode, "n_outside": sc.n_outside}
+            for q, sc in screened.items()
+        }
     if args.json:
         if est is not None:
             out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
                                  "variance_estimate": est.variance_estimate,
-                                 "interval": None if ci is None else list(ci), "level": args.level}]
+                                 "interval": None if ci is None else list(ci), "level": args.level,
+                                 "one_node_bound": one_node}]
         print(json.dumps(out, indent=2))
         return 0
     print("\n".join(lines))
     if est is not None:
         shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
         se = "-" if est.std_error is None or negative else _fmt_num(est.std_error)
-        rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval"),
-                (est.statistic, _fmt_num(est.value), se, shown)]
+        rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound"),
+                (est.statistic, _fmt_num(est.value), se, shown,
+                 "-" if one_node is None else _fmt_num(one_node))]
         print()
-        print(_table(rows, right={1, 2, 3}))
+        print(_table(rows, right={1, 2, 3, 4}))
+        if "one_node_round1_bound" in out:
+            print(f"\none node's round-1 bits can move it by at most {_fmt_num(round1)} more, through "
+                  "the other nodes' local counts")
         if negative:
             print(f"\nthe unbiased variance estimate is {est.variance_estimate:.3g} <= 0 (the noise "
                   "dominates): no standard error or interval")

@@ -243,15 +243,21 @@ def read_round1_files(
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     format: str | None = None,
     scheduler: Any = None,
+    outliers: str | None = None,
+    bounds: Any = None,
 ) -> Round1Summary:
     """Validate round-1 report files of a triangle protocol; the noisy graph.
 
     ``scheduler`` None: one streaming pass per file in this process. Otherwise Dask (as
     :func:`ldpgraph.reportdask.read_report_set_dask`: one task per Parquet row group or text
     file, merged pairwise); the summary is identical (the noisy graph is sorted).
+    ``outliers`` ("clip", "reject", "raise") screens the ``lower_degree`` rows (tightened by
+    the :class:`~ldpgraph.protocols.poisoning.PublicBounds` ``bounds``), as
+    :class:`~ldpgraph.protocols.deploy_triangles.Round1Accumulator`.
     """
-    Round1Accumulator(protocol, expected_nodes=expected_nodes)  # check the arguments here
+    Round1Accumulator(protocol, expected_nodes=expected_nodes, outliers=outliers, bounds=bounds)
     acc = _run(paths, chunk_rows, format, scheduler, "r1", (protocol, expected_nodes))
+    acc.outliers, acc.bounds = outliers, bounds  # applied by summary(), after every partition
     return acc.summary()
 
 
@@ -262,13 +268,18 @@ def read_round2_files(
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     format: str | None = None,
     scheduler: Any = None,
+    outliers: str | None = None,
+    bounds: Any = None,
 ) -> tuple[Estimate, Round2Accumulator]:
     """Validate round-2 report files against ``broadcast``; the estimate and the accumulator.
 
     ``scheduler`` as for :func:`read_round1_files`; the workers get the broadcast without its
     edge list (they check run id, node set and sensitivities), the estimate uses it whole.
+    ``outliers`` screens the releases (:meth:`Round2Accumulator.screened_values`).
     """
+    Round2Accumulator(broadcast, outliers=outliers, bounds=bounds)  # check the arguments here
     light = dataclasses.replace(broadcast, index=np.zeros(0, dtype=np.int64))
     acc = _run(paths, chunk_rows, format, scheduler, "r2", light if scheduler is not None else broadcast)
     acc.broadcast = broadcast
+    acc.outliers, acc.bounds = outliers, bounds
     return acc.estimate(), acc

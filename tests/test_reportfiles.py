@@ -149,7 +149,7 @@ def test_protocol_version_and_round_are_checked(tmp_path):
         read_report_set(path)
     cols = _cols()
     cols["protocol"] = np.array(["degree"] * 4 + ["rr-triangles"], dtype=object)
-    with pytest.raises(ValueError, match=r"unknown protocol 'rr-triangles'.*p\.csv row 4"):
+    with pytest.raises(ValueError, match=r"another protocol 'rr-triangles'.*p\.csv row 4"):
         read_report_set(_write(tmp_path, "p.csv", cols))
     path = _write(tmp_path, "r.csv", _cols(round=[2, 2, 2, 2, 2]))
     with pytest.raises(ValueError, match=r"round 1 .*round 2 in .*r\.csv rows 0, 1"):

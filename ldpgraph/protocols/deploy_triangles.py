@@ -41,6 +41,13 @@ exactly ``0..n-1``; in round 2, every node of the broadcast's round 1 with exact
 ``local_count`` and one ``run_id`` row, no node outside it ("a round-2 row without its
 round-1 rows"), and the run id equal to the broadcast's ("a broadcast from another run").
 
+Poisoning: with ``outliers`` ("clip", "reject", "raise"; :class:`Round1Accumulator`,
+:class:`Round2Accumulator`) the ``lower_degree``, ``local_count`` and ``degree`` values outside
+the range a truthful node sends except with probability 1e-12 are clipped into it, dropped or
+refused (the count is in the screening records), and ``influence_bound()`` says how far one
+node's rows alone can move the estimate: ranges, bounds and proofs in
+:mod:`ldpgraph.protocols.poisoning`.
+
 Broadcast (after round 1 of ``two-round-triangles-dlap`` and ``avg-clustering``)
 --------------------------------------------------------------------------------
 :class:`TriangleBroadcast`: the noisy graph (every lower pair whose noisy bit is 1), the
@@ -81,7 +88,7 @@ from ..mechanisms import DiscreteLaplace
 from .curator import Estimate
 from .randomized_response import flip_probability, keep_probability, pair_from_index, pair_index
 from .randomizer import randomized_response_bits
-from .reports import COLUMNS
+from .reports import COLUMNS, PROTOCOLS
 from .reportset import ReportChunk
 
 __all__ = [
@@ -122,7 +129,9 @@ RR_PROTOCOL = "rr-triangles"
 DLAP_PROTOCOL = "two-round-triangles-dlap"
 CLUSTERING_PROTOCOL = "avg-clustering"
 #: triangle protocols that can be deployed -> the version of their rows
-TRIANGLE_PROTOCOLS: dict[str, int] = {RR_PROTOCOL: 1, DLAP_PROTOCOL: 1, CLUSTERING_PROTOCOL: 1}
+TRIANGLE_PROTOCOLS: dict[str, int] = {
+    p: PROTOCOLS[p] for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
+}
 #: the protocols with a round 2 (and a broadcast)
 TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
@@ -667,8 +676,10 @@ class _Base:
         for code, name in enumerate(chunk.protocol_names):
             rows = np.flatnonzero(codes == code)
             if rows.size and name != self.protocol:
+                what = "protocol" if name in PROTOCOLS else "an unknown protocol"
                 raise ValueError(
-                    f"rows of protocol {name!r}, expected {self.protocol!r}: {chunk.rows_text(rows)}"
+                    f"rows of {what} {name!r}, expected {self.protocol!r}: {chunk.rows_text(rows)}"
+                    + (f" (curate them with --protocol {name})" if name in PROTOCOLS else "")
                 )
         wrong = np.flatnonzero(np.asarray(chunk.protocol_version) != TRIANGLE_PROTOCOLS[self.protocol])
         if wrong.size:
@@ -734,6 +745,16 @@ class _Base:
         return ids, loc
 
 
+def _check_screening(outliers: Any, bounds: Any) -> tuple[str | None, Any]:
+    from .poisoning import PublicBounds
+
+    if outliers not in (None, "clip", "reject", "raise"):
+        raise ValueError(f"outliers must be None, 'clip', 'reject' or 'raise', got {outliers!r}")
+    if bounds is not None and not isinstance(bounds, PublicBounds):
+        raise TypeError(f"bounds must be PublicBounds or None, got {type(bounds).__name__}")
+    return outliers, bounds
+
+
 def _ids_text(ids: NDArray[np.int64]) -> str:
     shown = ", ".join(str(int(v)) for v in ids[:_LISTED])
     return shown + (f" and {ids.size - _LISTED} more" if ids.size > _LISTED else "")
@@ -770,6 +791,9 @@ class Round1Summary:
     max_lower_degree : int or None
         The largest ``lower_degree`` release (None without such rows).
     lower_degree_epsilon : float or None
+    screening : dict
+        ``"lower_degree"`` -> its :class:`~ldpgraph.protocols.poisoning.Screening` when the
+        accumulator screened them (``outliers``).
     """
 
     protocol: str
@@ -780,6 +804,7 @@ class Round1Summary:
     sources: list[str]
     max_lower_degree: int | None = None
     lower_degree_epsilon: float | None = None
+    screening: dict[str, Any] = field(default_factory=dict)
 
     def private_bound(self) -> int:
         """D = max(1, largest noisy lower degree): the bound of the private variant."""
@@ -792,7 +817,9 @@ class Round1Accumulator(_Base):
     """Streaming validation of round-1 rows (``rr_count``, ``rr_edge``) of a triangle protocol.
 
     Memory: the noisy graph (one int64 per noisy edge) plus O(n); the curator of these
-    protocols needs the noisy graph anyway.
+    protocols needs the noisy graph anyway. ``outliers`` (None, "clip", "reject", "raise")
+    screens the ``lower_degree`` rows in :meth:`summary` (node v: [-t, min(v, B) + t],
+    :func:`~ldpgraph.protocols.poisoning.lower_degree_range`, B from ``bounds``).
 
     Examples
     --------
@@ -804,8 +831,16 @@ class Round1Accumulator(_Base):
     (3, [0, 1, 2])
     """
 
-    def __init__(self, protocol: str, *, expected_nodes: int | None = None) -> None:
+    def __init__(
+        self,
+        protocol: str,
+        *,
+        expected_nodes: int | None = None,
+        outliers: str | None = None,
+        bounds: Any = None,
+    ) -> None:
         super().__init__(protocol, 1)
+        self.outliers, self.bounds = _check_screening(outliers, bounds)
         self.expected_nodes = (
             None
             if expected_nodes is None
@@ -933,6 +968,7 @@ class Round1Accumulator(_Base):
                 f"rr_count epsilon {eps!r} ({self.epsilon[RR_COUNT][1]})"
             )
         top = eps0 = None
+        screening: dict[str, Any] = {}
         if self._low_nodes:  # the private bound's inputs: one per node, every node
             low_ids, _ = self._unique_nodes(self._low_nodes, self._low_locs, LOWER_DEGREE)
             if low_ids.size != n or int(low_ids[-1]) != n - 1:
@@ -940,13 +976,37 @@ class Round1Accumulator(_Base):
                     f"some nodes sent lower_degree rows, but not all: {_missing_text(low_ids, n)} "
                     "are missing (every node sends one for the private bound)"
                 )
-            top = max(int(v.max()) for v in self._low_values if v.size)
             eps0 = self.epsilon[LOWER_DEGREE][0]
-        return Round1Summary(self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0)
+            low = np.concatenate(self._low_values)
+            if self.outliers is not None:  # node v has at most v lower nodes
+                from .poisoning import Screening, lower_degree_range, screen_values
+
+                lo, hi = lower_degree_range(np.concatenate(self._low_nodes), epsilon=eps0, bounds=self.bounds)
+                low, keep, k = screen_values(low, lo, hi, self.outliers, LOWER_DEGREE)
+                low = low[keep]
+                screening[LOWER_DEGREE] = Screening(LOWER_DEGREE, lo, int(hi.max()), self.outliers, k)
+            top = int(low.max()) if low.size else 0
+        return Round1Summary(
+            self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0, screening
+        )
+
+    def influence_bound(self) -> float:
+        """``rr-triangles``: how far one node's round-1 bits alone move the estimate.
+
+        :func:`~ldpgraph.protocols.poisoning.rr_triangles_influence_bound` of n and eps1.
+        """
+        from .poisoning import rr_triangles_influence_bound
+
+        s = self.summary()
+        return rr_triangles_influence_bound(s.n_nodes, s.epsilon)
 
 
 class Round2Accumulator(_Base):
     """Streaming validation of round-2 rows against a broadcast (run id, node set, sensitivity).
+
+    ``outliers`` None (no screening), "clip", "reject" (``two-round-triangles-dlap`` only) or
+    "raise": the poisoning screening of :meth:`screened_values`, which :meth:`estimate` uses;
+    ``bounds`` (:class:`~ldpgraph.protocols.poisoning.PublicBounds`) tightens the degree range.
 
     Examples
     --------
@@ -957,10 +1017,18 @@ class Round2Accumulator(_Base):
     (2,)
     """
 
-    def __init__(self, broadcast: TriangleBroadcast) -> None:
+    def __init__(
+        self, broadcast: TriangleBroadcast, *, outliers: str | None = None, bounds: Any = None
+    ) -> None:
         if not isinstance(broadcast, TriangleBroadcast):
             raise TypeError(f"broadcast must be a TriangleBroadcast, got {type(broadcast).__name__}")
         super().__init__(broadcast.protocol, 2)
+        self.outliers, self.bounds = _check_screening(outliers, bounds)
+        if self.outliers == "reject" and broadcast.protocol == CLUSTERING_PROTOCOL:
+            raise ValueError(
+                "outliers='reject' is not available for avg-clustering (its estimate averages every "
+                "node's pair of releases): use 'clip' or 'raise'"
+            )
         self.broadcast = broadcast
         self.sensitivity = broadcast.sensitivities()
         self._nodes: dict[str, list[NDArray[np.int64]]] = {q: [] for q in self.sensitivity}
@@ -1018,13 +1086,82 @@ class Round2Accumulator(_Base):
                 out[name] = vals
         return out
 
+    def ranges(self) -> dict[str, tuple[int, int]]:
+        """The admissible range of every released quantity (:mod:`~ldpgraph.protocols.poisoning`)."""
+        from .poisoning import DEFAULT_ALPHA, degree_row_range, local_count_range
+
+        b = self.broadcast
+        alpha = DEFAULT_ALPHA if self.bounds is None else self.bounds.alpha
+        out = {
+            LOCAL_COUNT: local_count_range(
+                b.protocol, bound=b.bound, epsilon_rr=b.epsilon, epsilon=self.epsilon[LOCAL_COUNT][0],
+                sensitivity=self.sensitivity[LOCAL_COUNT], alpha=alpha,
+            )
+        }
+        if b.protocol == CLUSTERING_PROTOCOL:
+            out[DEGREE] = degree_row_range(
+                bound=b.bound, n_nodes=b.n_nodes, projection=b.projection,
+                epsilon=self.epsilon[DEGREE][0], bounds=self.bounds,
+            )
+        return out
+
+    def screened_values(self) -> tuple[dict[str, NDArray[np.int64]], dict[str, Any]]:
+        """(values, screening): :meth:`values` clipped / rejected / refused per ``outliers``.
+
+        ``reject`` (``two-round-triangles-dlap``) drops a node's ``local_count`` from the sum.
+        """
+        from .poisoning import Screening, screen_values
+
+        values = self.values()
+        if self.outliers is None:
+            return values, {}
+        info = {}
+        for name, (lo, hi) in self.ranges().items():
+            v, keep, k = screen_values(values[name], lo, hi, self.outliers, name)
+            values[name] = v[keep]
+            info[name] = Screening(name, lo, hi, self.outliers, k)
+        return values, info
+
+    def influence_bound(self) -> float:
+        """How far one node's round-2 rows alone move the estimate, once screened (clip / reject).
+
+        :func:`~ldpgraph.protocols.poisoning.dlap_triangles_influence_bound` or
+        :func:`~ldpgraph.protocols.poisoning.clustering_influence_bound` of :meth:`ranges`.
+        """
+        from .poisoning import clustering_influence_bound, dlap_triangles_influence_bound
+
+        b, r = self.broadcast, self.ranges()
+        if b.protocol == DLAP_PROTOCOL:
+            return dlap_triangles_influence_bound(*r[LOCAL_COUNT], b.epsilon)
+        return clustering_influence_bound(
+            r[DEGREE], r[LOCAL_COUNT], bound=b.bound, epsilon_rr=b.epsilon,
+            epsilon_degree=self.epsilon[DEGREE][0], n_nodes=b.n_nodes,
+        )
+
+    def round1_influence_bound(self) -> float:
+        """How far one node's round-1 bits move the other nodes' part of the estimate.
+
+        :func:`~ldpgraph.protocols.poisoning.dlap_round1_influence_bound`, or
+        :func:`~ldpgraph.protocols.poisoning.clustering_round1_influence_bound` at the
+        (screened) degree releases; add :meth:`influence_bound` for the node's own rows.
+        """
+        from .poisoning import clustering_round1_influence_bound, dlap_round1_influence_bound
+
+        b = self.broadcast
+        if b.protocol == DLAP_PROTOCOL:
+            return dlap_round1_influence_bound(b.n_nodes, b.bound, b.epsilon)
+        return clustering_round1_influence_bound(
+            self.screened_values()[0][DEGREE], bound=b.bound, epsilon_rr=b.epsilon,
+            epsilon_degree=self.epsilon[DEGREE][0],
+        )
+
     def estimate(self) -> Estimate:
-        """The protocol's estimate from the validated releases (round-2 epsilons from the rows).
+        """The protocol's estimate from the validated (and, with ``outliers``, screened) releases.
 
         ``two-round-triangles-dlap``: :func:`dlap_triangles_estimate`; ``avg-clustering``:
         :func:`~ldpgraph.protocols.clustering.average_clustering`.
         """
-        values = self.values()
+        values, _ = self.screened_values()
         b = self.broadcast
         if b.protocol == DLAP_PROTOCOL:
             return dlap_triangles_estimate(values[LOCAL_COUNT], b, self.epsilon[LOCAL_COUNT][0])

@@ -187,6 +187,11 @@ def _check_protocol(cols: dict[str, Any], round: int | None) -> None:
         if len(set(names)) > 1:
             other = [i for i, p in enumerate(names) if p != names[0]]
             raise ValueError(f"reports mix protocols ({names[0]!r} in row 0): {_rows_text(other)}")
+        if names[0] != "degree":
+            raise ValueError(
+                f"rows of protocol {names[0]!r}: these records are degree-protocol reports; the triangle "
+                "protocols' rows are curated by ldpgraph.protocols.deploy_triangles (Round1Accumulator)"
+            )
         if "protocol_version" not in cols:
             raise ValueError("a protocol column needs a protocol_version column")
         want = PROTOCOLS[names[0]]

@@ -33,6 +33,31 @@ report b with the others fixed, Q = (1 - 1/n) b^2 - (2/n) S' b + const (S' the s
 others), a convex parabola with its minimum at m' = S'/(n-1), the others' mean, which lies in
 [L, U]; so Q(b) - Q(m') = (1 - 1/n)(b - m')^2 <= (1 - 1/n)(U - L)^2 for b in [L, U], and the
 estimate moves by at most (n-1)(U-L)^2/n^2.
+
+**Triangle protocols** (the rows of :mod:`ldpgraph.protocols.deploy_triangles`). Their ranges
+need no extra public input: n, D (the broadcast's bound), q = 1/(1+e^eps1) and the node ids
+are public; a :class:`PublicBounds` only tightens them. t_s = :func:`noise_quantile` (eps_s,
+sensitivity_s, alpha), C = C(D, 2), p = 1 - q, B the public degree bound (n - 1 without one):
+
+=================== ========================================== ==========================================
+row                 admissible range (but w.p. <= alpha)       one node's rows alone move the estimate by
+=================== ========================================== ==========================================
+rr_count, rr_edge   structural (0/1 bits: partners 0 <= j < v) rr-triangles: C(n-1, 2) p^2 / (p-q)^3
+local_count (dlap)  [floor(-qC) - 1 - t, ceil(pC) + 1 + t]     triangles: (U - L) / (p - q), tight
+local_count, degree [-C - t, C + t]; degree [-t, D + t]        avg_clustering: (max g - min g) / n over
+(avg-clustering)    (projection: [-t, min(n-1, B) + t])        the box of the two rows, attained
+lower_degree        node v: [-t, min(v, B) + t]                the private D: to at most
+                                                               max(1, min(n-1, B) + t)
+=================== ========================================== ==========================================
+
+g(d, r) = a_hat(d) r + b_hat(d) is the node-wise term of the clustering estimate. Proofs:
+:func:`local_count_range`, :func:`rr_triangles_influence_bound`,
+:func:`dlap_triangles_influence_bound`, :func:`clustering_influence_bound`. A larger D only
+widens the noise and the local_count range (D is a bound, not an estimate). A malicious
+node's round-1 bits also enter the other nodes' round-2 counts: in the two-round triangle
+protocol they move the estimate by at most (D - 1)(n - 1)/(p - q) more
+(:func:`dlap_round1_influence_bound`); in avg-clustering by at most
+2(D - 1)/n sum_u |a_hat(d_u)| at the released degrees (:func:`clustering_round1_influence_bound`).
 """
 
 from __future__ import annotations
@@ -55,6 +80,15 @@ __all__ = [
     "admissible_range",
     "influence_bound",
     "screen_reports",
+    "local_count_range",
+    "degree_row_range",
+    "lower_degree_range",
+    "screen_values",
+    "rr_triangles_influence_bound",
+    "dlap_triangles_influence_bound",
+    "dlap_round1_influence_bound",
+    "clustering_round1_influence_bound",
+    "clustering_influence_bound",
 ]
 
 #: probability that a truthful report falls outside the admissible range
@@ -305,3 +339,300 @@ def screen_reports(
     if kept_ids:
         meta["node_ids_by_quantity"] = kept_ids
     return NodeReports(released=released, d_max=reports.d_max, metadata=meta), info
+
+
+
+# ------------------------------------------------------------------------------ triangle protocols
+
+
+def _pairs_bound(bound: int) -> int:
+    return math.comb(check_nonnegative_int(bound, "bound", minimum=1), 2)
+
+
+def local_count_range(
+    protocol: str,
+    *,
+    bound: int,
+    epsilon_rr: float,
+    epsilon: float,
+    sensitivity: float,
+    alpha: float = DEFAULT_ALPHA,
+) -> tuple[int, int]:
+    r"""[L, U]: where a truthful ``local_count`` row lies but with probability <= alpha.
+
+    Parameters
+    ----------
+    protocol : {"two-round-triangles-dlap", "avg-clustering"}
+    bound : int
+        D, the broadcast's bound (on the lower degree, or on the degree for ``avg-clustering``).
+    epsilon_rr : float
+        eps1 of round 1: q = 1/(1 + e^eps1).
+    epsilon, sensitivity : float
+        The ``local_count`` release's (eps2 and max(D-1, 1); or eps_t and
+        :func:`~ldpgraph.protocols.clustering.count_sensitivity`).
+    alpha : float, default 1e-12
+
+    Notes
+    -----
+    ``two-round-triangles-dlap``: node v keeps m <= D lower neighbours (projection), so
+    :math:`w_v = \sum_{j<k \text{ kept}} (b_{jk} - q)` sums at most C = C(D, 2) terms, each
+    :math:`-q` or :math:`1 - q = p`: :math:`-qC \le w_v \le pC`. The rounding
+    :math:`\lfloor w_v + U\rfloor`, U in [0, 1), is :math:`\lfloor w_v\rfloor` or
+    :math:`\lceil w_v\rceil`, so the pre-noise integer lies in
+    :math:`[\lfloor -qC\rfloor, \lceil pC\rceil]`; one unit of margin on each side covers the
+    node's floating-point evaluation of w (its errors are far below 1 for C < 2**50). The
+    noise exceeds t in magnitude with probability <= alpha (:func:`noise_quantile`, exact), so
+    a truthful row lies in :math:`[\lfloor -qC\rfloor - 1 - t, \lceil pC\rceil + 1 + t]` but with
+    probability <= alpha.
+
+    ``avg-clustering``: :math:`r_v = 2w_v - \binom{m}2` with :math:`0 \le w_v \le \binom m2`
+    (an integer count of noisy edges among the m <= D kept neighbours' pairs), so
+    :math:`|r_v| \le C` and the row lies in [-C - t, C + t] but with probability <= alpha.
+
+    Examples
+    --------
+    >>> noise_quantile(1.0, 2.0), noise_quantile(1.0, 3.0)
+    (55, 83)
+    >>> local_count_range("avg-clustering", bound=3, epsilon_rr=1.0, epsilon=1.0, sensitivity=2.0)
+    (-58, 58)
+    >>> local_count_range("two-round-triangles-dlap", bound=4, epsilon_rr=1.0, epsilon=1.0, sensitivity=3.0)
+    (-86, 89)
+    """
+    from .randomized_response import flip_probability
+
+    c = _pairs_bound(bound)
+    t = noise_quantile(epsilon, sensitivity, alpha)
+    if protocol == "two-round-triangles-dlap":
+        q = flip_probability(check_epsilon(epsilon_rr, "epsilon_rr"))
+        return math.floor(-q * c) - 1 - t, math.ceil(c - q * c) + 1 + t
+    if protocol == "avg-clustering":
+        return -c - t, c + t
+    raise ValueError(
+        f"protocol must be 'two-round-triangles-dlap' or 'avg-clustering' (rows with a local_count), "
+        f"got {protocol!r}"
+    )
+
+
+def degree_row_range(
+    *,
+    bound: int,
+    n_nodes: int,
+    projection: bool,
+    epsilon: float,
+    bounds: PublicBounds | None = None,
+) -> tuple[int, int]:
+    """[L, U] of the ``degree`` row of ``avg-clustering``: [-t, top + t].
+
+    top = D without projection (a node of degree > D refuses, it sends no row), else the
+    largest degree n - 1 (or the public bound of ``bounds``, when tighter); t at sensitivity 1.
+
+    >>> degree_row_range(bound=5, n_nodes=100, projection=False, epsilon=1.0)
+    (-28, 33)
+    """
+    alpha = DEFAULT_ALPHA if bounds is None else bounds.alpha
+    top = check_nonnegative_int(n_nodes, "n_nodes", minimum=1) - 1
+    if bounds is not None:
+        top = min(top, bounds.max_degree)
+    if not projection:
+        top = min(top, check_nonnegative_int(bound, "bound", minimum=1))
+    t = noise_quantile(epsilon, 1.0, alpha)
+    return -t, top + t
+
+
+def lower_degree_range(
+    nodes: np.ndarray, *, epsilon: float, bounds: PublicBounds | None = None
+) -> tuple[int, np.ndarray]:
+    """Per row, [L, U_v] of the ``lower_degree`` row of node v: [-t, min(v, max degree) + t].
+
+    Node v has at most v lower nodes (0..v-1): the range needs no public bound; ``bounds``
+    tightens it. t at sensitivity 1.
+
+    >>> lo, hi = lower_degree_range(np.array([0, 5, 90]), epsilon=1.0, bounds=PublicBounds(degree_bound=10))
+    >>> lo, hi.tolist()
+    (-28, [28, 33, 38])
+    """
+    alpha = DEFAULT_ALPHA if bounds is None else bounds.alpha
+    t = noise_quantile(epsilon, 1.0, alpha)
+    top = np.asarray(nodes, dtype=np.int64)
+    if bounds is not None:
+        top = np.minimum(top, bounds.max_degree)
+    return -t, top + t
+
+
+def screen_values(
+    values: np.ndarray, lo: int | np.ndarray, hi: int | np.ndarray, mode: str, what: str
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """(screened values, mask of kept rows, number outside [lo, hi]) for one quantity's values.
+
+    ``mode`` "clip" (values moved into the range, all rows kept), "reject" (rows outside dropped
+    from the mask) or "raise" (ValueError naming ``what`` and the count).
+
+    >>> v, keep, k = screen_values(np.array([1, 99, -5]), 0, 10, "clip", "x")
+    >>> v.tolist(), keep.tolist(), k
+    ([1, 10, 0], [True, True, True], 2)
+    """
+    if mode not in ("clip", "reject", "raise"):
+        raise ValueError(f"outliers must be 'clip', 'reject' or 'raise', got {mode!r}")
+    v = np.asarray(values, dtype=np.int64)
+    outside = (v < lo) | (v > hi)
+    k = int(np.count_nonzero(outside))
+    if k and mode == "raise":
+        i = int(np.flatnonzero(outside)[0])
+        lo_i = int(np.broadcast_to(lo, v.shape)[i])
+        hi_i = int(np.broadcast_to(hi, v.shape)[i])
+        raise ValueError(
+            f"{k} {what} report(s) outside the admissible range (a truthful node sends them with "
+            f"probability <= 1e-12), first: value {int(v[i])} at position {i}, range [{lo_i}, {hi_i}] "
+            "(poisoning? pass outliers='clip' or 'reject')"
+        )
+    if mode == "clip":
+        return np.clip(v, lo, hi), np.ones(v.shape, dtype=bool), k
+    return v, ~outside if mode == "reject" else np.ones(v.shape, dtype=bool), k
+
+
+def rr_triangles_influence_bound(n_nodes: int, epsilon: float) -> float:
+    r"""How far one node's round-1 bits alone move the ``rr-triangles`` estimate: C(n-1, 2) p^2/(p-q)^3.
+
+    Notes
+    -----
+    :math:`\hat T = \sum_\tau \prod_{e\in\tau} z_e`, :math:`z = (b - q)/(p - q) \in
+    \{p/(p-q), -q/(p-q)\}`, :math:`|z| \le z_1 = p/(p-q)`. Node v sends exactly the bits of the
+    pairs (v, j), j < v (the rows are structural: one row per noisy 1, partners below v); they
+    lie in the triples {v, j, k} with min(j, k) < v, at most C(n-1, 2). In such a triple v sets
+    one factor (change at most :math:`(z_1 - z_0)z_1^2 = z_1^2/(p-q)`) or two (the product of
+    two lies in :math:`\{z_1^2, z_1z_0, z_0^2\}`, spread :math:`z_1(z_1 - z_0)`, times
+    :math:`|z_c| \le z_1`): each triple moves by at most :math:`z_1^2/(p - q)`.
+
+    >>> round(rr_triangles_influence_bound(10, 1.0), 3)
+    194.962
+    """
+    from .randomized_response import flip_probability, keep_probability
+
+    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
+    eps = check_epsilon(epsilon)
+    p, q = keep_probability(eps), flip_probability(eps)
+    return math.comb(n - 1, 2) * p * p / (p - q) ** 3
+
+
+def dlap_triangles_influence_bound(lo: int, hi: int, epsilon_rr: float) -> float:
+    r"""How far one node's ``local_count`` row alone moves the ``two-round-triangles-dlap`` estimate.
+
+    Notes
+    -----
+    :math:`\hat T = \sum_v r_v/(p - q)`: replacing one clipped :math:`r_v \in [L, U]` by another
+    changes one term, by at most :math:`(U - L)/(p - q)`, attained at the ends (tight).
+
+    >>> round(dlap_triangles_influence_bound(-30, 33, 1.0), 3)
+    136.329
+    """
+    from .randomized_response import flip_probability, keep_probability
+
+    eps = check_epsilon(epsilon_rr, "epsilon_rr")
+    if hi < lo:
+        raise ValueError(f"the admissible range must have lo <= hi, got [{lo}, {hi}]")
+    return (int(hi) - int(lo)) / (keep_probability(eps) - flip_probability(eps))
+
+
+def dlap_round1_influence_bound(n_nodes: int, bound: int, epsilon_rr: float) -> float:
+    r"""How far one node's round-1 bits move the other nodes' part of the two-round estimate.
+
+    Notes
+    -----
+    Node v's bits are those of the pairs (v, j), j < v. Such a pair enters :math:`w_u` only for
+    u > v with v and j both among u's kept lower neighbours: at most D - 1 pairs per u, each
+    changing :math:`w_u` by an integer of magnitude <= 1. For the same node randomness (the
+    projection does not depend on the bits) :math:`\lfloor w_u + \Delta + U\rfloor =
+    \lfloor w_u + U\rfloor + \Delta` for an integer :math:`\Delta`, and the noise is the same, so
+    :math:`\sum_{u \ne v} r_u` moves by at most (D - 1)(n - 1 - v) <= (D - 1)(n - 1), and the
+    estimate by at most :math:`(D-1)(n-1)/(p-q)`; with its own clipped round-2 row, add
+    :func:`dlap_triangles_influence_bound`.
+
+    >>> round(dlap_round1_influence_bound(10, 3, 1.0), 3)
+    38.951
+    """
+    from .randomized_response import flip_probability, keep_probability
+
+    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
+    d = check_nonnegative_int(bound, "bound", minimum=1)
+    eps = check_epsilon(epsilon_rr, "epsilon_rr")
+    return (d - 1) * (n - 1) / (keep_probability(eps) - flip_probability(eps))
+
+
+def clustering_influence_bound(
+    degree_range: tuple[int, int],
+    count_range: tuple[int, int],
+    *,
+    bound: int,
+    epsilon_rr: float,
+    epsilon_degree: float,
+    n_nodes: int,
+) -> float:
+    r"""How far one node's round-2 rows (degree, local_count) alone move the ``avg-clustering`` estimate.
+
+    Notes
+    -----
+    :math:`\hat{\bar C} = \frac1n\sum_v g(\tilde d_v, \tilde r_v)` with
+    :math:`g(d, r) = \hat a(d)\,r + \hat b(d)`, :math:`\hat a, \hat b` the node-wise (DLap
+    unbiasing) operator of the coefficients of h (:mod:`ldpgraph.protocols.clustering`): h is
+    affine in r and the operator is the identity on r. One node changes one term; over the
+    integer box :math:`[d_L, d_U]\times[r_L, r_U]` an affine function of r is extreme at
+    :math:`r_L` or :math:`r_U`, so the change is at most :math:`(\max - \min)/n` of g over
+    :math:`[d_L, d_U] \times \{r_L, r_U\}`, evaluated exactly on every integer d (attained).
+
+    >>> b = clustering_influence_bound((-28, 33), (-61, 61), bound=5, epsilon_rr=1.0,
+    ...                                epsilon_degree=1.0, n_nodes=100)
+    >>> b > 0
+    True
+    """
+    from ..estimators.operator import debias
+    from .clustering import _coefficients
+    from .randomized_response import flip_probability
+
+    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
+    (dl, du), (rl, ru) = (tuple(int(x) for x in degree_range), tuple(int(x) for x in count_range))
+    if du < dl or ru < rl:
+        raise ValueError(f"the admissible ranges must have lo <= hi, got {degree_range}, {count_range}")
+    if du - dl > 50_000_000:
+        raise ValueError(f"degree range {degree_range} is too wide to bound by enumeration")
+    a, b = _coefficients("clustering", int(bound), flip_probability(check_epsilon(epsilon_rr)))
+    d = np.arange(dl, du + 1, dtype=np.int64)
+    eps_d = check_epsilon(epsilon_degree, "epsilon_degree")
+    a_hat, b_hat = debias(a, d, eps_d), debias(b, d, eps_d)
+    g = np.concatenate([a_hat * rl + b_hat, a_hat * ru + b_hat])
+    return float(np.max(g) - np.min(g)) / n
+
+
+
+def clustering_round1_influence_bound(
+    degrees: np.ndarray, *, bound: int, epsilon_rr: float, epsilon_degree: float
+) -> float:
+    r"""How far one node's round-1 bits move the other nodes' part of the ``avg-clustering`` estimate.
+
+    ``degrees`` are the (screened) ``degree`` releases of all n nodes.
+
+    Notes
+    -----
+    Node v's bits are those of the pairs (v, j). A pair (v, j) enters :math:`w_u` only when v
+    and j are both among u's kept neighbours (at most D of them, chosen without looking at the
+    bits): at most D - 1 such pairs per u, so :math:`r_u = 2w_u - \binom{m_u}2` moves by at
+    most 2(D - 1), for the same node randomness (same projection, same noise). u's degree
+    release does not involve the bits, so its term :math:`\hat a(\tilde d_u)\tilde r_u +
+    \hat b(\tilde d_u)` moves by at most :math:`2(D-1)|\hat a(\tilde d_u)|`, and the estimate
+    by at most :math:`\frac{2(D-1)}{n}\sum_u |\hat a(\tilde d_u)|` (v's own term is covered by
+    :func:`clustering_influence_bound`; it is included here too, which only loosens the bound).
+
+    >>> round(clustering_round1_influence_bound(np.array([2, 3, 0]), bound=3, epsilon_rr=1.0,
+    ...                                         epsilon_degree=50.0), 6)
+    1.923514
+    """
+    from ..estimators.operator import debias
+    from .clustering import _coefficients
+    from .randomized_response import flip_probability
+
+    d = np.asarray(degrees, dtype=np.int64)
+    if d.ndim != 1 or d.size == 0:
+        raise ValueError(f"degrees must be a non-empty 1-d array, got shape {d.shape}")
+    top = check_nonnegative_int(bound, "bound", minimum=2)
+    a, _ = _coefficients("clustering", top, flip_probability(check_epsilon(epsilon_rr, "epsilon_rr")))
+    a_hat = debias(a, d, check_epsilon(epsilon_degree, "epsilon_degree"))
+    return 2.0 * (top - 1) * math.fsum(np.abs(a_hat).tolist()) / d.size

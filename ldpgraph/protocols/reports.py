@@ -79,8 +79,16 @@ COLUMN_TYPES = {
 }
 #: the protocol implemented by :class:`~ldpgraph.protocols.randomizer.DegreeRandomizer`
 DEGREE_PROTOCOL = "degree"
-#: protocol name -> the version this package writes and reads (one version per protocol)
-PROTOCOLS: dict[str, int] = {DEGREE_PROTOCOL: 1}
+#: protocol name -> the version this package writes and reads (one version per protocol): the
+#: degree protocol (:mod:`~ldpgraph.protocols.reportset`) and the triangle protocols
+#: (:mod:`~ldpgraph.protocols.deploy_triangles`), so that rows of one read as another are
+#: named ("another protocol"), never "unknown"
+PROTOCOLS: dict[str, int] = {
+    DEGREE_PROTOCOL: 1,
+    "rr-triangles": 1,
+    "two-round-triangles-dlap": 1,
+    "avg-clustering": 1,
+}
 #: largest magnitude of a value a truthful node sends (exact in float64)
 MAX_ABS_VALUE = 2**53
 
@@ -252,8 +260,12 @@ def report_columns(
     """
     if not isinstance(reports, NodeReports):
         raise TypeError(f"reports must be NodeReports, got {type(reports).__name__}")
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {sorted(PROTOCOLS)}, got {protocol!r}")
+    if protocol != DEGREE_PROTOCOL:
+        hint = " (its rows come from deploy_triangles.round1_columns)" if protocol in PROTOCOLS else ""
+        raise ValueError(
+            f"protocol must be {DEGREE_PROTOCOL!r} (NodeReports are degree-protocol rows), "
+            f"got {protocol!r}{hint}"
+        )
     if isinstance(round, (bool, np.bool_)) or not isinstance(round, numbers.Integral) or round < 1:
         raise ValueError(f"round must be an integer >= 1, got {round!r}")
     n = reports.n_nodes
@@ -355,6 +367,11 @@ def check_broadcast(broadcast: Any, *, next_round: int, source: str = "broadcast
         raise ValueError(
             f"{source}: protocol {proto!r} version {broadcast.get('protocol_version')!r}; this package reads "
             + ", ".join(f"{k} version {v}" for k, v in PROTOCOLS.items())
+        )
+    if proto != DEGREE_PROTOCOL:
+        raise ValueError(
+            f"{source}: a JSON broadcast of {proto!r}; the broadcast of {proto} is an edge list "
+            "(ldpgraph.trianglefiles.read_triangle_broadcast)"
         )
     r = broadcast.get("round")
     if r != next_round - 1:

@@ -356,6 +356,11 @@ class ReportAccumulator:
     ) -> None:
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {sorted(PROTOCOLS)}, got {protocol!r}")
+        if protocol != DEGREE_PROTOCOL:
+            raise ValueError(
+                f"rows of {protocol!r} are curated by ldpgraph.trianglefiles (read_round1_files, "
+                "read_round2_files; ldpgraph curate --protocol), not as degree-protocol reports"
+            )
         if outliers not in ("clip", "reject", "raise"):
             raise ValueError(f"outliers must be 'clip', 'reject' or 'raise', got {outliers!r}")
         if bounds is not None and not isinstance(bounds, PublicBounds):
