@@ -397,14 +397,14 @@ def clustering_node_release(
     Returns
     -------
     ndarray of int64, shape (size, 2)
-        :math:`(d_v + \mathrm{DLap}(e^{-arepsilon_d}),\ 2w_v - inom{m_v}2 +
-        \mathrm{DLap}(e^{-arepsilon_t/\Delta}))`, :math:`\Delta` = :func:`count_sensitivity`.
+        :math:`(d_v + \mathrm{DLap}(e^{-\varepsilon_d}),\ 2w_v - \binom{m_v}2 +
+        \mathrm{DLap}(e^{-\varepsilon_t/\Delta}))`, :math:`\Delta` = :func:`count_sensitivity`.
 
     Notes
     -----
     The same computation as :func:`release_clustering_reports` for one node, written for
     auditing the node-side randomizer (``ldpgraph.audit``); privacy proof in the module
-    docstring: the release is :math:`(arepsilon_d + arepsilon_t)`-edge-LDP given the
+    docstring: the release is :math:`(\varepsilon_d + \varepsilon_t)`-edge-LDP given the
     broadcast bits.
 
     Examples
