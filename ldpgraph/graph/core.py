@@ -553,36 +553,67 @@ def _simple_csr(
     del ptr_c, rows_c
     # duplicates: equal neighbours 2 hi + d >> 1 inside a row, directions in order (0 then 1)
     key = ind >> 1
-    same = np.equal(key[1:], key[:-1])
-    starts = ptr[1:-1]
-    starts = starts[(starts > 0) & (starts < m)]
-    same[starts - 1] = False  # a row's first entry never continues the previous row
-    dropped = np.flatnonzero(same)
-    del same, starts
-    dropped += 1  # positions of the entries that repeat the one before
+    dropped = _repeats(ptr, key)
     # one 0 -> 1 step of the direction bit inside a group iff it was given both ways
     n_both = int(np.count_nonzero((ind[dropped - 1] & 1 == 0) & (ind[dropped] & 1 == 1)))
     del ind
-    if dropped.size:
-        keep = np.ones(m, dtype=bool)
-        keep[dropped] = False
-        key = key[keep]
-        del keep
-        ptr -= np.searchsorted(dropped, ptr).astype(itype, copy=False)
+    ptr, key = _drop_entries(ptr, key, dropped)
     del dropped
-    mu = int(key.size)
-    data = data[:mu]
-    # lower half = transpose (a counting sort); rows of L and U are disjoint and sorted
+    # lower half = transpose (a counting sort)
+    data = data[: key.size]
     ptr_l = np.empty(n + 1, dtype=itype)
-    lower = np.empty(mu, dtype=itype)
-    st.csr_tocsc(n, n, ptr, key, data, ptr_l, lower, np.empty(mu, dtype=np.int8))
+    lower = np.empty(key.size, dtype=itype)
+    st.csr_tocsc(n, n, ptr, key, data, ptr_l, lower, np.empty(key.size, dtype=np.int8))
+    del data
+    indptr, indices = _merge_rows(ptr_l, lower, ptr, key, n)
+    return indptr, indices, n_loops, n_both
+
+
+def _repeats(ptr: NDArray[np.integer], ind: NDArray[np.integer]) -> NDArray[np.intp]:
+    """Sorted positions of the CSR entries equal to the entry before them in the same row."""
+    same = np.equal(ind[1:], ind[:-1])
+    starts = ptr[1:-1]
+    starts = starts[(starts > 0) & (starts < ind.size)]
+    same[starts - 1] = False  # a row's first entry never continues the previous row
+    dropped = np.flatnonzero(same)
+    dropped += 1
+    return dropped
+
+
+def _drop_entries(
+    ptr: NDArray[np.integer], ind: NDArray[np.integer], dropped: NDArray[np.intp]
+) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """CSR without the entries at the sorted positions ``dropped`` (the inputs when none)."""
+    if not dropped.size:
+        return ptr, ind
+    keep = np.ones(ind.size, dtype=bool)
+    keep[dropped] = False
+    return ptr - np.searchsorted(dropped, ptr).astype(ptr.dtype, copy=False), ind[keep]
+
+
+def _merge_rows(
+    ptr_l: NDArray[np.integer],
+    lower: NDArray[np.integer],
+    ptr_u: NDArray[np.integer],
+    upper: NDArray[np.integer],
+    n: int,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """int64 CSR whose row ``r`` is row ``r`` of ``lower`` followed by row ``r`` of ``upper``.
+
+    The rows of both must be sorted, with every column of ``lower`` below every column of
+    ``upper`` in the same row (the two halves of a symmetric pattern): one pass of scipy's
+    sorted merge ``csr_plus_csr``, in the index type of the inputs.
+    """
+    from scipy.sparse import _sparsetools as st  # deferred: slow to import
+
+    itype = ptr_l.dtype
+    ones = np.ones(max(lower.size, upper.size), dtype=np.int8)  # sums of 1 and 0: all kept
     indptr = np.empty(n + 1, dtype=itype)
-    indices = np.empty(2 * mu, dtype=itype)
-    st.csr_plus_csr(
-        n, n, ptr_l, lower, data, ptr, key, data, indptr, indices, np.empty(2 * mu, dtype=np.int8)
-    )
-    del ptr_l, lower, ptr, key, data
-    return indptr.astype(np.int64, copy=False), indices.astype(np.int64, copy=False), n_loops, n_both
+    indices = np.empty(lower.size + upper.size, dtype=itype)
+    out = np.empty(indices.size, dtype=np.int8)
+    st.csr_plus_csr(n, n, ptr_l, lower, ones, ptr_u, upper, ones, indptr, indices, out)
+    del ones, out
+    return indptr.astype(np.int64, copy=False), indices.astype(np.int64, copy=False)
 
 
 # ---------------------------------------------------------------------------------------------

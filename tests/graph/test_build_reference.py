@@ -143,3 +143,26 @@ def test_int64_branch_matches_the_reference(seed: int, monkeypatch: pytest.Monke
     pairs = random_multigraph(rng, n, int(rng.integers(0, 3 * n + 2)))
     assert_same(pairs)
     assert_same(pairs, n_nodes=n)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_undirected_igraph_matches_the_reference(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """igraph's sorted edge orders (loops, parallel edges, isolated vertices) give the reference CSR."""
+    ig = pytest.importorskip("igraph")
+    from ldpgraph.graph import convert, from_igraph
+
+    rng = np.random.default_rng(3000 + seed)
+    n = int(rng.integers(1, 50))
+    pairs = random_multigraph(rng, n, int(rng.integers(0, 4 * n + 2)))
+    h = ig.Graph(n=n + 2, edges=pairs, directed=False)
+    # igraph keeps no direction of an undirected edge: the reference sees each pair as (min, max)
+    ref = reference([(min(a, b), max(a, b)) for a, b in pairs], n + 2)
+    fast = from_igraph(h)
+    monkeypatch.setattr(convert, "_igraph_vectors", lambda graph: None)  # the public, slow route
+    slow = from_igraph(h)
+    for g in (fast, slow):
+        assert g.indptr.dtype == g.indices.dtype == np.int64
+        assert g.indptr.tolist() == ref["indptr"] and g.indices.tolist() == ref["indices"]
+        for field in ("self_loops_dropped", "duplicates_dropped", "reverse_duplicates_dropped", "edges_kept"):
+            assert getattr(g.report, field) == ref[field], field
+    assert fast.report == slow.report
