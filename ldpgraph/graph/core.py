@@ -566,7 +566,8 @@ def _simple_csr(
     st.csr_tocsc(n, n, ptr, key, data, ptr_l, lower, np.empty(key.size, dtype=np.int8))
     del data
     indptr, indices = _merge_rows(ptr_l, lower, ptr, key, n)
-    return indptr, indices, n_loops, n_both
+    del ptr_l, lower, ptr, key  # before the widening to int64: the peak of the build
+    return indptr.astype(np.int64, copy=False), indices.astype(np.int64, copy=False), n_loops, n_both
 
 
 def _repeats(ptr: NDArray[np.integer], ind: NDArray[np.integer]) -> NDArray[np.intp]:
@@ -597,12 +598,12 @@ def _merge_rows(
     ptr_u: NDArray[np.integer],
     upper: NDArray[np.integer],
     n: int,
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """int64 CSR whose row ``r`` is row ``r`` of ``lower`` followed by row ``r`` of ``upper``.
+) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """CSR whose row ``r`` is row ``r`` of ``lower`` followed by row ``r`` of ``upper``.
 
     The rows of both must be sorted, with every column of ``lower`` below every column of
     ``upper`` in the same row (the two halves of a symmetric pattern): one pass of scipy's
-    sorted merge ``csr_plus_csr``, in the index type of the inputs.
+    sorted merge ``csr_plus_csr``, in the index type of the inputs (kept in the output).
     """
     from scipy.sparse import _sparsetools as st  # deferred: slow to import
 
@@ -612,8 +613,7 @@ def _merge_rows(
     indices = np.empty(lower.size + upper.size, dtype=itype)
     out = np.empty(indices.size, dtype=np.int8)
     st.csr_plus_csr(n, n, ptr_l, lower, ones, ptr_u, upper, ones, indptr, indices, out)
-    del ones, out
-    return indptr.astype(np.int64, copy=False), indices.astype(np.int64, copy=False)
+    return indptr, indices
 
 
 # ---------------------------------------------------------------------------------------------
