@@ -559,14 +559,24 @@ def _simple_csr(
     del ind
     ptr, key = _drop_entries(ptr, key, dropped)
     del dropped
+    mu = int(key.size)
+    if itype == np.int32:  # the halves and the merged int32 CSR live in the int64 output buffer
+        buf = np.empty(2 * mu, dtype=np.int64)
+        slots = buf.view(np.int32)
+        upper, lower, merged = slots[:mu], slots[mu : 2 * mu], slots[2 * mu :]
+        upper[...] = key
+    else:
+        upper, lower, merged = key, np.empty(mu, dtype=itype), np.empty(2 * mu, dtype=itype)
+    del key
     # lower half = transpose (a counting sort)
-    data = data[: key.size]
+    data = data[:mu]
     ptr_l = np.empty(n + 1, dtype=itype)
-    lower = np.empty(key.size, dtype=itype)
-    st.csr_tocsc(n, n, ptr, key, data, ptr_l, lower, np.empty(key.size, dtype=np.int8))
+    st.csr_tocsc(n, n, ptr, upper, data, ptr_l, lower, np.empty(mu, dtype=np.int8))
     del data
-    indptr, indices = _merge_rows(ptr_l, lower, ptr, key, n)
-    del ptr_l, lower, ptr, key  # before the widening to int64: the peak of the build
+    indptr, indices = _merge_rows(ptr_l, lower, ptr, upper, n, out=merged)
+    del ptr_l, lower, ptr, upper, merged
+    if itype == np.int32:
+        indices = _widen_in_place(buf)
     return indptr.astype(np.int64, copy=False), indices.astype(np.int64, copy=False), n_loops, n_both
 
 
@@ -598,22 +608,45 @@ def _merge_rows(
     ptr_u: NDArray[np.integer],
     upper: NDArray[np.integer],
     n: int,
+    *,
+    out: NDArray[np.integer] | None = None,
 ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
     """CSR whose row ``r`` is row ``r`` of ``lower`` followed by row ``r`` of ``upper``.
 
     The rows of both must be sorted, with every column of ``lower`` below every column of
     ``upper`` in the same row (the two halves of a symmetric pattern): one pass of scipy's
     sorted merge ``csr_plus_csr``, in the index type of the inputs (kept in the output).
+    ``out``, if given, receives the indices (contiguous, the index type, the size of both).
     """
     from scipy.sparse import _sparsetools as st  # deferred: slow to import
 
     itype = ptr_l.dtype
     ones = np.ones(max(lower.size, upper.size), dtype=np.int8)  # sums of 1 and 0: all kept
     indptr = np.empty(n + 1, dtype=itype)
-    indices = np.empty(lower.size + upper.size, dtype=itype)
-    out = np.empty(indices.size, dtype=np.int8)
-    st.csr_plus_csr(n, n, ptr_l, lower, ones, ptr_u, upper, ones, indptr, indices, out)
+    indices = np.empty(lower.size + upper.size, dtype=itype) if out is None else out
+    st.csr_plus_csr(
+        n, n, ptr_l, lower, ones, ptr_u, upper, ones, indptr, indices, np.empty(indices.size, dtype=np.int8)
+    )
     return indptr, indices
+
+
+def _widen_in_place(buf: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Widen the int32 values held in the second half of ``buf``'s bytes to int64 over ``buf``.
+
+    With ``k = buf.size``, ``buf.view(np.int32)[k:]`` holds k int32 values; afterwards
+    ``buf[i]`` is value ``i``. Element ``i`` is written over bytes ``[8 i, 8 i + 8)`` and read
+    from byte ``4 k + 4 i``, so a chunk ``[a, b)`` with ``b <= k / 2 + a / 2`` writes only
+    bytes of values already read; the chunks halve the rest each time (about log2 k of them),
+    and numpy copies the last one or two overlapping values through a temporary.
+    """
+    k = int(buf.size)
+    src = buf.view(np.int32)[k:]
+    a = 0
+    while a < k:
+        b = max(min(k, (k + a) // 2), a + 1)  # b <= (k + a) / 2, at least one value
+        np.copyto(buf[a:b], src[a:b])
+        a = b
+    return buf
 
 
 # ---------------------------------------------------------------------------------------------

@@ -166,3 +166,15 @@ def test_undirected_igraph_matches_the_reference(seed: int, monkeypatch: pytest.
         for field in ("self_loops_dropped", "duplicates_dropped", "reverse_duplicates_dropped", "edges_kept"):
             assert getattr(g.report, field) == ref[field], field
     assert fast.report == slow.report
+
+
+def test_widen_in_place_matches_astype() -> None:
+    """The in-place int32 -> int64 widening of the build, on every size up to 300 and a large one."""
+    rng = np.random.default_rng(4000)
+    for k in [*range(301), 100_003]:
+        values = rng.integers(-(2**31), 2**31, size=k, dtype=np.int64).astype(np.int32)
+        buf = np.empty(k, dtype=np.int64)
+        buf.view(np.int32)[k:] = values
+        out = core._widen_in_place(buf)
+        assert out is buf and out.dtype == np.int64
+        assert np.array_equal(out, values.astype(np.int64)), k
