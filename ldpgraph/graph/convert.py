@@ -352,7 +352,10 @@ def _union_positions(size: int, a: NDArray[np.intp], b: NDArray[np.intp]) -> NDA
 
 
 def _igraph_vectors(graph: Any) -> tuple[NDArray[np.int64], ...] | None:
-    """Copies of igraph's ``from, to, oi, ii, os, is`` vectors, or None if the layout is unexpected.
+    """Read-only views of igraph's ``from, to, oi, ii, os, is`` vectors, or None if the layout is unexpected.
+
+    The views share igraph's memory (no copy): use them only while ``graph`` is alive and
+    unchanged, inside the conversion.
 
     ``igraph_t`` starts with ``n`` (64-bit), ``directed`` (padded to 8 bytes), then six
     ``igraph_vector_int_t`` of three pointers each (begin, end of storage, end of data) over
@@ -371,8 +374,11 @@ def _igraph_vectors(graph: Any) -> tuple[NDArray[np.int64], ...] | None:
         begin, stor_end, end = words[2 + 3 * k], words[3 + 3 * k], words[4 + 3 * k]
         if not (begin and begin <= end <= stor_end) or end - begin != 8 * size:
             return None
-        arr = np.empty(size, dtype=np.int64)
-        ctypes.memmove(arr.ctypes.data, begin, 8 * size)
+        if size:
+            arr = np.ctypeslib.as_array((ctypes.c_int64 * size).from_address(begin))
+        else:
+            arr = np.empty(0, dtype=np.int64)
+        arr.setflags(write=False)
         out.append(arr)
     src, dst = out[0], out[1]
     for e in {0, m // 2, m - 1} if m else ():

@@ -441,8 +441,11 @@ def _build_graph(
     duplicates are removed by a neighbour comparison and an edge given in both directions is
     a group with a step ``2 hi -> 2 hi + 1``. The lower half of the symmetric CSR is the
     transpose (one more counting sort) and the two halves, disjoint and sorted in every row,
-    are merged in one pass (``csr_plus_csr``). No general sort of the m keys is done
-    (``np.sort`` of 10^7 uint64 keys alone costs more than all of the above here).
+    are merged in one pass (``csr_plus_csr``). In int32, the upper half, its transpose and the
+    merged rows are all written inside the int64 output buffer, which is then widened in place
+    (:func:`_widen_in_place`), so the build's peak is about the output plus one int32 copy of
+    the edges. No general sort of the m keys is done (``np.sort`` of 10^7 uint64 keys alone
+    costs more than all of the above here).
     """
     m_read = int(u.size)
     indptr, indices, n_loops, n_both = _simple_csr(u, v, n)
