@@ -395,6 +395,10 @@ def objects(pairs: np.ndarray, n_nodes: int, m_nx: int, repeat: int) -> None:
     g = ig.Graph(n=n_nodes, edges=pairs, directed=False)
     rows += _time_pair("from_igraph", "  igraph get_edgelist + degree (reference)", m,
                        lambda: from_igraph(g), lambda: (g.get_edgelist(), g.degree()), repeat)
+    gs = g.copy()
+    gs.simplify()
+    rows += _time_pair("from_igraph (simple graph)", "  igraph get_edgelist + degree (reference)", gs.ecount(),
+                       lambda: from_igraph(gs), lambda: (gs.get_edgelist(), gs.degree()), repeat)
     h = nx.Graph()
     h.add_edges_from(pairs[:m_nx].tolist())
     rows += _time_pair(f"from_networkx ({h.number_of_edges():,} edges)", "  nx.to_scipy_sparse_array (reference)",
