@@ -319,12 +319,19 @@ def _undirected_igraph(
     lower = dst[oi]
     drop_u = _repeats(is_, upper)
     drop_l = _repeats(os_, lower)
-    loop = src == dst
-    n_loops = int(np.count_nonzero(loop))
+    loop_at = src[src == dst]  # the vertex of every self-loop
+    n_loops = int(loop_at.size)
     if n_loops:  # loops are dropped whether repeated or not
-        drop_u = _union_positions(m, drop_u, np.flatnonzero(loop[ii]))
-        drop_l = _union_positions(m, drop_l, np.flatnonzero(loop[oi]))
-    del loop
+        # the c loops of v are the first c entries of row v of the upper half (their column v
+        # is the least there) and the last c of row v of the lower half (the greatest there)
+        loop_at.sort()
+        first = np.flatnonzero(np.concatenate(([True], loop_at[1:] != loop_at[:-1])))
+        verts = loop_at[first]
+        counts = np.diff(np.append(first, n_loops))
+        within = np.arange(n_loops) - np.repeat(first, counts)
+        drop_u = _union_positions(drop_u, np.repeat(is_[verts], counts) + within)
+        drop_l = _union_positions(drop_l, np.repeat(os_[verts + 1] - counts, counts) + within)
+    del loop_at
     ptr_u, upper = _drop_entries(is_, upper, drop_u)
     ptr_l, lower = _drop_entries(os_, lower, drop_l)
     indptr, indices = _merge_rows(ptr_l, lower, ptr_u, upper, n)
@@ -343,12 +350,11 @@ def _undirected_igraph(
     return Graph._trusted(indptr, indices, node_ids, report)
 
 
-def _union_positions(size: int, a: NDArray[np.intp], b: NDArray[np.intp]) -> NDArray[np.intp]:
-    """Sorted distinct positions in ``a`` or ``b`` (both in ``[0, size)``)."""
-    mask = np.zeros(size, dtype=bool)
-    mask[a] = True
-    mask[b] = True
-    return np.flatnonzero(mask)
+def _union_positions(a: NDArray[np.intp], b: NDArray[np.intp]) -> NDArray[np.intp]:
+    """Sorted distinct positions in ``a`` or ``b``."""
+    both = np.concatenate((a, b))
+    both.sort()
+    return both[np.concatenate(([True], both[1:] != both[:-1]))] if both.size else both
 
 
 def _igraph_vectors(graph: Any) -> tuple[NDArray[np.int64], ...] | None:

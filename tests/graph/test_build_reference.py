@@ -178,3 +178,19 @@ def test_widen_in_place_matches_astype() -> None:
         out = core._widen_in_place(buf)
         assert out is buf and out.dtype == np.int64
         assert np.array_equal(out, values.astype(np.int64)), k
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [[], [(0, 0)], [(1, 1), (1, 1), (1, 1)], [(0, 0), (0, 1), (1, 1), (1, 0), (2, 2), (0, 2), (2, 2)],
+     [(3, 3), (0, 3), (3, 3), (3, 0), (3, 1), (1, 3), (3, 3)]],
+)
+def test_igraph_loops_and_parallel_edges(pairs: list[tuple[int, int]]) -> None:
+    ig = pytest.importorskip("igraph")
+    from ldpgraph.graph import from_igraph
+
+    g = from_igraph(ig.Graph(n=5, edges=pairs, directed=False))
+    ref = reference([(min(a, b), max(a, b)) for a, b in pairs], 5)
+    assert g.indptr.tolist() == ref["indptr"] and g.indices.tolist() == ref["indices"]
+    assert (g.report.self_loops_dropped, g.report.duplicates_dropped) == (
+        ref["self_loops_dropped"], ref["duplicates_dropped"])
