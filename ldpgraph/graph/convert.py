@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ldpgraph.graph.core import Graph, LoadReport, _build_graph, _sorted_rows
+from ldpgraph.graph.core import (
+    Graph,
+    LoadReport,
+    _build_graph,
+    _drop_entries,
+    _merge_rows,
+    _repeats,
+    _sorted_rows,
+)
 
 __all__ = ["from_networkx", "from_igraph", "from_scipy_sparse"]
 
@@ -126,12 +134,12 @@ def from_igraph(graph: Any) -> Graph:
 
     Notes
     -----
-    The edges are read from igraph's own arrays (its ``from``/``to`` edge vectors and, for a
-    simple undirected graph, the edge orders ``ii``/``oi`` sorted by endpoint, which are the
-    two halves of the CSR form) after checking that the in-memory layout is the one expected
-    (vertex and edge counts, direction, vector bounds, and sample edges against
-    ``graph.es``). If any check fails, ``graph.get_edgelist()`` is used instead, which builds
-    one Python tuple per edge and is some 20 times slower.
+    The edges are read from igraph's own arrays (its ``from``/``to`` edge vectors and, for an
+    undirected graph, the edge orders ``ii``/``oi`` sorted by endpoint, which are the two
+    halves of the CSR form with parallel edges side by side: no sort is needed) after checking
+    that the in-memory layout is the one expected (vertex and edge counts, direction, vector
+    bounds, and sample edges against ``graph.es``). If any check fails, ``graph.get_edgelist()``
+    is used instead, which builds one Python tuple per edge and is some 20 times slower.
 
     Examples
     --------
@@ -159,23 +167,8 @@ def from_igraph(graph: Any) -> Graph:
         src, dst = pairs[:, 0], pairs[:, 1]
     else:
         src, dst, oi, ii, os_, is_ = vectors
-        if not directed and graph.is_simple():
-            # undirected edges are stored with from >= to; ii orders them by (to, from) and
-            # oi by (from, to): the upper and lower halves of the CSR form, already sorted
-            nnz = src.size
-            report = LoadReport(
-                source="igraph.Graph",
-                edges_read=nnz,
-                self_loops_dropped=0,
-                duplicates_dropped=0,
-                reverse_duplicates_dropped=0,
-                edges_kept=nnz,
-                n_nodes=n,
-                relabelled=relabelled,
-                source_directed=False,
-            )
-            indptr, indices = _merge_halves(os_, dst[oi], is_, src[ii], n)
-            return Graph._trusted(indptr, indices, node_ids, report)
+        if not directed:
+            return _undirected_igraph(src, dst, oi, ii, os_, is_, node_ids, relabelled=relabelled)
     return _build_graph(
         src,
         dst,
@@ -302,30 +295,73 @@ def _from_symmetric_entries(
     return Graph._trusted(ptr.astype(np.int64), ind.astype(np.int64), node_ids, report)
 
 
-def _merge_halves(
-    ptr_l: NDArray[np.int64],
-    lower: NDArray[np.int64],
-    ptr_u: NDArray[np.int64],
-    upper: NDArray[np.int64],
-    n: int,
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """CSR whose row ``r`` is row ``r`` of ``lower`` followed by row ``r`` of ``upper``."""
-    m = int(lower.size)
-    deg_l = np.diff(ptr_l)
-    deg_u = np.diff(ptr_u)
-    indices = np.empty(2 * m, dtype=np.int64)
-    pos = np.arange(m, dtype=np.int64)
-    pos += np.repeat(ptr_u[:-1], deg_l)
-    indices[pos] = lower
-    pos = np.arange(m, dtype=np.int64)
-    pos += np.repeat(ptr_l[1:], deg_u)
-    indices[pos] = upper
-    indptr = ptr_l + ptr_u
-    return indptr, indices
+def _undirected_igraph(
+    src: NDArray[np.int64],
+    dst: NDArray[np.int64],
+    oi: NDArray[np.int64],
+    ii: NDArray[np.int64],
+    os_: NDArray[np.int64],
+    is_: NDArray[np.int64],
+    node_ids: NDArray[Any],
+    *,
+    relabelled: bool,
+) -> Graph:
+    """Graph of an undirected igraph graph from its edge vectors and sorted edge orders.
+
+    igraph stores an undirected edge with ``from >= to``; ``ii`` orders the edges by
+    ``(to, from)`` and ``oi`` by ``(from, to)``, with row starts ``is`` and ``os``: these are
+    the upper and lower halves of the CSR form, rows sorted, parallel edges side by side. Loops
+    and repeats are dropped from both halves (neighbour comparison), which are then merged.
+    """
+    n = int(is_.size - 1)
+    m = int(src.size)
+    upper = src[ii]
+    lower = dst[oi]
+    drop_u = _repeats(is_, upper)
+    drop_l = _repeats(os_, lower)
+    loop_at = src[src == dst]  # the vertex of every self-loop
+    n_loops = int(loop_at.size)
+    if n_loops:  # loops are dropped whether repeated or not
+        # the c loops of v are the first c entries of row v of the upper half (their column v
+        # is the least there) and the last c of row v of the lower half (the greatest there)
+        loop_at.sort()
+        first = np.flatnonzero(np.concatenate(([True], loop_at[1:] != loop_at[:-1])))
+        verts = loop_at[first]
+        counts = np.diff(np.append(first, n_loops))
+        within = np.arange(n_loops) - np.repeat(first, counts)
+        drop_u = _union_positions(drop_u, np.repeat(is_[verts], counts) + within)
+        drop_l = _union_positions(drop_l, np.repeat(os_[verts + 1] - counts, counts) + within)
+    del loop_at
+    ptr_u, upper = _drop_entries(is_, upper, drop_u)
+    ptr_l, lower = _drop_entries(os_, lower, drop_l)
+    indptr, indices = _merge_rows(ptr_l, lower, ptr_u, upper, n)
+    n_unique = int(upper.size)
+    report = LoadReport(
+        source="igraph.Graph",
+        edges_read=m,
+        self_loops_dropped=n_loops,
+        duplicates_dropped=m - n_loops - n_unique,
+        reverse_duplicates_dropped=0,
+        edges_kept=n_unique,
+        n_nodes=n,
+        relabelled=relabelled,
+        source_directed=False,
+    )
+    return Graph._trusted(indptr, indices, node_ids, report)
+
+
+def _union_positions(a: NDArray[np.intp], b: NDArray[np.intp]) -> NDArray[np.intp]:
+    """Sorted distinct positions in ``a`` or ``b``."""
+    both = np.concatenate((a, b))
+    both.sort()
+    return both[np.concatenate(([True], both[1:] != both[:-1]))] if both.size else both
 
 
 def _igraph_vectors(graph: Any) -> tuple[NDArray[np.int64], ...] | None:
-    """Copies of igraph's ``from, to, oi, ii, os, is`` vectors, or None if the layout is unexpected.
+    """Read-only views of igraph's ``from, to, oi, ii, os, is`` vectors, or None if the layout is unexpected.
+
+    The views share igraph's memory (no copy): use them only while ``graph`` is alive and
+    unchanged, inside the conversion.
 
     ``igraph_t`` starts with ``n`` (64-bit), ``directed`` (padded to 8 bytes), then six
     ``igraph_vector_int_t`` of three pointers each (begin, end of storage, end of data) over
@@ -344,8 +380,11 @@ def _igraph_vectors(graph: Any) -> tuple[NDArray[np.int64], ...] | None:
         begin, stor_end, end = words[2 + 3 * k], words[3 + 3 * k], words[4 + 3 * k]
         if not (begin and begin <= end <= stor_end) or end - begin != 8 * size:
             return None
-        arr = np.empty(size, dtype=np.int64)
-        ctypes.memmove(arr.ctypes.data, begin, 8 * size)
+        if size:
+            arr = np.ctypeslib.as_array((ctypes.c_int64 * size).from_address(begin))
+        else:
+            arr = np.empty(0, dtype=np.int64)
+        arr.setflags(write=False)
         out.append(arr)
     src, dst = out[0], out[1]
     for e in {0, m // 2, m - 1} if m else ():

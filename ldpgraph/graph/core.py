@@ -30,6 +30,8 @@ _DENSE_MIN = 1 << 16
 # Weight of an edge given as (u, v) with u > v when counting directions; (u, v) with u < v
 # weighs 1. One int64 sum then holds both counts (each below 2**32).
 _REVERSE_WEIGHT = 1 << 32
+# The build works in int32 (half the memory of int64) below this many nodes: 2 * hi + 1 < 2**31.
+_INT32_NODES = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -433,60 +435,21 @@ def _build_graph(
     Notes
     -----
     Kernels (each measured, see ``scripts/bench_graph_io.py``): the column of every edge
-    ``{lo < hi}`` is stored as ``2 hi + d`` with ``d = 1`` when it was given as ``hi lo``;
-    one counting sort by ``lo`` and a sort inside each row (scipy's C kernels, O(m) plus
-    O(m log d) for rows of length d) put equal edges side by side with their directions in
-    order, so duplicates are removed by a neighbour comparison and the edges given in both
-    directions are the groups ``(2 hi, 2 hi + 1)``. The other half of the symmetric CSR is the
-    transpose (one more counting sort), merged without sorting (see :func:`_symmetric_csr`).
-    No general sort of the m keys is done (``np.sort`` of 10^7 int64 keys costs more than all
-    of the above on these machines).
+    ``{lo < hi}`` is stored as ``2 hi + d`` with ``d = 1`` when it was given as ``hi lo``, in
+    int32 when ``n < 2**30``. Two stable counting sorts (scipy's C kernels ``coo_tocsr`` by
+    column, then ``csr_tocsc`` by row; O(m + n) each) sort the entries by ``(lo, hi, d)``, so
+    duplicates are removed by a neighbour comparison and an edge given in both directions is
+    a group with a step ``2 hi -> 2 hi + 1``. The lower half of the symmetric CSR is the
+    transpose (one more counting sort) and the two halves, disjoint and sorted in every row,
+    are merged in one pass (``csr_plus_csr``). In int32, the upper half, its transpose and the
+    merged rows are all written inside the int64 output buffer, which is then widened in place
+    (:func:`_widen_in_place`), so the build's peak is about the output plus one int32 copy of
+    the edges. No general sort of the m keys is done (``np.sort`` of 10^7 uint64 keys alone
+    costs more than all of the above here).
     """
     m_read = int(u.size)
-    big = n >= 2**30  # 2 * hi + 1 must fit the index type
-    itype = np.int64 if big else np.int32
-    lo = np.empty(m_read, dtype=itype)
-    col = np.empty(m_read, dtype=itype)
-    np.minimum(u, v, out=lo, casting="unsafe")  # values < n fit the index type
-    np.maximum(u, v, out=col, casting="unsafe")
-    loops = lo == col
-    n_loops = int(np.count_nonzero(loops))
-    col <<= 1
-    col |= np.greater(u, v)
-    if n_loops:
-        keep = ~loops
-        lo, col = lo[keep], col[keep]
-        del keep
-    del loops
-    ptr, ind = _sorted_rows(lo, col, n, 2 * n)
-    del lo, col
-    key = ind >> 1
-    same = np.equal(key[1:], key[:-1])
-    starts = ptr[1:-1]
-    starts = starts[(starts > 0) & (starts < key.size)]
-    same[starts - 1] = False  # a row's first entry never continues the previous row
-    keep = np.empty(key.size, dtype=bool)
-    keep[:1] = True
-    np.logical_not(same, out=keep[1:])
-    del same
-    first = np.flatnonzero(keep)
-    upper_indices = key[first]
-    del key
-    # a group of equal edges is sorted by direction: both directions iff it starts with a
-    # forward entry (even column) and ends with a reverse one (odd column)
-    last = np.empty_like(first)
-    last[:-1] = first[1:]
-    last[-1:] = ind.size
-    last -= 1
-    n_both = int(np.count_nonzero((ind[first] & 1 == 0) & (ind[last] & 1 == 1)))
-    del ind, first, last
-    kept_before = np.zeros(keep.size + 1, dtype=np.int64)
-    np.cumsum(keep, out=kept_before[1:])
-    del keep
-    upper_ptr = kept_before[ptr]
-    del kept_before, ptr
-    n_unique = int(upper_indices.size)
-    indptr, indices = _symmetric_csr(upper_ptr, upper_indices, n)
+    indptr, indices, n_loops, n_both = _simple_csr(u, v, n)
+    n_unique = int(indices.size // 2)
     n_dup = m_read - n_loops - n_unique
     all_notes = list(notes)
     if source_directed:
@@ -556,34 +519,137 @@ def _sorted_rows(
     return ptr, ind
 
 
-def _symmetric_csr(
-    ptr_u: NDArray[np.int64], upper: NDArray[np.integer], n: int
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """CSR of ``U + U.T`` for a strictly upper-triangular CSR ``U`` with sorted rows.
+def _simple_csr(
+    u: NDArray[np.integer], v: NDArray[np.integer], n: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64], int, int]:
+    """CSR ``(indptr, indices)`` of the simple undirected graph of the edges ``(u[i], v[i])``.
 
-    Row ``r`` of the result is row ``r`` of ``U.T`` (neighbours < r, sorted) followed by row
-    ``r`` of ``U`` (neighbours > r, sorted), so no sort is needed: with ``pL``, ``pU`` the
-    row pointers of ``L = U.T`` and ``U``, entry ``j`` of ``L`` in row ``r`` goes to
-    ``pU[r] + j`` and entry ``j`` of ``U`` in row ``r`` goes to ``pL[r + 1] + j``.
+    Returns the CSR arrays (int64), the number of self-loops dropped and the number of
+    undirected edges given in both directions. See :func:`_build_graph` for the kernels.
     """
-    import scipy.sparse as sp  # deferred: slow to import
+    from scipy.sparse import _sparsetools as st  # deferred: slow to import
 
-    nnz = int(upper.size)
-    structure = sp.csr_array((np.ones(nnz, dtype=np.int8), upper, ptr_u), shape=(n, n))
-    lower = structure.T.tocsr()  # counting sort: rows of U.T with sorted column indices
-    del structure
-    ptr_l = lower.indptr.astype(np.int64)
-    deg_u = np.diff(ptr_u)
-    deg_l = np.diff(ptr_l)
-    indices = np.empty(2 * nnz, dtype=np.int64)
-    pos = np.arange(nnz, dtype=np.int64)
-    pos += np.repeat(ptr_l[1:], deg_u)
-    indices[pos] = upper
-    pos = np.arange(nnz, dtype=np.int64)
-    pos += np.repeat(ptr_u[:-1], deg_l)
-    indices[pos] = lower.indices
-    ptr_l += ptr_u
-    return ptr_l, indices
+    itype = np.int64 if n >= _INT32_NODES else np.int32  # 2 * hi + 1 must fit the index type
+    lo = np.empty(u.size, dtype=itype)
+    col = np.empty(u.size, dtype=itype)
+    np.minimum(u, v, out=lo, casting="unsafe")  # values < n fit the index type
+    np.maximum(u, v, out=col, casting="unsafe")
+    loops = lo == col
+    n_loops = int(np.count_nonzero(loops))
+    col <<= 1
+    col |= np.greater(u, v)
+    if n_loops:
+        keep = ~loops
+        lo, col = lo[keep], col[keep]
+        del keep
+    del loops
+    m = int(lo.size)
+    # two stable counting sorts (LSD): by column 2 hi + d, then by row lo
+    data = np.ones(m, dtype=np.int8)
+    ptr_c = np.empty(2 * n + 1, dtype=itype)
+    rows_c = np.empty(m, dtype=itype)
+    st.coo_tocsr(2 * n, n, m, col, lo, data, ptr_c, rows_c, np.empty(m, dtype=np.int8))
+    del lo, col
+    ptr = np.empty(n + 1, dtype=itype)
+    ind = np.empty(m, dtype=itype)
+    st.csr_tocsc(2 * n, n, ptr_c, rows_c, data, ptr, ind, np.empty(m, dtype=np.int8))
+    del ptr_c, rows_c
+    # duplicates: equal neighbours 2 hi + d >> 1 inside a row, directions in order (0 then 1)
+    key = ind >> 1
+    dropped = _repeats(ptr, key)
+    # one 0 -> 1 step of the direction bit inside a group iff it was given both ways
+    n_both = int(np.count_nonzero((ind[dropped - 1] & 1 == 0) & (ind[dropped] & 1 == 1)))
+    del ind
+    ptr, key = _drop_entries(ptr, key, dropped)
+    del dropped
+    mu = int(key.size)
+    if itype == np.int32:  # the halves and the merged int32 CSR live in the int64 output buffer
+        buf = np.empty(2 * mu, dtype=np.int64)
+        slots = buf.view(np.int32)
+        upper, lower, merged = slots[:mu], slots[mu : 2 * mu], slots[2 * mu :]
+        upper[...] = key
+    else:
+        upper, lower, merged = key, np.empty(mu, dtype=itype), np.empty(2 * mu, dtype=itype)
+    del key
+    # lower half = transpose (a counting sort)
+    data = data[:mu]
+    ptr_l = np.empty(n + 1, dtype=itype)
+    st.csr_tocsc(n, n, ptr, upper, data, ptr_l, lower, np.empty(mu, dtype=np.int8))
+    del data
+    indptr, indices = _merge_rows(ptr_l, lower, ptr, upper, n, out=merged)
+    del ptr_l, lower, ptr, upper, merged
+    if itype == np.int32:
+        indices = _widen_in_place(buf)
+    return indptr.astype(np.int64, copy=False), indices.astype(np.int64, copy=False), n_loops, n_both
+
+
+def _repeats(ptr: NDArray[np.integer], ind: NDArray[np.integer]) -> NDArray[np.intp]:
+    """Sorted positions of the CSR entries equal to the entry before them in the same row."""
+    same = np.equal(ind[1:], ind[:-1])
+    starts = ptr[1:-1]
+    starts = starts[(starts > 0) & (starts < ind.size)]
+    same[starts - 1] = False  # a row's first entry never continues the previous row
+    dropped = np.flatnonzero(same)
+    dropped += 1
+    return dropped
+
+
+def _drop_entries(
+    ptr: NDArray[np.integer], ind: NDArray[np.integer], dropped: NDArray[np.intp]
+) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """CSR without the entries at the sorted positions ``dropped`` (the inputs when none)."""
+    if not dropped.size:
+        return ptr, ind
+    keep = np.ones(ind.size, dtype=bool)
+    keep[dropped] = False
+    return ptr - np.searchsorted(dropped, ptr).astype(ptr.dtype, copy=False), ind[keep]
+
+
+def _merge_rows(
+    ptr_l: NDArray[np.integer],
+    lower: NDArray[np.integer],
+    ptr_u: NDArray[np.integer],
+    upper: NDArray[np.integer],
+    n: int,
+    *,
+    out: NDArray[np.integer] | None = None,
+) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """CSR whose row ``r`` is row ``r`` of ``lower`` followed by row ``r`` of ``upper``.
+
+    The rows of both must be sorted, with every column of ``lower`` below every column of
+    ``upper`` in the same row (the two halves of a symmetric pattern): one pass of scipy's
+    sorted merge ``csr_plus_csr``, in the index type of the inputs (kept in the output).
+    ``out``, if given, receives the indices (contiguous, the index type, the size of both).
+    """
+    from scipy.sparse import _sparsetools as st  # deferred: slow to import
+
+    itype = ptr_l.dtype
+    ones = np.ones(max(lower.size, upper.size), dtype=np.int8)  # sums of 1 and 0: all kept
+    indptr = np.empty(n + 1, dtype=itype)
+    indices = np.empty(lower.size + upper.size, dtype=itype) if out is None else out
+    st.csr_plus_csr(
+        n, n, ptr_l, lower, ones, ptr_u, upper, ones, indptr, indices, np.empty(indices.size, dtype=np.int8)
+    )
+    return indptr, indices
+
+
+def _widen_in_place(buf: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Widen the int32 values held in the second half of ``buf``'s bytes to int64 over ``buf``.
+
+    With ``k = buf.size``, ``buf.view(np.int32)[k:]`` holds k int32 values; afterwards
+    ``buf[i]`` is value ``i``. Element ``i`` is written over bytes ``[8 i, 8 i + 8)`` and read
+    from byte ``4 k + 4 i``, so a chunk ``[a, b)`` with ``b <= k / 2 + a / 2`` writes only
+    bytes of values already read; the chunks halve the rest each time (about log2 k of them),
+    and numpy copies the last one or two overlapping values through a temporary.
+    """
+    k = int(buf.size)
+    src = buf.view(np.int32)[k:]
+    a = 0
+    while a < k:
+        b = max(min(k, (k + a) // 2), a + 1)  # b <= (k + a) / 2, at least one value
+        np.copyto(buf[a:b], src[a:b])
+        a = b
+    return buf
 
 
 # ---------------------------------------------------------------------------------------------
