@@ -144,7 +144,8 @@ def reference_build(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, n
 
 
 def build_new(columns: tuple[np.ndarray, np.ndarray, int]) -> object:
-    return core._simple_csr(*columns)
+    u, v, n = columns
+    return core._simple_csr([u, v], n)
 
 
 def build_before(columns: tuple[np.ndarray, np.ndarray, int]) -> object:
@@ -154,7 +155,7 @@ def build_before(columns: tuple[np.ndarray, np.ndarray, int]) -> object:
 def read_edgelist_before(path: Path) -> object:
     """``read_edgelist`` with the build swapped for :func:`reference_build` (same parser)."""
     saved = core._simple_csr
-    core._simple_csr = reference_build
+    core._simple_csr = lambda cols, n: reference_build(*cols, n)
     try:
         return read_edgelist(path)
     finally:
@@ -304,7 +305,7 @@ def main() -> None:
         run("  read_edgelist, build before (reference)", m, lambda: read_edgelist_before(path),
             args.repeat)
         columns = (pairs[:, 0].copy(), pairs[:, 1].copy(), args.nodes)
-        new, old = core._simple_csr(*columns), reference_build(*columns)
+        new, old = build_new(columns), reference_build(*columns)
         assert all(np.array_equal(a, b) for a, b in zip(new, old, strict=True)), "the builds disagree"
         del new, old
         run("build only: core._simple_csr (columns -> CSR)", m, lambda: build_new(columns), args.repeat)

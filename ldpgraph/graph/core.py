@@ -362,10 +362,27 @@ def _graph_from_ids(
     notes: tuple[str, ...] = (),
 ) -> Graph:
     """Relabel the integer ids of two columns to ``0..n-1`` (increasing id) and build the graph."""
-    u, v, node_ids, relabelled = _relabel_pair(u, v)
-    return _build_graph(
-        u,
-        v,
+    return _graph_from_owned_ids(
+        [u, v], source=source, lines_total=lines_total, source_directed=source_directed, notes=notes
+    )
+
+
+def _graph_from_owned_ids(
+    cols: list[NDArray[np.integer]],
+    *,
+    source: str,
+    lines_total: int | None = None,
+    source_directed: bool | None = None,
+    notes: tuple[str, ...] = (),
+) -> Graph:
+    """:func:`_graph_from_ids` of ``cols = [u, v]``, which it empties.
+
+    A caller that passes its only references to the columns lets each be freed as soon as the
+    relabelling and the build are done with it (the build's peak then no longer includes them).
+    """
+    node_ids, relabelled = _relabel_columns(cols)
+    return _build_owned(
+        cols,
         node_ids.size,
         node_ids,
         source=source,
@@ -382,37 +399,60 @@ def _relabel_pair(
     """Map the ids of both columns to ``0..n-1`` in increasing order of id.
 
     Returns the two relabelled columns, the sorted distinct ids and whether they differ from
-    ``0..n-1``. Ids spanning a range at most a few times the number of occurrences go through a
-    presence table (``np.bincount``, O(m + range)); others through one sort of all ids and a
-    neighbour comparison, then a binary search (``np.unique`` is far slower on numpy 2.4).
+    ``0..n-1``. See :func:`_relabel_columns`.
     """
+    cols = [u, v]
+    del u, v
+    node_ids, relabelled = _relabel_columns(cols)
+    return cols[0], cols[1], node_ids, relabelled
+
+
+def _relabel_columns(cols: list[NDArray[np.integer]]) -> tuple[NDArray[np.int64], bool]:
+    """Replace the two columns of ``cols`` by their ids mapped to ``0..n-1`` (increasing id).
+
+    Returns the sorted distinct ids and whether they differ from ``0..n-1``. The input arrays
+    are not modified; each is replaced in ``cols`` as soon as its new column exists, and new
+    columns are int32 when ``n < 2**31``. Ids spanning a range at most a few times the number
+    of occurrences go through a presence table (``np.bincount``, O(m + range)); others through
+    one sort of all ids and a neighbour comparison, then a binary search (``np.unique`` is far
+    slower on numpy 2.4).
+    """
+    u, v = cols
     if u.size == 0:
-        return u, v, np.zeros(0, dtype=np.int64), False
+        return np.zeros(0, dtype=np.int64), False
     lo = min(int(u.min()), int(v.min()))
     hi = max(int(u.max()), int(v.max()))
+    del u, v
     span = hi - lo + 1
-    if span <= max(_DENSE_FACTOR * 2 * u.size, _DENSE_MIN):
+    if span <= max(_DENSE_FACTOR * 2 * cols[0].size, _DENSE_MIN):
         if lo != 0:
-            u = u - lo
-            v = v - lo
-        present = np.bincount(u, minlength=span).astype(bool)
-        present |= np.bincount(v, minlength=span).astype(bool)
+            for i in range(2):
+                cols[i] = cols[i] - lo
+        present = np.bincount(cols[0], minlength=span).astype(bool)
+        present |= np.bincount(cols[1], minlength=span).astype(bool)
         if present.all():  # ids are exactly lo..hi
-            node_ids = np.arange(lo, hi + 1, dtype=np.int64)
-            return u, v, node_ids, lo != 0
-        mapping = np.cumsum(present, dtype=np.int64)
+            return np.arange(lo, hi + 1, dtype=np.int64), lo != 0
+        mapping = np.cumsum(present, dtype=np.int32 if span < 2**31 else np.int64)
         mapping -= 1
         node_ids = np.flatnonzero(present).astype(np.int64)
         node_ids += lo
-        return mapping[u], mapping[v], node_ids, True
-    ids = np.concatenate((u, v)).astype(np.int64, copy=False)
+        del present
+        for i in range(2):
+            cols[i] = mapping[cols[i]]
+        return node_ids, True
+    ids = np.concatenate(cols).astype(np.int64, copy=False)
     ids.sort()
     first = np.empty(ids.size, dtype=bool)
     first[:1] = True
     np.not_equal(ids[1:], ids[:-1], out=first[1:])
     node_ids = ids[first]
     del ids, first
-    return np.searchsorted(node_ids, u), np.searchsorted(node_ids, v), node_ids, True
+    narrow = node_ids.size < 2**31
+    for i in range(2):
+        pos = np.searchsorted(node_ids, cols[i])
+        cols[i] = pos.astype(np.int32) if narrow else pos
+        del pos
+    return node_ids, True
 
 
 def _build_graph(
@@ -428,9 +468,40 @@ def _build_graph(
     notes: tuple[str, ...] = (),
     edges_read: int | None = None,
 ) -> Graph:
-    """Symmetrise, drop self-loops and duplicates, and build the CSR graph.
+    """Symmetrise, drop self-loops and duplicates, and build the CSR graph (see :func:`_build_owned`).
 
     ``u`` and ``v`` hold node indices in ``[0, n)`` (checked by the caller).
+    """
+    return _build_owned(
+        [u, v],
+        n,
+        node_ids,
+        source=source,
+        relabelled=relabelled,
+        lines_total=lines_total,
+        source_directed=source_directed,
+        notes=notes,
+        edges_read=edges_read,
+    )
+
+
+def _build_owned(
+    cols: list[NDArray[np.integer]],
+    n: int,
+    node_ids: NDArray[Any],
+    *,
+    source: str,
+    relabelled: bool,
+    lines_total: int | None = None,
+    source_directed: bool | None = None,
+    notes: tuple[str, ...] = (),
+    edges_read: int | None = None,
+) -> Graph:
+    """Symmetrise, drop self-loops and duplicates, and build the CSR graph of ``cols = [u, v]``.
+
+    ``u`` and ``v`` hold node indices in ``[0, n)`` (checked by the caller); ``cols`` is
+    emptied, so that columns passed with their only references are freed once the build's
+    first step has read them (before the output is allocated).
 
     Notes
     -----
@@ -447,8 +518,8 @@ def _build_graph(
     the edges. No general sort of the m keys is done (``np.sort`` of 10^7 uint64 keys alone
     costs more than all of the above here).
     """
-    m_read = int(u.size)
-    indptr, indices, n_loops, n_both = _simple_csr(u, v, n)
+    m_read = int(cols[0].size)
+    indptr, indices, n_loops, n_both = _simple_csr(cols, n)
     n_unique = int(indices.size // 2)
     n_dup = m_read - n_loops - n_unique
     all_notes = list(notes)
@@ -520,9 +591,11 @@ def _sorted_rows(
 
 
 def _simple_csr(
-    u: NDArray[np.integer], v: NDArray[np.integer], n: int
+    cols: list[NDArray[np.integer]], n: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], int, int]:
     """CSR ``(indptr, indices)`` of the simple undirected graph of the edges ``(u[i], v[i])``.
+
+    ``cols = [u, v]`` is emptied: the columns are dropped once read (the first step).
 
     Returns the CSR arrays (int64), the number of self-loops dropped and the number of
     undirected edges given in both directions. See :func:`_build_graph` for the kernels.
@@ -530,6 +603,8 @@ def _simple_csr(
     from scipy.sparse import _sparsetools as st  # deferred: slow to import
 
     itype = np.int64 if n >= _INT32_NODES else np.int32  # 2 * hi + 1 must fit the index type
+    u, v = cols
+    cols.clear()
     lo = np.empty(u.size, dtype=itype)
     col = np.empty(u.size, dtype=itype)
     np.minimum(u, v, out=lo, casting="unsafe")  # values < n fit the index type
@@ -538,6 +613,7 @@ def _simple_csr(
     n_loops = int(np.count_nonzero(loops))
     col <<= 1
     col |= np.greater(u, v)
+    del u, v
     if n_loops:
         keep = ~loops
         lo, col = lo[keep], col[keep]

@@ -63,7 +63,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpgraph._validation import digit_count_text
-from ldpgraph.graph.core import Graph, _build_graph, _graph_from_ids
+from ldpgraph.graph.core import Graph, _build_owned, _graph_from_owned_ids
 
 __all__ = ["ParsedEdges", "parse_edge_pairs", "parse_edgelist", "read_edge_pairs", "read_edgelist"]
 
@@ -266,7 +266,7 @@ def parse_edgelist(
     """
     options = _options(delimiter, columns, header, strict, node_type)
     raw = _as_bytes(data)
-    return _graph(_parse_stream(_memory_blocks(raw), source_name, options), source_name)
+    return _graph([_parse_stream(_memory_blocks(raw), source_name, options)], source_name)
 
 
 def read_edge_pairs(
@@ -347,7 +347,7 @@ def read_edgelist(
                              "(its column types decide the node ids)")
         return read_parquet_edges(name, columns=columns, strict=strict)
     options = _options(delimiter, columns, header, strict, node_type)
-    return _graph(_parse_stream(_file_blocks(name, max_bytes, max_ratio), name, options), name)
+    return _graph([_parse_stream(_file_blocks(name, max_bytes, max_ratio), name, options)], name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -403,18 +403,26 @@ def _pairs(p: _Parsed, source: str) -> ParsedEdges:
     return ParsedEdges(pairs, p.lines, source, p.names, p.notes)
 
 
-def _graph(p: _Parsed, source: str) -> Graph:
-    if p.names is None:
-        return _graph_from_ids(p.u, p.v, source=source, lines_total=p.lines, notes=p.notes)
-    return _build_graph(
-        p.u,
-        p.v,
-        p.names.size,
-        p.names,
+def _graph(parsed: list[_Parsed], source: str) -> Graph:
+    """The graph of the one parsed input in ``parsed``, which is emptied.
+
+    The parsed columns are handed to the build with their only references, so that they are
+    freed once it has read them (the peak is then the build's, not the build's plus theirs).
+    """
+    p = parsed.pop()
+    cols = [p.u, p.v]
+    lines, names, notes = p.lines, p.names, p.notes
+    del p
+    if names is None:
+        return _graph_from_owned_ids(cols, source=source, lines_total=lines, notes=notes)
+    return _build_owned(
+        cols,
+        names.size,
+        names,
         source=source,
         relabelled=True,
-        lines_total=p.lines,
-        notes=p.notes,
+        lines_total=lines,
+        notes=notes,
     )
 
 
