@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import bz2
 import csv
+import functools
 import gzip
 import lzma
 import os
@@ -621,16 +622,48 @@ def _parse_stream(blocks: Iterator[bytes], source: str, options: _Options) -> _P
             vs.append(v)
             line += block.count(b"\n")
             last = block
+            del u, v
+            _release_freed(heap=False)  # pyarrow's buffers (trimming the heap here costs time)
     lines = line - 1 + (1 if last and not last.endswith(b"\n") else 0)
     del last
-    pa = sys.modules.get("pyarrow")
-    release = getattr(pa.default_memory_pool(), "release_unused", None) if pa is not None else None
-    if release is not None:  # the blocks' pyarrow buffers are freed: return their pages before the build
-        release()
+    _release_freed()  # the blocks' text: holes between the columns
     if dialect.names:
         u, v, names = _name_positions(us, vs)
         return _Parsed(u, v, lines, names, tuple(notes))
-    return _Parsed(_concat(us), _concat(vs), lines, None, tuple(notes))
+    u, v = _concat(us), _concat(vs)
+    _release_freed()  # the per-block columns, before the build
+    return _Parsed(u, v, lines, None, tuple(notes))
+
+
+def _release_freed(*, heap: bool = True) -> None:
+    """Return freed memory to the system: pyarrow's pool and glibc's heap (``malloc_trim``).
+
+    The blocks' text, pyarrow's buffers and the per-block columns are freed while later ones
+    are live; glibc keeps such holes in its heap (resident, and unused by the build's large
+    arrays, which are mapped apart) until trimmed. Without glibc, or with ``heap=False``, only
+    the pool is released. (Trimming after every block measured 10-15 % slower: the next
+    block's pages are faulted in again.)
+    """
+    pa = sys.modules.get("pyarrow")
+    release = getattr(pa.default_memory_pool(), "release_unused", None) if pa is not None else None
+    if release is not None:
+        release()
+    trim = _malloc_trim() if heap else None
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim``, or None (another C library or platform)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def _chain_first(head: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
