@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ldpgraph.graph.core import Graph, _build_graph, _graph_from_ids
+from ldpgraph.graph.core import Graph, _build_owned, _graph_from_owned_ids
 
 __all__ = ["from_dataframe", "read_parquet_edges"]
 
@@ -198,11 +198,18 @@ def _graph_from_arrow(u: Any, v: Any, names: list[str], source: str, notes: list
             f"{source}: columns {names[0]!r} and {names[1]!r} must both hold integers or both "
             "strings"
         )
+    del cols, col
     if isinstance(a, np.ndarray):
-        return _graph_from_ids(a, b, source=source, notes=tuple(notes))
+        del arr
+        ids = [a, b]  # the only references: the build frees each column once read
+        del a, b
+        return _graph_from_owned_ids(ids, source=source, notes=tuple(notes))
     from ldpgraph.graph.edgelist import _name_positions
 
     pu, pv, node_ids = _name_positions(list(a.chunks), list(b.chunks))
-    return _build_graph(
-        pu, pv, node_ids.size, node_ids, source=source, relabelled=True, notes=tuple(notes)
+    del a, b
+    positions = [pu, pv]
+    del pu, pv
+    return _build_owned(
+        positions, node_ids.size, node_ids, source=source, relabelled=True, notes=tuple(notes)
     )
