@@ -19,7 +19,7 @@ Writes a seeded synthetic edge list (default 10^7 edges on 10^6 nodes, tab-separ
   ``read_edgelist`` with that old build swapped in: the after/before ratios;
 - peak memory (``--memory``, default on): each route in a fresh subprocess, peak resident size
   above the size after the imports (Linux VmHWM, reset by /proc/self/clear_refs), against the
-  raw edge array (m x 2 int64);
+  raw edge array (m x 2 int64), and the tracemalloc peak of the same route in another fresh process;
 - graph objects -> Graph (``--objects``): ``from_scipy_sparse`` on a CSR adjacency of the same
   edges, ``from_igraph`` on an igraph.Graph of them and ``from_networkx`` on a networkx graph of
   the first ``--nx-edges``, each next to the library's own export of the same object (scipy
@@ -181,8 +181,14 @@ BUILD_ROUTES: dict[str, Callable[[tuple[np.ndarray, np.ndarray, int]], object]] 
 }
 
 
-def child(route: str, path: str) -> None:
-    """Run one route in this (fresh) process; print the peak resident MB above the imports."""
+def child(route: str, path: str, traced: bool = False) -> None:
+    """Run one route in this (fresh) process; print the peak resident MB above the imports.
+
+    With ``traced``, the peak of the allocations tracemalloc sees (numpy's and Python's, not
+    pyarrow's pool) instead, the route run under tracemalloc (slower; its time is not shown).
+    """
+    import tracemalloc
+
     import pyarrow.csv  # noqa: F401 - loaded before the baseline, as in the parent
 
     def kib(field: str) -> int:
@@ -196,16 +202,22 @@ def child(route: str, path: str) -> None:
         func = lambda: ROUTES[route](Path(path))  # noqa: E731
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
+    if traced:
+        tracemalloc.start()
+        func()
+        print(json.dumps({"traced_mb": tracemalloc.get_traced_memory()[1] / 2**20}))
+        return
     before = kib("VmRSS:")
     t0 = time.perf_counter()
     func()
     print(json.dumps({"peak_mb": (kib("VmHWM:") - before) / 1024, "seconds": time.perf_counter() - t0}))
 
 
-def peak_memory(route: str, path: Path) -> dict:
+def peak_memory(route: str, path: Path, traced: bool = False) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent),
                                                         os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, __file__, "--child", route, str(path)], capture_output=True,
+    out = subprocess.run([sys.executable, __file__, "--child", route, str(path)] + ["--traced"] * traced,
+                         capture_output=True,
                          text=True, env=env, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -254,9 +266,10 @@ def main() -> None:
     ap.add_argument("--no-objects", dest="objects", action="store_false",
                     help="skip networkx / igraph / scipy.sparse -> Graph")
     ap.add_argument("--child", nargs=2, metavar=("ROUTE", "PATH"), help=argparse.SUPPRESS)
+    ap.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        child(*args.child)
+        child(*args.child, traced=args.traced)
         return
     print(f"load average {' / '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     import scipy.sparse  # noqa: F401 - imported before the timings (the build imports it on first use)
@@ -331,9 +344,11 @@ def main() -> None:
         if args.memory:
             for route in ROUTES:
                 memory[route] = min((peak_memory(route, path) for _ in range(2)), key=lambda r: r["peak_mb"])
+                memory[route].update(peak_memory(route, path, traced=True))
             for route in BUILD_ROUTES:
                 memory[route] = min((peak_memory(route, Path(tmp) / "columns.npy") for _ in range(2)),
                                     key=lambda r: r["peak_mb"])
+                memory[route].update(peak_memory(route, Path(tmp) / "columns.npy", traced=True))
 
     rate = {name: edges / best for name, edges, best, _ in rows}
     ref_np = rate["numpy.loadtxt (file)"]
@@ -358,7 +373,8 @@ def main() -> None:
         raw = m * 2 * 8 / 2**20
         print(f"\npeak resident memory above the imports, fresh process each (raw edge array {raw:.0f} MiB):")
         for route, r in memory.items():
-            print(f"  {route:20s} {r['peak_mb']:8.0f} MiB = {r['peak_mb'] / raw:5.2f} x raw   ({r['seconds']:.2f} s)")
+            print(f"  {route:22s} {r['peak_mb']:6.0f} MiB = {r['peak_mb'] / raw:5.2f} x raw   ({r['seconds']:.2f} s);"
+                  f" tracemalloc peak {r['traced_mb']:5.0f} MiB = {r['traced_mb'] / raw:5.2f} x raw")
         print("  target: read_edgelist <= 2 x raw (the parsed columns and the int64 CSR are 1 x raw each);")
         print("  the build routes start from the columns already in memory: their peak is the build's own")
         print("  working memory, the output included")
