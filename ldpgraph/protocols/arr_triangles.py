@@ -64,7 +64,7 @@ from ..mechanisms import DiscreteLaplace
 from .base import FLOAT_BITS, Round, require_graph
 from .randomized_response import DEFAULT_MAX_BYTES, expected_noisy_edges, flip_probability, keep_probability
 from .triangle_methods import TriangleProtocol
-from .triangles import LowerWedges, _projected_lower, lower_wedges, two_round_budget
+from .triangles import LowerWedges, _projected_lower, lower_wedges, two_round_budget, wedge_memory_check
 
 __all__ = [
     "DEFAULT_BETA",
@@ -451,16 +451,11 @@ def arr_count_release(
 # ============================================================================ whole protocol
 
 
-def _lower_degrees(g: Graph) -> NDArray[np.int64]:
-    rows = np.repeat(np.arange(g.n_nodes, dtype=np.int64), g.degrees)
-    return np.bincount(rows[g.indices < rows], minlength=g.n_nodes).astype(np.int64)
-
-
 def arr_memory_check(graph: Graph, max_bytes: int | None) -> None:
     """Refuse (MemoryError) when a trial's lower wedges would not fit in ``max_bytes``.
 
     A trial holds :math:`\\sum_v \\binom{d^-_v}{2}` lower wedges (about 72 bytes each) and 64
-    bytes per adjacency entry.
+    bytes per adjacency entry (:func:`~ldpgraph.protocols.triangles.wedge_memory_check`).
 
     Examples
     --------
@@ -472,23 +467,7 @@ def arr_memory_check(graph: Graph, max_bytes: int | None) -> None:
     ...     print(str(err)[:65])
     arr-triangles on 3 nodes: its 1 lower wedges need about 456 bytes
     """
-    g = _check_graph(graph)
-    if max_bytes is None:
-        return
-    limit = check_nonnegative_int(max_bytes, "max_bytes")
-    dl = _lower_degrees(g)
-    wedges = int(np.dot(dl, dl - 1)) // 2
-    need = _BYTES_PER_WEDGE * wedges + 64 * g.indices.size
-    if need > limit:
-        raise MemoryError(
-            f"arr-triangles on {g.n_nodes} nodes: its {wedges} lower wedges need about "
-            f"{_fmt_bytes(need)} (> max_bytes = {_fmt_bytes(limit)}); pass a larger max_bytes or "
-            "use a sample of the graph"
-        )
-
-
-def _fmt_bytes(x: int) -> str:
-    return f"{x} bytes" if x < 2**20 else f"{x / 2**30:.3g} GiB"
+    wedge_memory_check(graph, max_bytes, method="arr-triangles", bytes_per_wedge=_BYTES_PER_WEDGE)
 
 
 def _budget(epsilon: float, clipping: bool, split: float, bound_share: float) -> tuple[float, float, float]:

@@ -53,6 +53,7 @@ from .triangles import (
     simulate_two_round,
     two_round_budget,
     two_round_moments,
+    wedge_memory_check,
 )
 
 __all__ = ["TriangleProtocol", "RRTriangles", "TwoRoundTriangles", "TRIANGLE_METHODS"]
@@ -216,6 +217,9 @@ class TwoRoundTriangles(TriangleProtocol):
         maximum (which is fine for benchmarking, not for deployment).
     split : float
         Fraction of the remaining budget spent on round 1.
+    max_bytes : int or None
+        Memory bound of the lower wedges the protocol enumerates (MemoryError beyond it, before
+        any is built: :func:`~ldpgraph.protocols.triangles.wedge_memory_check`); None: no bound.
 
     Examples
     --------
@@ -233,9 +237,11 @@ class TwoRoundTriangles(TriangleProtocol):
         private_bound: bool = False,
         split: float = 0.5,
         bound_share: float = 0.1,
+        max_bytes: int | None = DEFAULT_MAX_BYTES,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
+        self.max_bytes = max_bytes
         if noise not in ("dlap", "laplace"):
             raise ValueError(f"noise must be 'dlap' or 'laplace', got {noise!r}")
         self.noise = noise
@@ -254,6 +260,7 @@ class TwoRoundTriangles(TriangleProtocol):
         for graph, w in self._cache:
             if graph is g:
                 return w
+        wedge_memory_check(g, self.max_bytes, method=self.name)
         w = lower_wedges(g)
         self._cache = [(g, w), *self._cache[:1]]
         return w

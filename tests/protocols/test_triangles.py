@@ -364,3 +364,19 @@ def test_local2rounds_round_two_and_composition():
 
     res = audit_neighbours(composed, pairs[:1], eps1 + eps2, n_samples=N_AUDIT, rng=6)
     assert res.passed
+
+
+def test_two_round_refuses_lower_wedges_beyond_max_bytes_before_building_them():
+    from ldpgraph.protocols.triangle_methods import TwoRoundTriangles
+    from ldpgraph.protocols.triangles import BYTES_PER_WEDGE, wedge_memory_check
+
+    g = from_edge_array(np.array([[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]))  # K4: wedges 0+0+1+3
+    need = BYTES_PER_WEDGE * 4 + 64 * 12
+    wedge_memory_check(g, need)  # exactly fits
+    with pytest.raises(MemoryError, match="two-round-triangles on 4 nodes: its 4 lower wedges"):
+        wedge_memory_check(g, need - 1)
+    small = TwoRoundTriangles(noise="dlap", max_bytes=need - 1)
+    with pytest.raises(MemoryError, match="two-round-triangles-dlap on 4 nodes"):
+        small.estimate_trials(g, "triangles", None, 1.0, 2, rng=0)
+    est = TwoRoundTriangles(noise="dlap", max_bytes=need).estimate_trials(g, "triangles", None, 1.0, 2, rng=0)
+    assert est.shape == (2,)
