@@ -61,9 +61,9 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from ..graph.core import Graph
 from ..mechanisms import DiscreteLaplace
-from .base import FLOAT_BITS, Round, require_graph
+from .base import FLOAT_BITS, Round
 from .randomized_response import DEFAULT_MAX_BYTES, expected_noisy_edges, flip_probability, keep_probability
-from .triangle_methods import TriangleProtocol
+from .triangle_methods import WedgeTriangleProtocol
 from .triangles import LowerWedges, _projected_lower, lower_wedges, two_round_budget, wedge_memory_check
 
 __all__ = [
@@ -801,7 +801,7 @@ def arr_clipping_bias_bound(
 # ============================================================================ protocol-layer method
 
 
-class ARRTriangles(TriangleProtocol):
+class ARRTriangles(WedgeTriangleProtocol):
     """``arr-triangles``: ARR with sampling ``mu`` and double clipping, DLap second round.
 
     Parameters
@@ -825,6 +825,7 @@ class ARRTriangles(TriangleProtocol):
     """
 
     name = "arr-triangles"
+    bytes_per_wedge = _BYTES_PER_WEDGE
 
     def __init__(
         self,
@@ -838,7 +839,7 @@ class ARRTriangles(TriangleProtocol):
         max_bytes: int | None = DEFAULT_MAX_BYTES,
         **kw: Any,
     ) -> None:
-        super().__init__(**kw)
+        super().__init__(max_bytes=max_bytes, **kw)
         self.mu = _check_mu(mu)
         self.clipping = bool(clipping)
         _budget(1.0, self.clipping, split, bound_share)  # validates
@@ -846,21 +847,7 @@ class ARRTriangles(TriangleProtocol):
         self.bound_share = float(bound_share)
         self.beta = _check_beta(beta)
         self.alpha = None if alpha is None else check_nonnegative_int(alpha, "alpha")
-        self.max_bytes = max_bytes
         self.unbiased = not self.clipping
-        self._cache: list[tuple[Any, Any]] = []
-
-    def prepare(self, data):
-        self._wedges(require_graph(data, self.name))
-
-    def _wedges(self, g):
-        for graph, w in self._cache:
-            if graph is g:
-                return w
-        arr_memory_check(g, self.max_bytes)
-        w = lower_wedges(g)
-        self._cache = [(g, w), *self._cache[:1]]
-        return w
 
     def _triangle_rounds(self, eps):
         e0, e1, e2 = _budget(eps, self.clipping, self.split, self.bound_share)

@@ -47,6 +47,7 @@ from .transitivity import (
     two_star_variance,
 )
 from .triangles import (
+    BYTES_PER_WEDGE,
     lower_wedges,
     rr_triangle_variance,
     simulate_rr_triangles,
@@ -56,7 +57,8 @@ from .triangles import (
     wedge_memory_check,
 )
 
-__all__ = ["TriangleProtocol", "RRTriangles", "TwoRoundTriangles", "TRIANGLE_METHODS"]
+__all__ = ["TriangleProtocol", "WedgeTriangleProtocol", "RRTriangles", "TwoRoundTriangles",
+           "TRIANGLE_METHODS"]
 
 _STATS = ("triangles", "transitivity")
 
@@ -206,7 +208,35 @@ class RRTriangles(TriangleProtocol):
         return (g.n_nodes - 1) / 2.0, 0.0
 
 
-class TwoRoundTriangles(TriangleProtocol):
+class WedgeTriangleProtocol(TriangleProtocol):
+    """A triangle protocol whose second round sums over the lower wedges (cached per graph).
+
+    ``max_bytes`` bounds their memory (:func:`~ldpgraph.protocols.triangles.wedge_memory_check`
+    at ``bytes_per_wedge``, before any is built); None: no bound.
+    """
+
+    #: peak bytes per lower wedge of the protocol's trial (see ``wedge_memory_check``)
+    bytes_per_wedge = BYTES_PER_WEDGE
+
+    def __init__(self, *, max_bytes: int | None = DEFAULT_MAX_BYTES, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.max_bytes = max_bytes
+        self._cache: list[tuple[Any, Any]] = []
+
+    def prepare(self, data):
+        self._wedges(require_graph(data, self.name))
+
+    def _wedges(self, g):
+        for graph, w in self._cache:
+            if graph is g:
+                return w
+        wedge_memory_check(g, self.max_bytes, method=self.name, bytes_per_wedge=self.bytes_per_wedge)
+        w = lower_wedges(g)
+        self._cache = [(g, w), *self._cache[:1]]
+        return w
+
+
+class TwoRoundTriangles(WedgeTriangleProtocol):
     """Two-round triangle counting: Local2Rounds (``noise="laplace"``) or ours (``"dlap"``).
 
     Parameters
@@ -240,8 +270,7 @@ class TwoRoundTriangles(TriangleProtocol):
         max_bytes: int | None = DEFAULT_MAX_BYTES,
         **kw: Any,
     ) -> None:
-        super().__init__(**kw)
-        self.max_bytes = max_bytes
+        super().__init__(max_bytes=max_bytes, **kw)
         if noise not in ("dlap", "laplace"):
             raise ValueError(f"noise must be 'dlap' or 'laplace', got {noise!r}")
         self.noise = noise
@@ -251,19 +280,6 @@ class TwoRoundTriangles(TriangleProtocol):
         self.bound_share = float(bound_share)
         self.name = f"two-round-triangles-{noise}" + ("-private" if private_bound else "")
         self.unbiased = not private_bound
-        self._cache: list[tuple[Any, Any]] = []
-
-    def prepare(self, data):
-        self._wedges(require_graph(data, self.name))
-
-    def _wedges(self, g):
-        for graph, w in self._cache:
-            if graph is g:
-                return w
-        wedge_memory_check(g, self.max_bytes, method=self.name)
-        w = lower_wedges(g)
-        self._cache = [(g, w), *self._cache[:1]]
-        return w
 
     def _budget(self, eps):
         return two_round_budget(
