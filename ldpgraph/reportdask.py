@@ -16,10 +16,10 @@ Dask is imported only when this module's functions run (``pip install "ldpgraph[
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .protocols.reportset import ReportAccumulator, ReportSetSummary
+from .protocols.reportset import ReportAccumulator, ReportChunk, ReportSetSummary
 from .reportfiles import (
     DEFAULT_CHUNK_ROWS,
     iter_parquet_row_group,
@@ -28,7 +28,7 @@ from .reportfiles import (
     report_format,
 )
 
-__all__ = ["report_partitions", "read_report_set_dask"]
+__all__ = ["report_partitions", "partition_chunks", "read_report_set_dask"]
 
 _LOCAL_SCHEDULERS = ("sync", "synchronous", "threads", "processes")
 
@@ -50,14 +50,18 @@ def report_partitions(paths: Sequence[str | os.PathLike], *, format: str | None 
     return parts
 
 
-def _partition(part: tuple, chunk_rows: int, acc_kwargs: dict[str, Any]) -> ReportAccumulator:
+def partition_chunks(part: tuple, chunk_rows: int) -> Iterator[ReportChunk]:
+    """The chunks of one partition ``(path, format, row group or None, first row)``."""
     path, fmt, group, first = part
-    acc = ReportAccumulator(**acc_kwargs)
     if group is None:
-        chunks = iter_report_chunks(path, chunk_rows=chunk_rows, format=fmt)
-    else:
-        chunks = iter_parquet_row_group(path, group, first, chunk_rows=chunk_rows)
-    for chunk in chunks:
+        return iter_report_chunks(path, chunk_rows=chunk_rows, format=fmt)
+    return iter_parquet_row_group(path, group, first, chunk_rows=chunk_rows)
+
+
+def _partition(part: tuple, chunk_rows: int, acc_kwargs: dict[str, Any]) -> ReportAccumulator:
+    path = part[0]
+    acc = ReportAccumulator(**acc_kwargs)
+    for chunk in partition_chunks(part, chunk_rows):
         acc.add(chunk)
     if path not in acc.sources:
         acc.sources.append(path)

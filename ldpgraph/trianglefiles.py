@@ -197,15 +197,11 @@ def _accumulate(part: tuple | list[tuple], chunk_rows: int, kind: str, arg: Any)
 
     ``kind`` "r1" (``arg`` = (protocol, expected nodes)) or "r2" (``arg`` = the broadcast).
     """
-    from .reportfiles import iter_parquet_row_group
+    from .reportdask import partition_chunks
 
     acc = Round1Accumulator(arg[0], expected_nodes=arg[1]) if kind == "r1" else Round2Accumulator(arg)
-    for path, fmt, group, first in [part] if isinstance(part, tuple) else part:
-        if group is None:
-            chunks = iter_report_chunks(path, chunk_rows=chunk_rows, format=fmt)
-        else:
-            chunks = iter_parquet_row_group(path, group, first, chunk_rows=chunk_rows)
-        for chunk in chunks:
+    for one in [part] if isinstance(part, tuple) else part:
+        for chunk in partition_chunks(one, chunk_rows):
             acc.add(chunk)
     return acc
 
