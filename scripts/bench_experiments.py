@@ -68,14 +68,17 @@ def hand_loop(d: np.ndarray, epsilons, ks, n_trials: int, block: int = 100, seed
                 shape = (min(block, n_trials - start), d.size)
                 noise = rng.geometric(1.0 - p, shape) - rng.geometric(1.0 - p, shape)  # DLap(p)
                 y = (d + noise).astype(np.float64)
-                if k == 2:
-                    terms = y * (y - 1.0) / 2.0 - c
-                elif k == 3:
-                    terms = y * (y - 1.0) * (y - 2.0) / 6.0 - c * (y - 1.0)
-                else:
-                    raise ValueError(k)
-                out.append(terms.sum(axis=1))
+                out.append(_kstar_terms(y, k, c).sum(axis=1))
     return out
+
+
+def _kstar_terms(y: np.ndarray, k: int, c: float) -> np.ndarray:
+    """The unbiased k-star terms C(y, k) - c C(y - 1, k - 2) of the noisy degrees, k = 2 or 3."""
+    if k == 2:
+        return y * (y - 1.0) / 2.0 - c
+    if k == 3:
+        return y * (y - 1.0) * (y - 2.0) / 6.0 - c * (y - 1.0)
+    raise ValueError(k)
 
 
 def hand_loop_same_kernels(d: np.ndarray, epsilons, ks, n_trials: int, block: int = 100,
@@ -93,13 +96,7 @@ def hand_loop_same_kernels(d: np.ndarray, epsilons, ks, n_trials: int, block: in
             for start in range(0, n_trials, block):
                 shape = (min(block, n_trials - start), d.size)
                 y = (d + _sample_dlap(rng, shape, mech._t, mech.p)).astype(np.float64)
-                if k == 2:
-                    terms = y * (y - 1.0) / 2.0 - c
-                elif k == 3:
-                    terms = y * (y - 1.0) * (y - 2.0) / 6.0 - c * (y - 1.0)
-                else:
-                    raise ValueError(k)
-                out.append(terms.sum(axis=1))
+                out.append(_kstar_terms(y, k, c).sum(axis=1))
     return out
 
 # One CLI run in a subprocess with the CPU time of its phases: this process before the simulation
