@@ -39,5 +39,13 @@ def test_no_heavy_module_at_import(statement):
 
 def test_heavy_modules_still_load_where_used():
     # the check above can fail: a use of scipy.special does import it
-    loaded = _loaded_after("import numpy as np, ldpgraph.metrics as m; m.rmse_confidence_interval(np.arange(5.0), 2.0)")
+    loaded = _loaded_after("import numpy as np, ldpgraph.metrics as m; "
+                           "m.rmse_confidence_interval(np.arange(5.0), 2.0, level=0.9)")
     assert "scipy" in loaded
+
+
+def test_default_confidence_interval_needs_no_scipy():
+    # the 95% level (the summaries' default) uses the constant quantile: no scipy on the CLI's
+    # serial path after the simulation
+    loaded = _loaded_after("import numpy as np, ldpgraph.metrics as m; m.rmse_confidence_interval(np.arange(5.0), 2.0)")
+    assert "scipy" not in loaded

@@ -42,3 +42,32 @@ def test_errors():
         relative_rmse([1.0], 0.0)
     with pytest.raises(ValueError, match="level"):
         rmse_confidence_interval([1.0, 2.0], 1.0, level=1.5)
+
+
+def test_default_quantile_is_the_correctly_rounded_normal_quantile():
+    mpmath = pytest.importorskip("mpmath")
+    from ldpgraph.metrics import _Z_975, _normal_quantile
+
+    with mpmath.workdps(60):
+        exact = mpmath.sqrt(2) * mpmath.erfinv(mpmath.mpf(95) / 100)  # Phi^{-1}(0.975)
+        assert _Z_975 == float(exact)  # mpmath's float() rounds to nearest
+        below, above = np.nextafter(_Z_975, 0.0), np.nextafter(_Z_975, 3.0)
+        assert abs(mpmath.mpf(_Z_975) - exact) <= min(abs(mpmath.mpf(below) - exact), abs(mpmath.mpf(above) - exact))
+    assert _normal_quantile(0.975) == _Z_975
+    # the other levels come from scipy, within an ulp of the truth
+    with mpmath.workdps(60):
+        for p in (0.95, 0.995, 0.6):
+            exact = mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(p) - 1)
+            assert abs(_normal_quantile(p) - float(exact)) <= 2 * np.spacing(float(exact))
+
+
+def test_interval_at_the_default_level_uses_the_quantile():
+    rng = np.random.default_rng(5)
+    est = rng.normal(3.0, 2.0, 400)
+    lo, hi = rmse_confidence_interval(est, 3.0)
+    err = (est - 3.0) / np.max(np.abs(est - 3.0))
+    sq = err**2
+    half = 1.9599639845400543 * sq.std(ddof=1) / np.sqrt(sq.size)
+    scale = np.max(np.abs(est - 3.0))
+    assert lo == pytest.approx(scale * np.sqrt(sq.mean() - half), rel=1e-14)
+    assert hi == pytest.approx(scale * np.sqrt(sq.mean() + half), rel=1e-14)

@@ -43,6 +43,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,7 @@ __all__ = [
     "GraphInput",
     "ExperimentResult",
     "run_experiment",
+    "start_workers_early",
     "resolve_graph_inputs",
     "parse_statistics",
 ]
@@ -539,6 +541,8 @@ def _loky_processes(n_jobs: int) -> int:
 _POOL: Any = None
 #: The first task of each of its workers: done once the worker has started (its imports).
 _WARM_UPS: list[Any] = []
+#: Whether its workers imported matplotlib as they started.
+_POOL_PLOTS: list[bool] = [False]
 
 
 def _start_pool(n_processes: int, plots: bool = False) -> Any:
@@ -556,7 +560,42 @@ def _start_pool(n_processes: int, plots: bool = False) -> Any:
                                      initargs=(os.getpid(),), env=env)
     _WARM_UPS[:] = [executor.submit(_warm_up, plots) for _ in range(n_processes)]
     _POOL = executor
+    _POOL_PLOTS[0] = plots
     return executor
+
+
+def _reuse_pool(n_processes: int, plots: bool) -> Any:
+    """The live pool of an earlier start if it has ``n_processes`` workers (and imported
+    matplotlib when ``plots``), else None."""
+    pool = _live_pool()
+    if pool is None or pool._max_workers != n_processes or (plots and not _POOL_PLOTS[0]):
+        return None
+    return pool
+
+
+def start_workers_early(
+    graphs: Any, *, n_jobs: int | None, work_per_node: int, preload_plots: bool = False
+) -> Any:
+    """Start the loky worker processes of a coming :func:`run_experiment` now (returns the pool or None).
+
+    A fresh worker (a Python importing numpy and ldpgraph) takes ~0.3–0.4 s to start; started
+    before the graphs are loaded, it is ready when the grid starts. ``graphs`` are the graph
+    specifications as given (dataset names and synthetic specs tell their size without
+    loading; see :func:`_likely_parallel`); ``work_per_node`` is the number of simulated runs of
+    every node (trials x statistics x epsilons x methods). Nothing starts for ``n_jobs=1``, or
+    for ``n_jobs=None`` when the grid will likely run in this process. ``run_experiment``
+    reuses the pool when it has the number of workers it wants; a wrong guess costs only idle
+    workers (or a start later). The results never depend on it.
+
+    >>> start_workers_early("facebook", n_jobs=1, work_per_node=1000) is None
+    True
+    """
+    if n_jobs == 1 or (n_jobs is None and not _likely_parallel(graphs, work_per_node)):
+        return None
+    n_proc = _loky_processes(-1 if n_jobs is None else n_jobs)
+    if n_proc <= 0:
+        return None
+    return _reuse_pool(n_proc, preload_plots) or _start_pool(n_proc, preload_plots)
 
 
 def _make_tasks(n_units: int, n_blocks: int, n_workers: int) -> list[tuple[int, int, int]]:
@@ -1069,10 +1108,9 @@ def run_experiment(
     # a fresh Python importing numpy and ldpgraph, then runs while this process loads the graphs.
     use_loky = scheduler is None and backend in (None, "loky")
     pool = None
-    if use_loky and n_jobs != 1 and (n_jobs is not None or _likely_parallel(
-            graphs, n_trials * len(stats) * len(eps_list) * len(method_objs))):
-        n_proc = _loky_processes(-1 if n_jobs is None else n_jobs)
-        pool = _start_pool(n_proc, preload_plots) if n_proc > 0 else None
+    if use_loky:
+        pool = start_workers_early(graphs, n_jobs=n_jobs, work_per_node=n_trials * len(stats) * len(eps_list)
+                                   * len(method_objs), preload_plots=preload_plots)
     ginputs = resolve_graph_inputs(graphs, graph_seed=graph_seed)
     by_label = {g.label: g for g in ginputs}
     units = _build_units(ginputs, stats, eps_list, method_objs)
@@ -1104,7 +1142,7 @@ def run_experiment(
     cell_blocks = [(b, min(block_size, n_trials - start)) for b, start in enumerate(starts)]
     n_proc = _loky_processes(n_jobs) if use_loky and n_jobs != 1 else 0
     if n_proc > 0 and (pool is None or pool._max_workers != n_proc):
-        pool = _start_pool(n_proc, preload_plots)
+        pool = _reuse_pool(n_proc, preload_plots) or _start_pool(n_proc, preload_plots)
     elif n_proc == 0 and preload_plots:
         from .plots import preload_matplotlib
 
@@ -1157,7 +1195,7 @@ def run_experiment(
     for u_index, unit in enumerate(units):
         parts = sorted(per_unit[u_index], key=lambda part: part[0])
         est_all = parts[0][1] if len(parts) == 1 else np.concatenate([est for _b, est in parts], axis=1)
-        spawn = tuple(f"{unit.key}/{b}" for b, n in cell_blocks for _ in range(n))
+        spawn = tuple(chain.from_iterable(repeat(f"{unit.key}/{b}", n) for b, n in cell_blocks))
         truth = truths[(unit.graph, unit.statistic, unit.k)]
         a = _analytic(unit, by_label[unit.graph])
         for i, method in enumerate(unit.methods):

@@ -97,3 +97,22 @@ def test_plots_rendered_in_a_worker_land_in_the_relative_out_dir(tmp_path, monke
     assert all(not p.is_absolute() and p.is_file() for p in paths["plots"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sub"]  # nothing written beside it
     assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["results"]
+
+
+def test_workers_started_early_are_the_ones_the_run_uses():
+    """start_workers_early (the CLI calls it before loading the graphs) starts the pool that
+    run_experiment then computes in: no second start, same records as one process."""
+    if R._live_pool() is not None:  # another test's pool
+        R._live_pool().shutdown(wait=True)
+    grid = dict(epsilons=[1.0], ks=[2], methods=["unbiased-dlap"], n_trials=40, block_size=10, seed=2, quiet=True)
+    assert R.start_workers_early("facebook", n_jobs=1, work_per_node=10**6) is None  # one process: no pool
+    assert R.start_workers_early("facebook", n_jobs=None, work_per_node=1) is None  # too little work
+    pool = R.start_workers_early(["ba:n=400,m=3"], n_jobs=2, work_per_node=40)
+    assert pool is not None and R._live_pool() is pool and pool._max_workers == 1
+    assert R.start_workers_early(["ba:n=400,m=3"], n_jobs=2, work_per_node=40) is pool  # reused, not restarted
+    two = run_experiment("ba:n=400,m=3", n_jobs=2, **grid)
+    assert R._live_pool() is pool and two.config["worker_processes"] == 1
+    assert two.records == run_experiment("ba:n=400,m=3", n_jobs=1, **grid).records
+    # a pool without matplotlib is not reused for a run that renders plots in it
+    assert R._reuse_pool(1, plots=True) is None
+    pool.shutdown(wait=True)
