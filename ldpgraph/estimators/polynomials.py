@@ -26,6 +26,7 @@ warns).
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -317,17 +318,35 @@ class _Scratch:
     """Reusable float64 buffers of up to a chunk (avoids an allocation per chunk).
 
     Allocated on first use at the size asked for (at most a chunk): a call on a few thousand
-    reports does not allocate (and page-fault) 512 KiB buffers.
+    reports does not allocate (and page-fault) 512 KiB buffers. With a ``name`` the buffers
+    belong to the thread and are shared by every ``_Scratch`` of that name, so that they also
+    outlive the call: a kernel built for each call of an estimator (as the simulation calls it
+    on every piece of a block) then allocates nothing. Buffers of one name must only be used
+    inside one kernel evaluation at a time (kernels do not call one another).
     """
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, name: str | None = None) -> None:
         self._count = count
+        self._name = name
         self._bufs: list[NDArray[np.float64]] = []
 
     def get(self, m: int) -> list[NDArray[np.float64]]:
-        if not self._bufs or self._bufs[0].size < m:
-            self._bufs = [np.empty(min(max(m, 1), _CHUNK)) for _ in range(self._count)]
-        return [b[:m] for b in self._bufs]
+        if self._name is None:
+            bufs = self._bufs
+        else:
+            pools = _THREAD_SCRATCH.__dict__.setdefault("pools", {})
+            bufs = pools.get(self._name, [])
+        if not bufs or bufs[0].size < m:
+            bufs = [np.empty(min(max(m, 1), _CHUNK)) for _ in range(self._count)]
+            if self._name is None:
+                self._bufs = bufs
+            else:
+                pools[self._name] = bufs
+        return [b[:m] for b in bufs]
+
+
+#: The thread's named ``_Scratch`` buffers (see ``_Scratch``).
+_THREAD_SCRATCH = threading.local()
 
 
 def _pair_scaling(k: int) -> tuple[int, float]:
@@ -352,7 +371,7 @@ def _binomial_dlap_kernel(k: int, c: float) -> Callable[[NDArray[np.float64], ND
     product of |y|^k (|y| <= 2^53) could overflow before the division by k!: each pair factor is
     then scaled by 2^-e (see ``_pair_scaling``), one extra pass over w.
     """
-    scratch = _Scratch(2)
+    scratch = _Scratch(2, "dlap-pairs")
     if k > _DLAP_UNSCALED_MAX_K:
         e, scale = _pair_scaling(k)
         sigma = math.ldexp(1.0, -e)
@@ -442,9 +461,50 @@ def _jets_may_overflow(yf: NDArray[np.float64], k: int) -> bool:
     return yf.size > 0 and max(float(yf.max()), -float(yf.min())) + k > math.ldexp(1.0, min(500, 1000 // k))
 
 
+def _binomial_laplace_in_place(
+    yf: NDArray[np.float64], k: int, b2: float, scale: float, out: NDArray[np.float64],
+    bufs: list[NDArray[np.float64]],
+) -> None:
+    """out = (f - b^2 f'') / k! with f = k! C(y, k): ``_binomial_jets`` (sig = 1) into buffers.
+
+    The same floating-point operations in the same order as ``_binomial_jets`` followed by
+    ``out = (f2 * -b2 + f) * scale`` (products and sums swapped only where IEEE arithmetic is
+    commutative), so the values are bitwise the same; ``bufs`` are 7 float64 buffers of
+    ``yf``'s size, and nothing is allocated.
+    """
+    u, w, h, h1, h2, q, t = bufs
+    m = (k - 1) / 2.0 * 1.0
+    np.subtract(yf, m, out=u)
+    np.multiply(u, u, out=w)
+    np.subtract(w, m * m, out=w)
+    h.fill(1.0)
+    h1.fill(0.0)
+    h2.fill(0.0)
+    for i in range(k // 2):
+        np.add(w, i * (k - 1 - i) * 1.0, out=q)
+        h2 *= q
+        np.multiply(h1, 2.0, out=t)
+        h2 += t
+        h1 *= q
+        h1 += h
+        h *= q
+    np.multiply(u, u, out=w)  # u^2 (w is no longer needed)
+    w *= 4.0
+    w *= h2  # 4 u^2 h''
+    np.multiply(h1, 2.0 if k % 2 == 0 else 6.0, out=t)
+    t += w  # even k: f'' = 2h' + 4u^2 h''; odd k: f'' = u (6h' + 4u^2 h'')
+    if k % 2:
+        t *= u
+        h *= u  # f = u h
+    np.multiply(t, -b2, out=out)
+    out += h
+    out *= scale
+
+
 def _binomial_laplace_kernel(k: int, b2: float) -> Callable[[NDArray[np.float64], NDArray[np.float64]], None]:
     """out = C(y,k) - b^2 C''(y,k); chunks with huge |y| go through ``_binomial_jets_scaled``."""
     scale = 1.0 / math.factorial(k)
+    scratch = _Scratch(7, "laplace-jets")
 
     def kernel(yf: NDArray[np.float64], out: NDArray[np.float64]) -> None:
         if k == 0:
@@ -460,10 +520,7 @@ def _binomial_laplace_kernel(k: int, b2: float) -> Callable[[NDArray[np.float64]
             out += f
             np.ldexp(out, s * k, out=out)
             return
-        f, _, f2 = _binomial_jets(yf, k)
-        np.multiply(f2, -b2, out=out)
-        out += f
-        out *= scale
+        _binomial_laplace_in_place(yf, k, b2, scale, out, scratch.get(yf.shape[0]))
 
     return kernel
 
@@ -496,7 +553,7 @@ def _horner_kernel(coef: NDArray[np.float64]) -> Callable[[NDArray[np.float64], 
     deg = coef.size - 1
     odd_zero = not np.any(coef[1::2])
     even_zero = deg >= 1 and not np.any(coef[0::2])
-    scratch = _Scratch(1)
+    scratch = _Scratch(1, "horner")
 
     def kernel(yf: NDArray[np.float64], out: NDArray[np.float64]) -> None:
         if deg == 0:
