@@ -32,7 +32,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from ..estimators.polynomials import binomial, binomial_plugin_moments, binomial_variance
+from ..estimators.polynomials import (
+    _checked_binomial_kernel,
+    binomial,
+    binomial_plugin_moments,
+    binomial_variance,
+)
 from ..graph.statistics import kstar_counts as exact_kstars
 from ..mechanisms import DiscreteLaplace, Laplace
 from ..mechanisms.discrete_laplace import _sample_dlap
@@ -103,6 +108,33 @@ def _binomial_poly(y: NDArray, k: int) -> NDArray[np.float64]:
         np.subtract(y, j, out=tmp)
         tmp /= j + 1
         out *= tmp
+    return out
+
+
+def _row_sums_kernel(reports: NDArray, kernel, piece: int = _PIECE_VALUES) -> NDArray[np.float64]:
+    """``_row_sums`` for a value function given as an in-place kernel on float64 pieces.
+
+    ``kernel(yf, out)`` writes the values of the float64 reports ``yf`` into ``out`` (the
+    estimators' chunk kernels, which is what their public functions call on each float64 chunk
+    of the reports): the values, and so the sums, are bitwise those of ``_row_sums``; the
+    public function's validation and set-up are paid once per block instead of once per piece,
+    and nothing is allocated per piece.
+    """
+    n, m = reports.shape
+    rows = max(1, _GROUP_VALUES // max(1, m))
+    out = np.empty(n, dtype=np.float64)
+    buf = _SCRATCH.get("values", (min(rows, n), m), np.float64)
+    yf = _SCRATCH.get("piece", (min(piece, reports.size),), np.float64)
+    for start in range(0, n, rows):
+        group = reports[start : start + rows]
+        vals = buf[: group.shape[0]]
+        flat, flat_vals = group.reshape(-1), vals.reshape(-1)
+        for lo in range(0, flat.size, piece):
+            part = flat[lo : lo + piece]
+            y = yf[: part.size]
+            y[...] = part  # the float64 conversion of the estimators' chunk loop
+            kernel(y, flat_vals[lo : lo + part.size])
+        np.sum(vals, axis=-1, out=out[start : start + rows])
     return out
 
 
@@ -239,11 +271,20 @@ class _DegreeMethod(KStarMethod):
             y = _SCRATCH.get("float", shape, np.float64)
             _sample_symmetric_exponential(gen, shape, Laplace(epsilon=eps).scale, out=y)
         y += d  # d + noise, elementwise: the old d[None, :] + noise
+        kernel = self._piece_kernel(y, k, eps)
+        if kernel is not None:
+            return _row_sums_kernel(y, kernel)
         return _row_sums(y, lambda part: self._values(part, k, eps))
 
     def _values(self, reports, k, eps):
         """Each report's term of the estimate (elementwise)."""
         raise NotImplementedError
+
+    def _piece_kernel(self, reports, k, eps):
+        """``kernel(yf, out)`` computing ``_values`` of float64 pieces of ``reports`` in place
+        (bitwise the same values), after the checks ``_values`` makes; or None (then
+        ``_values`` runs on each piece)."""
+        return None
 
     def _estimate(self, reports, k, eps):
         return self._values(reports, k, eps).sum(axis=-1)
@@ -256,6 +297,9 @@ class UnbiasedDLap(_DegreeMethod):
 
     def _values(self, reports, k, eps):
         return binomial(reports, k, eps)
+
+    def _piece_kernel(self, reports, k, eps):
+        return _checked_binomial_kernel(reports, k, eps)
 
     def analytic_mean(self, degrees, k, epsilon):
         return float(exact_kstars(degrees, k))
@@ -272,6 +316,9 @@ class UnbiasedLaplace(_DegreeMethod):
     def _values(self, reports, k, eps):
         return binomial(reports, k, eps, noise="laplace")
 
+    def _piece_kernel(self, reports, k, eps):
+        return _checked_binomial_kernel(reports, k, eps, noise="laplace")
+
     def analytic_mean(self, degrees, k, epsilon):
         return float(exact_kstars(degrees, k))
 
@@ -286,6 +333,19 @@ class _PlugIn(_DegreeMethod):
 
     def _values(self, reports, k, eps):
         return _binomial_poly(reports, k)
+
+    def _piece_kernel(self, reports, k, eps):
+        tmp = _SCRATCH.get("poly", (min(_PIECE_VALUES, reports.size),), np.float64)
+
+        def kernel(yf, out):  # _binomial_poly's operations, in place
+            out.fill(1.0)
+            t = tmp[: yf.size]
+            for j in range(k):
+                np.subtract(yf, j, out=t)
+                t /= j + 1
+                out *= t
+
+        return kernel
 
     def analytic_mean(self, degrees, k, epsilon):
         return _sum_by_distinct(

@@ -147,3 +147,33 @@ def test_private_dmax_variant_is_two_round():
         m.randomize([1, 2], 2, 1.0)
     est = m.estimate_trials(np.arange(1, 30), 2, 5.0, 50, rng=0)
     assert est.shape == (50,) and np.isfinite(est).all()
+
+
+@pytest.mark.parametrize("name", ["unbiased-dlap", "unbiased-laplace", "naive-dlap", "naive-laplace"])
+@pytest.mark.parametrize("k", [1, 2, 3, 7])
+def test_piece_kernels_give_the_values_bitwise(name, k):
+    """The simulation's in-place piece kernels against the methods' elementwise values, on
+    reports of every sign and size, with pieces that split rows and groups anywhere."""
+    from ldpgraph.baselines import methods as M
+
+    m = get_method(name)
+    rng = np.random.default_rng(k)
+    for n_trials, n_nodes in [(3, 1), (5, 977), (40, 4039)]:
+        y = rng.integers(-300, 3000, size=(n_trials, n_nodes))
+        if m.noise == "laplace":
+            y = y + rng.laplace(0, 7.0, size=y.shape)
+        y[0, 0] = -(2**20) if n_nodes > 1 else y[0, 0]
+        kernel = m._piece_kernel(y, k, 0.7)
+        assert kernel is not None
+        ref = M._row_sums(y, lambda part: m._values(part, k, 0.7))
+        for piece in (M._PIECE_VALUES, 1000, 7):
+            got = M._row_sums_kernel(y, kernel, piece=piece)
+            assert np.array_equal(got, ref)
+        assert np.array_equal(ref, m._values(y, k, 0.7).sum(axis=-1))
+
+
+def test_piece_kernel_keeps_the_reports_checks():
+    from ldpgraph.baselines import methods as M
+
+    with pytest.raises(ValueError):
+        M.get_method("unbiased-laplace")._piece_kernel(np.array([[1.0, np.nan]]), 2, 1.0)
