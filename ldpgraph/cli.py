@@ -661,6 +661,9 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         preload_plots=not args.no_plots,
     )
     paths = result.write(out, plots=not args.no_plots, plot_formats=args.plot_formats)
+    from .experiments.runner import stop_workers
+
+    stop_workers()  # nothing more for them: not waited for at exit
     cfg = result.config
     if args.json:
         doc = {

@@ -116,3 +116,27 @@ def test_workers_started_early_are_the_ones_the_run_uses():
     # a pool without matplotlib is not reused for a run that renders plots in it
     assert R._reuse_pool(1, plots=True) is None
     pool.shutdown(wait=True)
+
+
+def test_stop_workers_ends_the_pool_without_waiting():
+    pool = R.start_workers_early(["ba:n=400,m=3"], n_jobs=2, work_per_node=40)
+    pid = pool.submit(os.getpid).result()
+    R.stop_workers()
+    assert R._live_pool() is None
+    import time
+
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # killed: gone within moments
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.02)
+    else:
+        pytest.fail(f"worker {pid} still alive 5 s after stop_workers")
+    R.stop_workers()  # no pool: nothing to do
+    # a later run starts a fresh pool
+    res = run_experiment("ba:n=400,m=3", epsilons=[1.0], ks=[2], methods=["unbiased-dlap"], n_trials=20,
+                         block_size=10, n_jobs=2, seed=0, quiet=True)
+    assert res.config["worker_processes"] == 1
+    R.stop_workers()
