@@ -75,6 +75,9 @@ _MAX_ID = 2**63 - 1
 _CHUNK = 1 << 19  # bytes per SWAR chunk: keeps the temporaries of one chunk in cache
 _BLOCK = 1 << 24  # bytes of text read and parsed at a time
 _ARROW_MIN = 1 << 16  # blocks smaller than this skip pyarrow (its fixed cost dominates)
+# ... and below this while pyarrow is not imported (~0.1 s; numpy's SWAR parser is as fast on
+# blocks of a few MiB): a small file (the Facebook graph, 0.85 MB) loads without pyarrow
+_ARROW_COLD = 1 << 23
 _MAX_LINE = 1 << 24  # a line longer than this is refused (no edge line is that long)
 _RATIO_FLOOR = 1 << 23  # the ratio limit applies once this much text was decompressed (< _BLOCK)
 _READ = 1 << 20  # bytes decompressed at a time (the limits are checked after each)
@@ -865,7 +868,8 @@ def _parse_block(
     """Node ids (or names) of the two node columns of a block of whole lines."""
     if d.numeric_pairs:
         out = None
-        if len(block) >= _ARROW_MIN and b"#" not in block:
+        arrow = len(block) >= (_ARROW_MIN if "pyarrow" in sys.modules else _ARROW_COLD)
+        if arrow and b"#" not in block:
             if not block.translate(None, _TAB_ONLY):
                 out = _arrow_block(block, "\t", d)
             elif not block.translate(None, _SPACE_ONLY):
@@ -907,7 +911,6 @@ def _arrow_block(text: bytes, delimiter: str, d: _Dialect) -> tuple[Any, Any] | 
     """
     try:
         import pyarrow as pa
-        import pyarrow.compute as pc
         import pyarrow.csv as pv
     except ImportError:  # pragma: no cover - pyarrow is a dependency
         return None
@@ -933,6 +936,8 @@ def _arrow_block(text: bytes, delimiter: str, d: _Dialect) -> tuple[Any, Any] | 
     for name in (a, b):
         col = table.column(name)
         if d.names:
+            import pyarrow.compute as pc  # deferred: slow to import, and only names need it
+
             col = pc.utf8_trim(col, characters=" \t\r")
             if pc.any(pc.equal(pc.utf8_length(col), 0)).as_py() or pc.any(
                 pc.match_substring_regex(col, r"[\x00-\x1f\x7f]")

@@ -15,6 +15,14 @@ import pytest
 from ldpgraph.graph import core, from_edge_array
 
 
+@pytest.fixture(autouse=True, params=["counting sorts", "numpy sorts"])
+def route(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The build under test: the crossover ``core._numpy_build`` forced one way or the other."""
+    numpy_route = request.param == "numpy sorts"
+    monkeypatch.setattr(core, "_numpy_build", lambda m, n: numpy_route)
+    return str(request.param)
+
+
 def reference(pairs: list[tuple[int, int]], n_nodes: int | None = None) -> dict:
     """Node ids, CSR arrays and report counts of the simple undirected graph, from sets."""
     ids = sorted({x for p in pairs for x in p}) if n_nodes is None else list(range(n_nodes))
@@ -209,6 +217,7 @@ def test_two_pass_counting_sorts_match_the_reference(
     """
     monkeypatch.setattr(core, "_SORT_DIRECT", 1)
     monkeypatch.setattr(core, "_SORT_BUCKET_BITS", bits)
+    monkeypatch.setattr(core, "_numpy_build", lambda m, n: False)
     if not narrow:
         monkeypatch.setattr(core, "_INT32_NODES", 1)
     rng = np.random.default_rng(5000 + seed)
