@@ -40,6 +40,8 @@ _SORT_BUCKET_BITS = 6
 # Below this many edges, while scipy.sparse is not imported, the build sorts int64 keys with
 # numpy instead (see _numpy_build; measured by scripts/bench_graph_io.py --small).
 _SMALL_EDGES = 1 << 19
+# Entries renumbered at a time when ids of a range are dropped (see _graph_on_range).
+_MAP_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -387,7 +389,16 @@ def _graph_from_owned_ids(
 
     A caller that passes its only references to the columns lets each be freed as soon as the
     relabelling and the build are done with it (the build's peak then no longer includes them).
+    Ids spanning a range ``lo..hi`` no longer than the edge count are not relabelled first: the
+    graph is built on the ``hi - lo + 1`` nodes of the range (see :func:`_graph_on_range`).
     """
+    m = int(cols[0].size)
+    if m:
+        lo = min(int(cols[0].min()), int(cols[1].min()))
+        hi = max(int(cols[0].max()), int(cols[1].max()))
+        if hi - lo < m:
+            return _graph_on_range(cols, lo, hi, source=source, lines_total=lines_total,
+                                   source_directed=source_directed, notes=notes)
     node_ids, relabelled = _relabel_columns(cols)
     return _build_owned(
         cols,
@@ -399,6 +410,59 @@ def _graph_from_owned_ids(
         source_directed=source_directed,
         notes=notes,
     )
+
+
+def _graph_on_range(
+    cols: list[NDArray[np.integer]],
+    lo: int,
+    hi: int,
+    *,
+    source: str,
+    lines_total: int | None,
+    source_directed: bool | None,
+    notes: tuple[str, ...],
+) -> Graph:
+    """:func:`_graph_from_owned_ids` of ids in ``lo..hi``: built on every id of the range, then
+    the ids that occur nowhere dropped.
+
+    Node ``i`` of the build is the id ``lo + i``. An id occurs in the input iff its node has an
+    edge in the graph or a self-loop, so the absent ones are found from the degrees and the
+    self-loops, without the presence table of :func:`_relabel_columns` (two ``np.bincount``
+    passes over the ids). When some are absent, their empty rows are dropped and the indices
+    renumbered by the (increasing) map of the kept nodes, which keeps every row sorted.
+    """
+    span = hi - lo + 1
+    m_read = int(cols[0].size)
+    if lo != 0 and (lo < -(2**31) or hi >= 2**31):  # the build narrows the ids before the offset
+        u, v = cols
+        cols[:] = [np.subtract(u, lo, dtype=np.int64), np.subtract(v, lo, dtype=np.int64)]
+        del u, v
+        lo_shift = 0
+    else:
+        lo_shift = lo
+    loop_nodes: list[NDArray[np.integer]] = []
+    indptr, indices, n_loops, n_both = _simple_csr(cols, span, offset=lo_shift, loop_nodes=loop_nodes)
+    present = np.not_equal(indptr[1:], indptr[:-1])
+    for nodes in loop_nodes:
+        present[nodes] = True
+    if present.all():
+        node_ids = np.arange(lo, hi + 1, dtype=np.int64)
+        relabelled = lo != 0
+    else:
+        kept = np.flatnonzero(present)
+        mapping = np.zeros(span, dtype=np.int64)
+        mapping[kept] = np.arange(kept.size, dtype=np.int64)
+        for s in range(0, indices.size, _MAP_CHUNK):  # in place, a chunk at a time
+            indices[s : s + _MAP_CHUNK] = mapping[indices[s : s + _MAP_CHUNK]]
+        del mapping
+        indptr = indptr[np.concatenate(([0], kept + 1))]
+        node_ids = kept.astype(np.int64)
+        node_ids += lo
+        relabelled = True
+    del present
+    return _graph_of(indptr, indices, n_loops, n_both, m_read, node_ids, source=source,
+                     relabelled=relabelled, lines_total=lines_total, source_directed=source_directed,
+                     notes=notes)
 
 
 def _relabel_pair(
@@ -532,6 +596,28 @@ def _build_owned(
     """
     m_read = int(cols[0].size)
     indptr, indices, n_loops, n_both = _simple_csr(cols, n)
+    return _graph_of(indptr, indices, n_loops, n_both, m_read, node_ids, source=source,
+                     relabelled=relabelled, lines_total=lines_total, source_directed=source_directed,
+                     notes=notes, edges_read=edges_read)
+
+
+def _graph_of(
+    indptr: NDArray[np.int64],
+    indices: NDArray[np.int64],
+    n_loops: int,
+    n_both: int,
+    m_read: int,
+    node_ids: NDArray[Any],
+    *,
+    source: str,
+    relabelled: bool,
+    lines_total: int | None = None,
+    source_directed: bool | None = None,
+    notes: tuple[str, ...] = (),
+    edges_read: int | None = None,
+) -> Graph:
+    """The :class:`Graph` of a finished build of ``m_read`` edges, with its load report."""
+    n = int(indptr.size - 1)
     n_unique = int(indices.size // 2)
     n_dup = m_read - n_loops - n_unique
     all_notes = list(notes)
@@ -603,12 +689,18 @@ def _sorted_rows(
 
 
 def _simple_csr(
-    cols: list[NDArray[np.integer]], n: int
+    cols: list[NDArray[np.integer]],
+    n: int,
+    *,
+    offset: int = 0,
+    loop_nodes: list[NDArray[np.integer]] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], int, int]:
     """CSR ``(indptr, indices)`` of the simple undirected graph of the edges ``(u[i], v[i])``.
 
     ``cols = [u, v]`` is emptied: the columns are dropped once read (the first step); the
-    arrays themselves are not modified.
+    arrays themselves are not modified. The nodes are ``u - offset`` and ``v - offset``, in
+    ``[0, n)`` (``u`` and ``v`` must fit int32 when ``n < 2**30`` and ``offset`` is not 0);
+    ``loop_nodes``, if given, receives the nodes of the self-loops (one array, repeats kept).
 
     Returns the CSR arrays (int64), the number of self-loops dropped and the number of
     undirected edges given in both directions. See :func:`_build_owned` for the kernels.
@@ -617,7 +709,7 @@ def _simple_csr(
     cols.clear()
     m = int(u.size)
     if _numpy_build(m, n):
-        return _simple_csr_sorted(u, v, n)
+        return _simple_csr_sorted(u, v, n, offset=offset, loop_nodes=loop_nodes)
     # 2 n (the sentinel of the self-loops) and 2 m (the merged row pointers) fit the index type
     narrow = n < _INT32_NODES and 2 * m < 2**31
     itype = np.int32 if narrow else np.int64
@@ -625,11 +717,16 @@ def _simple_csr(
     col = np.empty(m, dtype=itype)
     np.minimum(u, v, out=lo, casting="unsafe")  # values < n fit the index type
     np.maximum(u, v, out=col, casting="unsafe")
+    if offset:
+        lo -= offset
+        col -= offset
     col <<= 1
     col |= np.greater(u, v)
     loops = np.equal(u, v)
     del u, v
     n_loops = int(np.count_nonzero(loops))
+    if n_loops and loop_nodes is not None:
+        loop_nodes.append(lo[loops])
     if n_loops:  # self-loops get the column 2 n: sorted last, then cut off
         np.copyto(col, 2 * n, where=loops)
     del loops
@@ -676,7 +773,12 @@ def _numpy_build(m: int, n: int) -> bool:
 
 
 def _simple_csr_sorted(
-    u: NDArray[np.integer], v: NDArray[np.integer], n: int
+    u: NDArray[np.integer],
+    v: NDArray[np.integer],
+    n: int,
+    *,
+    offset: int = 0,
+    loop_nodes: list[NDArray[np.integer]] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], int, int]:
     """:func:`_simple_csr` by two numpy sorts of int64 keys, without scipy (small inputs).
 
@@ -688,10 +790,14 @@ def _simple_csr_sorted(
     :func:`_simple_csr`, which imports scipy.sparse (about 0.1 s) and wins from about
     ``_SMALL_EDGES`` edges on.
     """
-    lo = np.minimum(u, v).astype(np.int64, copy=False)
-    hi = np.maximum(u, v).astype(np.int64, copy=False)
+    lo = np.minimum(u, v).astype(np.int64)
+    hi = np.maximum(u, v).astype(np.int64)
+    lo -= offset
+    hi -= offset
     loops = np.equal(u, v)
     n_loops = int(np.count_nonzero(loops))
+    if n_loops and loop_nodes is not None:
+        loop_nodes.append(lo[loops])
     key = lo * n
     key += hi
     key <<= 1
