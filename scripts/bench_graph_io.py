@@ -158,10 +158,21 @@ def build_before(columns: tuple[np.ndarray, np.ndarray, int]) -> object:
     return reference_build(*columns)
 
 
+def reference_csr(cols: list[np.ndarray], n: int, *, offset: int = 0, loop_nodes: list | None = None) -> object:
+    """:func:`reference_build` with the interface of ``core._simple_csr`` (offset, loop nodes)."""
+    u, v = cols
+    cols.clear()
+    if offset:
+        u, v = u - offset, v - offset
+    if loop_nodes is not None and (u == v).any():
+        loop_nodes.append(u[u == v])
+    return reference_build(u, v, n)
+
+
 def read_edgelist_before(path: Path) -> object:
     """``read_edgelist`` with the build swapped for :func:`reference_build` (same parser)."""
     saved = core._simple_csr
-    core._simple_csr = lambda cols, n: reference_build(*cols, n)
+    core._simple_csr = reference_csr
     try:
         return read_edgelist(path)
     finally:

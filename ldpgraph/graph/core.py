@@ -40,7 +40,7 @@ _SORT_BUCKET_BITS = 6
 # Below this many edges, while scipy.sparse is not imported, the build sorts int64 keys with
 # numpy instead (see _numpy_build; measured by scripts/bench_graph_io.py --small).
 _SMALL_EDGES = 1 << 19
-# Entries renumbered at a time when ids of a range are dropped (see _graph_on_range).
+# Entries renumbered or compacted at a time (bounded temporaries): _graph_on_range, _drop_entries_into.
 _MAP_CHUNK = 1 << 20
 
 
@@ -956,7 +956,11 @@ def _drop_entries_into(
         return ptr
     keep = np.ones(ind.size, dtype=bool)
     keep[dropped] = False
-    np.compress(keep, ind, out=out)
+    pos = 0
+    for s in range(0, ind.size, _MAP_CHUNK):  # a chunk at a time: np.compress makes an index array
+        part = ind[s : s + _MAP_CHUNK][keep[s : s + _MAP_CHUNK]]
+        out[pos : pos + part.size] = part
+        pos += part.size
     return ptr - np.searchsorted(dropped, ptr).astype(ptr.dtype, copy=False)
 
 
