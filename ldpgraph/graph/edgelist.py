@@ -483,6 +483,9 @@ def _file_blocks(name: str, max_bytes: int | None, max_ratio: float | None) -> I
 
 
 def _blocks_of(name: str, kind: str, max_bytes: int | None, max_ratio: float | None) -> Iterator[bytes]:
+    if kind == "plain":
+        yield from _plain_blocks(name, max_bytes)
+        return
     errors: tuple[type[BaseException], ...] = (EOFError, OSError, zlib.error, lzma.LZMAError)
     with open(name, "rb") as raw:
         stream = _text_stream(raw, kind)
@@ -530,6 +533,60 @@ def _blocks_of(name: str, kind: str, max_bytes: int | None, max_ratio: float | N
             block = data[:cut] if carry else data
             offset += len(block)
             yield block
+        if carry:
+            yield carry
+
+
+def _plain_blocks(name: str, max_bytes: int | None) -> Iterator[bytearray]:
+    """:func:`_blocks_of` for a plain file: each block read straight into its own bytearray.
+
+    The tail after the block's last newline is copied to the start of the next block (one
+    partial line); the block is then shortened in place. No other copy is made (reading
+    into pieces, joining them to the tail and cutting the result measured 0.07 s for a
+    138 MB file, against 0.03 s).
+    """
+    with open(name, "rb") as f:
+        size = os.fstat(f.fileno()).st_size  # a hint: the file may still grow or shrink
+        total = 0
+        offset = 0  # bytes yielded
+        carry = bytearray()
+        eof = False
+        while not eof:
+            # the rest of the file (+ 1 byte: its end is seen without another block), or a block
+            want = _BLOCK if size <= total else min(_BLOCK, size - total + 1)
+            block = bytearray(len(carry) + want)
+            block[: len(carry)] = carry
+            filled = len(carry)
+            with memoryview(block) as view:
+                while filled < len(block):
+                    try:
+                        k = f.readinto(view[filled:])
+                    except OSError as exc:
+                        raise ValueError(f"{name}: cannot read ({type(exc).__name__}: {exc})") from exc
+                    if not k:
+                        eof = True
+                        break
+                    filled += k
+                    total += k
+                    _check_limits(name, "plain", total, total, max_bytes, None)
+            if filled == len(carry):  # nothing more
+                break
+            del block[filled:]
+            cut = block.rfind(b"\n") + 1
+            if cut == 0:
+                if len(block) > _MAX_LINE:
+                    line = _newlines_before(name, "plain", offset) + 1  # counted only here
+                    raise ValueError(
+                        f"{name}, line {line}: longer than {_MAX_LINE:,} bytes without a line "
+                        "break; this is not an edge list"
+                    )
+                carry = block
+                continue
+            carry = block[cut:]
+            del block[cut:]
+            offset += len(block)
+            yield block
+            del block
         if carry:
             yield carry
 

@@ -106,3 +106,22 @@ def test_line_longer_than_the_limit_names_its_line(kind: str, tmp_path: Path,
     path.write_bytes(gzip.compress(text) if kind == "gzip" else text)
     with pytest.raises(ValueError, match=r"line 3002: longer than 10,000 bytes without a line break"):
         read_edge_pairs(path, max_ratio=None)
+
+
+@pytest.mark.parametrize("block", [64, 100, 4096])
+def test_file_blocks_equal_the_text(block: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain files read in blocks of a few lines, lines across every block limit, ends with or
+    without a newline: the blocks put together are the file, each ends with a newline but the
+    last, and the parse equals the parse of the same bytes in memory."""
+    monkeypatch.setattr(edgelist, "_BLOCK", block)
+    rng = np.random.default_rng(block)
+    text = blocky_text(rng, b"\t", 400, 200)
+    whole = [text[: text.rfind(b"\n", 0, k) + 1] for k in (block - 1, block, block + 1, block + 2)]
+    for data in (text, text.rstrip(b"\n"), b"", b"\n", b"1 2", *whole, *(w[:-1] for w in whole)):
+        path = tmp_path / "g.txt"
+        path.write_bytes(data)
+        blocks = list(edgelist._file_blocks(str(path), None, None))
+        assert b"".join(blocks) == data
+        assert all(b.endswith(b"\n") for b in blocks[:-1]) and all(blocks)
+        if data.strip():
+            assert read_edge_pairs(path).pairs.tolist() == parse_edge_pairs(data).pairs.tolist()
