@@ -13,6 +13,7 @@ checked against a sets reference in ``test_build_reference`` (every test there r
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -35,7 +36,7 @@ def assert_same_graph(a: Graph, b: Graph) -> None:
 def fresh_process(code: str) -> dict:
     """Run ``code`` in a new interpreter (repository root on the path); its last line as JSON."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                         check=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+                         check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
