@@ -23,12 +23,18 @@ Writes a seeded synthetic edge list (default 10^7 edges on 10^6 nodes, tab-separ
 - graph objects -> Graph (``--objects``): ``from_scipy_sparse`` on a CSR adjacency of the same
   edges, ``from_igraph`` on an igraph.Graph of them and ``from_networkx`` on a networkx graph of
   the first ``--nx-edges``, each next to the library's own export of the same object (scipy
-  ``tocoo``, igraph ``get_edgelist`` + ``degree``, ``nx.to_scipy_sparse_array``).
+  ``tocoo``, igraph ``get_edgelist`` + ``degree``, ``nx.to_scipy_sparse_array``);
+- small inputs (``--small``): the numpy build of small inputs (``core._simple_csr_sorted``, no
+  scipy import) against the counting sorts from 2**12 to 2**22 edges (the crossover
+  ``core._SMALL_EDGES``), and the wall time of ``import ldpgraph; load_dataset("facebook")`` in
+  a fresh process, with the modules it left out; ``--before DIR`` times the same in a fresh
+  process of another checkout (e.g. ``--before /work/main``), alternating with this one.
 
 Each timing is the best and the median of ``--repeat`` runs; the machine may be shared (the load
 average is printed). Usage::
 
     PYTHONPATH=. python scripts/bench_graph_io.py [--edges 10000000] [--nx-edges 1000000] [--repeat 3]
+    PYTHONPATH=. python scripts/bench_graph_io.py --small [--before /work/main]
 """
 
 from __future__ import annotations
@@ -152,10 +158,21 @@ def build_before(columns: tuple[np.ndarray, np.ndarray, int]) -> object:
     return reference_build(*columns)
 
 
+def reference_csr(cols: list[np.ndarray], n: int, *, offset: int = 0, loop_nodes: list | None = None) -> object:
+    """:func:`reference_build` with the interface of ``core._simple_csr`` (offset, loop nodes)."""
+    u, v = cols
+    cols.clear()
+    if offset:
+        u, v = u - offset, v - offset
+    if loop_nodes is not None and (u == v).any():
+        loop_nodes.append(u[u == v])
+    return reference_build(u, v, n)
+
+
 def read_edgelist_before(path: Path) -> object:
     """``read_edgelist`` with the build swapped for :func:`reference_build` (same parser)."""
     saved = core._simple_csr
-    core._simple_csr = lambda cols, n: reference_build(*cols, n)
+    core._simple_csr = reference_csr
     try:
         return read_edgelist(path)
     finally:
@@ -265,6 +282,9 @@ def main() -> None:
     ap.add_argument("--no-memory", dest="memory", action="store_false", help="skip the peak memory runs")
     ap.add_argument("--no-objects", dest="objects", action="store_false",
                     help="skip networkx / igraph / scipy.sparse -> Graph")
+    ap.add_argument("--small", action="store_true",
+                    help="only the small-input measures: numpy build crossover, Facebook start-up load")
+    ap.add_argument("--before", metavar="DIR", help="with --small: also time the Facebook load from this checkout")
     ap.add_argument("--child", nargs=2, metavar=("ROUTE", "PATH"), help=argparse.SUPPRESS)
     ap.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -272,6 +292,10 @@ def main() -> None:
         child(*args.child, traced=args.traced)
         return
     print(f"load average {' / '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    if args.small:
+        small_inputs(args.repeat, args.before)
+        print(f"\nload average {' / '.join(f'{x:.2f}' for x in os.getloadavg())} at the end")
+        return
     import scipy.sparse  # noqa: F401 - imported before the timings (the build imports it on first use)
 
     rng = np.random.default_rng(args.seed)
@@ -425,6 +449,67 @@ def objects(pairs: np.ndarray, n_nodes: int, m_nx: int, repeat: int) -> None:
     print(f"{'route':45s} {'edges':>12s} {'best s':>8s} {'M edges/s':>10s}")
     for name, edges, sec in rows:
         print(f"{name:45s} {edges:12,d} {sec:8.3f} {edges / sec / 1e6:10.2f}")
+
+
+FACEBOOK_LOAD = """
+import sys, time, json
+t0 = time.perf_counter()
+import ldpgraph
+from ldpgraph.datasets import load_dataset
+t1 = time.perf_counter()
+g = load_dataset("facebook")
+t2 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "load": t2 - t1, "edges": g.n_edges,
+                  "left_out": [m for m in ("scipy.sparse", "pyarrow", "pyarrow.compute") if m not in sys.modules]}))
+"""
+
+
+def small_inputs(repeat: int, before: str | None) -> None:
+    """The numpy build of small inputs against the counting sorts; the Facebook start-up load."""
+    import scipy.sparse  # noqa: F401 - the counting sorts' import, outside their timings
+
+    rng = np.random.default_rng(0)
+    print(f"numpy build (core._simple_csr_sorted) vs the counting sorts (scipy kernels), m edges on "
+          f"m / 10 nodes; scipy.sparse import measured apart; crossover core._SMALL_EDGES = "
+          f"{core._SMALL_EDGES:,}")
+    print(f"{'edges':>10s} {'counting ms':>12s} {'numpy ms':>10s} {'numpy - counting':>17s}")
+    for lg in range(12, 23, 2):
+        m = 1 << lg
+        n = max(m // 10, 2)
+        u = rng.integers(0, n, m).astype(np.int32)
+        v = rng.integers(0, n, m).astype(np.int32)
+        saved = core._numpy_build
+        try:
+            core._numpy_build = lambda m, n: False
+            t_count = best_and_median(lambda u=u, v=v, n=n: core._simple_csr([u, v], n), repeat)[0]
+            a = core._simple_csr([u, v], n)
+        finally:
+            core._numpy_build = saved
+        t_np = best_and_median(lambda u=u, v=v, n=n: core._simple_csr_sorted(u, v, n), repeat)[0]
+        b = core._simple_csr_sorted(u, v, n)
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True)), "the builds disagree"
+        print(f"{m:10,d} {t_count * 1e3:12.2f} {t_np * 1e3:10.2f} {(t_np - t_count) * 1e3:17.2f}")
+    code = "import time; t = time.perf_counter(); import scipy.sparse; print(time.perf_counter() - t)"
+    imports = []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", "import numpy; " + code], capture_output=True, text=True,
+                             check=True)
+        imports.append(float(out.stdout))
+    print(f"import scipy.sparse in a fresh process (numpy imported): best {min(imports) * 1e3:.0f} ms")
+    here = str(Path(__file__).resolve().parent.parent)
+    checkouts = {"this checkout": here} | ({"before (" + before + ")": before} if before else {})
+    runs: dict[str, list[dict]] = {name: [] for name in checkouts}
+    for _ in range(max(repeat, 5)):
+        for name, root in checkouts.items():  # alternating: the same load for both
+            out = subprocess.run([sys.executable, "-c", FACEBOOK_LOAD], capture_output=True, text=True,
+                                 check=True, cwd=root, env={**os.environ, "PYTHONPATH": root})
+            runs[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    print("\nimport ldpgraph; load_dataset('facebook') in a fresh process (88,234 edges), best / median:")
+    for name, rs in runs.items():
+        load = [r["load"] for r in rs]
+        imp = [r["import"] for r in rs]
+        print(f"  {name:30s} load {min(load):.3f} / {statistics.median(load):.3f} s   import ldpgraph "
+              f"{min(imp):.3f} / {statistics.median(imp):.3f} s   not imported: {', '.join(rs[0]['left_out']) or '-'}")
 
 
 if __name__ == "__main__":

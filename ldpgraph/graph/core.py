@@ -13,6 +13,7 @@ The builders here work on integer arrays only; file parsing lives in
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,15 @@ _DENSE_MIN = 1 << 16
 _REVERSE_WEIGHT = 1 << 32
 # The build works in int32 (half the memory of int64) below this many nodes: 2 * hi + 1 < 2**31.
 _INT32_NODES = 1 << 30
+# Counting sorts over more keys than this go in two passes (high bits, then low bits in each of
+# at most 2**_SORT_BUCKET_BITS buckets): see _bucket_shift.
+_SORT_DIRECT = 1 << 16
+_SORT_BUCKET_BITS = 6
+# Below this many edges, while scipy.sparse is not imported, the build sorts int64 keys with
+# numpy instead (see _numpy_build; measured by scripts/bench_graph_io.py --small).
+_SMALL_EDGES = 1 << 19
+# Entries renumbered or compacted at a time (bounded temporaries): _graph_on_range, _drop_entries_into.
+_MAP_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -379,7 +389,16 @@ def _graph_from_owned_ids(
 
     A caller that passes its only references to the columns lets each be freed as soon as the
     relabelling and the build are done with it (the build's peak then no longer includes them).
+    Ids spanning a range ``lo..hi`` no longer than the edge count are not relabelled first: the
+    graph is built on the ``hi - lo + 1`` nodes of the range (see :func:`_graph_on_range`).
     """
+    m = int(cols[0].size)
+    if m:
+        lo = min(int(cols[0].min()), int(cols[1].min()))
+        hi = max(int(cols[0].max()), int(cols[1].max()))
+        if hi - lo < m:
+            return _graph_on_range(cols, lo, hi, source=source, lines_total=lines_total,
+                                   source_directed=source_directed, notes=notes)
     node_ids, relabelled = _relabel_columns(cols)
     return _build_owned(
         cols,
@@ -391,6 +410,59 @@ def _graph_from_owned_ids(
         source_directed=source_directed,
         notes=notes,
     )
+
+
+def _graph_on_range(
+    cols: list[NDArray[np.integer]],
+    lo: int,
+    hi: int,
+    *,
+    source: str,
+    lines_total: int | None,
+    source_directed: bool | None,
+    notes: tuple[str, ...],
+) -> Graph:
+    """:func:`_graph_from_owned_ids` of ids in ``lo..hi``: built on every id of the range, then
+    the ids that occur nowhere dropped.
+
+    Node ``i`` of the build is the id ``lo + i``. An id occurs in the input iff its node has an
+    edge in the graph or a self-loop, so the absent ones are found from the degrees and the
+    self-loops, without the presence table of :func:`_relabel_columns` (two ``np.bincount``
+    passes over the ids). When some are absent, their empty rows are dropped and the indices
+    renumbered by the (increasing) map of the kept nodes, which keeps every row sorted.
+    """
+    span = hi - lo + 1
+    m_read = int(cols[0].size)
+    if lo != 0 and (lo < -(2**31) or hi >= 2**31):  # the build narrows the ids before the offset
+        u, v = cols
+        cols[:] = [np.subtract(u, lo, dtype=np.int64), np.subtract(v, lo, dtype=np.int64)]
+        del u, v
+        lo_shift = 0
+    else:
+        lo_shift = lo
+    loop_nodes: list[NDArray[np.integer]] = []
+    indptr, indices, n_loops, n_both = _simple_csr(cols, span, offset=lo_shift, loop_nodes=loop_nodes)
+    present = np.not_equal(indptr[1:], indptr[:-1])
+    for nodes in loop_nodes:
+        present[nodes] = True
+    if present.all():
+        node_ids = np.arange(lo, hi + 1, dtype=np.int64)
+        relabelled = lo != 0
+    else:
+        kept = np.flatnonzero(present)
+        mapping = np.zeros(span, dtype=np.int64)
+        mapping[kept] = np.arange(kept.size, dtype=np.int64)
+        for s in range(0, indices.size, _MAP_CHUNK):  # in place, a chunk at a time
+            indices[s : s + _MAP_CHUNK] = mapping[indices[s : s + _MAP_CHUNK]]
+        del mapping
+        indptr = indptr[np.concatenate(([0], kept + 1))]
+        node_ids = kept.astype(np.int64)
+        node_ids += lo
+        relabelled = True
+    del present
+    return _graph_of(indptr, indices, n_loops, n_both, m_read, node_ids, source=source,
+                     relabelled=relabelled, lines_total=lines_total, source_directed=source_directed,
+                     notes=notes)
 
 
 def _relabel_pair(
@@ -507,19 +579,45 @@ def _build_owned(
     -----
     Kernels (each measured, see ``scripts/bench_graph_io.py``): the column of every edge
     ``{lo < hi}`` is stored as ``2 hi + d`` with ``d = 1`` when it was given as ``hi lo``, in
-    int32 when ``n < 2**30``. Two stable counting sorts (scipy's C kernels ``coo_tocsr`` by
-    column, then ``csr_tocsc`` by row; O(m + n) each) sort the entries by ``(lo, hi, d)``, so
+    int32 when ``n < 2**30`` (and ``2 m < 2**31``); a self-loop gets the column ``2 n``. Two
+    stable counting sorts (scipy's C kernels ``coo_tocsr`` by column, then ``csr_tocsc`` by row;
+    O(m + n) each) sort the entries by ``(lo, hi, d)`` with the self-loops last (cut off), so
     duplicates are removed by a neighbour comparison and an edge given in both directions is
     a group with a step ``2 hi -> 2 hi + 1``. The lower half of the symmetric CSR is the
     transpose (one more counting sort) and the two halves, disjoint and sorted in every row,
-    are merged in one pass (``csr_plus_csr``). In int32, the upper half, its transpose and the
-    merged rows are all written inside the int64 output buffer, which is then widened in place
-    (:func:`_widen_in_place`), so the build's peak is about the output plus one int32 copy of
-    the edges. No general sort of the m keys is done (``np.sort`` of 10^7 uint64 keys alone
-    costs more than all of the above here).
+    are merged in one pass (``csr_plus_csr``). A counting sort over more than ``2**16`` keys
+    runs in two passes, by the high bits of the key into at most 64 buckets, then every bucket
+    by the low bits (:func:`_bucket_shift`): one pass over 10^6 counters scatters each entry
+    to a random place of the whole output and took 2-3 times as long here. In int32, the
+    upper half, the transpose's scratch, its output and the merged rows are all written inside
+    the int64 output buffer, which is then widened in place (:func:`_widen_in_place`), so the
+    build's peak is about the output plus one int32 copy of the edges. No general sort of the
+    m keys is done (``np.sort`` of 10^7 uint64 keys alone costs more than all of the above).
     """
     m_read = int(cols[0].size)
     indptr, indices, n_loops, n_both = _simple_csr(cols, n)
+    return _graph_of(indptr, indices, n_loops, n_both, m_read, node_ids, source=source,
+                     relabelled=relabelled, lines_total=lines_total, source_directed=source_directed,
+                     notes=notes, edges_read=edges_read)
+
+
+def _graph_of(
+    indptr: NDArray[np.int64],
+    indices: NDArray[np.int64],
+    n_loops: int,
+    n_both: int,
+    m_read: int,
+    node_ids: NDArray[Any],
+    *,
+    source: str,
+    relabelled: bool,
+    lines_total: int | None = None,
+    source_directed: bool | None = None,
+    notes: tuple[str, ...] = (),
+    edges_read: int | None = None,
+) -> Graph:
+    """The :class:`Graph` of a finished build of ``m_read`` edges, with its load report."""
+    n = int(indptr.size - 1)
     n_unique = int(indices.size // 2)
     n_dup = m_read - n_loops - n_unique
     all_notes = list(notes)
@@ -591,72 +689,279 @@ def _sorted_rows(
 
 
 def _simple_csr(
-    cols: list[NDArray[np.integer]], n: int
+    cols: list[NDArray[np.integer]],
+    n: int,
+    *,
+    offset: int = 0,
+    loop_nodes: list[NDArray[np.integer]] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], int, int]:
     """CSR ``(indptr, indices)`` of the simple undirected graph of the edges ``(u[i], v[i])``.
 
-    ``cols = [u, v]`` is emptied: the columns are dropped once read (the first step).
+    ``cols = [u, v]`` is emptied: the columns are dropped once read (the first step); the
+    arrays themselves are not modified. The nodes are ``u - offset`` and ``v - offset``, in
+    ``[0, n)`` (``u`` and ``v`` must fit int32 when ``n < 2**30`` and ``offset`` is not 0);
+    ``loop_nodes``, if given, receives the nodes of the self-loops (one array, repeats kept).
 
     Returns the CSR arrays (int64), the number of self-loops dropped and the number of
-    undirected edges given in both directions. See :func:`_build_graph` for the kernels.
+    undirected edges given in both directions. See :func:`_build_owned` for the kernels.
     """
-    from scipy.sparse import _sparsetools as st  # deferred: slow to import
-
-    itype = np.int64 if n >= _INT32_NODES else np.int32  # 2 * hi + 1 must fit the index type
     u, v = cols
     cols.clear()
-    lo = np.empty(u.size, dtype=itype)
-    col = np.empty(u.size, dtype=itype)
+    m = int(u.size)
+    if _numpy_build(m, n):
+        return _simple_csr_sorted(u, v, n, offset=offset, loop_nodes=loop_nodes)
+    # 2 n (the sentinel of the self-loops) and 2 m (the merged row pointers) fit the index type
+    narrow = n < _INT32_NODES and 2 * m < 2**31
+    itype = np.int32 if narrow else np.int64
+    lo = np.empty(m, dtype=itype)
+    col = np.empty(m, dtype=itype)
     np.minimum(u, v, out=lo, casting="unsafe")  # values < n fit the index type
     np.maximum(u, v, out=col, casting="unsafe")
-    loops = lo == col
-    n_loops = int(np.count_nonzero(loops))
+    if offset:
+        lo -= offset
+        col -= offset
     col <<= 1
     col |= np.greater(u, v)
+    loops = np.equal(u, v)
     del u, v
-    if n_loops:
-        keep = ~loops
-        lo, col = lo[keep], col[keep]
-        del keep
+    n_loops = int(np.count_nonzero(loops))
+    if n_loops and loop_nodes is not None:
+        loop_nodes.append(lo[loops])
+    if n_loops:  # self-loops get the column 2 n: sorted last, then cut off
+        np.copyto(col, 2 * n, where=loops)
     del loops
-    m = int(lo.size)
+    pair = [col, lo]
+    del col, lo
     # two stable counting sorts (LSD): by column 2 hi + d, then by row lo
-    data = np.ones(m, dtype=np.int8)
-    ptr_c = np.empty(2 * n + 1, dtype=itype)
-    rows_c = np.empty(m, dtype=itype)
-    st.coo_tocsr(2 * n, n, m, col, lo, data, ptr_c, rows_c, np.empty(m, dtype=np.int8))
-    del lo, col
-    ptr = np.empty(n + 1, dtype=itype)
-    ind = np.empty(m, dtype=itype)
-    st.csr_tocsc(2 * n, n, ptr_c, rows_c, data, ptr, ind, np.empty(m, dtype=np.int8))
+    ptr_c, rows_c = _sort_by_key(pair, 2 * n + (1 if n_loops else 0), itype)
+    ptr, ind = _transpose(ptr_c[: 2 * n + 1], rows_c, n, itype)  # ptr_c[2 n] = m - n_loops
     del ptr_c, rows_c
     # duplicates: equal neighbours 2 hi + d >> 1 inside a row, directions in order (0 then 1)
-    key = ind >> 1
-    dropped = _repeats(ptr, key)
+    dropped = _repeats(ptr, ind >> 1)
     # one 0 -> 1 step of the direction bit inside a group iff it was given both ways
     n_both = int(np.count_nonzero((ind[dropped - 1] & 1 == 0) & (ind[dropped] & 1 == 1)))
-    del ind
-    ptr, key = _drop_entries(ptr, key, dropped)
-    del dropped
-    mu = int(key.size)
-    if itype == np.int32:  # the halves and the merged int32 CSR live in the int64 output buffer
+    ind >>= 1
+    mu = int(ind.size - dropped.size)
+    if narrow:  # the halves and the merged int32 CSR live in the int64 output buffer
         buf = np.empty(2 * mu, dtype=np.int64)
         slots = buf.view(np.int32)
         upper, lower, merged = slots[:mu], slots[mu : 2 * mu], slots[2 * mu :]
-        upper[...] = key
+        work = (lower, slots[2 * mu : 3 * mu], slots[3 * mu :])  # the transpose's scratch
     else:
-        upper, lower, merged = key, np.empty(mu, dtype=itype), np.empty(2 * mu, dtype=itype)
-    del key
-    # lower half = transpose (a counting sort)
-    data = data[:mu]
-    ptr_l = np.empty(n + 1, dtype=itype)
-    st.csr_tocsc(n, n, ptr, upper, data, ptr_l, lower, np.empty(mu, dtype=np.int8))
-    del data
+        upper, lower, merged, work = np.empty(mu, dtype=itype), None, None, None
+    ptr = _drop_entries_into(ptr, ind, dropped, upper)
+    del ind, dropped
+    # lower half = transpose (counting sorts), then both halves merged row by row
+    ptr_l, lower = _transpose(ptr, upper, n, itype, out=lower, work=work)
+    del work
     indptr, indices = _merge_rows(ptr_l, lower, ptr, upper, n, out=merged)
     del ptr_l, lower, ptr, upper, merged
-    if itype == np.int32:
+    if narrow:
         indices = _widen_in_place(buf)
     return indptr.astype(np.int64, copy=False), indices.astype(np.int64, copy=False), n_loops, n_both
+
+
+def _numpy_build(m: int, n: int) -> bool:
+    """Whether :func:`_simple_csr` builds ``m`` edges on ``n`` nodes by numpy sorts alone.
+
+    The numpy build is about 6 times slower than the counting sorts (measured from 2**12 to
+    2**22 edges) but needs no scipy.sparse, whose import costs about 0.1 s: below
+    ``_SMALL_EDGES`` edges (where the difference is below that) it is used while
+    scipy.sparse is not imported yet, e.g. for the Facebook graph at start-up.
+    """
+    return m < _SMALL_EDGES and n < 2**31 and "scipy.sparse" not in sys.modules
+
+
+def _simple_csr_sorted(
+    u: NDArray[np.integer],
+    v: NDArray[np.integer],
+    n: int,
+    *,
+    offset: int = 0,
+    loop_nodes: list[NDArray[np.integer]] | None = None,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], int, int]:
+    """:func:`_simple_csr` by two numpy sorts of int64 keys, without scipy (small inputs).
+
+    Every edge ``{lo < hi}`` given as ``(a, b)`` is the key ``2 (lo n + hi) + [a > b]`` (below
+    ``2 n**2 < 2**63`` for ``n < 2**31``); after a sort, duplicates are the repeats of
+    ``key >> 1`` and an edge given both ways a step of the direction bit from 0 to 1 inside a
+    group, as in the counting-sort build. The symmetric CSR is one more sort of the kept
+    ``lo n + hi`` with their reverses ``hi n + lo``. Same arrays and counts as
+    :func:`_simple_csr`, which imports scipy.sparse (about 0.1 s) and wins from about
+    ``_SMALL_EDGES`` edges on.
+    """
+    lo = np.minimum(u, v).astype(np.int64)
+    hi = np.maximum(u, v).astype(np.int64)
+    lo -= offset
+    hi -= offset
+    loops = np.equal(u, v)
+    n_loops = int(np.count_nonzero(loops))
+    if n_loops and loop_nodes is not None:
+        loop_nodes.append(lo[loops])
+    key = lo * n
+    key += hi
+    key <<= 1
+    key |= np.greater(u, v)
+    del lo, hi
+    if n_loops:
+        key = key[~loops]
+    del loops
+    key.sort()
+    pair = key >> 1
+    repeat = np.equal(pair[1:], pair[:-1])
+    n_both = int(np.count_nonzero(repeat & (key[:-1] & 1 == 0) & (key[1:] & 1 == 1)))
+    del key
+    first = np.ones(pair.size, dtype=bool)
+    first[1:] = ~repeat
+    pair = pair[first]
+    del repeat, first
+    row, col = np.divmod(pair, n) if n else (pair, pair)
+    both = np.concatenate((pair, col * n + row))
+    del pair, row, col
+    both.sort()
+    rows, indices = np.divmod(both, n) if n else (both, both)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return indptr, indices, n_loops, n_both
+
+
+def _bucket_shift(n_keys: int) -> int | None:
+    """Bits of a key below its bucket in a two-pass counting sort, or None for one pass.
+
+    Up to ``_SORT_DIRECT`` keys one counting sort's counters stay in cache. Above, the keys'
+    high bits (at most ``2**_SORT_BUCKET_BITS`` buckets) are sorted first and every bucket then
+    by its low bits: two passes that each write to few places at a time, where one pass over
+    ``n_keys`` counters scatters every entry to a random place of the whole output.
+    """
+    if n_keys <= _SORT_DIRECT:
+        return None
+    return max(int(n_keys - 1).bit_length() - _SORT_BUCKET_BITS, 0)
+
+
+def _sort_by_key(
+    pair: list[NDArray[np.integer]],
+    n_keys: int,
+    itype: type,
+) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """Stable counting sort of ``values`` by ``keys`` in ``[0, n_keys)``, ``pair = [keys, values]``.
+
+    Returns ``(ptr, out)``: ``out[ptr[k]:ptr[k + 1]]`` are the values of key ``k`` in input
+    order. ``pair`` is emptied (its arrays freed after the first pass if it held the only
+    references); both arrays have the index type ``itype``.
+    """
+    from scipy.sparse import _sparsetools as st  # deferred: slow to import
+
+    keys, values = pair
+    pair.clear()
+    m = int(keys.size)
+    ptr = np.empty(n_keys + 1, dtype=itype)
+    shift = _bucket_shift(n_keys)
+    if shift is None or m == 0:
+        out = np.empty(m, dtype=itype)
+        tags = np.zeros(m, dtype=np.int8)
+        st.coo_tocsr(n_keys, 1, m, keys, values, tags, ptr, out, np.empty(m, dtype=np.int8))
+        return ptr, out
+    n_buckets = ((n_keys - 1) >> shift) + 1
+    high = np.right_shift(keys, shift)
+    ptr1 = np.empty(n_buckets + 1, dtype=itype)
+    values1, keys1 = np.empty(m, dtype=itype), np.empty(m, dtype=itype)
+    st.coo_tocsr(n_buckets, 1, m, high, values, keys, ptr1, values1, keys1)  # keys ride as data
+    del keys, values, high
+    out = np.empty(m, dtype=itype)
+    _sort_buckets(ptr1, keys1, values1, shift, n_keys, ptr, out)
+    return ptr, out
+
+
+def _transpose(
+    ptr: NDArray[np.integer],
+    ind: NDArray[np.integer],
+    n_cols: int,
+    itype: type,
+    *,
+    out: NDArray[np.integer] | None = None,
+    work: tuple[NDArray[np.integer], ...] | None = None,
+) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """CSR of the transpose of the CSR ``(ptr, ind)`` (``ptr[-1]`` entries, columns below ``n_cols``).
+
+    The rows of the output list their columns (the input's rows) in increasing order: a stable
+    counting sort by column, in two passes for many columns (see :func:`_bucket_shift`).
+    ``out`` receives the indices; ``work``, three arrays of the entry count, serves as the
+    scratch of the two passes (its first may be ``out``: it is free before ``out`` is written).
+    """
+    from scipy.sparse import _sparsetools as st  # deferred: slow to import
+
+    n_rows = int(ptr.size - 1)
+    m = int(ptr[-1])
+    ind = ind[:m]
+    ptr_t = np.empty(n_cols + 1, dtype=itype)
+    shift = _bucket_shift(n_cols)
+    if shift is None or m == 0:
+        out = np.empty(m, dtype=itype) if out is None else out
+        tags = np.zeros(m, dtype=np.int8)
+        st.csr_tocsc(n_rows, n_cols, ptr, ind, tags, ptr_t, out, np.empty(m, dtype=np.int8))
+        return ptr_t, out
+    n_buckets = ((n_cols - 1) >> shift) + 1
+    high, rows1, cols1 = work if work is not None else (np.empty(m, dtype=itype) for _ in range(3))
+    np.right_shift(ind, shift, out=high)
+    ptr1 = np.empty(n_buckets + 1, dtype=itype)
+    st.csr_tocsc(n_rows, n_buckets, ptr, high, ind, ptr1, rows1, cols1)  # columns ride as data
+    del high
+    out = np.empty(m, dtype=itype) if out is None else out
+    _sort_buckets(ptr1, cols1, rows1, shift, n_cols, ptr_t, out)
+    return ptr_t, out
+
+
+def _sort_buckets(
+    ptr1: NDArray[np.integer],
+    keys: NDArray[np.integer],
+    values: NDArray[np.integer],
+    shift: int,
+    n_keys: int,
+    ptr: NDArray[np.integer],
+    out: NDArray[np.integer],
+) -> None:
+    """Second pass: sort each bucket ``ptr1[b]:ptr1[b + 1]`` stably by the keys' low ``shift`` bits.
+
+    Writes the values into ``out`` and the row pointers of all ``n_keys`` keys into ``ptr``.
+    """
+    from scipy.sparse import _sparsetools as st  # deferred: slow to import
+
+    width = 1 << shift
+    sizes = np.diff(ptr1)
+    largest = int(sizes.max())
+    low = np.empty(largest, dtype=keys.dtype)
+    tags, tags_out = np.zeros(largest, dtype=np.int8), np.empty(largest, dtype=np.int8)
+    local = np.empty(width + 1, dtype=ptr.dtype)
+    starts = ptr1.tolist()
+    for b in range(ptr1.size - 1):
+        s, e = starts[b], starts[b + 1]
+        base = b << shift
+        w = min(width, n_keys - base)
+        c = e - s
+        np.bitwise_and(keys[s:e], width - 1, out=low[:c])
+        st.coo_tocsr(w, 1, c, low[:c], values[s:e], tags[:c], local[: w + 1], out[s:e], tags_out[:c])
+        np.add(local[:w], s, out=ptr[base : base + w])
+    ptr[n_keys] = starts[-1]
+
+
+def _drop_entries_into(
+    ptr: NDArray[np.integer],
+    ind: NDArray[np.integer],
+    dropped: NDArray[np.intp],
+    out: NDArray[np.integer],
+) -> NDArray[np.integer]:
+    """:func:`_drop_entries` writing the kept entries into ``out``; returns the new row pointers."""
+    if not dropped.size:
+        out[...] = ind
+        return ptr
+    keep = np.ones(ind.size, dtype=bool)
+    keep[dropped] = False
+    pos = 0
+    for s in range(0, ind.size, _MAP_CHUNK):  # a chunk at a time: np.compress makes an index array
+        part = ind[s : s + _MAP_CHUNK][keep[s : s + _MAP_CHUNK]]
+        out[pos : pos + part.size] = part
+        pos += part.size
+    return ptr - np.searchsorted(dropped, ptr).astype(ptr.dtype, copy=False)
 
 
 def _repeats(ptr: NDArray[np.integer], ind: NDArray[np.integer]) -> NDArray[np.intp]:

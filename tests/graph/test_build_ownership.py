@@ -61,3 +61,37 @@ def test_owned_build_of_int64_ids_beyond_int32() -> None:
 
 def test_owned_build_of_no_edges() -> None:
     check(np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32))
+
+
+@pytest.mark.parametrize("numpy_route", [False, True])
+@pytest.mark.parametrize("offset", [0, 5, 2**31 - 200, -(2**31) - 5, 2**40, -(2**40)])
+@pytest.mark.parametrize("seed", range(3))
+def test_range_build_with_gaps_and_loop_only_ids(
+    numpy_route: bool, offset: int, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ids of a range no longer than the edge count (built on the range, absent ids dropped after).
+
+    The lowest and highest ids occur only in self-loops (kept, isolated), some ids in between
+    occur nowhere (dropped), and offsets put the range inside and outside int32. The graph must
+    equal the sets reference and the relabel-first route (``_relabel_columns`` + ``_build_owned``).
+    """
+    monkeypatch.setattr(core, "_numpy_build", lambda m, n: numpy_route)
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(20, 80))
+    pairs = np.array(random_multigraph(rng, n, 6 * n), dtype=np.int64)
+    pairs = pairs[(pairs % 7 != 3).all(axis=1)]  # ids = 3 mod 7 occur nowhere
+    pairs += 1
+    pairs = np.concatenate((pairs, [[0, 0], [n + 1, n + 1], [n + 1, n + 1]]))  # loop-only ends
+    rng.shuffle(pairs)
+    pairs += offset
+    u, v = pairs[:, 0].copy(), pairs[:, 1].copy()
+    assert int(pairs.max() - pairs.min()) < len(pairs)  # the range route is taken
+    check(u, v)
+    g = core._graph_from_owned_ids([u.copy(), v.copy()], source="cols")
+    cols = [u.copy(), v.copy()]
+    ids, relabelled = core._relabel_columns(cols)
+    h = core._build_owned(cols, ids.size, ids, source="cols", relabelled=relabelled)
+    assert g.report == h.report
+    for name in ("indptr", "indices", "node_ids"):
+        assert np.array_equal(getattr(g, name), getattr(h, name)), name
+    assert g.degrees[0] == g.degrees[-1] == 0 and g.report.self_loops_dropped >= 3

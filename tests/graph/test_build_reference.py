@@ -15,6 +15,14 @@ import pytest
 from ldpgraph.graph import core, from_edge_array
 
 
+@pytest.fixture(autouse=True, params=["counting sorts", "numpy sorts"])
+def route(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The build under test: the crossover ``core._numpy_build`` forced one way or the other."""
+    numpy_route = request.param == "numpy sorts"
+    monkeypatch.setattr(core, "_numpy_build", lambda m, n: numpy_route)
+    return str(request.param)
+
+
 def reference(pairs: list[tuple[int, int]], n_nodes: int | None = None) -> dict:
     """Node ids, CSR arrays and report counts of the simple undirected graph, from sets."""
     ids = sorted({x for p in pairs for x in p}) if n_nodes is None else list(range(n_nodes))
@@ -194,3 +202,46 @@ def test_igraph_loops_and_parallel_edges(pairs: list[tuple[int, int]]) -> None:
     assert g.indptr.tolist() == ref["indptr"] and g.indices.tolist() == ref["indices"]
     assert (g.report.self_loops_dropped, g.report.duplicates_dropped) == (
         ref["self_loops_dropped"], ref["duplicates_dropped"])
+
+
+@pytest.mark.parametrize("bits", [1, 2, 3])
+@pytest.mark.parametrize("narrow", [True, False])
+@pytest.mark.parametrize("seed", range(6))
+def test_two_pass_counting_sorts_match_the_reference(
+    bits: int, narrow: bool, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The two-pass counting sorts (used above 2**16 keys) on small graphs, by lowering the threshold.
+
+    With ``2**bits`` buckets at most, the buckets hold several keys each, the last one fewer
+    than the others, and some none.
+    """
+    monkeypatch.setattr(core, "_SORT_DIRECT", 1)
+    monkeypatch.setattr(core, "_SORT_BUCKET_BITS", bits)
+    monkeypatch.setattr(core, "_numpy_build", lambda m, n: False)
+    if not narrow:
+        monkeypatch.setattr(core, "_INT32_NODES", 1)
+    rng = np.random.default_rng(5000 + seed)
+    n = int(rng.integers(2, 70))
+    pairs = random_multigraph(rng, n, int(rng.integers(1, 5 * n)))
+    assert_same(pairs)
+    assert_same(pairs, n_nodes=n + 3)  # isolated nodes: empty buckets at the end
+    assert_same([(0, 0)] * 3 + [(1, 0)], n_nodes=n)  # loops and one edge
+
+
+def test_two_pass_sort_by_key_is_stable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_sort_by_key`` and ``_transpose`` against numpy's stable argsort, in one and two passes."""
+    rng = np.random.default_rng(6000)
+    for direct in (1, 2**16):
+        monkeypatch.setattr(core, "_SORT_DIRECT", direct)
+        for n_keys in (1, 2, 5, 64, 1000):
+            m = int(rng.integers(0, 3000))
+            keys = rng.integers(0, n_keys, m).astype(np.int32)
+            values = np.arange(m, dtype=np.int32)
+            ptr, out = core._sort_by_key([keys, values], n_keys, np.int32)
+            order = np.argsort(keys, kind="stable")
+            assert out.tolist() == order.tolist()
+            assert ptr.tolist() == [0, *np.cumsum(np.bincount(keys, minlength=n_keys)).tolist()]
+            # its transpose: row i (a position) holds the one column keys[i]
+            t_ptr, t_ind = core._transpose(ptr, out, max(m, 1), np.int32)
+            assert t_ptr.tolist() == list(range(m + 1)) + [m] * (max(m, 1) - m)
+            assert t_ind.tolist() == keys.tolist()

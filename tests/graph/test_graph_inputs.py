@@ -299,6 +299,12 @@ def test_fifo_and_devices_are_refused_without_blocking(tmp_path) -> None:
 # -- the fast paths agree with the exact parser ------------------------------------------------
 
 
+def set_arrow_min(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    """Blocks of ``size`` bytes and more go to pyarrow, whether it is imported yet or not."""
+    monkeypatch.setattr(edgelist, "_ARROW_MIN", size)
+    monkeypatch.setattr(edgelist, "_ARROW_COLD", size)
+
+
 def _big_text(rng: np.random.Generator, sep: bytes, n: int = 30_000) -> bytes:
     pairs = rng.integers(0, 10**12, size=(n, 2))
     return b"".join(b"%d%s%d\n" % (a, sep, b) for a, b in pairs.tolist())
@@ -309,15 +315,16 @@ def test_pyarrow_numeric_blocks_agree_with_the_swar_parser(sep: bytes, monkeypat
     rng = np.random.default_rng(0)
     text = _big_text(rng, sep)
     assert len(text) > edgelist._ARROW_MIN
+    monkeypatch.setattr(edgelist, "_ARROW_COLD", edgelist._ARROW_MIN)  # pyarrow imported or not
     fast = parse_edge_pairs(text).pairs
-    monkeypatch.setattr(edgelist, "_ARROW_MIN", len(text) + 1)
+    set_arrow_min(monkeypatch, len(text) + 1)
     np.testing.assert_array_equal(fast, parse_edge_pairs(text).pairs)
     lines = text.split(b"\n")
     for bad, reason in ((b"-5" + sep + b"3", "is negative"), (b"5", "expected 2"),
                         (b"99999999999999999999" + sep + b"1", "exceeds"), (b"+5" + sep + b"1", "not a non")):
         broken = b"\n".join(lines[:20000] + [bad] + lines[20000:])
         for arrow_min in (1, len(broken) + 1):
-            monkeypatch.setattr(edgelist, "_ARROW_MIN", arrow_min)
+            set_arrow_min(monkeypatch, arrow_min)
             with pytest.raises(ValueError, match=f"line 20001: .*{reason}"):
                 parse_edge_pairs(broken)
 
@@ -337,7 +344,7 @@ def test_pyarrow_general_blocks_agree_with_the_line_parser(kind: str, monkeypatc
         lines = [f"{x}\t{y}\t{z:.3f}" for x, y, z in zip(a, b, w, strict=True)]
     text = ("\n".join(lines) + "\n").encode()
     fast = parse_edge_pairs(text)
-    monkeypatch.setattr(edgelist, "_ARROW_MIN", len(text) + 1)
+    set_arrow_min(monkeypatch, len(text) + 1)
     slow = parse_edge_pairs(text)
     np.testing.assert_array_equal(fast.pairs, slow.pairs)
     assert (fast.names is None) == (slow.names is None)
@@ -346,6 +353,6 @@ def test_pyarrow_general_blocks_agree_with_the_line_parser(kind: str, monkeypatc
     broken = text.replace(lines[12345].encode(), lines[12345].encode() + b",x" if kind == "csv-names"
                           else b"7 \x00 1.0")
     for arrow_min in (1, len(broken) + 1):
-        monkeypatch.setattr(edgelist, "_ARROW_MIN", arrow_min)
+        set_arrow_min(monkeypatch, arrow_min)
         with pytest.raises(ValueError, match="line 12346: "):
             parse_edge_pairs(broken)
