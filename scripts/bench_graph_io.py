@@ -16,7 +16,9 @@ Writes a seeded synthetic edge list (default 10^7 edges on 10^6 nodes, tab-separ
   ``read_edgelist``'s CSR); pyarrow + ``np.bincount`` degrees (no dedupe: a lower bound);
 - the graph build alone (node-index columns -> CSR, ``core._simple_csr``) against the build as it
   was before the counting-sort rewrite (``reference_build``, kept here as the reference), and
-  ``read_edgelist`` with that old build swapped in: the after/before ratios;
+  ``read_edgelist`` with that old build swapped in: the after/before ratios; with ``--before DIR``
+  also ``read_edgelist`` in fresh processes of this checkout and of DIR (e.g. the commit before a
+  change), taking turns so that both see the same load;
 - peak memory (``--memory``, default on): each route in a fresh subprocess, peak resident size
   above the size after the imports (Linux VmHWM, reset by /proc/self/clear_refs), against the
   raw edge array (m x 2 int64), and the tracemalloc peak of the same route in another fresh process;
@@ -284,7 +286,9 @@ def main() -> None:
                     help="skip networkx / igraph / scipy.sparse -> Graph")
     ap.add_argument("--small", action="store_true",
                     help="only the small-input measures: numpy build crossover, Facebook start-up load")
-    ap.add_argument("--before", metavar="DIR", help="with --small: also time the Facebook load from this checkout")
+    ap.add_argument("--before", metavar="DIR",
+                    help="also time read_edgelist (or, with --small, the Facebook load) from this checkout, "
+                         "in fresh processes alternating with this one")
     ap.add_argument("--child", nargs=2, metavar=("ROUTE", "PATH"), help=argparse.SUPPRESS)
     ap.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -353,6 +357,8 @@ def main() -> None:
             gz.write_bytes(gzip.compress(data, compresslevel=6))
             run("ldpgraph read_edgelist (gzip -> Graph)", m, lambda: read_edgelist(gz),
                 args.repeat)
+        if args.before:
+            checkouts_read_edgelist(path, args.before, args.repeat)
         g = read_edgelist(path)
         ids, ptr, idx = arrow_numpy_graph(path)
         assert np.array_equal(g.node_ids, ids) and np.array_equal(g.indptr, ptr) and np.array_equal(
@@ -449,6 +455,37 @@ def objects(pairs: np.ndarray, n_nodes: int, m_nx: int, repeat: int) -> None:
     print(f"{'route':45s} {'edges':>12s} {'best s':>8s} {'M edges/s':>10s}")
     for name, edges, sec in rows:
         print(f"{name:45s} {edges:12,d} {sec:8.3f} {edges / sec / 1e6:10.2f}")
+
+
+READ_EDGELIST = """
+import sys, time, json
+import scipy.sparse, pyarrow.csv
+from ldpgraph.graph import read_edgelist
+times = []
+for _ in range(3):
+    t0 = time.perf_counter()
+    g = read_edgelist(sys.argv[1])
+    times.append(time.perf_counter() - t0)
+    del g
+print(json.dumps({"best": min(times)}))
+"""
+
+
+def checkouts_read_edgelist(path: Path, before: str, repeat: int) -> None:
+    """``read_edgelist(path)`` in fresh processes of this checkout and of ``before``, taking turns."""
+    here = str(Path(__file__).resolve().parent.parent)
+    best: dict[str, float] = {}
+    for _ in range(repeat):
+        for name, root in (("this checkout", here), (f"before ({before})", before)):
+            out = subprocess.run([sys.executable, "-c", READ_EDGELIST, str(path)], capture_output=True, text=True,
+                                 check=True, cwd=root, env={**os.environ, "PYTHONPATH": root})
+            t = json.loads(out.stdout.strip().splitlines()[-1])["best"]
+            best[name] = min(best.get(name, t), t)
+    m = read_edge_pairs(path).pairs.shape[0]
+    print(f"  read_edgelist in fresh processes taking turns ({repeat} x best of 3), load "
+          f"{os.getloadavg()[0]:.2f}:")
+    for name, t in best.items():
+        print(f"    {name:40s} {t:7.3f} s  {m / t / 1e6:6.2f} M edges/s")
 
 
 FACEBOOK_LOAD = """

@@ -464,7 +464,7 @@ def _file_kind(name: str) -> str:
     return "plain"
 
 
-def _file_blocks(name: str, max_bytes: int | None, max_ratio: float | None) -> Iterator[bytes]:
+def _file_blocks(name: str, max_bytes: int | None, max_ratio: float | None) -> Iterator[bytes | bytearray]:
     """Blocks of about ``_BLOCK`` bytes of decompressed text, each ending with a newline."""
     bad = isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0
     if max_bytes is not None and bad:
@@ -482,7 +482,9 @@ def _file_blocks(name: str, max_bytes: int | None, max_ratio: float | None) -> I
     return _blocks_of(name, kind, max_bytes, max_ratio)
 
 
-def _blocks_of(name: str, kind: str, max_bytes: int | None, max_ratio: float | None) -> Iterator[bytes]:
+def _blocks_of(
+    name: str, kind: str, max_bytes: int | None, max_ratio: float | None
+) -> Iterator[bytes | bytearray]:
     if kind == "plain":
         yield from _plain_blocks(name, max_bytes)
         return
@@ -675,7 +677,7 @@ def _as_bytes(data: object) -> bytes:
 # the stream: decide the format from the head, then parse block by block
 
 
-def _parse_stream(blocks: Iterator[bytes], source: str, options: _Options) -> _Parsed:
+def _parse_stream(blocks: Iterator[bytes | bytearray], source: str, options: _Options) -> _Parsed:
     blocks = iter(blocks)
     head = b""
     for block in blocks:  # enough text to decide the format
@@ -749,7 +751,9 @@ def _malloc_trim() -> Any:
         return None
 
 
-def _chain_first(first: list[bytes], rest: Iterator[bytes]) -> Iterator[bytes]:
+def _chain_first(
+    first: list[bytes], rest: Iterator[bytes | bytearray]
+) -> Iterator[bytes | bytearray]:
     """The block in ``first`` (taken out of the list), then the others."""
     yield first.pop()
     yield from rest
@@ -944,7 +948,7 @@ def _sniff(head: bytes, source: str, options: _Options) -> _Dialect | None:
 
 
 def _parse_block(
-    block: bytes, first_line: int, d: _Dialect, source: str
+    block: bytes | bytearray, first_line: int, d: _Dialect, source: str
 ) -> tuple[list[Any], list[Any], int]:
     """Node ids (or names) of the two node columns of a block of whole lines, and its newlines.
 

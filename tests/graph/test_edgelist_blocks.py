@@ -124,4 +124,6 @@ def test_file_blocks_equal_the_text(block: int, tmp_path: Path, monkeypatch: pyt
         assert b"".join(blocks) == data
         assert all(b.endswith(b"\n") for b in blocks[:-1]) and all(blocks)
         if data.strip():
-            assert read_edge_pairs(path).pairs.tolist() == parse_edge_pairs(data).pairs.tolist()
+            a, b = read_edge_pairs(path), parse_edge_pairs(data)
+            assert a.pairs.tolist() == b.pairs.tolist()
+            assert a.lines_read == b.lines_read == data.count(b"\n") + (not data.endswith(b"\n"))

@@ -156,3 +156,24 @@ def test_facebook_at_start_up_imports_no_scipy_sparse() -> None:
     g = load_dataset("facebook")
     assert not core._numpy_build(g.n_edges, g.n_nodes)
     assert out["hash"] == hashlib.sha256(g.indptr.tobytes() + g.indices.tobytes() + g.node_ids.tobytes()).hexdigest()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_named_nodes_give_the_same_graph_on_both_routes(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """String ids (positions in the sorted names) with loops, repeats and reverse copies."""
+    rng = np.random.default_rng(40 + seed)
+    names = [f"node-{i}" for i in rng.permutation(300)]
+    pairs = rng.integers(0, 300, size=(2_000, 2))
+    pairs[:100, 1] = pairs[:100, 0]
+    pairs[100:400] = pairs[400:700, ::-1]
+    text = "".join(f"{names[a]} {names[b]}\n" for a, b in pairs.tolist())
+    graphs = []
+    for numpy_route in (True, False):
+        monkeypatch.setattr(core, "_numpy_build", lambda m, n, numpy_route=numpy_route: numpy_route)
+        graphs.append(edgelist.parse_edgelist(text))
+    assert_same_graph(*graphs)
+    g = graphs[0]
+    assert g.node_ids.tolist() == sorted({names[x] for x in pairs.ravel().tolist()})
+    edges = {frozenset((names[a], names[b])) for a, b in pairs.tolist() if a != b}
+    got = {frozenset((g.node_ids[a], g.node_ids[b])) for a, b in g.edges().tolist()}
+    assert got == edges and g.report.self_loops_dropped == int(np.count_nonzero(pairs[:, 0] == pairs[:, 1]))
