@@ -29,6 +29,10 @@ __all__ = ["from_networkx", "from_igraph", "from_scipy_sparse"]
 
 # networkx conversion: node positions and CSR entries in int32 below this many (else int64)
 _INT32_LIMIT = 2**31
+# hash(v) == v for the integers 0 <= v < this (CPython's sys.hash_info.modulus)
+_HASH_EXACT = 2**61 - 1
+# whether CPython's dict tables are read directly (None: not yet probed); see _raw_dicts_supported
+_RAW_DICTS: bool | None = None
 
 
 def from_networkx(graph: Any) -> Graph:
@@ -61,10 +65,17 @@ def from_networkx(graph: Any) -> Graph:
     -----
     networkx stores a graph as a dict of dicts, ``graph._adj[u][v]``, in node insertion order:
     the lengths of the inner dicts are the row lengths of a CSR form and their keys, chained,
-    its column labels. Those keys are read by one C-level pass (``np.fromiter`` over
-    ``itertools.chain``); integer labels are mapped to sorted positions with numpy (an offset,
-    or ``searchsorted``), other labels through one dict. This pass over networkx's own dicts
-    is the floor of the conversion (``scripts/bench_from_networkx.py`` measures it).
+    its column labels. Any pass over those keys in Python costs a cache miss per key object
+    (about 10^8 keys/s at best here, ``scripts/bench_from_networkx.py`` measures it), so on
+    CPython 3.11-3.13 the keys are not visited: the hash of each key, stored in the dict's
+    table next to the key pointer, is read from memory with numpy (layout checked on probe
+    dicts once, and on every dict read; see :func:`_dict_key_hashes`). A key equals a node
+    label, so it has that label's hash; a non-negative integer below :math:`2^{61} - 1` is its
+    own hash, and other labels are found by their hashes when these are distinct. Otherwise
+    (dicts of str keys, whose tables hold no hash; other interpreters; colliding hashes) the
+    keys are read by one C-level pass (``np.fromiter`` over ``itertools.chain``), integer
+    labels located with numpy (an offset, or ``searchsorted``), other labels through a dict.
+    Do not change the graph from another thread during the conversion.
 
     For an undirected simple ``nx.Graph`` the adjacency is symmetric and free of duplicates,
     so no dedupe is needed: the transpose of a symmetric pattern is itself, and scipy's
@@ -94,14 +105,18 @@ def from_networkx(graph: Any) -> Graph:
     deg = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
     nnz = int(deg.sum())
     node_ids, rank = _sorted_labels(labels)
-    cols = _neighbour_positions(adj, labels, node_ids, rank, nnz)
+    multi = bool(graph.is_multigraph())
+    read = _key_hashes(adj, deg, lengths=multi)
+    cols = _neighbour_positions(adj, labels, node_ids, rank, deg, None if read is None else read[0])
     relabelled = not _is_range(node_ids)
     directed = bool(graph.is_directed())
-    multi = bool(graph.is_multigraph())
     mult = None
     if multi:  # adj[u][v] is a dict of parallel edges keyed by edge key: their numbers
-        per = map(len, chain.from_iterable(nbrs.values() for nbrs in adj.values()))
-        mult = np.fromiter(per, dtype=np.int64, count=nnz)
+        mult = None if read is None else read[1]
+        if mult is None:
+            per = map(len, chain.from_iterable(nbrs.values() for nbrs in adj.values()))
+            mult = np.fromiter(per, dtype=np.int64, count=nnz)
+    del read
     if not directed:
         ptr = np.zeros(n + 1, dtype=cols.dtype)
         np.cumsum(deg, out=ptr[1:])
@@ -311,40 +326,234 @@ def _sorted_labels(labels: list[Any]) -> tuple[NDArray[Any], NDArray[np.integer]
 
 
 def _neighbour_positions(
-    adj: Any, labels: list[Any], node_ids: NDArray[Any], rank: NDArray[np.integer] | None, nnz: int
+    adj: Any,
+    labels: list[Any],
+    node_ids: NDArray[Any],
+    rank: NDArray[np.integer] | None,
+    deg: NDArray[np.int64],
+    hashes: NDArray[np.int64] | None,
 ) -> NDArray[np.integer]:
-    """Sorted positions of the neighbour labels ``chain(*adj.values())`` (``nnz`` of them).
+    """Sorted positions of the neighbour labels ``chain(*adj.values())``.
 
-    Integer labels are read by ``np.fromiter`` and located with numpy (an offset when the labels
-    are consecutive integers, else ``searchsorted``); other labels through one dict from label
-    to position. int32 when the positions and ``nnz`` fit, else int64.
+    ``hashes`` are the hashes of those keys read from CPython's dict tables
+    (:func:`_key_hashes`), or None. With them, the neighbours are
+    located by the hashes stored there, without visiting the key objects: a non-negative
+    integer below ``2**61 - 1`` is its own hash, and other labels are found among the hashes of
+    the node labels when those are distinct. Otherwise integer labels are read by
+    ``np.fromiter`` and located with numpy, other labels through one dict from label to
+    position. int32 when the positions and entries fit, else int64.
     """
     n = len(labels)
+    nnz = int(deg.sum())
     itype = np.int32 if max(n, nnz) < _INT32_LIMIT else np.int64
-    if node_ids.dtype == np.int64:
+    ints = node_ids.dtype == np.int64
+    if hashes is not None:
+        if ints and (n == 0 or (node_ids[0] >= 0 and node_ids[-1] < _HASH_EXACT)):
+            return _int_positions(hashes, node_ids, itype)
+        pos = _hash_positions(hashes, labels, rank, itype)
+        if pos is not None:
+            return pos
+    if ints:
         try:
             vals = np.fromiter(chain.from_iterable(adj.values()), dtype=np.int64, count=nnz)
         except (TypeError, ValueError, OverflowError):  # a key that only compares equal to a label
             vals = None
         if vals is not None:
-            if n == 0:
-                return vals.astype(itype)
-            lo, hi = int(node_ids[0]), int(node_ids[-1])
-            if hi - lo == n - 1:  # consecutive labels lo..hi: the position is the offset
-                if nnz and (vals.min() < lo or vals.max() > hi):
-                    _not_a_node(int(vals[(vals < lo) | (vals > hi)][0]))
-                return np.subtract(vals, lo, dtype=np.int64).astype(itype)
-            pos = np.searchsorted(node_ids, vals).astype(itype)
-            bad = node_ids[np.minimum(pos, n - 1)] != vals
-            if bad.any():
-                _not_a_node(int(vals[bad][0]))
-            return pos
+            return _int_positions(vals, node_ids, itype)
     index = dict(zip(labels, range(n) if rank is None else rank.tolist(), strict=True))
     try:  # np.array of a list is faster here than np.fromiter of the map (measured)
         return np.array(list(map(index.__getitem__, chain.from_iterable(adj.values()))), dtype=itype)
     except KeyError as exc:
         _not_a_node(exc.args[0])
         raise  # pragma: no cover - _not_a_node raises
+
+
+def _int_positions(vals: NDArray[np.int64], node_ids: NDArray[np.int64], itype: type) -> NDArray[np.integer]:
+    """Positions of the integer labels ``vals`` in the sorted ``node_ids`` (ValueError if absent)."""
+    n = int(node_ids.size)
+    if not vals.size:
+        return vals.astype(itype)
+    lo, hi = int(node_ids[0]), int(node_ids[-1])  # vals is not empty: neither is node_ids
+    if hi - lo == n - 1:  # consecutive labels lo..hi: the position is the offset
+        if vals.min() < lo or vals.max() > hi:
+            _not_a_node(int(vals[(vals < lo) | (vals > hi)][0]))
+        return np.subtract(vals, lo, dtype=np.int64).astype(itype)
+    pos = np.searchsorted(node_ids, vals).astype(itype)
+    bad = node_ids[np.minimum(pos, n - 1)] != vals
+    if bad.any():
+        _not_a_node(int(vals[bad][0]))
+    return pos
+
+
+def _hash_positions(
+    hashes: NDArray[np.int64], labels: list[Any], rank: NDArray[np.integer] | None, itype: type
+) -> NDArray[np.integer] | None:
+    """Sorted positions of the neighbours whose key hashes are ``hashes``, or None.
+
+    A key equals a node label, so it has that label's hash; when the labels' hashes are
+    distinct, the hash names the label. None when two labels share a hash or a hash is not a
+    label's (the caller then takes the slower route, which names such a neighbour).
+    """
+    n = len(labels)
+    if not hashes.size:
+        return hashes.astype(itype)
+    own = np.fromiter(map(hash, labels), dtype=np.int64, count=n)
+    order = np.argsort(own)
+    own = own[order]
+    if n > 1 and bool((own[1:] == own[:-1]).any()):
+        return None
+    at = np.minimum(np.searchsorted(own, hashes), n - 1)
+    if not np.array_equal(own[at], hashes):
+        return None
+    at = order[at]
+    return (at if rank is None else rank[at]).astype(itype)
+
+
+def _key_hashes(
+    adj: Any, deg: NDArray[np.int64], *, lengths: bool = False
+) -> tuple[NDArray[np.int64], NDArray[np.int64] | None] | None:
+    """Stored hashes of the keys of the inner dicts of ``adj`` in iteration order, or None.
+
+    With ``lengths``, also the length of every value of those dicts (the edge-key dicts of a
+    multigraph), else None in its place. See :func:`_dict_key_hashes`.
+    """
+    if not _raw_dicts_supported():
+        return None
+    return _dict_key_hashes(list(adj.values()), deg, lengths=lengths)
+
+
+def _raw_dicts_supported() -> bool:
+    """Whether :func:`_dict_key_hashes` may read this interpreter's dicts (checked once).
+
+    Only CPython 3.11 to 3.13 in a default build (64-bit, GIL, no debug or trace-refs fields),
+    whose dict layout is the one described in :func:`_dict_key_hashes`; and only if reading a
+    set of probe dicts (small, large, with deleted entries) gives exactly their keys' hashes.
+    """
+    global _RAW_DICTS
+    if _RAW_DICTS is None:
+        import sys
+        import sysconfig
+
+        _RAW_DICTS = (
+            sys.implementation.name == "cpython"
+            and (3, 11) <= sys.version_info[:2] <= (3, 13)
+            and ctypes.sizeof(ctypes.c_void_p) == 8
+            and not hasattr(sys, "gettotalrefcount")  # debug build
+            and not hasattr(sys, "getobjects")  # trace-refs build: a longer object header
+            and not sysconfig.get_config_var("Py_GIL_DISABLED")  # free-threaded: dk_mutex
+            and sys.hash_info.modulus == _HASH_EXACT
+        )
+        if _RAW_DICTS:
+            probes = [dict.fromkeys(range(k)) for k in (0, 1, 5, 6, 300, 70_000)]
+            probes += [dict.fromkeys(["a", (1, 2), 2**70, -1, 3.5]), {}]
+            for d in probes[2], probes[4], probes[5]:
+                for k in list(d)[1::3]:
+                    del d[k]
+            probes[-1][1] = None  # a dict that held a key and now holds none
+            del probes[-1][1]
+            multi = [{k: dict.fromkeys(range(k)) for k in (3, 0, 7)}]  # lengths of the values
+            try:
+                got = _dict_key_hashes(probes, np.array([len(d) for d in probes]), trusted=False)
+                got_multi = _dict_key_hashes(multi, np.array([3]), lengths=True, trusted=False)
+            except Exception:  # noqa: BLE001 - any failure: iterate the dicts instead
+                got = got_multi = None
+            _RAW_DICTS = (
+                got is not None
+                and got[0].tolist() == [hash(k) for d in probes for k in d]
+                and got_multi is not None
+                and got_multi[1] is not None
+                and got_multi[1].tolist() == [3, 0, 7]
+            )
+    return _RAW_DICTS
+
+
+def _dict_key_hashes(
+    dicts: list[Any], deg: NDArray[np.int64], *, lengths: bool = False, trusted: bool = True
+) -> tuple[NDArray[np.int64], NDArray[np.int64] | None] | None:
+    """The hashes stored in CPython's tables for the keys of ``dicts``, in iteration order.
+
+    Returns ``(hashes, value_lengths)`` (the second None unless ``lengths``: then the length of
+    every value, each of which must be a dict), or None when anything is not as expected.
+    Reads the dicts' memory directly (numpy gathers over a view of the address range), so the
+    keys are never visited: iterating them costs a cache miss per key object, this costs a
+    sequential read of each table. Call it only when :func:`_raw_dicts_supported`
+    (``trusted=False`` is for that probe) and while no other thread can change the dicts.
+
+    Layout (CPython 3.11-3.13, ``Include/internal/pycore_dict.h``): a ``PyDictObject`` is
+    ``refcnt, type, ma_used, ma_version_tag, ma_keys, ma_values`` (8 bytes each); a keys object
+    starts ``dk_refcnt`` (8 bytes), ``dk_log2_size, dk_log2_index_bytes, dk_kind`` (1 byte
+    each), ``dk_version`` (4), ``dk_usable`` and ``dk_nentries`` (8 each), then the index table
+    of ``2**dk_log2_index_bytes`` bytes, then ``dk_nentries`` entries ``me_hash, me_key,
+    me_value`` (8 bytes each; a deleted entry has a NULL value; iteration visits the others
+    in order). Checked on every call: every object is exactly a dict (its type word, read
+    before anything else of it) with a combined table (``ma_values`` NULL) and ``ma_used`` equal
+    to its length; the table of a non-empty dict is of the general kind (tables of str keys
+    only hold no hashes), its index table of the width its size implies, at most 2/3 of it
+    filled; the live entries of each dict are ``ma_used`` many; and the hashes (and value
+    lengths) of a few dicts equal those Python gives.
+    """
+    n = len(dicts)
+    if n == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64) if lengths else None
+    obj = np.fromiter(map(id, dicts), dtype=np.int64, count=n)
+    if not bool((_words(obj + 8) == id(dict)).all()):  # subclasses, views: iterate them instead
+        return None
+    used, keys, values = _words(obj[:, None] + np.array([16, 32, 40])).T
+    if values.any() or not np.array_equal(used, deg):
+        return None
+    live = np.flatnonzero(used)
+    keys, used = keys[live], used[live]
+    head, n_entries = _words(keys[:, None] + np.array([8, 24])).T
+    log2_size, log2_index, kind = head & 0xFF, (head >> 8) & 0xFF, (head >> 16) & 0xFF
+    width = (log2_size >= 8).astype(np.int64) + (log2_size >= 16) + (log2_size >= 32)  # log2 bytes
+    if (
+        kind.any()
+        or not np.array_equal(log2_index, log2_size + width)
+        or (n_entries < used).any()
+        or (n_entries > (np.int64(2) << log2_size) // 3).any()
+    ):
+        return None
+    first = keys + 32 + (np.int64(1) << log2_index)  # address of entry 0 of each table
+    total = int(n_entries.sum())
+    start = np.cumsum(n_entries) - n_entries  # of each table in the concatenated entries
+    where = np.repeat(first - 24 * start, n_entries)
+    where += 24 * np.arange(total, dtype=np.int64)
+    hashes = _words(where)
+    value_at = None
+    if total != int(used.sum()):  # deleted entries: keep those with a value
+        value_at = _words(where + 16)
+        full = value_at != 0
+        per = np.add.reduceat(full, start.astype(np.intp)) if total else np.zeros(0, dtype=np.int64)
+        if not np.array_equal(per, used):
+            return None
+        hashes, value_at = hashes[full], value_at[full]
+    value_lengths = None
+    if lengths:
+        if value_at is None:
+            value_at = _words(where + 16)
+        if not bool((_words(value_at + 8) == id(dict)).all()):
+            return None
+        value_lengths = _words(value_at + 16)
+    # spot checks against Python's own view of a few dicts
+    cum = np.cumsum(used) - used
+    for i in {0, int(live.size) // 2, int(live.size) - 1, int(np.argmax(used))} if live.size else ():
+        d, a, b = dicts[int(live[i])], int(cum[i]), int(cum[i] + used[i])
+        if hashes[a:b].tolist() != [hash(k) for k in d]:
+            return None
+        if value_lengths is not None and value_lengths[a:b].tolist() != [len(v) for v in d.values()]:
+            return None
+    return hashes, value_lengths
+
+
+def _words(addresses: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The 8-byte words at the given (8-aligned, readable) memory addresses."""
+    if not addresses.size:
+        return np.empty(addresses.shape, dtype=np.int64)
+    lo, hi = int(addresses.min()), int(addresses.max())
+    if lo <= 0 or (lo | hi) & 7 or bool((addresses & 7).any()):
+        raise ValueError("unaligned address")  # pragma: no cover - objects are aligned
+    memory = np.ctypeslib.as_array((ctypes.c_int64 * ((hi - lo) // 8 + 1)).from_address(lo))
+    return memory[(addresses - lo) >> 3]
 
 
 def _not_a_node(label: Any) -> None:

@@ -5,11 +5,14 @@ Python (insertion order when they cannot be sorted), maps every edge of ``G.edge
 parallel edge of a multigraph, every self-loop) to sorted positions, and builds the simple
 undirected graph from sets (``tests.graph.test_build_reference.reference``). ``from_networkx``
 must give the same CSR arrays, node ids and report counts on random and adversarial graphs of
-the four networkx classes.
+the four networkx classes, through both ways of reading networkx's dicts (CPython's tables
+directly, and iterating them).
 """
 
 from __future__ import annotations
 
+import sys
+import zlib
 from typing import Any
 
 import networkx as nx
@@ -20,6 +23,19 @@ from ldpgraph.graph import convert, from_networkx
 from tests.graph.test_build_reference import reference
 
 CLASSES = (nx.Graph, nx.DiGraph, nx.MultiGraph, nx.MultiDiGraph)
+# CPython versions whose dict layout _dict_key_hashes knows: there the direct read must be on
+KNOWN_LAYOUT = sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
+
+
+@pytest.fixture(params=["tables", "iterate"])
+def read(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test with the dict tables read directly (where supported), then by iteration."""
+    if request.param == "iterate":
+        monkeypatch.setattr(convert, "_RAW_DICTS", False)
+    elif not convert._raw_dicts_supported():
+        assert not KNOWN_LAYOUT, "the dict-layout probe failed on a CPython whose layout is known"
+        pytest.skip("dict tables not readable on this interpreter")
+    return request.param
 
 
 def sorted_labels(g: nx.Graph) -> list[Any]:
@@ -64,6 +80,9 @@ def random_graph(cls: type, labels: list[Any], m: int, rng: np.random.Generator,
         e[: m // 10, 1] = e[: m // 10, 0]  # self-loops
         e = np.concatenate([e, e[: m // 4], e[: m // 4, ::-1]])  # repeats and reversed
         g.add_edges_from((labels[a], labels[b]) for a, b in e[rng.permutation(len(e))].tolist())
+        if n > 5:  # deleted entries in the dicts: a node and some edges removed, then put back
+            g.remove_nodes_from([labels[int(rng.integers(n))]])
+            g.remove_edges_from(list(g.edges())[::7])
     g.add_nodes_from(labels)
     return g
 
@@ -87,15 +106,15 @@ def label_sets(rng: np.random.Generator, n: int) -> dict[str, list[Any]]:
 @pytest.mark.parametrize("kind", ["range", "sparse", "offset", "negative", "near-2^63", "beyond-int64", "str",
                                   "mixed", "tuples"])
 @pytest.mark.parametrize("order", ["given", "shuffled", "edges-first"])
-def test_random_graphs_equal_the_reference(cls: type, kind: str, order: str) -> None:
-    rng = np.random.default_rng(abs(hash((cls.__name__, kind, order))) % 2**32)
+def test_random_graphs_equal_the_reference(cls: type, kind: str, order: str, read: str) -> None:
+    rng = np.random.default_rng(zlib.crc32(f"{cls.__name__} {kind} {order}".encode()))
     for n, m in ((1, 3), (2, 4), (7, 20), (60, 150)):
         labels = label_sets(rng, n)[kind]
         check(random_graph(cls, labels, m, rng, order))
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
-def test_empty_one_node_and_loops_only(cls: type) -> None:
+def test_empty_one_node_and_loops_only(cls: type, read: str) -> None:
     check(cls())
     g = cls()
     g.add_node(7)
@@ -118,7 +137,7 @@ def test_digraph_reciprocal_edges_and_note() -> None:
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_larger_graphs_all_routes(seed: int) -> None:
+def test_larger_graphs_all_routes(seed: int, read: str) -> None:
     # thousands of edges: the rank mapping, the searchsorted and offset relabellings, int32
     rng = np.random.default_rng(seed)
     base = nx.gnm_random_graph(3000, 12000, seed=seed)
@@ -155,7 +174,7 @@ class Equal:
         return other == self.value
 
 
-def test_keys_equal_to_labels_but_not_integers() -> None:
+def test_keys_equal_to_labels_but_not_integers(read: str) -> None:
     g = nx.Graph([(0, 1), (1, 2), (2, 3)])
     g.add_edge(Equal(2), 0)  # node 2 exists: the key Equal(2) is stored in adj[0]
     g.add_edge(1.0, 3)  # a float key in adj[3], converted exactly
@@ -165,7 +184,7 @@ def test_keys_equal_to_labels_but_not_integers() -> None:
     assert out.indices.tolist() == [1, 2, 0, 2, 3, 0, 1, 3, 1, 2]
 
 
-def test_edited_adjacency_is_refused() -> None:
+def test_edited_adjacency_is_refused(read: str) -> None:
     g = nx.Graph([(0, 1), (1, 2)])
     del g._adj[1][0]  # one direction only
     with pytest.raises(ValueError, match="not symmetric"):
@@ -175,3 +194,65 @@ def test_edited_adjacency_is_refused() -> None:
         g._adj[labels[0]][99] = {}  # a neighbour that is not a node
         with pytest.raises(ValueError, match="neighbour 99 that is not a node"):
             from_networkx(g)
+
+
+def test_dict_tables_read_exactly() -> None:
+    if not convert._raw_dicts_supported():
+        assert not KNOWN_LAYOUT
+        pytest.skip("dict tables not readable on this interpreter")
+    rng = np.random.default_rng(3)
+    dicts: list[dict] = [{}, {0: 1}, dict.fromkeys(range(7)), dict.fromkeys(range(10**5))]
+    dicts.append(dict.fromkeys(rng.integers(-(2**63), 2**63 - 1, 500).tolist() + [-1, -2, 2**61 - 1, 2**64]))
+    dicts.append(dict.fromkeys([1.5, (1, "a"), "s", None, 7]))  # mixed keys: general tables
+    grown = {}
+    for k in rng.permutation(5000).tolist():  # grown one key at a time, resized on the way
+        grown[k] = None
+    for k in list(grown)[::3]:  # deleted entries
+        del grown[k]
+    dicts.append(grown)
+    emptied = {5: 0, 6: 0}
+    del emptied[5], emptied[6]
+    dicts.append(emptied)
+    deg = np.array([len(d) for d in dicts], dtype=np.int64)
+    got = convert._dict_key_hashes(dicts, deg)
+    assert got is not None and got[0].tolist() == [hash(k) for d in dicts for k in d] and got[1] is None
+    assert convert._dict_key_hashes(dicts, deg + 1) is None  # lengths disagree
+    assert convert._dict_key_hashes(dicts, deg, lengths=True) is None  # values that are not dicts
+    assert convert._dict_key_hashes([{"a": 1, "b": 2}], np.array([2])) is None  # str keys: no hashes stored
+    assert convert._dict_key_hashes([{1: 2}, dict.fromkeys], np.array([1, 0])) is None  # not a dict
+    nested = {k: dict.fromkeys(range(k % 4)) for k in range(40)}
+    for k in range(0, 40, 3):
+        del nested[k]
+    got = convert._dict_key_hashes([nested, {}], np.array([len(nested), 0]), lengths=True)
+    assert got is not None and got[1] is not None
+    assert got[1].tolist() == [len(v) for v in nested.values()] and got[0].tolist() == list(nested)
+
+    class Slots:
+        def __init__(self) -> None:
+            self.x, self.y = 1, 2
+
+    split = Slots().__dict__  # instance dicts may share keys (a split table)
+    out = convert._dict_key_hashes([split], np.array([len(split)]))
+    assert out is None or out[0].tolist() == [hash(k) for k in split]
+
+
+def test_tables_are_read_for_integer_labels(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not convert._raw_dicts_supported():
+        pytest.skip("dict tables not readable on this interpreter")
+    calls = []
+    real = convert._dict_key_hashes
+
+    def spy(dicts, deg, **kw):
+        out = real(dicts, deg, **kw)
+        calls.append(out is not None)
+        return out
+
+    monkeypatch.setattr(convert, "_dict_key_hashes", spy)
+    multi = nx.MultiGraph([(0, 1), (0, 1), (1, 1), (1, 1), (2, 0)])
+    for g in (nx.gnm_random_graph(50, 200, seed=1), nx.relabel_nodes(nx.path_graph(4), {0: -1}),
+              nx.DiGraph([((1, 2), (3, 4))]), multi, nx.MultiDiGraph(multi)):
+        check(g)
+    assert calls == [True] * 5
+    # views and dict subclasses are iterated instead
+    check(nx.subgraph_view(nx.gnm_random_graph(30, 60, seed=2), filter_node=lambda v: v % 3 > 0))
+    assert calls == [True] * 5 + [False]
