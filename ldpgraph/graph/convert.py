@@ -516,12 +516,17 @@ def _dict_key_hashes(
     first = keys + 32 + (np.int64(1) << log2_index)  # address of entry 0 of each table
     total = int(n_entries.sum())
     start = np.cumsum(n_entries) - n_entries  # of each table in the concatenated entries
-    where = np.repeat(first - 24 * start, n_entries)
-    where += 24 * np.arange(total, dtype=np.int64)
-    hashes = _words(where)
+    lo = int(first.min()) if total else 8
+    memory = _memory(lo, int((first + 24 * n_entries).max()) if total else lo)
+    if lo & 7 or bool((first & 7).any()):
+        return None  # pragma: no cover - tables are aligned
+    # word index of every entry: each table's entries are consecutive, 3 words each
+    where = np.repeat(((first - lo) >> 3) - 3 * start, n_entries)
+    where += np.arange(0, 3 * total, 3, dtype=np.int64)
+    hashes = memory[where]
     value_at = None
     if total != int(used.sum()):  # deleted entries: keep those with a value
-        value_at = _words(where + 16)
+        value_at = memory[where + 2]
         full = value_at != 0
         per = np.add.reduceat(full, start.astype(np.intp)) if total else np.zeros(0, dtype=np.int64)
         if not np.array_equal(per, used):
@@ -530,7 +535,7 @@ def _dict_key_hashes(
     value_lengths = None
     if lengths:
         if value_at is None:
-            value_at = _words(where + 16)
+            value_at = memory[where + 2]
         if not bool((_words(value_at + 8) == id(dict)).all()):
             return None
         value_lengths = _words(value_at + 16)
@@ -549,11 +554,17 @@ def _words(addresses: NDArray[np.int64]) -> NDArray[np.int64]:
     """The 8-byte words at the given (8-aligned, readable) memory addresses."""
     if not addresses.size:
         return np.empty(addresses.shape, dtype=np.int64)
-    lo, hi = int(addresses.min()), int(addresses.max())
-    if lo <= 0 or (lo | hi) & 7 or bool((addresses & 7).any()):
+    lo = int(addresses.min())
+    if bool((addresses & 7).any()):
         raise ValueError("unaligned address")  # pragma: no cover - objects are aligned
-    memory = np.ctypeslib.as_array((ctypes.c_int64 * ((hi - lo) // 8 + 1)).from_address(lo))
-    return memory[(addresses - lo) >> 3]
+    return _memory(lo, int(addresses.max()))[(addresses - lo) >> 3]
+
+
+def _memory(lo: int, hi: int) -> NDArray[np.int64]:
+    """A view of the 8-byte words at addresses ``lo, lo + 8, ..., hi`` (not copied, not checked)."""
+    if lo <= 0:
+        raise ValueError("null address")  # pragma: no cover - objects are not at 0
+    return np.ctypeslib.as_array((ctypes.c_int64 * ((hi - lo) // 8 + 1)).from_address(lo))
 
 
 def _not_a_node(label: Any) -> None:
