@@ -71,9 +71,10 @@ def from_networkx(graph: Any) -> Graph:
     table next to the key pointer, is read from memory with numpy (layout checked on probe
     dicts once, and on every dict read; see :func:`_dict_key_hashes`). A key equals a node
     label, so it has that label's hash; a non-negative integer below :math:`2^{61} - 1` is its
-    own hash, and other labels are found by their hashes when these are distinct. Otherwise
-    (dicts of str keys, whose tables hold no hash; other interpreters; colliding hashes) the
-    keys are read by one C-level pass (``np.fromiter`` over ``itertools.chain``), integer
+    own hash, and other labels are found by their hashes when these are distinct (the tables
+    of str keys hold no hashes: those are read from the str objects, one gather). Otherwise
+    (other interpreters, dict subclasses or views, colliding hashes) the keys are read by one
+    C-level pass (``np.fromiter`` over ``itertools.chain``), integer
     labels located with numpy (an offset, or ``searchsorted``), other labels through a dict.
     Do not change the graph from another thread during the conversion.
 
@@ -445,8 +446,9 @@ def _raw_dicts_supported() -> bool:
         )
         if _RAW_DICTS:
             probes = [dict.fromkeys(range(k)) for k in (0, 1, 5, 6, 300, 70_000)]
+            probes += [dict.fromkeys([f"s{i}" for i in range(k)]) for k in (1, 9, 2000)]  # str tables
             probes += [dict.fromkeys(["a", (1, 2), 2**70, -1, 3.5]), {}]
-            for d in probes[2], probes[4], probes[5]:
+            for d in probes[2], probes[4], probes[5], probes[7], probes[8]:
                 for k in list(d)[1::3]:
                     del d[k]
             probes[-1][1] = None  # a dict that held a key and now holds none
@@ -485,12 +487,15 @@ def _dict_key_hashes(
     each), ``dk_version`` (4), ``dk_usable`` and ``dk_nentries`` (8 each), then the index table
     of ``2**dk_log2_index_bytes`` bytes, then ``dk_nentries`` entries ``me_hash, me_key,
     me_value`` (8 bytes each; a deleted entry has a NULL value; iteration visits the others
-    in order). Checked on every call: every object is exactly a dict (its type word, read
-    before anything else of it) with a combined table (``ma_values`` NULL) and ``ma_used`` equal
-    to its length; the table of a non-empty dict is of the general kind (tables of str keys
-    only hold no hashes), its index table of the width its size implies, at most 2/3 of it
-    filled; the live entries of each dict are ``ma_used`` many; and the hashes (and value
-    lengths) of a few dicts equal those Python gives.
+    in order) in a table of the general kind (``dk_kind`` 0), or ``me_key, me_value`` in a
+    table of str keys only (kind 1), whose hashes are read from the keys: a str object is
+    ``refcnt, type, length, hash`` (8 bytes each), its hash cached when it entered the dict.
+    Checked on every call: every object is exactly a dict (its type word, read before
+    anything else of it) with a combined table (``ma_values`` NULL) and ``ma_used`` equal to
+    its length; the table of a non-empty dict is of kind 0 or 1 with an index table of the
+    width its size implies, at most 2/3 of it filled; the live entries of each dict are
+    ``ma_used`` many; the keys of str tables are exactly str with a hash; and the hashes (and
+    value lengths) of a few dicts equal those Python gives.
     """
     n = len(dicts)
     if n == 0:
@@ -507,35 +512,55 @@ def _dict_key_hashes(
     log2_size, log2_index, kind = head & 0xFF, (head >> 8) & 0xFF, (head >> 16) & 0xFF
     width = (log2_size >= 8).astype(np.int64) + (log2_size >= 16) + (log2_size >= 32)  # log2 bytes
     if (
-        kind.any()
+        (kind > 1).any()
         or not np.array_equal(log2_index, log2_size + width)
         or (n_entries < used).any()
         or (n_entries > (np.int64(2) << log2_size) // 3).any()
     ):
         return None
+    uni = kind == 1  # a table of str keys only: entries (key, value), the hash in the str
+    stride = 3 - uni.astype(np.int64)  # words per entry
     first = keys + 32 + (np.int64(1) << log2_index)  # address of entry 0 of each table
     total = int(n_entries.sum())
     start = np.cumsum(n_entries) - n_entries  # of each table in the concatenated entries
     lo = int(first.min()) if total else 8
-    memory = _memory(lo, int((first + 24 * n_entries).max()) if total else lo)
+    memory = _memory(lo, int((first + 8 * stride * n_entries).max()) if total else lo)
     if lo & 7 or bool((first & 7).any()):
         return None  # pragma: no cover - tables are aligned
-    # word index of every entry: each table's entries are consecutive, 3 words each
-    where = np.repeat(((first - lo) >> 3) - 3 * start, n_entries)
-    where += np.arange(0, 3 * total, 3, dtype=np.int64)
-    hashes = memory[where]
+    # word index of every entry: each table's entries are consecutive
+    uni_e = None
+    if uni.any():
+        where = np.repeat(stride, n_entries)
+        where *= np.arange(total, dtype=np.int64) - np.repeat(start, n_entries)
+        where += np.repeat((first - lo) >> 3, n_entries)
+        uni_e = np.repeat(uni, n_entries)
+        value_word = where + 2 - uni_e
+    else:
+        where = np.repeat(((first - lo) >> 3) - 3 * start, n_entries)
+        where += np.arange(0, 3 * total, 3, dtype=np.int64)
+        value_word = where + 2
+    hashes = memory[where]  # the hash, or in a str table the key
     value_at = None
     if total != int(used.sum()):  # deleted entries: keep those with a value
-        value_at = memory[where + 2]
+        value_at = memory[value_word]
         full = value_at != 0
         per = np.add.reduceat(full, start.astype(np.intp)) if total else np.zeros(0, dtype=np.int64)
         if not np.array_equal(per, used):
             return None
         hashes, value_at = hashes[full], value_at[full]
+        uni_e = None if uni_e is None else uni_e[full]
+    elif lengths:
+        value_at = memory[value_word]
+    if uni_e is not None:  # the hash cached in each str key (computed when it was inserted)
+        key_at = hashes[uni_e]
+        if not bool((_words(key_at + 8) == id(str)).all()):
+            return None
+        key_hash = _words(key_at + 24)
+        if (key_hash == -1).any():
+            return None
+        hashes[uni_e] = key_hash
     value_lengths = None
     if lengths:
-        if value_at is None:
-            value_at = memory[where + 2]
         if not bool((_words(value_at + 8) == id(dict)).all()):
             return None
         value_lengths = _words(value_at + 16)

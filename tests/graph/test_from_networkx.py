@@ -218,7 +218,14 @@ def test_dict_tables_read_exactly() -> None:
     assert got is not None and got[0].tolist() == [hash(k) for d in dicts for k in d] and got[1] is None
     assert convert._dict_key_hashes(dicts, deg + 1) is None  # lengths disagree
     assert convert._dict_key_hashes(dicts, deg, lengths=True) is None  # values that are not dicts
-    assert convert._dict_key_hashes([{"a": 1, "b": 2}], np.array([2])) is None  # str keys: no hashes stored
+    words = [f"w{i}" * (i % 3 + 1) for i in range(3000)]
+    strs = [dict.fromkeys(words[:k]) for k in (1, 2, 8, 3000)]  # str tables: hashes in the keys
+    for k in words[::4]:
+        del strs[-1][k]
+    strs.insert(2, {})
+    deg = np.array([len(d) for d in strs])
+    got = convert._dict_key_hashes(strs + dicts, np.concatenate([deg, [len(d) for d in dicts]]))
+    assert got is not None and got[0].tolist() == [hash(k) for d in strs + dicts for k in d]
     assert convert._dict_key_hashes([{1: 2}, dict.fromkeys], np.array([1, 0])) is None  # not a dict
     nested = {k: dict.fromkeys(range(k % 4)) for k in range(40)}
     for k in range(0, 40, 3):
@@ -236,7 +243,7 @@ def test_dict_tables_read_exactly() -> None:
     assert out is None or out[0].tolist() == [hash(k) for k in split]
 
 
-def test_tables_are_read_for_integer_labels(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tables_are_read_for_hashable_labels(monkeypatch: pytest.MonkeyPatch) -> None:
     if not convert._raw_dicts_supported():
         pytest.skip("dict tables not readable on this interpreter")
     calls = []
@@ -250,9 +257,10 @@ def test_tables_are_read_for_integer_labels(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(convert, "_dict_key_hashes", spy)
     multi = nx.MultiGraph([(0, 1), (0, 1), (1, 1), (1, 1), (2, 0)])
     for g in (nx.gnm_random_graph(50, 200, seed=1), nx.relabel_nodes(nx.path_graph(4), {0: -1}),
-              nx.DiGraph([((1, 2), (3, 4))]), multi, nx.MultiDiGraph(multi)):
+              nx.DiGraph([((1, 2), (3, 4))]), multi, nx.MultiDiGraph(multi),
+              nx.Graph([("b", "a"), ("a", "c"), ("c", 1)])):
         check(g)
-    assert calls == [True] * 5
+    assert calls == [True] * 6
     # views and dict subclasses are iterated instead
     check(nx.subgraph_view(nx.gnm_random_graph(30, 60, seed=2), filter_node=lambda v: v % 3 > 0))
-    assert calls == [True] * 5 + [False]
+    assert calls == [True] * 6 + [False]
