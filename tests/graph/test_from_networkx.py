@@ -264,3 +264,19 @@ def test_tables_are_read_for_hashable_labels(monkeypatch: pytest.MonkeyPatch) ->
     # views and dict subclasses are iterated instead
     check(nx.subgraph_view(nx.gnm_random_graph(30, 60, seed=2), filter_node=lambda v: v % 3 > 0))
     assert calls == [True] * 6 + [False]
+
+
+@pytest.mark.parametrize("max_probes", [1, 2, 32])
+def test_hash_index_finds_every_key(max_probes: int) -> None:
+    rng = np.random.default_rng(max_probes)
+    top = 2**63 - 1
+    for keys in (np.array([], dtype=np.int64), np.array([0]), np.array([-1, 0, 1, top, -top - 1]),
+                 rng.choice(10**6, 5000, replace=False), np.arange(0, 2**40, 2**30),  # colliding homes
+                 rng.integers(-top - 1, top, 3000, endpoint=True)):
+        keys = np.unique(keys).astype(np.int64)
+        rng.shuffle(keys)
+        index = convert._index_of(keys)
+        assert convert._lookup(index, keys, max_probes).tolist() == list(range(keys.size))
+        queries = np.concatenate([keys, keys[::-3], rng.integers(-top - 1, top, 500, endpoint=True), [0, -1, 1]])
+        expect = [dict(zip(keys.tolist(), range(keys.size))).get(q, -1) for q in queries.tolist()]
+        assert convert._lookup(index, queries.astype(np.int64), max_probes).tolist() == expect
