@@ -278,5 +278,6 @@ def test_hash_index_finds_every_key(max_probes: int) -> None:
         index = convert._index_of(keys)
         assert convert._lookup(index, keys, max_probes).tolist() == list(range(keys.size))
         queries = np.concatenate([keys, keys[::-3], rng.integers(-top - 1, top, 500, endpoint=True), [0, -1, 1]])
-        expect = [dict(zip(keys.tolist(), range(keys.size))).get(q, -1) for q in queries.tolist()]
+        where = {k: i for i, k in enumerate(keys.tolist())}
+        expect = [where.get(q, -1) for q in queries.tolist()]
         assert convert._lookup(index, queries.astype(np.int64), max_probes).tolist() == expect
