@@ -9,8 +9,9 @@ kinds, and times on each, in the same run (best of ``--repeat``):
 - networkx's own fastest exports of the same graph: ``nx.to_scipy_sparse_array(G)`` and
   ``list(G.edges())``;
 - the floor: one bare pass over networkx's adjacency keys, ``deque(chain(*G._adj.values()),
-  maxlen=0)`` (every key visited, nothing stored: any conversion that reads the dicts pays it),
-  and ``np.fromiter`` of the keys (the pass that ``from_networkx`` does for integer labels);
+  maxlen=0)`` (every key visited, nothing stored: any conversion that iterates the dicts pays
+  it; ``from_networkx`` reads CPython's dict tables instead where it can), and ``np.fromiter``
+  of the keys (the pass ``from_networkx`` makes for integer labels when it iterates);
 - ``from_networkx`` with the direct read of CPython's dict tables switched off (iterating the
   dicts instead);
 - the steps of ``from_networkx`` (labels, neighbours located, dict tables read, build).
@@ -211,8 +212,8 @@ def main() -> None:
               f"(built in {time.perf_counter() - t0:.1f} s; {load_note()})")
         summary.append(run_kind(kind, g, args.repeat, args.scipy))
         del g
-    print(f"\nsummary (target >= {TARGET / 1e6:.0f} M edges/s; 'floor' = the bare key pass, an upper bound "
-          "for any route that reads networkx's dicts)")
+    print(f"\nsummary (target >= {TARGET / 1e6:.0f} M edges/s; 'floor' = one bare Python pass over the keys, "
+          "the bound for any route that iterates networkx's dicts; the table read does not iterate them)")
     print(f"{'kind':12s} {'edges':>11s} {'M edges/s':>10s} {'x target':>9s} {'x before':>9s} "
           f"{'x G.edges':>10s} {'floor M/s':>10s}  target")
     for kind, m, rate, x_old, x_edges, floor in summary:
