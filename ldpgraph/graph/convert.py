@@ -613,11 +613,8 @@ def _dict_key_hashes(
     elif lengths:
         value_at = memory[value_word]
     if uni_e is not None:  # the hash cached in each str key (computed when it was inserted)
-        key_at = hashes[uni_e]
-        if not bool((_words(key_at + 8) == id(str)).all()):
-            return None
-        key_hash = _words(key_at + 24)
-        if (key_hash == -1).any():
+        key_type, key_hash = _words(hashes[uni_e][:, None] + np.array([8, 24])).T  # one gather
+        if not bool((key_type == id(str)).all()) or (key_hash == -1).any():
             return None
         hashes[uni_e] = key_hash
     value_lengths = None
