@@ -281,3 +281,19 @@ def test_hash_index_finds_every_key(max_probes: int) -> None:
         where = {k: i for i, k in enumerate(keys.tolist())}
         expect = [where.get(q, -1) for q in queries.tolist()]
         assert convert._lookup(index, queries.astype(np.int64), max_probes).tolist() == expect
+
+
+def test_graph_subclass_with_other_dict_types(read: str) -> None:
+    from collections import OrderedDict
+
+    class Ordered(nx.Graph):
+        node_dict_factory = OrderedDict
+        adjlist_outer_dict_factory = OrderedDict
+        adjlist_inner_dict_factory = OrderedDict
+
+    g = Ordered()
+    g.add_edges_from(nx.gnm_random_graph(40, 90, seed=4).edges())
+    g.add_edge(3, 3)
+    g.add_node(-7)
+    check(g)
+    check(nx.freeze(nx.Graph(g)))
