@@ -1,9 +1,10 @@
 """Conversions from networkx, igraph and scipy.sparse objects into :class:`~ldpgraph.graph.Graph`.
 
 networkx and igraph are imported lazily, inside the functions. No conversion loops over the
-edges in Python: networkx adjacency dicts are read by ``np.fromiter`` (a C loop over the dict
-keys), igraph's own edge vectors and sorted edge indices are copied as arrays (see
-:func:`from_igraph`), and scipy.sparse arrays are used as CSR arrays.
+edges in Python: networkx adjacency dicts are read from CPython's dict tables with numpy, or
+else by ``np.fromiter`` (a C loop over the dict keys; see :func:`from_networkx`), igraph's own
+edge vectors and sorted edge indices are copied as arrays (see :func:`from_igraph`), and
+scipy.sparse arrays are used as CSR arrays.
 """
 
 from __future__ import annotations
@@ -65,18 +66,19 @@ def from_networkx(graph: Any) -> Graph:
     -----
     networkx stores a graph as a dict of dicts, ``graph._adj[u][v]``, in node insertion order:
     the lengths of the inner dicts are the row lengths of a CSR form and their keys, chained,
-    its column labels. Any pass over those keys in Python costs a cache miss per key object
-    (about 10^8 keys/s at best here, ``scripts/bench_from_networkx.py`` measures it), so on
-    CPython 3.11-3.13 the keys are not visited: the hash of each key, stored in the dict's
-    table next to the key pointer, is read from memory with numpy (layout checked on probe
-    dicts once, and on every dict read; see :func:`_dict_key_hashes`). A key equals a node
-    label, so it has that label's hash; a non-negative integer below :math:`2^{61} - 1` is its
-    own hash, and other labels are found by their hashes when these are distinct (the tables
-    of str keys hold no hashes: those are read from the str objects, one gather). Otherwise
-    (other interpreters, dict subclasses or views, colliding hashes) the keys are read by one
-    C-level pass (``np.fromiter`` over ``itertools.chain``), integer
-    labels located with numpy (an offset, or a hash table), other labels through a dict.
-    Do not change the graph from another thread during the conversion.
+    its column labels. Any pass over those keys in Python costs a cache miss per key object (a
+    bare pass runs at about 10^7 keys/s on a graph of 10^6 edges here;
+    ``scripts/bench_from_networkx.py`` measures it). So on CPython 3.11-3.13 the keys are not
+    visited: the hash of each key, stored in the dict's table next to the key pointer, is read
+    from memory with numpy (the layout checked on probe dicts once, and on every dict read; see
+    :func:`_dict_key_hashes`), and so are the lengths of a multigraph's edge-key dicts. A key
+    equals a node label, so it has that label's hash: a non-negative integer below
+    :math:`2^{61} - 1` is its own hash, and other labels are found by their hashes when these
+    are distinct (tables of str keys hold no hashes: those are read from the str objects, one
+    gather). Otherwise (other interpreters, dict subclasses or views, colliding hashes) the keys
+    are read by one C-level pass (``np.fromiter`` over ``itertools.chain``), integer labels
+    located with numpy (an offset, or a hash table), other labels through a dict. Do not change
+    the graph from another thread during the conversion.
 
     For an undirected simple ``nx.Graph`` the adjacency is symmetric and free of duplicates,
     so no dedupe is needed: the transpose of a symmetric pattern is itself, and scipy's
@@ -340,7 +342,9 @@ def _neighbour_positions(
     (:func:`_key_hashes`), or None. With them, the neighbours are
     located by the hashes stored there, without visiting the key objects: a non-negative
     integer below ``2**61 - 1`` is its own hash, and other labels are found among the hashes of
-    the node labels when those are distinct. Otherwise integer labels are read by
+    the node labels when those are distinct. (A neighbour that is not a node, which only a
+    hand-edited graph has, is then reported unless its hash equals a label's.) Otherwise
+    integer labels are read by
     ``np.fromiter`` and located with numpy, other labels through one dict from label to
     position. Integer positions: an offset when the labels are consecutive, else a numpy hash
     table (:func:`_index_of`). int32 when the positions and entries fit, else int64.
