@@ -617,13 +617,14 @@ def _dict_key_hashes(
     elif lengths:
         value_at = memory[value_word]
     if uni_e is not None:  # the hash cached in each str key (computed when it was inserted)
-        key_type, key_hash = _words(hashes[uni_e][:, None] + np.array([8, 24])).T  # one gather
+        # one gather: the keys of a str table are exact str objects (a CPython invariant, checked)
+        key_type, key_hash = _words(hashes[uni_e][:, None] + np.array([8, 24])).T
         if not bool((key_type == id(str)).all()) or (key_hash == -1).any():
             return None
         hashes[uni_e] = key_hash
     value_lengths = None
     if lengths:
-        if not bool((_words(value_at + 8) == id(dict)).all()):
+        if not bool((_words(value_at + 8) == id(dict)).all()):  # the type word first
             return None
         value_lengths = _words(value_at + 16)
     # spot checks against Python's own view of a few dicts
