@@ -30,6 +30,8 @@ __all__ = ["from_networkx", "from_igraph", "from_scipy_sparse"]
 
 # networkx conversion: node positions and CSR entries in int32 below this many (else int64)
 _INT32_LIMIT = 2**31
+# integer labels spanning at most this many times their number are located through a dense table
+_DENSE_SPAN = 8
 # hash(v) == v for the integers 0 <= v < this (CPython's sys.hash_info.modulus)
 _HASH_EXACT = 2**61 - 1
 # whether CPython's dict tables are read directly (None: not yet probed); see _raw_dicts_supported
@@ -315,7 +317,19 @@ def _sorted_labels(labels: list[Any]) -> tuple[NDArray[Any], NDArray[np.integer]
     if node_ids.dtype == np.int64:
         if n < 2 or bool((node_ids[1:] > node_ids[:-1]).all()):
             return node_ids, None
-        order = np.argsort(node_ids, kind="stable")
+        lo, span = _span(node_ids)
+        if span <= _DENSE_SPAN * n:  # no sort: a presence table over lo..hi
+            at = node_ids - lo
+            present = np.zeros(span, dtype=bool)
+            present[at] = True
+            position = np.cumsum(present, dtype=itype)
+            position -= 1
+            rank = position[at]
+            del position, at
+            sorted_ids = np.flatnonzero(present).astype(np.int64)
+            sorted_ids += lo
+            return sorted_ids, rank
+        order = np.argsort(node_ids)  # distinct labels: any sort gives the same order
     else:
         try:
             order = np.array(sorted(range(n), key=labels.__getitem__), dtype=np.int64)
@@ -346,8 +360,9 @@ def _neighbour_positions(
     hand-edited graph has, is then reported unless its hash equals a label's.) Otherwise
     integer labels are read by
     ``np.fromiter`` and located with numpy, other labels through one dict from label to
-    position. Integer positions: an offset when the labels are consecutive, else a numpy hash
-    table (:func:`_index_of`). int32 when the positions and entries fit, else int64.
+    position. Integer positions: an offset when the labels are consecutive, a dense table when
+    they span at most ``_DENSE_SPAN`` times their number, else a numpy hash table
+    (:func:`_index_of`). int32 when the positions and entries fit, else int64.
     """
     n = len(labels)
     nnz = int(deg.sum())
@@ -384,10 +399,24 @@ def _int_positions(vals: NDArray[np.int64], node_ids: NDArray[np.int64], itype: 
         if vals.min() < lo or vals.max() > hi:
             _not_a_node(int(vals[(vals < lo) | (vals > hi)][0]))
         return np.subtract(vals, lo, dtype=np.int64).astype(itype)
-    pos = _lookup(_index_of(node_ids), vals)
+    if vals.min() < lo or vals.max() > hi:
+        _not_a_node(int(vals[(vals < lo) | (vals > hi)][0]))
+    _, span = _span(node_ids)
+    if span <= _DENSE_SPAN * n:  # a table of positions over lo..hi
+        table = np.full(span, -1, dtype=itype)
+        table[node_ids - lo] = np.arange(n, dtype=itype)
+        pos = table[vals - lo]
+    else:
+        pos = _lookup(_index_of(node_ids), vals)
     if (pos < 0).any():
         _not_a_node(int(vals[pos < 0][0]))
-    return pos.astype(itype)
+    return pos.astype(itype, copy=False)
+
+
+def _span(ids: NDArray[np.int64]) -> tuple[int, int]:
+    """``(lo, hi - lo + 1)`` of non-empty int64 ids, in Python integers (no overflow)."""
+    lo, hi = int(ids.min()), int(ids.max())
+    return lo, hi - lo + 1
 
 
 def _hash_positions(

@@ -93,6 +93,7 @@ def label_sets(rng: np.random.Generator, n: int) -> dict[str, list[Any]]:
         "range": list(range(n)),
         "sparse": sorted(rng.choice(10**12, size=n, replace=False).tolist()),
         "offset": list(range(-5, n - 5)),  # consecutive, negative start
+        "gappy": sorted((rng.choice(3 * n, size=n, replace=False) - n).tolist()),  # dense tables
         "negative": sorted((-rng.choice(10**9, size=n, replace=False) - 1).tolist()),
         "near-2^63": sorted({top, top - 1, -top - 1, -top, 0, *rng.integers(-top, top, n).tolist()})[:n],
         "beyond-int64": [2**64 + i for i in range(n - 1)] + [-(2**70)],
@@ -103,7 +104,7 @@ def label_sets(rng: np.random.Generator, n: int) -> dict[str, list[Any]]:
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
-@pytest.mark.parametrize("kind", ["range", "sparse", "offset", "negative", "near-2^63", "beyond-int64", "str",
+@pytest.mark.parametrize("kind", ["range", "sparse", "offset", "gappy", "negative", "near-2^63", "beyond-int64", "str",
                                   "mixed", "tuples"])
 @pytest.mark.parametrize("order", ["given", "shuffled", "edges-first"])
 def test_random_graphs_equal_the_reference(cls: type, kind: str, order: str, read: str) -> None:
