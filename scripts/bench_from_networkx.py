@@ -134,9 +134,9 @@ def steps(g: nx.Graph, repeat: int) -> list[tuple[str, float]]:
     t, (node_ids, rank) = best_of(lambda: convert._sorted_labels(labels), repeat)
     out.append(("  step: sort the labels", t))
     multi = g.is_multigraph()
-    t, read = best_of(lambda: convert._key_hashes(adj, deg, lengths=multi), repeat)
+    t, read = best_of(lambda: convert._key_hashes(adj, labels, lengths=multi), repeat)
     out.append((f"  step: dict tables read{'' if read is not None else ' (refused or off)'}", t))
-    hashes = None if read is None else read[0]
+    hashes = None if read is None else read.hashes
     t, cols = best_of(lambda: convert._neighbour_positions(adj, labels, node_ids, rank, deg, hashes), repeat)
     out.append(("  step: neighbours located (tables read)", t))
     if not g.is_directed() and not g.is_multigraph():

@@ -10,8 +10,9 @@ scipy.sparse arrays are used as CSR arrays.
 from __future__ import annotations
 
 import ctypes
-from itertools import chain
-from typing import Any
+from collections.abc import Sequence
+from itertools import chain, islice
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,6 +35,8 @@ _INT32_LIMIT = 2**31
 _DENSE_SPAN = 8
 # hash(v) == v for the integers 0 <= v < this (CPython's sys.hash_info.modulus)
 _HASH_EXACT = 2**61 - 1
+# keys compared with Python's view at each end of a spot-checked dict (see _dict_key_hashes)
+_SPOT = 64
 # whether CPython's dict tables are read directly (None: not yet probed); see _raw_dicts_supported
 _RAW_DICTS: bool | None = None
 
@@ -107,17 +110,20 @@ def from_networkx(graph: Any) -> Graph:
     adj = graph._adj  # the dict of dicts networkx stores (documented for subclasses)
     labels = list(adj)
     n = len(labels)
-    deg = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
+    multi = bool(graph.is_multigraph())
+    read = _key_hashes(adj, labels, lengths=multi)
+    if read is None:
+        deg = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
+    else:
+        deg = read.used
     nnz = int(deg.sum())
     node_ids, rank = _sorted_labels(labels)
-    multi = bool(graph.is_multigraph())
-    read = _key_hashes(adj, deg, lengths=multi)
-    cols = _neighbour_positions(adj, labels, node_ids, rank, deg, None if read is None else read[0])
+    cols = _neighbour_positions(adj, labels, node_ids, rank, deg, None if read is None else read.hashes)
     relabelled = not _is_range(node_ids)
     directed = bool(graph.is_directed())
     mult = None
     if multi:  # adj[u][v] is a dict of parallel edges keyed by edge key: their numbers
-        mult = None if read is None else read[1]
+        mult = None if read is None else read.value_lengths
         if mult is None:
             per = map(len, chain.from_iterable(nbrs.values() for nbrs in adj.values()))
             mult = np.fromiter(per, dtype=np.int64, count=nnz)
@@ -504,17 +510,35 @@ def _lookup(
     return out
 
 
-def _key_hashes(
-    adj: Any, deg: NDArray[np.int64], *, lengths: bool = False
-) -> tuple[NDArray[np.int64], NDArray[np.int64] | None] | None:
-    """Stored hashes of the keys of the inner dicts of ``adj`` in iteration order, or None.
+def _key_hashes(adj: Any, labels: list[Any], *, lengths: bool = False) -> _Tables | None:
+    """What CPython's tables hold for the inner dicts of ``adj`` (keys in iteration order), or None.
 
-    With ``lengths``, also the length of every value of those dicts (the edge-key dicts of a
-    multigraph), else None in its place. See :func:`_dict_key_hashes`.
+    The inner dicts' addresses are read from the outer dict's own table when ``adj`` is a
+    dict (no Python pass over the inner dicts), and their lengths come with the read. With
+    ``lengths``, also the length of every value of those dicts (the edge-key dicts of a
+    multigraph). See :func:`_dict_key_hashes`.
     """
     if not _raw_dicts_supported():
         return None
-    return _dict_key_hashes(list(adj.values()), deg, lengths=lengths)
+    if type(adj) is dict:
+        outer = _dict_key_hashes([adj], np.array([len(labels)]), values=True)
+        if outer is not None and outer.values is not None and outer.values.size == len(labels):
+            inner = _Values(adj, labels)
+            return _dict_key_hashes(inner, None, lengths=lengths, addresses=outer.values)
+    return _dict_key_hashes(list(adj.values()), None, lengths=lengths)
+
+
+class _Values(Sequence[Any]):
+    """``adj[labels[i]]`` by index: the inner dicts, for the spot checks of the table read."""
+
+    def __init__(self, adj: dict[Any, Any], labels: list[Any]) -> None:
+        self._adj, self._labels = adj, labels
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._adj[self._labels[i]]
 
 
 def _raw_dicts_supported() -> bool:
@@ -563,13 +587,31 @@ def _raw_dicts_supported() -> bool:
     return _RAW_DICTS
 
 
+class _Tables(NamedTuple):
+    """What :func:`_dict_key_hashes` read: per key (in iteration order) and per dict."""
+
+    hashes: NDArray[np.int64]
+    value_lengths: NDArray[np.int64] | None  # len() of each value (a dict), if asked for
+    used: NDArray[np.int64]  # len() of each dict
+    values: NDArray[np.int64] | None  # address of each value, if asked for
+
+
 def _dict_key_hashes(
-    dicts: list[Any], deg: NDArray[np.int64], *, lengths: bool = False, trusted: bool = True
-) -> tuple[NDArray[np.int64], NDArray[np.int64] | None] | None:
+    dicts: Sequence[Any],
+    deg: NDArray[np.int64] | None,
+    *,
+    lengths: bool = False,
+    values: bool = False,
+    addresses: NDArray[np.int64] | None = None,
+    trusted: bool = True,
+) -> _Tables | None:
     """The hashes stored in CPython's tables for the keys of ``dicts``, in iteration order.
 
-    Returns ``(hashes, value_lengths)`` (the second None unless ``lengths``: then the length of
-    every value, each of which must be a dict), or None when anything is not as expected.
+    Returns a :class:`_Tables`: the hashes, the lengths of the values (with ``lengths``; each
+    value must be a dict), the lengths of the dicts and the addresses of the values (with
+    ``values``); or None when anything is not as expected. ``deg``, if given, are the lengths
+    of the dicts (checked); ``addresses``, if given, their addresses (``id``), read from the
+    table that holds them. ``dicts[i]`` is used only for the spot checks.
     Reads the dicts' memory directly (numpy gathers over a view of the address range), so the
     keys are never visited: iterating them costs a cache miss per key object, this costs a
     sequential read of each table. Call it only when :func:`_raw_dicts_supported`
@@ -589,17 +631,19 @@ def _dict_key_hashes(
     its length; the table of a non-empty dict is of kind 0 or 1 with an index table of the
     width its size implies, at most 2/3 of it filled; the live entries of each dict are
     ``ma_used`` many; the keys of str tables are exactly str with a hash; and the hashes (and
-    value lengths) of a few dicts equal those Python gives.
+    value lengths) of the first and last ``_SPOT`` keys of a few dicts equal those Python gives.
     """
     n = len(dicts)
     if n == 0:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64) if lengths else None
-    obj = np.fromiter(map(id, dicts), dtype=np.int64, count=n)
+        empty = np.empty(0, dtype=np.int64)
+        return _Tables(empty, empty if lengths else None, empty, empty if values else None)
+    obj = np.fromiter(map(id, dicts), dtype=np.int64, count=n) if addresses is None else addresses
     if not bool((_words(obj + 8) == id(dict)).all()):  # subclasses, views: iterate them instead
         return None
-    used, keys, values = _words(obj[:, None] + np.array([16, 32, 40])).T
-    if values.any() or not np.array_equal(used, deg):
+    used_all, keys, split = _words(obj[:, None] + np.array([16, 32, 40])).T
+    if split.any() or (deg is not None and not np.array_equal(used_all, deg)):
         return None
+    used = used_all
     live = np.flatnonzero(used)
     keys, used = keys[live], used[live]
     head, n_entries = _words(keys[:, None] + np.array([8, 24])).T
@@ -643,7 +687,7 @@ def _dict_key_hashes(
             return None
         hashes, value_at = hashes[full], value_at[full]
         uni_e = None if uni_e is None else uni_e[full]
-    elif lengths:
+    elif lengths or values:
         value_at = memory[value_word]
     if uni_e is not None:  # the hash cached in each str key (computed when it was inserted)
         # one gather: the keys of a str table are exact str objects (a CPython invariant, checked)
@@ -656,15 +700,19 @@ def _dict_key_hashes(
         if not bool((_words(value_at + 8) == id(dict)).all()):  # the type word first
             return None
         value_lengths = _words(value_at + 16)
-    # spot checks against Python's own view of a few dicts
+    # spot checks against Python's own view of a few dicts (their first and last keys)
     cum = np.cumsum(used) - used
     for i in {0, int(live.size) // 2, int(live.size) - 1, int(np.argmax(used))} if live.size else ():
         d, a, b = dicts[int(live[i])], int(cum[i]), int(cum[i] + used[i])
-        if hashes[a:b].tolist() != [hash(k) for k in d]:
+        k = min(b - a, _SPOT)
+        ends = [*islice(d, k), *reversed(list(islice(reversed(d), k)))]
+        if hashes[a : a + k].tolist() + hashes[b - k : b].tolist() != list(map(hash, ends)):
             return None
-        if value_lengths is not None and value_lengths[a:b].tolist() != [len(v) for v in d.values()]:
-            return None
-    return hashes, value_lengths
+        if value_lengths is not None:
+            got = value_lengths[a : a + k].tolist() + value_lengths[b - k : b].tolist()
+            if got != [len(d[key]) for key in ends]:
+                return None
+    return _Tables(hashes, value_lengths, used_all, value_at if values else None)
 
 
 def _words(addresses: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -247,12 +247,15 @@ def test_dict_tables_read_exactly() -> None:
 def test_tables_are_read_for_hashable_labels(monkeypatch: pytest.MonkeyPatch) -> None:
     if not convert._raw_dicts_supported():
         pytest.skip("dict tables not readable on this interpreter")
-    calls = []
+    calls: list[bool] = []
+    outer: list[bool] = []
     real = convert._dict_key_hashes
 
     def spy(dicts, deg, **kw):
         out = real(dicts, deg, **kw)
-        calls.append(out is not None)
+        if not kw.get("values"):  # the read of the inner dicts (the outer one gives their addresses)
+            calls.append(out is not None)
+            outer.append(kw.get("addresses") is not None)
         return out
 
     monkeypatch.setattr(convert, "_dict_key_hashes", spy)
@@ -262,6 +265,7 @@ def test_tables_are_read_for_hashable_labels(monkeypatch: pytest.MonkeyPatch) ->
               nx.Graph([("b", "a"), ("a", "c"), ("c", 1)])):
         check(g)
     assert calls == [True] * 6
+    assert outer == [True] * 6  # addresses of the inner dicts read from the outer dict's table
     # views and dict subclasses are iterated instead
     check(nx.subgraph_view(nx.gnm_random_graph(30, 60, seed=2), filter_node=lambda v: v % 3 > 0))
     assert calls == [True] * 6 + [False]
