@@ -10,11 +10,8 @@ kinds, and times on each, in the same run (best of ``--repeat``):
   ``list(G.edges())``;
 - the floor: one bare pass over networkx's adjacency keys, ``deque(chain(*G._adj.values()),
   maxlen=0)`` (every key visited, nothing stored: any conversion that iterates the dicts pays
-  it; ``from_networkx`` reads CPython's dict tables instead where it can), and ``np.fromiter``
-  of the keys (the pass ``from_networkx`` makes for integer labels when it iterates);
-- ``from_networkx`` with the direct read of CPython's dict tables switched off (iterating the
-  dicts instead);
-- the steps of ``from_networkx`` (labels, neighbours located, dict tables read, build).
+  it), and ``np.fromiter`` of the keys (the pass ``from_networkx`` makes for integer labels);
+- the steps of ``from_networkx`` (labels, neighbours located, build).
 
 Kinds: ``int-range`` (labels 0..n-1 inserted in order), ``int-sparse`` (distinct random ids up
 to 10^12, inserted in random order), ``str`` (labels ``"v<i>"``), ``DiGraph`` (int labels, every
@@ -133,12 +130,8 @@ def steps(g: nx.Graph, repeat: int) -> list[tuple[str, float]]:
                                                                                     count=n)), repeat)[0])]
     t, (node_ids, rank) = best_of(lambda: convert._sorted_labels(labels), repeat)
     out.append(("  step: sort the labels", t))
-    multi = g.is_multigraph()
-    t, read = best_of(lambda: convert._key_hashes(adj, labels, lengths=multi), repeat)
-    out.append((f"  step: dict tables read{'' if read is not None else ' (refused or off)'}", t))
-    hashes = None if read is None else read.hashes
-    t, cols = best_of(lambda: convert._neighbour_positions(adj, labels, node_ids, rank, deg, hashes), repeat)
-    out.append(("  step: neighbours located (tables read)", t))
+    t, cols = best_of(lambda: convert._neighbour_positions(adj, labels, node_ids, rank, deg), repeat)
+    out.append(("  step: neighbours located", t))
     if not g.is_directed() and not g.is_multigraph():
         ptr = np.zeros(n + 1, dtype=cols.dtype)
         np.cumsum(deg, out=ptr[1:])
@@ -159,12 +152,6 @@ def run_kind(kind: str, g: nx.Graph, repeat: int, with_scipy: bool) -> tuple[str
         np.testing.assert_array_equal(a, b)
     assert new.node_ids.tolist() == old.node_ids.tolist() and new.report == old.report
     rows += [("from_networkx", t_new), ("  before (reference implementation)", t_old)]
-    saved = convert._RAW_DICTS
-    convert._RAW_DICTS = False  # the route without reading CPython's dict tables
-    t_iter, it = best_of(lambda: from_networkx(g), repeat)
-    convert._RAW_DICTS = saved
-    np.testing.assert_array_equal(it.indices, new.indices)
-    rows.append(("  from_networkx iterating the dicts", t_iter))
     t_edges = best_of(lambda: list(g.edges()), repeat)[0]
     rows.append(("  list(G.edges())", t_edges))
     if with_scipy:

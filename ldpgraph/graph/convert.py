@@ -1,8 +1,8 @@
 """Conversions from networkx, igraph and scipy.sparse objects into :class:`~ldpgraph.graph.Graph`.
 
 networkx and igraph are imported lazily, inside the functions. No conversion loops over the
-edges in Python: networkx adjacency dicts are read from CPython's dict tables with numpy, or
-else by ``np.fromiter`` (a C loop over the dict keys; see :func:`from_networkx`), igraph's own
+edges in Python: networkx adjacency dicts are read by ``np.fromiter`` (a C loop over the dict
+keys; see :func:`from_networkx`), igraph's own
 edge vectors and sorted edge indices are copied as arrays (see :func:`from_igraph`), and
 scipy.sparse arrays are used as CSR arrays.
 """
@@ -10,9 +10,8 @@ scipy.sparse arrays are used as CSR arrays.
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
-from itertools import chain, islice
-from typing import Any, NamedTuple
+from itertools import chain
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,12 +32,6 @@ __all__ = ["from_networkx", "from_igraph", "from_scipy_sparse"]
 _INT32_LIMIT = 2**31
 # integer labels spanning at most this many times their number are located through a dense table
 _DENSE_SPAN = 8
-# hash(v) == v for the integers 0 <= v < this (CPython's sys.hash_info.modulus)
-_HASH_EXACT = 2**61 - 1
-# keys compared with Python's view at each end of a spot-checked dict (see _dict_key_hashes)
-_SPOT = 64
-# whether CPython's dict tables are read directly (None: not yet probed); see _raw_dicts_supported
-_RAW_DICTS: bool | None = None
 
 
 def from_networkx(graph: Any) -> Graph:
@@ -71,19 +64,14 @@ def from_networkx(graph: Any) -> Graph:
     -----
     networkx stores a graph as a dict of dicts, ``graph._adj[u][v]``, in node insertion order:
     the lengths of the inner dicts are the row lengths of a CSR form and their keys, chained,
-    its column labels. Any pass over those keys in Python costs a cache miss per key object (a
-    bare pass runs at about 10^7 keys/s on a graph of 10^6 edges here;
-    ``scripts/bench_from_networkx.py`` measures it). So on CPython 3.11-3.13 the keys are not
-    visited: the hash of each key, stored in the dict's table next to the key pointer, is read
-    from memory with numpy (the layout checked on probe dicts once, and on every dict read; see
-    :func:`_dict_key_hashes`), and so are the lengths of a multigraph's edge-key dicts. A key
-    equals a node label, so it has that label's hash: a non-negative integer below
-    :math:`2^{61} - 1` is its own hash, and other labels are found by their hashes when these
-    are distinct (tables of str keys hold no hashes: those are read from the str objects, one
-    gather). Otherwise (other interpreters, dict subclasses or views, colliding hashes) the keys
-    are read by one C-level pass (``np.fromiter`` over ``itertools.chain``), integer labels
-    located with numpy (an offset, or a hash table), other labels through a dict. Do not change
-    the graph from another thread during the conversion.
+    its column labels. The keys are read by one C-level pass (``np.fromiter`` over
+    ``itertools.chain``); integer labels are located with numpy (an offset when consecutive, a
+    dense table when they span at most ``_DENSE_SPAN`` times their number, else a numpy hash
+    table), other labels through a dict. That pass is the floor: any Python-level visit of the
+    keys costs about one cache miss per key object (a bare pass runs at about 10^7 keys/s on a
+    graph of 10^6 edges here; ``scripts/bench_from_networkx.py`` measures it). CPython's dict
+    tables are deliberately not read from memory (faster, but private to each CPython version,
+    and unsafe if another thread changes the graph meanwhile).
 
     For an undirected simple ``nx.Graph`` the adjacency is symmetric and free of duplicates,
     so no dedupe is needed: the transpose of a symmetric pattern is itself, and scipy's
@@ -111,23 +99,16 @@ def from_networkx(graph: Any) -> Graph:
     labels = list(adj)
     n = len(labels)
     multi = bool(graph.is_multigraph())
-    read = _key_hashes(adj, labels, lengths=multi)
-    if read is None:
-        deg = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
-    else:
-        deg = read.used
+    deg = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
     nnz = int(deg.sum())
     node_ids, rank = _sorted_labels(labels)
-    cols = _neighbour_positions(adj, labels, node_ids, rank, deg, None if read is None else read.hashes)
+    cols = _neighbour_positions(adj, labels, node_ids, rank, deg)
     relabelled = not _is_range(node_ids)
     directed = bool(graph.is_directed())
     mult = None
     if multi:  # adj[u][v] is a dict of parallel edges keyed by edge key: their numbers
-        mult = None if read is None else read.value_lengths
-        if mult is None:
-            per = map(len, chain.from_iterable(nbrs.values() for nbrs in adj.values()))
-            mult = np.fromiter(per, dtype=np.int64, count=nnz)
-    del read
+        per = map(len, chain.from_iterable(nbrs.values() for nbrs in adj.values()))
+        mult = np.fromiter(per, dtype=np.int64, count=nnz)
     if not directed:
         ptr = np.zeros(n + 1, dtype=cols.dtype)
         np.cumsum(deg, out=ptr[1:])
@@ -354,32 +335,18 @@ def _neighbour_positions(
     node_ids: NDArray[Any],
     rank: NDArray[np.integer] | None,
     deg: NDArray[np.int64],
-    hashes: NDArray[np.int64] | None,
 ) -> NDArray[np.integer]:
     """Sorted positions of the neighbour labels ``chain(*adj.values())``.
 
-    ``hashes`` are the hashes of those keys read from CPython's dict tables
-    (:func:`_key_hashes`), or None. With them, the neighbours are
-    located by the hashes stored there, without visiting the key objects: a non-negative
-    integer below ``2**61 - 1`` is its own hash, and other labels are found among the hashes of
-    the node labels when those are distinct. (A neighbour that is not a node, which only a
-    hand-edited graph has, is then reported unless its hash equals a label's.) Otherwise
-    integer labels are read by
-    ``np.fromiter`` and located with numpy, other labels through one dict from label to
-    position. Integer positions: an offset when the labels are consecutive, a dense table when
-    they span at most ``_DENSE_SPAN`` times their number, else a numpy hash table
-    (:func:`_index_of`). int32 when the positions and entries fit, else int64.
+    Integer labels are read by ``np.fromiter`` and located with numpy, other labels through
+    one dict from label to position. Integer positions: an offset when the labels are
+    consecutive, a dense table when they span at most ``_DENSE_SPAN`` times their number, else
+    a numpy hash table (:func:`_index_of`). int32 when the positions and entries fit, else int64.
     """
     n = len(labels)
     nnz = int(deg.sum())
     itype = np.int32 if max(n, nnz) < _INT32_LIMIT else np.int64
     ints = node_ids.dtype == np.int64
-    if hashes is not None:
-        if ints and (n == 0 or (node_ids[0] >= 0 and node_ids[-1] < _HASH_EXACT)):
-            return _int_positions(hashes, node_ids, itype)
-        pos = _hash_positions(hashes, labels, rank, itype)
-        if pos is not None:
-            return pos
     if ints:
         try:
             vals = np.fromiter(chain.from_iterable(adj.values()), dtype=np.int64, count=nnz)
@@ -423,28 +390,6 @@ def _span(ids: NDArray[np.int64]) -> tuple[int, int]:
     """``(lo, hi - lo + 1)`` of non-empty int64 ids, in Python integers (no overflow)."""
     lo, hi = int(ids.min()), int(ids.max())
     return lo, hi - lo + 1
-
-
-def _hash_positions(
-    hashes: NDArray[np.int64], labels: list[Any], rank: NDArray[np.integer] | None, itype: type
-) -> NDArray[np.integer] | None:
-    """Sorted positions of the neighbours whose key hashes are ``hashes``, or None.
-
-    A key equals a node label, so it has that label's hash; when the labels' hashes are
-    distinct, the hash names the label. None when two labels share a hash or a hash is not a
-    label's (the caller then takes the slower route, which names such a neighbour).
-    """
-    n = len(labels)
-    if not hashes.size:
-        return hashes.astype(itype)
-    own = np.fromiter(map(hash, labels), dtype=np.int64, count=n)
-    index = _index_of(own)
-    if not np.array_equal(_lookup(index, own), np.arange(n)):  # two labels share a hash
-        return None
-    at = _lookup(index, hashes)
-    if (at < 0).any():
-        return None
-    return (at if rank is None else rank[at]).astype(itype)
 
 
 def _index_of(keys: NDArray[np.int64]) -> tuple[int, NDArray[np.int64], NDArray[np.int64]]:
@@ -508,228 +453,6 @@ def _lookup(
         at = np.minimum(np.searchsorted(keys, q), keys.size - 1)
         out[todo] = np.where(keys[at] == q, pos[at], -1)
     return out
-
-
-def _key_hashes(adj: Any, labels: list[Any], *, lengths: bool = False) -> _Tables | None:
-    """What CPython's tables hold for the inner dicts of ``adj`` (keys in iteration order), or None.
-
-    The inner dicts' addresses are read from the outer dict's own table when ``adj`` is a
-    dict (no Python pass over the inner dicts), and their lengths come with the read. With
-    ``lengths``, also the length of every value of those dicts (the edge-key dicts of a
-    multigraph). See :func:`_dict_key_hashes`.
-    """
-    if not _raw_dicts_supported():
-        return None
-    if type(adj) is dict:
-        outer = _dict_key_hashes([adj], np.array([len(labels)]), values=True)
-        if outer is not None and outer.values is not None and outer.values.size == len(labels):
-            inner = _Values(adj, labels)
-            return _dict_key_hashes(inner, None, lengths=lengths, addresses=outer.values)
-    return _dict_key_hashes(list(adj.values()), None, lengths=lengths)
-
-
-class _Values(Sequence[Any]):
-    """``adj[labels[i]]`` by index: the inner dicts, for the spot checks of the table read."""
-
-    def __init__(self, adj: dict[Any, Any], labels: list[Any]) -> None:
-        self._adj, self._labels = adj, labels
-
-    def __len__(self) -> int:
-        return len(self._labels)
-
-    def __getitem__(self, i: Any) -> Any:
-        return self._adj[self._labels[i]]
-
-
-def _raw_dicts_supported() -> bool:
-    """Whether :func:`_dict_key_hashes` may read this interpreter's dicts (checked once).
-
-    Only CPython 3.11 to 3.13 in a default build (64-bit, GIL, no debug or trace-refs fields),
-    whose dict layout is the one described in :func:`_dict_key_hashes`; and only if reading a
-    set of probe dicts (small, large, with deleted entries) gives exactly their keys' hashes.
-    """
-    global _RAW_DICTS
-    if _RAW_DICTS is None:
-        import sys
-        import sysconfig
-
-        _RAW_DICTS = (
-            sys.implementation.name == "cpython"
-            and (3, 11) <= sys.version_info[:2] <= (3, 13)
-            and ctypes.sizeof(ctypes.c_void_p) == 8
-            and not hasattr(sys, "gettotalrefcount")  # debug build
-            and not hasattr(sys, "getobjects")  # trace-refs build: a longer object header
-            and not sysconfig.get_config_var("Py_GIL_DISABLED")  # free-threaded: dk_mutex
-            and sys.hash_info.modulus == _HASH_EXACT
-        )
-        if _RAW_DICTS:
-            probes = [dict.fromkeys(range(k)) for k in (0, 1, 5, 6, 300, 70_000)]
-            probes += [dict.fromkeys([f"s{i}" for i in range(k)]) for k in (1, 9, 2000)]  # str tables
-            probes += [dict.fromkeys(["a", (1, 2), 2**70, -1, 3.5]), {}]
-            for d in probes[2], probes[4], probes[5], probes[7], probes[8]:
-                for k in list(d)[1::3]:
-                    del d[k]
-            probes[-1][1] = None  # a dict that held a key and now holds none
-            del probes[-1][1]
-            multi = [{k: dict.fromkeys(range(k)) for k in (3, 0, 7)}]  # lengths of the values
-            try:
-                got = _dict_key_hashes(probes, np.array([len(d) for d in probes]), trusted=False)
-                got_multi = _dict_key_hashes(multi, np.array([3]), lengths=True, trusted=False)
-            except Exception:  # noqa: BLE001 - any failure: iterate the dicts instead
-                got = got_multi = None
-            _RAW_DICTS = (
-                got is not None
-                and got[0].tolist() == [hash(k) for d in probes for k in d]
-                and got_multi is not None
-                and got_multi[1] is not None
-                and got_multi[1].tolist() == [3, 0, 7]
-            )
-    return _RAW_DICTS
-
-
-class _Tables(NamedTuple):
-    """What :func:`_dict_key_hashes` read: per key (in iteration order) and per dict."""
-
-    hashes: NDArray[np.int64]
-    value_lengths: NDArray[np.int64] | None  # len() of each value (a dict), if asked for
-    used: NDArray[np.int64]  # len() of each dict
-    values: NDArray[np.int64] | None  # address of each value, if asked for
-
-
-def _dict_key_hashes(
-    dicts: Sequence[Any],
-    deg: NDArray[np.int64] | None,
-    *,
-    lengths: bool = False,
-    values: bool = False,
-    addresses: NDArray[np.int64] | None = None,
-    trusted: bool = True,
-) -> _Tables | None:
-    """The hashes stored in CPython's tables for the keys of ``dicts``, in iteration order.
-
-    Returns a :class:`_Tables`: the hashes, the lengths of the values (with ``lengths``; each
-    value must be a dict), the lengths of the dicts and the addresses of the values (with
-    ``values``); or None when anything is not as expected. ``deg``, if given, are the lengths
-    of the dicts (checked); ``addresses``, if given, their addresses (``id``), read from the
-    table that holds them. ``dicts[i]`` is used only for the spot checks.
-    Reads the dicts' memory directly (numpy gathers over a view of the address range), so the
-    keys are never visited: iterating them costs a cache miss per key object, this costs a
-    sequential read of each table. Call it only when :func:`_raw_dicts_supported`
-    (``trusted=False`` is for that probe) and while no other thread can change the dicts.
-
-    Layout (CPython 3.11-3.13, ``Include/internal/pycore_dict.h``): a ``PyDictObject`` is
-    ``refcnt, type, ma_used, ma_version_tag, ma_keys, ma_values`` (8 bytes each); a keys object
-    starts ``dk_refcnt`` (8 bytes), ``dk_log2_size, dk_log2_index_bytes, dk_kind`` (1 byte
-    each), ``dk_version`` (4), ``dk_usable`` and ``dk_nentries`` (8 each), then the index table
-    of ``2**dk_log2_index_bytes`` bytes, then ``dk_nentries`` entries ``me_hash, me_key,
-    me_value`` (8 bytes each; a deleted entry has a NULL value; iteration visits the others
-    in order) in a table of the general kind (``dk_kind`` 0), or ``me_key, me_value`` in a
-    table of str keys only (kind 1), whose hashes are read from the keys: a str object is
-    ``refcnt, type, length, hash`` (8 bytes each), its hash cached when it entered the dict.
-    Checked on every call: every object is exactly a dict (its type word, read before
-    anything else of it) with a combined table (``ma_values`` NULL) and ``ma_used`` equal to
-    its length; the table of a non-empty dict is of kind 0 or 1 with an index table of the
-    width its size implies, at most 2/3 of it filled; the live entries of each dict are
-    ``ma_used`` many; the keys of str tables are exactly str with a hash; and the hashes (and
-    value lengths) of the first and last ``_SPOT`` keys of a few dicts equal those Python gives.
-    """
-    n = len(dicts)
-    if n == 0:
-        empty = np.empty(0, dtype=np.int64)
-        return _Tables(empty, empty if lengths else None, empty, empty if values else None)
-    obj = np.fromiter(map(id, dicts), dtype=np.int64, count=n) if addresses is None else addresses
-    if not bool((_words(obj + 8) == id(dict)).all()):  # subclasses, views: iterate them instead
-        return None
-    used_all, keys, split = _words(obj[:, None] + np.array([16, 32, 40])).T
-    if split.any() or (deg is not None and not np.array_equal(used_all, deg)):
-        return None
-    used = used_all
-    live = np.flatnonzero(used)
-    keys, used = keys[live], used[live]
-    head, n_entries = _words(keys[:, None] + np.array([8, 24])).T
-    log2_size, log2_index, kind = head & 0xFF, (head >> 8) & 0xFF, (head >> 16) & 0xFF
-    width = (log2_size >= 8).astype(np.int64) + (log2_size >= 16) + (log2_size >= 32)  # log2 bytes
-    if (
-        (kind > 1).any()
-        or not np.array_equal(log2_index, log2_size + width)
-        or (n_entries < used).any()
-        or (n_entries > (np.int64(2) << log2_size) // 3).any()
-    ):
-        return None
-    uni = kind == 1  # a table of str keys only: entries (key, value), the hash in the str
-    stride = 3 - uni.astype(np.int64)  # words per entry
-    first = keys + 32 + (np.int64(1) << log2_index)  # address of entry 0 of each table
-    total = int(n_entries.sum())
-    start = np.cumsum(n_entries) - n_entries  # of each table in the concatenated entries
-    lo = int(first.min()) if total else 8
-    memory = _memory(lo, int((first + 8 * stride * n_entries).max()) if total else lo)
-    if lo & 7 or bool((first & 7).any()):
-        return None  # pragma: no cover - tables are aligned
-    # word index of every entry: each table's entries are consecutive
-    uni_e = None
-    if uni.any():
-        where = np.repeat(stride, n_entries)
-        where *= np.arange(total, dtype=np.int64) - np.repeat(start, n_entries)
-        where += np.repeat((first - lo) >> 3, n_entries)
-        uni_e = np.repeat(uni, n_entries)
-        value_word = where + 2 - uni_e
-    else:
-        where = np.repeat(((first - lo) >> 3) - 3 * start, n_entries)
-        where += np.arange(0, 3 * total, 3, dtype=np.int64)
-        value_word = where + 2
-    hashes = memory[where]  # the hash, or in a str table the key
-    value_at = None
-    if total != int(used.sum()):  # deleted entries: keep those with a value
-        value_at = memory[value_word]
-        full = value_at != 0
-        per = np.add.reduceat(full, start.astype(np.intp)) if total else np.zeros(0, dtype=np.int64)
-        if not np.array_equal(per, used):
-            return None
-        hashes, value_at = hashes[full], value_at[full]
-        uni_e = None if uni_e is None else uni_e[full]
-    elif lengths or values:
-        value_at = memory[value_word]
-    if uni_e is not None:  # the hash cached in each str key (computed when it was inserted)
-        # one gather: the keys of a str table are exact str objects (a CPython invariant, checked)
-        key_type, key_hash = _words(hashes[uni_e][:, None] + np.array([8, 24])).T
-        if not bool((key_type == id(str)).all()) or (key_hash == -1).any():
-            return None
-        hashes[uni_e] = key_hash
-    value_lengths = None
-    if lengths:
-        if not bool((_words(value_at + 8) == id(dict)).all()):  # the type word first
-            return None
-        value_lengths = _words(value_at + 16)
-    # spot checks against Python's own view of a few dicts (their first and last keys)
-    cum = np.cumsum(used) - used
-    for i in {0, int(live.size) // 2, int(live.size) - 1, int(np.argmax(used))} if live.size else ():
-        d, a, b = dicts[int(live[i])], int(cum[i]), int(cum[i] + used[i])
-        k = min(b - a, _SPOT)
-        ends = [*islice(d, k), *reversed(list(islice(reversed(d), k)))]
-        if hashes[a : a + k].tolist() + hashes[b - k : b].tolist() != list(map(hash, ends)):
-            return None
-        if value_lengths is not None:
-            got = value_lengths[a : a + k].tolist() + value_lengths[b - k : b].tolist()
-            if got != [len(d[key]) for key in ends]:
-                return None
-    return _Tables(hashes, value_lengths, used_all, value_at if values else None)
-
-
-def _words(addresses: NDArray[np.int64]) -> NDArray[np.int64]:
-    """The 8-byte words at the given (8-aligned, readable) memory addresses."""
-    if not addresses.size:
-        return np.empty(addresses.shape, dtype=np.int64)
-    lo = int(addresses.min())
-    if bool((addresses & 7).any()):
-        raise ValueError("unaligned address")  # pragma: no cover - objects are aligned
-    return _memory(lo, int(addresses.max()))[(addresses - lo) >> 3]
-
-
-def _memory(lo: int, hi: int) -> NDArray[np.int64]:
-    """A view of the 8-byte words at addresses ``lo, lo + 8, ..., hi`` (not copied, not checked)."""
-    if lo <= 0:
-        raise ValueError("null address")  # pragma: no cover - objects are not at 0
-    return np.ctypeslib.as_array((ctypes.c_int64 * ((hi - lo) // 8 + 1)).from_address(lo))
 
 
 def _not_a_node(label: Any) -> None:

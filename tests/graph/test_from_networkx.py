@@ -11,7 +11,6 @@ directly, and iterating them).
 
 from __future__ import annotations
 
-import sys
 import zlib
 from typing import Any
 
@@ -23,18 +22,9 @@ from ldpgraph.graph import convert, from_networkx
 from tests.graph.test_build_reference import reference
 
 CLASSES = (nx.Graph, nx.DiGraph, nx.MultiGraph, nx.MultiDiGraph)
-# CPython versions whose dict layout _dict_key_hashes knows: there the direct read must be on
-KNOWN_LAYOUT = sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
-
-
-@pytest.fixture(params=["tables", "iterate"])
-def read(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run a test with the dict tables read directly (where supported), then by iteration."""
-    if request.param == "iterate":
-        monkeypatch.setattr(convert, "_RAW_DICTS", False)
-    elif not convert._raw_dicts_supported():
-        assert not KNOWN_LAYOUT, "the dict-layout probe failed on a CPython whose layout is known"
-        pytest.skip("dict tables not readable on this interpreter")
+@pytest.fixture(params=["iterate"])
+def read(request: pytest.FixtureRequest) -> str:
+    """The route that reads the adjacency (one: by iteration of networkx's dicts)."""
     return request.param
 
 
@@ -195,80 +185,6 @@ def test_edited_adjacency_is_refused(read: str) -> None:
         g._adj[labels[0]][99] = {}  # a neighbour that is not a node
         with pytest.raises(ValueError, match="neighbour 99 that is not a node"):
             from_networkx(g)
-
-
-def test_dict_tables_read_exactly() -> None:
-    if not convert._raw_dicts_supported():
-        assert not KNOWN_LAYOUT
-        pytest.skip("dict tables not readable on this interpreter")
-    rng = np.random.default_rng(3)
-    dicts: list[dict] = [{}, {0: 1}, dict.fromkeys(range(7)), dict.fromkeys(range(10**5))]
-    dicts.append(dict.fromkeys(rng.integers(-(2**63), 2**63 - 1, 500).tolist() + [-1, -2, 2**61 - 1, 2**64]))
-    dicts.append(dict.fromkeys([1.5, (1, "a"), "s", None, 7]))  # mixed keys: general tables
-    grown = {}
-    for k in rng.permutation(5000).tolist():  # grown one key at a time, resized on the way
-        grown[k] = None
-    for k in list(grown)[::3]:  # deleted entries
-        del grown[k]
-    dicts.append(grown)
-    emptied = {5: 0, 6: 0}
-    del emptied[5], emptied[6]
-    dicts.append(emptied)
-    deg = np.array([len(d) for d in dicts], dtype=np.int64)
-    got = convert._dict_key_hashes(dicts, deg)
-    assert got is not None and got[0].tolist() == [hash(k) for d in dicts for k in d] and got[1] is None
-    assert convert._dict_key_hashes(dicts, deg + 1) is None  # lengths disagree
-    assert convert._dict_key_hashes(dicts, deg, lengths=True) is None  # values that are not dicts
-    words = [f"w{i}" * (i % 3 + 1) for i in range(3000)]
-    strs = [dict.fromkeys(words[:k]) for k in (1, 2, 8, 3000)]  # str tables: hashes in the keys
-    for k in words[::4]:
-        del strs[-1][k]
-    strs.insert(2, {})
-    deg = np.array([len(d) for d in strs])
-    got = convert._dict_key_hashes(strs + dicts, np.concatenate([deg, [len(d) for d in dicts]]))
-    assert got is not None and got[0].tolist() == [hash(k) for d in strs + dicts for k in d]
-    assert convert._dict_key_hashes([{1: 2}, dict.fromkeys], np.array([1, 0])) is None  # not a dict
-    nested = {k: dict.fromkeys(range(k % 4)) for k in range(40)}
-    for k in range(0, 40, 3):
-        del nested[k]
-    got = convert._dict_key_hashes([nested, {}], np.array([len(nested), 0]), lengths=True)
-    assert got is not None and got[1] is not None
-    assert got[1].tolist() == [len(v) for v in nested.values()] and got[0].tolist() == list(nested)
-
-    class Slots:
-        def __init__(self) -> None:
-            self.x, self.y = 1, 2
-
-    split = Slots().__dict__  # instance dicts may share keys (a split table)
-    out = convert._dict_key_hashes([split], np.array([len(split)]))
-    assert out is None or out[0].tolist() == [hash(k) for k in split]
-
-
-def test_tables_are_read_for_hashable_labels(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not convert._raw_dicts_supported():
-        pytest.skip("dict tables not readable on this interpreter")
-    calls: list[bool] = []
-    outer: list[bool] = []
-    real = convert._dict_key_hashes
-
-    def spy(dicts, deg, **kw):
-        out = real(dicts, deg, **kw)
-        if not kw.get("values"):  # the read of the inner dicts (the outer one gives their addresses)
-            calls.append(out is not None)
-            outer.append(kw.get("addresses") is not None)
-        return out
-
-    monkeypatch.setattr(convert, "_dict_key_hashes", spy)
-    multi = nx.MultiGraph([(0, 1), (0, 1), (1, 1), (1, 1), (2, 0)])
-    for g in (nx.gnm_random_graph(50, 200, seed=1), nx.relabel_nodes(nx.path_graph(4), {0: -1}),
-              nx.DiGraph([((1, 2), (3, 4))]), multi, nx.MultiDiGraph(multi),
-              nx.Graph([("b", "a"), ("a", "c"), ("c", 1)])):
-        check(g)
-    assert calls == [True] * 6
-    assert outer == [True] * 6  # addresses of the inner dicts read from the outer dict's table
-    # views and dict subclasses are iterated instead
-    check(nx.subgraph_view(nx.gnm_random_graph(30, 60, seed=2), filter_node=lambda v: v % 3 > 0))
-    assert calls == [True] * 6 + [False]
 
 
 @pytest.mark.parametrize("max_probes", [1, 2, 32])
