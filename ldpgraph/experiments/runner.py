@@ -606,11 +606,28 @@ def start_workers_early(
     True
     """
     if n_jobs == 1 or (n_jobs is None and not _likely_parallel(graphs, work_per_node)):
-        return None
+        return _start_plot_worker() if preload_plots else None
     n_proc = _loky_processes(-1 if n_jobs is None else n_jobs)
     if n_proc <= 0:
-        return None
+        return _start_plot_worker() if preload_plots else None
     return _reuse_pool(n_proc, preload_plots) or _start_pool(n_proc, preload_plots)
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the OS tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - no affinity API (macOS, Windows)
+        return os.cpu_count() or 1
+
+
+def _start_plot_worker() -> Any:
+    """For a run that simulates in this process only: one worker that imports matplotlib and
+    renders the plots on a core the run leaves idle (None on a single core, where a thread
+    imports it instead: a second process would only share that core)."""
+    if _usable_cores() < 2:
+        return None
+    return _reuse_pool(1, True) or _start_pool(1, plots=True)
 
 
 def _make_tasks(n_units: int, n_blocks: int, n_workers: int) -> list[tuple[int, int, int]]:
@@ -979,7 +996,8 @@ class ExperimentResult:
         def produce(tmp: Path) -> dict[str, Any]:
             # the plots are rendered by a worker process of the run, if one is alive, while this
             # process writes the other files
-            pool = _live_pool() if plots and self.config.get("worker_processes") else None
+            wanted = self.config.get("worker_processes") or self.config.get("plot_worker")
+            pool = _live_pool() if plots and wanted else None
             try:
                 # an absolute folder: the worker's working directory is the one it started in
                 job = None if pool is None else pool.submit(_render_plots, self.summary,
@@ -1092,7 +1110,9 @@ def run_experiment(
         same graph.
     preload_plots : bool
         Import matplotlib while the grid runs, for a ``write`` with plots: in the worker
-        processes as they start (they render the plots too), else in a thread of this process.
+        processes as they start (one of them renders the plots); a grid that runs in this
+        process only gets one worker for the plots, on a core it leaves idle (with a single
+        usable core, or another backend, a thread of this process imports matplotlib instead).
 
     Returns
     -------
@@ -1169,10 +1189,13 @@ def run_experiment(
     n_proc = _loky_processes(n_jobs) if use_loky and n_jobs != 1 else 0
     if n_proc > 0 and (pool is None or pool._max_workers != n_proc):
         pool = _reuse_pool(n_proc, preload_plots) or _start_pool(n_proc, preload_plots)
-    elif n_proc == 0 and preload_plots:
-        from .plots import preload_matplotlib
+    plot_worker = False
+    if n_proc == 0 and preload_plots:  # the plots render in a worker on an idle core, else here
+        plot_worker = use_loky and _start_plot_worker() is not None
+        if not plot_worker:
+            from .plots import preload_matplotlib
 
-        preload_matplotlib()
+            preload_matplotlib()
     tasks: list[tuple[int, int, int]] = []
     results: list[NDArray | None] = []
 
@@ -1253,6 +1276,7 @@ def run_experiment(
         "n_tasks": len(tasks),
         "n_jobs": n_jobs,
         "worker_processes": n_proc,
+        "plot_worker": plot_worker,
         "backend": _backend_name(backend, scheduler, n_jobs),
         "scheduler": scheduler,
         "cell_costs": costs,

@@ -140,3 +140,29 @@ def test_stop_workers_ends_the_pool_without_waiting():
                          block_size=10, n_jobs=2, seed=0, quiet=True)
     assert res.config["worker_processes"] == 1
     R.stop_workers()
+
+
+def test_a_serial_run_renders_its_plots_in_a_worker_on_an_idle_core(tmp_path, monkeypatch):
+    from ldpgraph.experiments import plots
+
+    R.stop_workers()
+    calls = []
+    local = plots.plot_relative_rmse
+    monkeypatch.setattr(plots, "plot_relative_rmse", lambda *a, **kw: calls.append(1) or local(*a, **kw))
+    grid = dict(epsilons=[0.5, 2.0], ks=[2], methods=["unbiased-dlap", "naive-dlap"], n_trials=30, seed=4,
+                quiet=True, n_jobs=1, preload_plots=True)
+    monkeypatch.setattr(R, "_usable_cores", lambda: 2)
+    res = run_experiment({"g": np.arange(300) % 17}, **grid)
+    assert res.config["worker_processes"] == 0 and res.config["plot_worker"] is True
+    in_worker = res.write(tmp_path / "worker")
+    assert calls == []  # rendered by the plot worker
+    R.stop_workers()
+    monkeypatch.setattr(R, "_usable_cores", lambda: 1)  # one core: no second process
+    one = run_experiment({"g": np.arange(300) % 17}, **grid)
+    assert one.config["plot_worker"] is False and R._live_pool() is None
+    here = one.write(tmp_path / "here")
+    assert calls == [1]
+    assert one.records == res.records
+    assert [p.name for p in in_worker["plots"]] == [p.name for p in here["plots"]] != []
+    for a, b in zip(in_worker["plots"], here["plots"], strict=True):
+        assert a.read_bytes() == b.read_bytes()
