@@ -102,38 +102,49 @@ _SCRATCH = _Scratch()
 def _binomial_poly(y: NDArray, k: int) -> NDArray[np.float64]:
     """C(y, k) = y (y-1) ... (y-k+1) / k! evaluated in float64 for real or integer y."""
     y = np.asarray(y, dtype=np.float64)
-    out = np.ones_like(y)
-    tmp = np.empty_like(y)
+    out = np.empty_like(y)
+    _binomial_poly_into(y, k, out, np.empty_like(y))
+    return out
+
+
+def _binomial_poly_into(
+    y: NDArray[np.float64], k: int, out: NDArray[np.float64], tmp: NDArray[np.float64]
+) -> None:
+    """:func:`_binomial_poly` of the float64 ``y`` into ``out``, with ``tmp`` (same size) as scratch."""
+    out.fill(1.0)
     for j in range(k):  # out *= (y - j) / (j + 1), in place
         np.subtract(y, j, out=tmp)
         tmp /= j + 1
         out *= tmp
-    return out
 
 
-def _row_sums_kernel(reports: NDArray, kernel, piece: int = _PIECE_VALUES) -> NDArray[np.float64]:
-    """``_row_sums`` for a value function given as an in-place kernel on float64 pieces.
+def _row_sums_kernel(
+    reports: NDArray, kernel, piece: int = _PIECE_VALUES, *, as_float: bool = True
+) -> NDArray[np.float64]:
+    """``_row_sums`` for a value function given as an in-place kernel on pieces of the reports.
 
-    ``kernel(yf, out)`` writes the values of the float64 reports ``yf`` into ``out`` (the
-    estimators' chunk kernels, which is what their public functions call on each float64 chunk
-    of the reports): the values, and so the sums, are bitwise those of ``_row_sums``; the
-    public function's validation and set-up are paid once per block instead of once per piece,
-    and nothing is allocated per piece.
+    ``kernel(y, out)`` writes the values of the piece ``y`` into ``out``. With ``as_float`` the
+    pieces are converted to float64 first (into a scratch buffer), as the estimators' chunk
+    loops do before their chunk kernels: given those kernels, the values, and so the sums, are
+    bitwise those of the public functions; their validation and set-up are paid once per block
+    instead of once per piece, and nothing is allocated per piece.
     """
     n, m = reports.shape
     rows = max(1, _GROUP_VALUES // max(1, m))
     out = np.empty(n, dtype=np.float64)
     buf = _SCRATCH.get("values", (min(rows, n), m), np.float64)
-    yf = _SCRATCH.get("piece", (min(piece, reports.size),), np.float64)
+    yf = _SCRATCH.get("piece", (min(piece, reports.size),), np.float64) if as_float else None
     for start in range(0, n, rows):
         group = reports[start : start + rows]
         vals = buf[: group.shape[0]]
         flat, flat_vals = group.reshape(-1), vals.reshape(-1)
         for lo in range(0, flat.size, piece):
             part = flat[lo : lo + piece]
-            y = yf[: part.size]
-            y[...] = part  # the float64 conversion of the estimators' chunk loop
-            kernel(y, flat_vals[lo : lo + part.size])
+            if yf is not None:
+                y = yf[: part.size]
+                y[...] = part  # the float64 conversion of the estimators' chunk loop
+                part = y
+            kernel(part, flat_vals[lo : lo + part.size])
         np.sum(vals, axis=-1, out=out[start : start + rows])
     return out
 
@@ -145,18 +156,11 @@ def _row_sums(reports: NDArray, values, piece: int = _PIECE_VALUES) -> NDArray[n
     scratch buffer, and each trial is then summed by one numpy reduction over its row, as over
     the whole block: the results are bitwise those of ``values(reports).sum(axis=-1)``.
     """
-    n, m = reports.shape
-    rows = max(1, _GROUP_VALUES // max(1, m))
-    out = np.empty(n, dtype=np.float64)
-    buf = _SCRATCH.get("values", (min(rows, n), m), np.float64)
-    for start in range(0, n, rows):
-        group = reports[start : start + rows]
-        vals = buf[: group.shape[0]]
-        flat, flat_vals = group.reshape(-1), vals.reshape(-1)
-        for lo in range(0, flat.size, piece):
-            flat_vals[lo : lo + piece] = values(flat[lo : lo + piece])
-        np.sum(vals, axis=-1, out=out[start : start + rows])
-    return out
+
+    def kernel(part: NDArray, out: NDArray[np.float64]) -> None:
+        out[...] = values(part)
+
+    return _row_sums_kernel(reports, kernel, piece, as_float=False)
 
 
 class KStarMethod:
@@ -336,16 +340,7 @@ class _PlugIn(_DegreeMethod):
 
     def _piece_kernel(self, reports, k, eps):
         tmp = _SCRATCH.get("poly", (min(_PIECE_VALUES, reports.size),), np.float64)
-
-        def kernel(yf, out):  # _binomial_poly's operations, in place
-            out.fill(1.0)
-            t = tmp[: yf.size]
-            for j in range(k):
-                np.subtract(yf, j, out=t)
-                t /= j + 1
-                out *= t
-
-        return kernel
+        return lambda yf, out: _binomial_poly_into(yf, k, out, tmp[: yf.size])
 
     def analytic_mean(self, degrees, k, epsilon):
         return _sum_by_distinct(
