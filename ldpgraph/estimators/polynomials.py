@@ -418,24 +418,40 @@ def _binomial_jets(
     With ``sig`` (a power of two, per element) the input is Y = sig y and the shifts are sig i:
     the outputs are then sig^k f(y), sig^(k-1) f'(y), sig^(k-2) f''(y), scaled exactly.
     """
-    m = (k - 1) / 2.0 * sig
-    sig2 = sig * sig
-    u = yf - m
-    w = u * u - m * m
-    h = np.ones_like(yf)
-    h1 = np.zeros_like(yf)
-    h2 = np.zeros_like(yf)
-    for i in range(k // 2):
-        q = w + i * (k - 1 - i) * sig2
-        h2 *= q
-        h2 += 2.0 * h1
-        h1 *= q
-        h1 += h
-        h *= q
+    u, w, h, h1, h2, q, t = (np.empty_like(yf) for _ in range(7))
+    _jets_core(yf, k, sig, u, w, h, h1, h2, q, t)
     u2 = u * u
     if k % 2 == 0:
         return h, 2.0 * u * h1, 2.0 * h1 + 4.0 * u2 * h2
     return u * h, h + 2.0 * u2 * h1, u * (6.0 * h1 + 4.0 * u2 * h2)
+
+
+def _jets_core(
+    yf: NDArray[np.float64], k: int, sig: float | NDArray[np.float64], u: NDArray[np.float64],
+    w: NDArray[np.float64], h: NDArray[np.float64], h1: NDArray[np.float64], h2: NDArray[np.float64],
+    q: NDArray[np.float64], t: NDArray[np.float64],
+) -> None:
+    """The loop of :func:`_binomial_jets` into buffers of ``yf``'s size: u, w, h, h', h''.
+
+    ``u = yf - m``, ``w = u^2 - m^2`` and h, h', h'' at w (``q`` and ``t`` are scratch); nothing
+    is allocated, so an in-place kernel can run it on every chunk.
+    """
+    m = (k - 1) / 2.0 * sig
+    sig2 = sig * sig
+    np.subtract(yf, m, out=u)
+    np.multiply(u, u, out=w)
+    np.subtract(w, m * m, out=w)
+    h.fill(1.0)
+    h1.fill(0.0)
+    h2.fill(0.0)
+    for i in range(k // 2):
+        np.add(w, i * (k - 1 - i) * sig2, out=q)
+        h2 *= q
+        np.multiply(h1, 2.0, out=t)
+        h2 += t
+        h1 *= q
+        h1 += h
+        h *= q
 
 
 def _binomial_jets_scaled(
@@ -467,27 +483,13 @@ def _binomial_laplace_in_place(
 ) -> None:
     """out = (f - b^2 f'') / k! with f = k! C(y, k): ``_binomial_jets`` (sig = 1) into buffers.
 
-    The same floating-point operations in the same order as ``_binomial_jets`` followed by
-    ``out = (f2 * -b2 + f) * scale`` (products and sums swapped only where IEEE arithmetic is
-    commutative), so the values are bitwise the same; ``bufs`` are 7 float64 buffers of
-    ``yf``'s size, and nothing is allocated.
+    The loop of ``_binomial_jets`` (:func:`_jets_core`) and the same floating-point operations
+    in the same order as its end followed by ``out = (f2 * -b2 + f) * scale`` (products and
+    sums swapped only where IEEE arithmetic is commutative), so the values are bitwise the
+    same; ``bufs`` are 7 float64 buffers of ``yf``'s size, and nothing is allocated.
     """
     u, w, h, h1, h2, q, t = bufs
-    m = (k - 1) / 2.0 * 1.0
-    np.subtract(yf, m, out=u)
-    np.multiply(u, u, out=w)
-    np.subtract(w, m * m, out=w)
-    h.fill(1.0)
-    h1.fill(0.0)
-    h2.fill(0.0)
-    for i in range(k // 2):
-        np.add(w, i * (k - 1 - i) * 1.0, out=q)
-        h2 *= q
-        np.multiply(h1, 2.0, out=t)
-        h2 += t
-        h1 *= q
-        h1 += h
-        h *= q
+    _jets_core(yf, k, 1.0, u, w, h, h1, h2, q, t)
     np.multiply(u, u, out=w)  # u^2 (w is no longer needed)
     w *= 4.0
     w *= h2  # 4 u^2 h''
