@@ -981,9 +981,8 @@ def _drop_entries(
     """CSR without the entries at the sorted positions ``dropped`` (the inputs when none)."""
     if not dropped.size:
         return ptr, ind
-    keep = np.ones(ind.size, dtype=bool)
-    keep[dropped] = False
-    return ptr - np.searchsorted(dropped, ptr).astype(ptr.dtype, copy=False), ind[keep]
+    out = np.empty(ind.size - dropped.size, dtype=ind.dtype)
+    return _drop_entries_into(ptr, ind, dropped, out), out
 
 
 def _merge_rows(
