@@ -543,7 +543,7 @@ _POOL: Any = None
 #: The first task of each of its workers: done once the worker has started (its imports).
 _WARM_UPS: list[Any] = []
 #: Whether its workers imported matplotlib as they started.
-_POOL_PLOTS: list[bool] = [False]
+_POOL_PLOTS = False
 
 
 def _start_pool(n_processes: int, plots: bool = False) -> Any:
@@ -552,7 +552,7 @@ def _start_pool(n_processes: int, plots: bool = False) -> Any:
     Its arguments do not depend on the grid, so a later run in this process reuses the workers.
     With ``plots`` the workers import matplotlib while they start.
     """
-    global _POOL
+    global _POOL, _POOL_PLOTS
     from joblib.externals.loky import get_reusable_executor
 
     threads = str(max(1, (os.cpu_count() or 1) // (n_processes + 1)))
@@ -561,7 +561,7 @@ def _start_pool(n_processes: int, plots: bool = False) -> Any:
                                      initargs=(os.getpid(),), env=env)
     _WARM_UPS[:] = [executor.submit(_warm_up, plots) for _ in range(n_processes)]
     _POOL = executor
-    _POOL_PLOTS[0] = plots
+    _POOL_PLOTS = plots
     return executor
 
 
@@ -583,7 +583,7 @@ def _reuse_pool(n_processes: int, plots: bool) -> Any:
     """The live pool of an earlier start if it has ``n_processes`` workers (and imported
     matplotlib when ``plots``), else None."""
     pool = _live_pool()
-    if pool is None or pool._max_workers != n_processes or (plots and not _POOL_PLOTS[0]):
+    if pool is None or pool._max_workers != n_processes or (plots and not _POOL_PLOTS):
         return None
     return pool
 
@@ -605,9 +605,8 @@ def start_workers_early(
     >>> start_workers_early("facebook", n_jobs=1, work_per_node=1000) is None
     True
     """
-    if n_jobs == 1 or (n_jobs is None and not _likely_parallel(graphs, work_per_node)):
-        return _start_plot_worker() if preload_plots else None
-    n_proc = _loky_processes(-1 if n_jobs is None else n_jobs)
+    serial = n_jobs == 1 or (n_jobs is None and not _likely_parallel(graphs, work_per_node))
+    n_proc = 0 if serial else _loky_processes(-1 if n_jobs is None else n_jobs)
     if n_proc <= 0:
         return _start_plot_worker() if preload_plots else None
     return _reuse_pool(n_proc, preload_plots) or _start_pool(n_proc, preload_plots)
@@ -1187,7 +1186,7 @@ def run_experiment(
     starts = range(0, n_trials, block_size)
     cell_blocks = [(b, min(block_size, n_trials - start)) for b, start in enumerate(starts)]
     n_proc = _loky_processes(n_jobs) if use_loky and n_jobs != 1 else 0
-    if n_proc > 0 and (pool is None or pool._max_workers != n_proc):
+    if n_proc > 0:
         pool = _reuse_pool(n_proc, preload_plots) or _start_pool(n_proc, preload_plots)
     plot_worker = False
     if n_proc == 0 and preload_plots:  # the plots render in a worker on an idle core, else here
