@@ -938,10 +938,12 @@ def _cmd_node(args: argparse.Namespace) -> int:
         degrees = g.degrees
         ids = np.asarray(g.node_ids)
         node_ids = ids if ids.dtype.kind in "iu" and (ids.size == 0 or ids.min() >= 0) else None
+        labels = None if node_ids is not None else g.node_ids  # text names: rows say 0..n-1
     else:
         neighbours = _own_neighbours(args)
         degrees = np.array([len(neighbours)], dtype=np.int64)
         node_ids = [args.node_id]
+        labels = None
     rand = DegreeRandomizer(epsilon=args.epsilon, kstar_counts=args.kstar_counts or (), d_max=d_max,
                             shares=_shares_arg(args.shares), release_degree=not args.no_degree)
     seed = None
@@ -958,7 +960,19 @@ def _cmd_node(args: argparse.Namespace) -> int:
     n_rows = reports.n_nodes * len(reports.released)
     print(f"wrote {path} ({n_rows:,} row{'' if n_rows == 1 else 's'}: {reports.n_nodes:,} node(s), "
           f"round {args.round}; epsilon {shares}; {sampler})")
+    _report_node_labels(path, labels)
     return 0
+
+
+def _report_node_labels(path: Path, labels: Any) -> None:
+    """Write (and name) the node-label table of a simulated graph whose rows number its nodes."""
+    if labels is None:
+        return
+    from .reportfiles import write_node_labels
+
+    table = write_node_labels(path, labels)
+    print(f"wrote {table} (the graph's node labels: {path.name} numbers its nodes 0..n-1, "
+          "and this table gives each number's label)")
 
 
 def _curate_stats(values: list[str] | None, k: int) -> list[tuple[str, int | None]]:
@@ -1080,16 +1094,23 @@ def _cmd_curate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _node_neighbours(args: argparse.Namespace) -> tuple[list[int], list[Any]]:
-    """(nodes, neighbour lists): one node (--node-id, --neighbors*) or every node of --graph."""
+def _node_neighbours(args: argparse.Namespace) -> tuple[list[int], list[Any], Any]:
+    """(nodes, neighbour lists, labels): one node (--node-id, --neighbors*) or every node of
+    --graph, numbered 0..n-1 as the triangle protocols need (labels: the graph's own node
+    labels where they are not those numbers, else None)."""
+    import numpy as np
+
     if args.graph is not None:
         if args.node_id is not None:
             raise _UsageError("--node-id goes with --neighbors; --graph simulates every node")
         g = _load_graph_arg(args.graph, args)[0]
         _print_graph_notes({args.graph: _graph_notes(g)}, False)
         n = g.n_nodes
-        return list(range(n)), [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)]
-    return [args.node_id], [_own_neighbours(args)]
+        ids = np.asarray(g.node_ids)
+        numbered = ids.dtype.kind in "iu" and np.array_equal(ids, np.arange(n))
+        return (list(range(n)), [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)],
+                None if numbered else g.node_ids)
+    return [args.node_id], [_own_neighbours(args)], None
 
 
 def _own_neighbours(args: argparse.Namespace) -> list[int]:
@@ -1143,7 +1164,7 @@ def _cmd_node_triangles(args: argparse.Namespace) -> int:
             raise ValueError(
                 f"{args.broadcast}: a broadcast of {broadcast.protocol!r}, not {args.protocol!r}"
             )
-    nodes, lists = _node_neighbours(args)
+    nodes, lists, labels = _node_neighbours(args)
     eps: Any = args.epsilon
     if args.round == 2 and args.protocol == CLUSTERING_PROTOCOL:
         shares = _shares_arg(args.shares) or {"degree": 0.5, "local_count": 0.5}
@@ -1165,6 +1186,7 @@ def _cmd_node_triangles(args: argparse.Namespace) -> int:
     extra = f"run id {broadcast.run_id}; " if broadcast is not None else ""
     print(f"wrote {path} ({n_rows:,} row{'' if n_rows == 1 else 's'}: {len(nodes):,} node(s), "
           f"{args.protocol} round {args.round}; epsilon {args.epsilon:g}; {extra}{sampler})")
+    _report_node_labels(path, labels)
     return 0
 
 

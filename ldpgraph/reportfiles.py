@@ -47,6 +47,8 @@ __all__ = [
     "DEFAULT_CHUNK_ROWS",
     "report_format",
     "write_reports",
+    "node_labels_path",
+    "write_node_labels",
     "iter_report_chunks",
     "read_report_set",
     "read_reports",
@@ -621,6 +623,62 @@ def _chunk_from_json(rows: list[dict[str, Any]], source: str, first_row: int) ->
         version,
         line_offset=1,
     )
+
+
+def node_labels_path(reports_path: str | os.PathLike) -> Path:
+    """Where :func:`write_node_labels` puts the label table of a report file.
+
+    >>> node_labels_path("run/r1.parquet").as_posix()
+    'run/r1.nodes.csv'
+    """
+    p = Path(reports_path)
+    return p.with_name(f"{p.stem}.nodes.csv")
+
+
+def write_node_labels(reports_path: str | os.PathLike, labels: Sequence[Any]) -> Path:
+    """Write the table ``node,label`` that names the node numbers of a report file.
+
+    Report rows carry non-negative integer node ids, and the triangle protocols number the
+    nodes ``0..n-1`` (a node randomizes its pairs with every lower number). A graph whose nodes
+    are named otherwise (text names, or integers other than ``0..n-1``) is simulated under the
+    numbers ``0..n-1``; this table, beside the report file (:func:`node_labels_path`), maps each
+    number back to the graph's own label. CSV with a header; labels are quoted where needed.
+
+    Parameters
+    ----------
+    reports_path : path
+        The report file the table belongs to.
+    labels : sequence
+        ``labels[i]`` is the label of node ``i``.
+
+    Returns
+    -------
+    Path
+        The table written (to a temporary name first, then moved into place).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(write_node_labels(Path(tmp) / "r1.csv", ["alice", "bob, jr."]).read_text(), end="")
+    node,label
+    0,alice
+    1,"bob, jr."
+    """
+    import csv
+
+    path = node_labels_path(reports_path)
+    tmp = path.with_name(f".{path.name}.partial")
+    try:
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            out = csv.writer(fh, lineterminator="\n")
+            out.writerow(("node", "label"))
+            out.writerows(enumerate(labels))
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
 
 
 def iter_report_chunks(
