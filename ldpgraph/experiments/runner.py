@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._cores import usable_cores as _usable_cores
 from .._validation import check_epsilon, check_nonnegative_int
 from .records import CellRecords, Records, write_records_csv
 from .seeding import block_rng, cell_key, root_entropy
@@ -623,14 +624,6 @@ def start_workers_early(
     if n_proc <= 0:
         return _start_plot_worker() if preload_plots else None
     return _reuse_pool(n_proc, preload_plots) or _start_pool(n_proc, preload_plots)
-
-
-def _usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the OS tells it)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - no affinity API (macOS, Windows)
-        return os.cpu_count() or 1
 
 
 def _start_plot_worker() -> Any:

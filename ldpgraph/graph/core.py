@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ldpgraph._cores import usable_cores as _usable_cores
 from ldpgraph._validation import check_nonnegative_int
 
 __all__ = ["Graph", "LoadReport", "from_edge_array"]
@@ -40,6 +41,8 @@ _SORT_BUCKET_BITS = 6
 # Below this many edges, while scipy.sparse is not imported, the build sorts int64 keys with
 # numpy instead (see _numpy_build; measured by scripts/bench_graph_io.py --small).
 _SMALL_EDGES = 1 << 19
+# Entries above which the second pass of a counting sort runs in two threads (_sort_buckets).
+_PARALLEL_SORT = 1 << 21
 # Entries renumbered or compacted at a time (bounded temporaries): _graph_on_range, _drop_entries_into.
 _MAP_CHUNK = 1 << 20
 
@@ -927,21 +930,54 @@ def _sort_buckets(
     from scipy.sparse import _sparsetools as st  # deferred: slow to import
 
     width = 1 << shift
-    sizes = np.diff(ptr1)
-    largest = int(sizes.max())
-    low = np.empty(largest, dtype=keys.dtype)
-    tags, tags_out = np.zeros(largest, dtype=np.int8), np.empty(largest, dtype=np.int8)
-    local = np.empty(width + 1, dtype=ptr.dtype)
     starts = ptr1.tolist()
-    for b in range(ptr1.size - 1):
-        s, e = starts[b], starts[b + 1]
-        base = b << shift
-        w = min(width, n_keys - base)
-        c = e - s
-        np.bitwise_and(keys[s:e], width - 1, out=low[:c])
-        st.coo_tocsr(w, 1, c, low[:c], values[s:e], tags[:c], local[: w + 1], out[s:e], tags_out[:c])
-        np.add(local[:w], s, out=ptr[base : base + w])
+    n_buckets = len(starts) - 1
+
+    def sort(first: int, stop: int) -> None:  # buckets first..stop-1, with their own scratch
+        largest = max((starts[b + 1] - starts[b] for b in range(first, stop)), default=0)
+        low = np.empty(largest, dtype=keys.dtype)
+        tags, tags_out = np.zeros(largest, dtype=np.int8), np.empty(largest, dtype=np.int8)
+        local = np.empty(width + 1, dtype=ptr.dtype)
+        for b in range(first, stop):
+            s, e = starts[b], starts[b + 1]
+            base = b << shift
+            w = min(width, n_keys - base)
+            c = e - s
+            np.bitwise_and(keys[s:e], width - 1, out=low[:c])
+            st.coo_tocsr(w, 1, c, low[:c], values[s:e], tags[:c], local[: w + 1], out[s:e], tags_out[:c])
+            np.add(local[:w], s, out=ptr[base : base + w])
+
+    # The buckets write disjoint parts of out and ptr, and scipy's kernel releases the GIL: on
+    # two cores, a thread sorts the buckets of the second half of the entries (1.9x measured).
+    if starts[-1] >= _PARALLEL_SORT and n_buckets >= 2 and _usable_cores() >= 2:
+        half = int(np.searchsorted(ptr1, starts[-1] // 2))
+        half = min(max(half, 1), n_buckets - 1)
+        _in_two_threads(lambda: sort(0, half), lambda: sort(half, n_buckets))
+    else:
+        sort(0, n_buckets)
     ptr[n_keys] = starts[-1]
+
+
+def _in_two_threads(first: Any, second: Any) -> None:
+    """Run ``second()`` in a new thread while this one runs ``first()``; re-raise an error of either."""
+    import threading
+
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            second()
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+            failed.append(exc)
+
+    helper = threading.Thread(target=run, name="ldpgraph-build", daemon=True)
+    helper.start()
+    try:
+        first()
+    finally:
+        helper.join()
+    if failed:
+        raise failed[0]
 
 
 def _drop_entries_into(

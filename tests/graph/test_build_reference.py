@@ -204,17 +204,26 @@ def test_igraph_loops_and_parallel_edges(pairs: list[tuple[int, int]]) -> None:
         ref["self_loops_dropped"], ref["duplicates_dropped"])
 
 
+def thread_the_second_pass(monkeypatch: pytest.MonkeyPatch, threaded: bool) -> None:
+    """Make the second pass of every two-pass counting sort run in two threads (or in one)."""
+    monkeypatch.setattr(core, "_PARALLEL_SORT", 0 if threaded else 2**62)
+    monkeypatch.setattr(core, "_usable_cores", lambda: 2)
+
+
+@pytest.mark.parametrize("threaded", [False, True])
 @pytest.mark.parametrize("bits", [1, 2, 3])
 @pytest.mark.parametrize("narrow", [True, False])
 @pytest.mark.parametrize("seed", range(6))
 def test_two_pass_counting_sorts_match_the_reference(
-    bits: int, narrow: bool, seed: int, monkeypatch: pytest.MonkeyPatch
+    bits: int, narrow: bool, seed: int, threaded: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The two-pass counting sorts (used above 2**16 keys) on small graphs, by lowering the threshold.
 
     With ``2**bits`` buckets at most, the buckets hold several keys each, the last one fewer
-    than the others, and some none.
+    than the others, and some none. ``threaded``: the buckets split between two threads (as
+    above ``_PARALLEL_SORT`` entries on two cores).
     """
+    thread_the_second_pass(monkeypatch, threaded)
     monkeypatch.setattr(core, "_SORT_DIRECT", 1)
     monkeypatch.setattr(core, "_SORT_BUCKET_BITS", bits)
     monkeypatch.setattr(core, "_numpy_build", lambda m, n: False)
@@ -228,8 +237,11 @@ def test_two_pass_counting_sorts_match_the_reference(
     assert_same([(0, 0)] * 3 + [(1, 0)], n_nodes=n)  # loops and one edge
 
 
-def test_two_pass_sort_by_key_is_stable(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``_sort_by_key`` and ``_transpose`` against numpy's stable argsort, in one and two passes."""
+@pytest.mark.parametrize("threaded", [False, True])
+def test_two_pass_sort_by_key_is_stable(threaded: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_sort_by_key`` and ``_transpose`` against numpy's stable argsort, in one and two passes
+    (the second in one thread or two)."""
+    thread_the_second_pass(monkeypatch, threaded)
     rng = np.random.default_rng(6000)
     for direct in (1, 2**16):
         monkeypatch.setattr(core, "_SORT_DIRECT", direct)
