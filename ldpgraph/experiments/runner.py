@@ -651,7 +651,7 @@ def _make_tasks(n_units: int, n_blocks: int, n_workers: int) -> list[tuple[int, 
 
 
 def _run_here_and_in_pool(
-    executor: Any, n_processes: int, n_tasks: int, submit_args, run_here, on_result
+    executor: Any, n_processes: int, n_tasks: int, submit_args, run_here, on_result, *, first_here=None
 ) -> None:
     """Run tasks ``0 .. n_tasks - 1`` in order, in the pool and in this process.
 
@@ -662,8 +662,10 @@ def _run_here_and_in_pool(
     idle while this process computes (a grid smaller than the workers' start-up runs here
     entirely). ``submit_args(i)`` gives the pool's arguments of task i, ``run_here(i, between)``
     runs it here calling ``between()`` after each block; ``on_result((i, est))`` receives every
-    result. On an error or an interrupt the tasks not started are cancelled (on an interrupt
-    the workers are stopped).
+    result. ``first_here(between)``, if given, runs here once the pool has its first tasks,
+    before this process's first task (calling ``between()`` between its steps). On an error
+    or an interrupt the tasks not started are cancelled (on an interrupt the workers are
+    stopped).
     """
     from concurrent.futures import FIRST_COMPLETED, wait
 
@@ -684,6 +686,9 @@ def _run_here_and_in_pool(
         return bool(done)
 
     try:
+        if first_here is not None:
+            service()
+            first_here(service)
         while nxt < n_tasks or inflight:
             service()
             if nxt < n_tasks:
@@ -1199,6 +1204,17 @@ def run_experiment(
             from .plots import preload_matplotlib
 
             preload_matplotlib()
+    # The analytic RMSEs are computed while the workers run tasks (where after the grid they
+    # would idle): by this process once the pool has its first tasks, or after the first
+    # result of another backend.
+    analytic_of_unit: list[dict[str, float | None]] = []
+
+    def compute_analytic(between: Any = None) -> None:
+        for unit in units[len(analytic_of_unit):]:
+            analytic_of_unit.append(_analytic(unit, by_label[unit.graph]))
+            if between is not None:
+                between()
+
     tasks: list[tuple[int, int, int]] = []
     results: list[NDArray | None] = []
 
@@ -1221,7 +1237,8 @@ def run_experiment(
             plan(n_proc + 1)
             with _shared_degrees(ginputs) as refs:
                 _run_here_and_in_pool(pool, n_proc, len(tasks), lambda i: args_of(i, refs),
-                                      lambda i, between: _run_blocks(*args_of(i), between), on_result)
+                                      lambda i, between: _run_blocks(*args_of(i), between), on_result,
+                                      first_here=compute_analytic)
         elif use_loky:  # one worker: this process
             plan(1)
             for i in range(len(tasks)):
@@ -1235,8 +1252,10 @@ def run_experiment(
                                            return_as="generator_unordered")
                 for res in parallel(joblib.delayed(_run_blocks)(*args_of(i)) for i in range(len(tasks))):
                     on_result(res)
+                    compute_analytic()  # once: the workers have their tasks
     finally:
         bar.close()
+    compute_analytic()  # a serial grid (or one with no task)
     t_sim = time.perf_counter() - t0
 
     # assemble the records cell by cell, trials in order
@@ -1251,7 +1270,7 @@ def run_experiment(
         est_all = parts[0][1] if len(parts) == 1 else np.concatenate([est for _b, est in parts], axis=1)
         spawn = tuple(chain.from_iterable(repeat(f"{unit.key}/{b}", n) for b, n in cell_blocks))
         truth = truths[(unit.graph, unit.statistic, unit.k)]
-        a = _analytic(unit, by_label[unit.graph])
+        a = analytic_of_unit[u_index]
         for i, method in enumerate(unit.methods):
             cell = CellRecords(unit.graph, method, unit.statistic, unit.k, unit.epsilon, truth,
                                np.ascontiguousarray(est_all[i]), entropy, spawn)
