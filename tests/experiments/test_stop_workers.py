@@ -1,10 +1,9 @@
-"""``stop_workers`` returns once loky has finished with the pool (no leaked-semaphore warning).
+"""``stop_workers`` returns once loky has finished with the pool.
 
 The command line calls it once its files are written. It used to return while loky's executor
-manager thread was still releasing the pool's queues and semaphores; in about one run in
-twenty that thread was cut off at exit between unlinking a semaphore and telling loky's
-resource tracker, which then warned of a "leaked semlock" it could no longer find. Now the
-call waits for that thread (it joins it: ~0.01 s).
+manager thread was still releasing the pool's queues and semaphores, and in about one run in
+twenty (``--jobs 1`` with plots) loky's resource tracker then warned at exit of a "leaked
+semlock" it could no longer find. Now the call waits for that thread (it joins it: ~0.01 s).
 """
 
 from __future__ import annotations
