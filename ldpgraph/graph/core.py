@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -718,14 +719,8 @@ def _simple_csr(
     itype = np.int32 if narrow else np.int64
     lo = np.empty(m, dtype=itype)
     col = np.empty(m, dtype=itype)
-    np.minimum(u, v, out=lo, casting="unsafe")  # values < n fit the index type
-    np.maximum(u, v, out=col, casting="unsafe")
-    if offset:
-        lo -= offset
-        col -= offset
-    col <<= 1
-    col |= np.greater(u, v)
-    loops = np.equal(u, v)
+    loops = np.empty(m, dtype=bool)
+    _in_halves(partial(_edge_keys, u, v, offset, lo, col, loops), m)
     del u, v
     n_loops = int(np.count_nonzero(loops))
     if n_loops and loop_nodes is not None:
@@ -762,6 +757,23 @@ def _simple_csr(
     if narrow:
         indices = _widen_in_place(buf)
     return indptr.astype(np.int64, copy=False), indices.astype(np.int64, copy=False), n_loops, n_both
+
+
+def _edge_keys(
+    u: NDArray[np.integer], v: NDArray[np.integer], offset: int,
+    lo: NDArray[np.integer], col: NDArray[np.integer], loops: NDArray[np.bool_], a: int, b: int,
+) -> None:
+    """Entries ``a..b-1`` of the build's keys: ``lo = min - offset``, ``col = 2 (max - offset) +
+    [u > v]`` and ``loops = [u == v]`` (numpy's ufuncs release the GIL: two threads can share it)."""
+    uu, vv, low, high = u[a:b], v[a:b], lo[a:b], col[a:b]
+    np.minimum(uu, vv, out=low, casting="unsafe")  # values < n fit the index type
+    np.maximum(uu, vv, out=high, casting="unsafe")
+    if offset:
+        low -= offset
+        high -= offset
+    high <<= 1
+    high |= np.greater(uu, vv)
+    np.equal(uu, vv, out=loops[a:b])
 
 
 def _numpy_build(m: int, n: int) -> bool:
@@ -958,6 +970,15 @@ def _sort_buckets(
     ptr[n_keys] = starts[-1]
 
 
+def _in_halves(work: Any, m: int) -> None:
+    """``work(0, m)``, as ``work(0, m // 2)`` and ``work(m // 2, m)`` in two threads when ``m`` is
+    at least ``_PARALLEL_SORT`` and two cores are usable (``work`` must release the GIL)."""
+    if m >= _PARALLEL_SORT and m >= 2 and _usable_cores() >= 2:
+        _in_two_threads(lambda: work(0, m // 2), lambda: work(m // 2, m))
+    else:
+        work(0, m)
+
+
 def _in_two_threads(first: Any, second: Any) -> None:
     """Run ``second()`` in a new thread while this one runs ``first()``; re-raise an error of either."""
     import threading
@@ -1043,9 +1064,25 @@ def _merge_rows(
     ones = np.ones(max(lower.size, upper.size), dtype=np.int8)  # sums of 1 and 0: all kept
     indptr = np.empty(n + 1, dtype=itype)
     indices = np.empty(lower.size + upper.size, dtype=itype) if out is None else out
-    st.csr_plus_csr(
-        n, n, ptr_l, lower, ones, ptr_u, upper, ones, indptr, indices, np.empty(indices.size, dtype=np.int8)
-    )
+    sums = np.empty(indices.size, dtype=np.int8)
+
+    def merge(first: int, stop: int, cp: NDArray[np.integer]) -> None:
+        # rows first..stop-1; the kernel reads the inputs at their absolute positions and
+        # writes its output from 0: here from the merged position of row ``first``
+        at = int(ptr_l[first]) + int(ptr_u[first])
+        st.csr_plus_csr(stop - first, n, ptr_l[first : stop + 1], lower, ones, ptr_u[first : stop + 1], upper,
+                        ones, cp, indices[at:], sums[at:])
+
+    # Rows are independent and scipy's kernel releases the GIL: on two cores a thread merges the
+    # rows of the second half of the entries (their row pointers shifted once it is done).
+    if indices.size >= _PARALLEL_SORT and n >= 2 and _usable_cores() >= 2:
+        half = int(np.searchsorted(ptr_l + ptr_u, indices.size // 2))
+        half = min(max(half, 1), n - 1)
+        tail = np.empty(n - half + 1, dtype=itype)
+        _in_two_threads(lambda: merge(0, half, indptr[: half + 1]), lambda: merge(half, n, tail))
+        np.add(tail[1:], indptr[half], out=indptr[half + 1 :])
+    else:
+        merge(0, n, indptr)
     return indptr, indices
 
 
