@@ -24,8 +24,10 @@ def plain_pairs(text: bytes) -> list[list[int]]:
     return [[int(x) for x in line.split()] for line in text.split(b"\n") if line.strip()]
 
 
-def blocky_text(rng: np.random.Generator, sep: bytes, n: int, wide_from: int | None) -> bytes:
-    """``n`` edge lines with blank lines between; ids beyond int32 from line ``wide_from`` on."""
+def blocky_text(rng: np.random.Generator, sep: bytes, n: int, wide_from: int | None,
+                blank: float = 0.05) -> bytes:
+    """``n`` edge lines with blank lines between (each with probability ``blank``); ids beyond
+    int32 from line ``wide_from`` on."""
     lines = []
     for i in range(n):
         top = 2**40 if wide_from is not None and i >= wide_from else 2**31
@@ -33,7 +35,7 @@ def blocky_text(rng: np.random.Generator, sep: bytes, n: int, wide_from: int | N
         if i % 3 == 0:  # the largest int32 value, and above it where wide
             a = top - 1
         lines.append(b"%d%s%d" % (a, sep, b))
-        if rng.random() < 0.05:
+        if rng.random() < blank:
             lines.append(b"")
     return b"\n".join(lines) + b"\n"
 
@@ -47,16 +49,20 @@ def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     return str(request.param)
 
 
+@pytest.mark.parametrize("blank", [0.0, 0.05])
 @pytest.mark.parametrize("sep", [b"\t", b" "])
 @pytest.mark.parametrize("wide_from", [None, 0, 700, 1999])
-def test_many_blocks_match_a_plain_parse(parser: str, sep: bytes, wide_from: int | None,
+def test_many_blocks_match_a_plain_parse(parser: str, sep: bytes, wide_from: int | None, blank: float,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blank lines (``blank`` > 0: in nearly every block) send a block from pyarrow to the exact
+    parsers, which count its lines; without them pyarrow reads every block, and its rows are
+    the lines."""
     rng = np.random.default_rng(7 + (wide_from or 0))
-    text = blocky_text(rng, sep, 2000, wide_from)
+    text = blocky_text(rng, sep, 2000, wide_from, blank)
     calls = []  # whether the stream reads int64 after each pyarrow block
 
-    def arrow_block(*args: Any) -> Any:
-        out = edgelist_arrow_block(*args)
+    def arrow_block(*args: Any, **kwargs: Any) -> Any:
+        out = edgelist_arrow_block(*args, **kwargs)
         calls.append(args[2].wide)
         return out
 
@@ -67,6 +73,8 @@ def test_many_blocks_match_a_plain_parse(parser: str, sep: bytes, wide_from: int
     assert p.lines_read == text.count(b"\n")
     if parser == "numpy":
         assert calls == []
+    elif blank:
+        assert len(calls) > 10  # offered, refused for their blank lines
     else:  # every block through pyarrow: int32 up to the first block beyond it, int64 from there
         assert len(calls) > 10
         first_wide = calls.index(True) if True in calls else len(calls)
@@ -86,8 +94,9 @@ def test_error_line_numbers_in_later_blocks(parser: str, sep: bytes) -> None:
             parse_edge_pairs(broken)
 
 
-def test_last_line_without_newline(parser: str) -> None:
-    text = blocky_text(np.random.default_rng(3), b"\t", 1500, None).rstrip(b"\n")
+@pytest.mark.parametrize("blank", [0.0, 0.05])
+def test_last_line_without_newline(parser: str, blank: float) -> None:
+    text = blocky_text(np.random.default_rng(3), b"\t", 1500, None, blank).rstrip(b"\n")
     p = parse_edge_pairs(text)
     assert p.pairs.tolist() == plain_pairs(text)
     assert p.lines_read == text.count(b"\n") + 1

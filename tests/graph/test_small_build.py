@@ -96,7 +96,7 @@ def test_both_sides_of_the_parser_crossover(tmp_path: Path, monkeypatch: pytest.
     path.write_text(path.read_text().replace("# a small multigraph\n", ""))  # no comment: pyarrow may run
     calls = []
     arrow_block = edgelist._arrow_block
-    monkeypatch.setattr(edgelist, "_arrow_block", lambda *a: calls.append(1) or arrow_block(*a))
+    monkeypatch.setattr(edgelist, "_arrow_block", lambda *a, **kw: calls.append(1) or arrow_block(*a, **kw))
     graphs = []
     for limit in (1 << 40, 0):  # the SWAR parser, then pyarrow
         monkeypatch.setattr(edgelist, "_ARROW_COLD", limit)
