@@ -35,13 +35,14 @@ are read by :func:`read_parquet_edges`.
 
 Speed: a block of integer ids separated by tabs or by spaces (not both), with no CR, minus
 sign or comment in it (a few memchr passes: pyarrow's integer reader would accept those where
-the format does not, and it refuses anything else that is not an id) and no blank line (so that
-its rows are its lines), is parsed by pyarrow's multi-threaded CSV reader into int32 columns (int64 from the first block whose ids
-do not fit), kept as pyarrow's buffers until one concatenation at the end; other blocks
-of the numeric two-column format by the numpy SWAR parser (``_parse_chunk_fast``), two
-chunks at a time in threads; a chunk in which either sees anything unusual is re-parsed line
-by line (``_parse_lines``), which raises the exact error or returns the ids. Other formats
-(CSV, extra columns, names) go through pyarrow's CSV reader block by block, with the same
+the format does not, and it refuses anything else that is not an id) and no blank line (so
+that its rows are its lines), is parsed by pyarrow's multi-threaded CSV reader into int32
+columns (int64 from the first block whose ids do not fit), kept as pyarrow's buffers until
+one concatenation at the end; other blocks of the numeric two-column format by the numpy
+SWAR parser (``_parse_chunk_fast``), two chunks at a time in threads; a chunk in which either
+sees anything unusual is re-parsed line by line (``_parse_lines``), which raises the exact
+error or returns the ids. Other formats (CSV, extra columns, names) go through pyarrow's CSV
+reader block by block, with the same
 exact line-by-line fallback. See ``scripts/bench_graph_io.py``.
 """
 
