@@ -42,8 +42,8 @@ one concatenation at the end; other blocks of the numeric two-column format by t
 SWAR parser (``_parse_chunk_fast``), two chunks at a time in threads; a chunk in which either
 sees anything unusual is re-parsed line by line (``_parse_lines``), which raises the exact
 error or returns the ids. Other formats (CSV, extra columns, names) go through pyarrow's CSV
-reader block by block, with the same
-exact line-by-line fallback. See ``scripts/bench_graph_io.py``.
+reader block by block, with the same exact line-by-line fallback. See
+``scripts/bench_graph_io.py``.
 """
 
 from __future__ import annotations
