@@ -591,11 +591,10 @@ def stop_workers() -> None:
     The workers are kept between runs (a later :func:`run_experiment` reuses them); a program
     with no further run for them (the command line, once its files are written) saves their
     orderly shutdown at exit, which waits ~0.05–0.1 s for them. The call returns once loky's
-    manager thread has released the pool: not waiting for it, the command line left loky's
-    resource tracker warning of a "leaked" semaphore at exit in about one run in twenty
-    (measured with ``--jobs 1`` and plots). loky itself still does so now and then (about one
-    run in 30–150 here): a known, harmless race of its tracker, which finds the semaphore
-    already removed. Harmless without workers.
+    manager thread has released the pool (it joins it: ~0.01 s). loky's resource tracker may
+    still warn at exit, now and then (a few runs in a hundred here), of a "leaked" semaphore
+    that it then finds already removed: a known, harmless race inside loky. Harmless without
+    workers.
 
     >>> stop_workers()
     """
