@@ -961,22 +961,26 @@ def _sort_buckets(
 
     # The buckets write disjoint parts of out and ptr, and scipy's kernel releases the GIL: on
     # two cores, a thread sorts the buckets of the second half of the entries (1.9x measured).
-    if starts[-1] >= _PARALLEL_SORT and n_buckets >= 2 and _usable_cores() >= 2:
-        half = int(np.searchsorted(ptr1, starts[-1] // 2))
-        half = min(max(half, 1), n_buckets - 1)
-        _in_two_threads(lambda: sort(0, half), lambda: sort(half, n_buckets))
-    else:
-        sort(0, n_buckets)
+    _in_halves(sort, n_buckets, starts[-1], ptr1)
     ptr[n_keys] = starts[-1]
 
 
-def _in_halves(work: Any, m: int) -> None:
-    """``work(0, m)``, as ``work(0, m // 2)`` and ``work(m // 2, m)`` in two threads when ``m`` is
-    at least ``_PARALLEL_SORT`` and two cores are usable (``work`` must release the GIL)."""
-    if m >= _PARALLEL_SORT and m >= 2 and _usable_cores() >= 2:
-        _in_two_threads(lambda: work(0, m // 2), lambda: work(m // 2, m))
-    else:
-        work(0, m)
+def _in_halves(work: Any, n_parts: int, n_entries: int | None = None, starts: Any = None) -> None:
+    """``work(0, n_parts)``, or ``work(0, h)`` and ``work(h, n_parts)`` in two threads.
+
+    Two threads when the parts hold at least ``_PARALLEL_SORT`` entries (``n_entries``, by
+    default ``n_parts``: one entry per part), there are two parts or more and two cores are
+    usable; ``work`` must release the GIL and the two calls must write disjoint places. ``h``
+    splits the entries in halves: part ``i`` starts at entry ``starts[i]`` (``n_parts + 1``
+    values), by default at ``i``.
+    """
+    n_entries = n_parts if n_entries is None else n_entries
+    if n_entries < _PARALLEL_SORT or n_parts < 2 or _usable_cores() < 2:
+        work(0, n_parts)
+        return
+    h = n_parts // 2 if starts is None else int(np.searchsorted(starts, n_entries // 2))
+    h = min(max(h, 1), n_parts - 1)
+    _in_two_threads(lambda: work(0, h), lambda: work(h, n_parts))
 
 
 def _in_two_threads(first: Any, second: Any) -> None:
@@ -1065,24 +1069,21 @@ def _merge_rows(
     indptr = np.empty(n + 1, dtype=itype)
     indices = np.empty(lower.size + upper.size, dtype=itype) if out is None else out
     sums = np.empty(indices.size, dtype=np.int8)
+    indptr[0] = 0
 
-    def merge(first: int, stop: int, cp: NDArray[np.integer]) -> None:
+    def merge(first: int, stop: int) -> None:
         # rows first..stop-1; the kernel reads the inputs at their absolute positions and
-        # writes its output from 0: here from the merged position of row ``first``
+        # writes its output (and row pointers) from 0: here from the merged position of row
+        # ``first``, its row pointers shifted by it
         at = int(ptr_l[first]) + int(ptr_u[first])
+        cp = np.empty(stop - first + 1, dtype=itype)
         st.csr_plus_csr(stop - first, n, ptr_l[first : stop + 1], lower, ones, ptr_u[first : stop + 1], upper,
                         ones, cp, indices[at:], sums[at:])
+        np.add(cp[1:], at, out=indptr[first + 1 : stop + 1])
 
     # Rows are independent and scipy's kernel releases the GIL: on two cores a thread merges the
-    # rows of the second half of the entries (their row pointers shifted once it is done).
-    if indices.size >= _PARALLEL_SORT and n >= 2 and _usable_cores() >= 2:
-        half = int(np.searchsorted(ptr_l + ptr_u, indices.size // 2))
-        half = min(max(half, 1), n - 1)
-        tail = np.empty(n - half + 1, dtype=itype)
-        _in_two_threads(lambda: merge(0, half, indptr[: half + 1]), lambda: merge(half, n, tail))
-        np.add(tail[1:], indptr[half], out=indptr[half + 1 :])
-    else:
-        merge(0, n, indptr)
+    # rows of the second half of the entries.
+    _in_halves(merge, n, indices.size, ptr_l + ptr_u)
     return indptr, indices
 
 
