@@ -342,9 +342,7 @@ def randomized_response_keep(
     >>> randomized_response_keep(1.0, 4, rng=0).tolist()  # seeded simulation
     [True, True, True, True]
     """
-    from fractions import Fraction
-
-    from ..mechanisms import sample_bernoulli_exp
+    from ..core.sampling import Secure
 
     eps = check_epsilon(epsilon)
     n = check_nonnegative_int(size, "size")
@@ -355,14 +353,7 @@ def randomized_response_keep(
     if not secure:
         gen = check_rng(rng)
         return gen.random(n) < 1.0 / (1.0 + math.exp(-eps))
-    gamma = Fraction(eps)
-    even = np.ones(n, dtype=np.bool_)
-    alive = np.arange(n)
-    while alive.size:  # one more Bernoulli(q) trial for every lane still running
-        success = sample_bernoulli_exp(gamma, alive.size)
-        alive = alive[success]
-        even[alive] = ~even[alive]
-    return even
+    return Secure().stream(1, 0).keep(eps, n)
 
 
 def randomized_response_bits(

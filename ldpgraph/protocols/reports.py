@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..core.rows import COLUMNS
 from .randomizer import NodeReports
 
 __all__ = [
@@ -64,8 +65,7 @@ __all__ = [
 
 #: version of the row schema below
 FORMAT_VERSION = 1
-#: the columns of a report row, in file order
-COLUMNS = ("node", "round", "quantity", "value", "epsilon", "sensitivity", "protocol", "protocol_version")
+#: the columns of a report row, in file order: :data:`ldpgraph.core.rows.COLUMNS`
 #: the type of every column (Arrow / numpy names)
 COLUMN_TYPES = {
     "node": "int64",

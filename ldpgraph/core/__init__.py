@@ -1,0 +1,24 @@
+"""The protocol abstraction (no numerics): plans, samplers, rounds, accumulators, the registry.
+
+See :mod:`ldpgraph.core.protocol` for the design; the executors are in :mod:`ldpgraph.run`.
+"""
+
+from .plan import Plan, Release, RoundPlan, split_budget
+from .protocol import Accumulator, Option, Protocol, Round
+from .sampling import NodeStream, Sampler, Secure, Seeded, as_sampler
+
+__all__ = [
+    "Accumulator",
+    "NodeStream",
+    "Option",
+    "Plan",
+    "Protocol",
+    "Release",
+    "Round",
+    "RoundPlan",
+    "Sampler",
+    "Secure",
+    "Seeded",
+    "as_sampler",
+    "split_budget",
+]

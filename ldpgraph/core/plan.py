@@ -1,0 +1,186 @@
+r"""The public plan of a protocol run: what every node releases, at which budget, against which bounds.
+
+A :class:`Plan` is fixed before any node runs and is public. It is the privacy map of the
+protocol made visible: for every round the releases (:class:`Release`: the quantities of the
+report rows, the mechanism, ε and sensitivity), and the public bounds (n, D, d_max, projection,
+...). A node's total budget is the sum of the ε of its releases over all rounds (sequential
+composition; quantities of one release, such as ``rr_count`` and ``rr_edge`` of one
+randomized-response bit vector, share its ε once), and :class:`Plan` checks that it equals
+the ε the user asked for. Everything printed (CLI, records, JSON) is read from here.
+
+Bounds that the curator derives during the run (a private bound D from round-1 releases) are
+not in the plan: they travel in the broadcast, a post-processing of earlier rounds.
+
+Examples
+--------
+>>> plan = Plan("toy", 1, 1.0, (RoundPlan(1, "count", (Release(("count",), "dlap", 1.0, 1.0),)),))
+>>> plan.budget()
+{'count': 1.0}
+>>> plan.release("count").sensitivity_of("count")
+1.0
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["Release", "RoundPlan", "Plan", "split_budget"]
+
+
+@dataclass(frozen=True)
+class Release:
+    """One mechanism run by each node in a round.
+
+    Attributes
+    ----------
+    quantities : tuple of str
+        The ``quantity`` names of the rows it produces (several for one mechanism, e.g. the
+        ``rr_count`` and ``rr_edge`` rows of one randomized-response bit vector).
+    mechanism : str
+        ``"dlap"``, ``"randomized-response"``, ``"laplace"``, or ``"none"`` (a row that spends
+        nothing, such as a run id).
+    epsilon : float
+        Its ε (0 for ``"none"``).
+    sensitivity : float or mapping
+        What the noise is calibrated to (the value written in the rows' ``sensitivity``); a
+        mapping gives it per quantity (e.g. 0 for a run-id row that rides along a release).
+    """
+
+    quantities: tuple[str, ...]
+    mechanism: str
+    epsilon: float
+    sensitivity: float | Mapping[str, float] = 1.0
+
+    def sensitivity_of(self, quantity: str) -> float:
+        """The sensitivity written in the rows of ``quantity``."""
+        if isinstance(self.sensitivity, Mapping):
+            return float(self.sensitivity[quantity])
+        return float(self.sensitivity)
+
+    def __post_init__(self) -> None:
+        if not self.quantities or not all(isinstance(q, str) and q for q in self.quantities):
+            raise ValueError(f"a release names at least one quantity, got {self.quantities!r}")
+        eps = float(self.epsilon)
+        if self.mechanism == "none":
+            if eps != 0.0:
+                raise ValueError(f"a release of mechanism 'none' spends nothing, got epsilon {eps!r}")
+        elif not (math.isfinite(eps) and eps > 0):
+            raise ValueError(f"epsilon of {self.quantities[0]!r} must be finite and > 0, got {eps!r}")
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    """The releases of round ``number`` (1-based)."""
+
+    number: int
+    name: str
+    releases: tuple[Release, ...]
+
+    @property
+    def epsilon(self) -> float:
+        """The ε a node spends in this round (sum of its releases)."""
+        return math.fsum(r.epsilon for r in self.releases)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Protocol name and version, the node's total ε, the rounds, the public bounds.
+
+    Raises ``ValueError`` when the releases do not add up to ``epsilon`` (relative 1e-12): the
+    printed budget is then always what a node spends.
+    """
+
+    protocol: str
+    version: int
+    epsilon: float
+    rounds: tuple[RoundPlan, ...]
+    public: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "public", MappingProxyType(dict(self.public)))
+        spent = math.fsum(r.epsilon for r in self.rounds)
+        if not math.isclose(spent, self.epsilon, rel_tol=1e-12, abs_tol=0.0):
+            raise ValueError(
+                f"plan of {self.protocol!r}: the releases spend {spent!r}, not the total {self.epsilon!r}"
+            )
+        numbers = [r.number for r in self.rounds]
+        if numbers != list(range(1, len(numbers) + 1)):
+            raise ValueError(f"rounds must be numbered 1..R, got {numbers}")
+        seen: set[str] = set()
+        for r in self.rounds:
+            for rel in r.releases:
+                for q in rel.quantities:
+                    if q in seen:
+                        raise ValueError(f"quantity {q!r} is released twice in the plan of {self.protocol!r}")
+                    seen.add(q)
+
+    def round(self, number: int) -> RoundPlan:
+        """Round ``number`` (1-based), or ValueError naming the rounds."""
+        if not 1 <= int(number) <= len(self.rounds):
+            raise ValueError(f"{self.protocol} has rounds 1..{len(self.rounds)}, not round {number}")
+        return self.rounds[int(number) - 1]
+
+    def release(self, quantity: str) -> Release:
+        """The release that produces rows of ``quantity``."""
+        for r in self.rounds:
+            for rel in r.releases:
+                if quantity in rel.quantities:
+                    return rel
+        raise KeyError(f"{self.protocol} releases no quantity {quantity!r}")
+
+    def budget(self) -> dict[str, float]:
+        """``{round name: ε}``; the values sum to :attr:`epsilon`."""
+        return {r.name: r.epsilon for r in self.rounds}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: protocol, version, total ε and every round's releases, public bounds."""
+        return {
+            "protocol": self.protocol,
+            "protocol_version": self.version,
+            "epsilon": self.epsilon,
+            "rounds": [
+                {
+                    "round": r.number,
+                    "name": r.name,
+                    "epsilon": r.epsilon,
+                    "releases": [
+                        {"quantities": list(x.quantities), "mechanism": x.mechanism, "epsilon": x.epsilon,
+                         "sensitivity": {q: x.sensitivity_of(q) for q in x.quantities}}
+                        for x in r.releases
+                    ],
+                }
+                for r in self.rounds
+            ],
+            "public": dict(self.public),
+        }
+
+    def describe(self) -> str:
+        """One line: the total and each round's share, e.g. ``ε 1 = rr 0.5 + local-count 0.5``."""
+        parts = " + ".join(f"{name} {eps:.6g}" for name, eps in self.budget().items())
+        return f"epsilon {self.epsilon:.6g} = {parts}"
+
+
+def split_budget(epsilon: float, shares: Mapping[str, float]) -> dict[str, float]:
+    """``epsilon`` split by ``shares`` (positive, summing to 1); the parts sum to ``epsilon`` exactly.
+
+    The last share takes the remainder, so ``fsum`` of the parts is ``epsilon``.
+
+    >>> split_budget(1.0, {"rr": 0.5, "local_count": 0.5})
+    {'rr': 0.5, 'local_count': 0.5}
+    >>> split_budget(1.0, {"a": 0.7, "b": 0.4})
+    Traceback (most recent call last):
+        ...
+    ValueError: budget shares must be > 0 and sum to 1, got {'a': 0.7, 'b': 0.4}
+    """
+    vals = {k: float(v) for k, v in shares.items()}
+    if not vals or any(not (v > 0) for v in vals.values()) or not math.isclose(math.fsum(vals.values()), 1.0,
+                                                                               rel_tol=1e-9):
+        raise ValueError(f"budget shares must be > 0 and sum to 1, got {dict(shares)}")
+    names = list(vals)
+    out = {k: epsilon * vals[k] for k in names[:-1]}
+    out[names[-1]] = epsilon - math.fsum(out.values())
+    return out

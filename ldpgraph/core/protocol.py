@@ -1,0 +1,187 @@
+r"""The protocol abstraction: rounds that run, accumulators that merge, an estimate from their results.
+
+A protocol is written once and run by interchangeable executors (:mod:`ldpgraph.run`): in
+memory (experiments, ``ldpgraph estimate``), over report files (``ldpgraph node`` →
+``ldpgraph curate``) and on Dask. None of them knows a protocol's name; they call:
+
+``Protocol.plan(epsilon, **public)``
+    The public :class:`~ldpgraph.core.plan.Plan`: ε per round and release, sensitivities,
+    bounds. ``epsilon`` is always the node's *total* budget.
+``Protocol.rounds()``
+    The :class:`Round` objects, in order. For each round:
+
+    ``release(plan, nodes, neighbours, broadcast, sampler)``
+        The node side, vectorised over a batch of nodes: report rows (the columns of
+        :data:`~ldpgraph.core.rows.COLUMNS`) computed from each node's *own* neighbour list,
+        the previous round's broadcast and the node's stream of the
+        :class:`~ldpgraph.core.sampling.Sampler` (seeded or secure: the same code path).
+    ``accumulator(plan, broadcast)``
+        A mergeable :class:`Accumulator` of the round's rows (add a chunk, merge two, result).
+    ``broadcast(result, plan)``
+        What the curator publishes before the next round (None after the last).
+``Protocol.estimate(result, plan, broadcast, statistic)``
+    The :class:`~ldpgraph.protocols.curator.Estimate` from the last round's result.
+
+Optional hooks (``scipy.stats`` style: the executors call them when present): ``default_public``
+(public bounds a simulation may take from the true graph, e.g. the benchmark's D),
+``write_broadcast`` / ``read_broadcast`` (the broadcast's file form), ``describe_result``
+(lines for the CLI).
+
+Examples
+--------
+A protocol is registered with :func:`~ldpgraph.core.registry.register`; see the README
+section "Adding a protocol" for a complete one.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .plan import Plan
+from .sampling import Sampler
+
+__all__ = ["Accumulator", "Round", "Protocol", "Option"]
+
+
+class Accumulator(ABC):
+    """A mergeable summary of report rows: ``add`` chunks, ``merge`` partitions, then ``result``.
+
+    ``result()`` must not depend on how the rows were cut into chunks and partitions, nor on
+    the order of ``add`` and ``merge`` calls: that is what makes the in-memory, file and Dask
+    executors agree bit for bit.
+    """
+
+    @abstractmethod
+    def add(self, chunk: Any) -> None:
+        """Check one :class:`~ldpgraph.protocols.reportset.ReportChunk` and keep what the result needs."""
+
+    @abstractmethod
+    def merge(self, other: Accumulator) -> Accumulator:
+        """Fold ``other`` (another partition of the same round) into this one; returns self."""
+
+    @abstractmethod
+    def result(self) -> Any:
+        """The round's validated result (raises ValueError, naming file and row, if the rows are wrong)."""
+
+
+class Round(ABC):
+    """One round of a protocol: the node release, its accumulator, and the broadcast after it."""
+
+    #: 1-based round number
+    number: int = 1
+    #: short name, as in :meth:`Plan.budget`
+    name: str = ""
+
+    @abstractmethod
+    def release(
+        self,
+        plan: Plan,
+        nodes: NDArray[np.int64],
+        neighbours: Sequence[NDArray[np.int64]],
+        broadcast: Any,
+        sampler: Sampler,
+    ) -> dict[str, NDArray[Any]]:
+        """Report rows of ``nodes`` (each with its sorted, distinct neighbour ids)."""
+
+    @abstractmethod
+    def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
+        """An empty accumulator of this round's rows (``options``: screening, expected nodes)."""
+
+    def broadcast(self, result: Any, plan: Plan) -> Any:
+        """What the curator publishes after this round (None: no next round)."""
+        return None
+
+
+@dataclass(frozen=True)
+class Option:
+    """A public parameter of a protocol: the same name in the API and on every CLI command."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+
+    @property
+    def flag(self) -> str:
+        """The CLI flag, ``--d-max`` for ``d_max``."""
+        return "--" + self.name.replace("_", "-")
+
+
+class Protocol(ABC):
+    """Base class of every protocol (see the module docstring)."""
+
+    #: one name everywhere: simulation, records, report rows, CLI
+    name: ClassVar[str] = ""
+    #: version of its report rows
+    version: ClassVar[int] = 1
+    #: statistics it estimates
+    statistics: ClassVar[tuple[str, ...]] = ()
+    #: what a node holds: its degree, or its neighbour list
+    needs: ClassVar[Literal["degrees", "adjacency"]] = "adjacency"
+    #: whether ``ldpgraph node``/``curate`` can run it (False for continuous releases)
+    deployable: ClassVar[bool] = True
+    #: the reference it follows
+    reference: ClassVar[str] = ""
+    #: its public parameters (beyond the total epsilon)
+    options: ClassVar[tuple[Option, ...]] = ()
+
+    def __repr__(self) -> str:
+        return f"<protocol {self.name}: {', '.join(self.statistics)}>"
+
+    @abstractmethod
+    def plan(self, epsilon: float, **public: Any) -> Plan:
+        """The public plan at total budget ``epsilon``."""
+
+    @abstractmethod
+    def rounds(self) -> tuple[Round, ...]:
+        """The rounds, in order."""
+
+    @abstractmethod
+    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
+        """The estimate of ``statistic`` from the last round's accumulator result."""
+
+    # ------------------------------------------------------------------ optional hooks
+
+    def default_public(self, graph: Any) -> dict[str, Any]:
+        """Public bounds a *simulation* takes from the true graph when not given (none by default)."""
+        return {}
+
+    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
+        """Write a broadcast to ``path`` (protocols with more than one round implement it)."""
+        raise NotImplementedError(f"{self.name} has no broadcast")
+
+    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
+        """Read a broadcast written by :meth:`write_broadcast`, checked against ``plan``."""
+        raise NotImplementedError(f"{self.name} has no broadcast")
+
+    def describe_result(self, result: Any, round: Round) -> list[str]:
+        """Lines the CLI prints about a round's result (none by default)."""
+        return []
+
+    # ------------------------------------------------------------------ provided
+
+    def check_statistic(self, statistic: str | None) -> str:
+        """``statistic`` (default: the first one) if this protocol estimates it, else ValueError."""
+        if statistic is None:
+            return self.statistics[0]
+        if statistic not in self.statistics:
+            raise ValueError(
+                f"{self.name} estimates {', '.join(self.statistics)}, not {statistic!r}"
+            )
+        return statistic
+
+    def check_public(self, public: Mapping[str, Any]) -> dict[str, Any]:
+        """``public`` with every option filled by its default; unknown names are refused."""
+        known = {o.name: o for o in self.options}
+        unknown = sorted(set(public) - set(known))
+        if unknown:
+            allowed = ", ".join(o.name for o in self.options) or "none"
+            raise ValueError(f"{self.name} has no option {', '.join(unknown)} (its options: {allowed})")
+        return {name: public.get(name, o.default) for name, o in known.items()}

@@ -1,0 +1,69 @@
+r"""The registry of deployable protocols: every protocol class registers itself once, under its name.
+
+The CLI choices, ``ldpgraph methods`` and the executors ask this registry; nothing outside a
+protocol's module knows its name.
+
+Examples
+--------
+>>> from ldpgraph.core import registry
+>>> "two-round-triangles-dlap" in registry.names()
+True
+>>> registry.get("rr-triangles").statistics
+('triangles',)
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .protocol import Protocol
+
+__all__ = ["register", "get", "names", "protocols", "MODULES"]
+
+#: the modules holding the built-in protocols (imported on first use of the registry)
+MODULES = (
+    "ldpgraph.protocols.rr_triangles",
+    "ldpgraph.protocols.two_round_triangles",
+)
+
+_PROTOCOLS: dict[str, type[Protocol]] = {}
+_loaded = False
+
+
+def register(cls: type[Protocol]) -> type[Protocol]:
+    """Class decorator: register a :class:`Protocol` subclass under ``cls.name`` (once)."""
+    if not (isinstance(cls, type) and issubclass(cls, Protocol)) or not cls.name:
+        raise TypeError(f"register a Protocol subclass with a name, got {cls!r}")
+    old = _PROTOCOLS.get(cls.name)
+    if old is not None and old is not cls and (old.__module__, old.__qualname__) != (cls.__module__,
+                                                                                   cls.__qualname__):
+        raise ValueError(f"protocol name {cls.name!r} is already registered by {old.__module__}")
+    _PROTOCOLS[cls.name] = cls
+    return cls
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        for module in MODULES:
+            importlib.import_module(module)
+        _loaded = True
+
+
+def get(name: str) -> Protocol:
+    """A new instance of the protocol registered under ``name`` (ValueError listing the choices)."""
+    _load()
+    if name not in _PROTOCOLS:
+        raise ValueError(f"unknown protocol {name!r}; choose from {', '.join(_PROTOCOLS)}")
+    return _PROTOCOLS[name]()
+
+
+def names(statistic: str | None = None) -> list[str]:
+    """Registered names (those estimating ``statistic`` when given), in registration order."""
+    _load()
+    return [n for n, c in _PROTOCOLS.items() if statistic is None or statistic in c.statistics]
+
+
+def protocols() -> list[Protocol]:
+    """One instance of every registered protocol."""
+    return [get(n) for n in names()]

@@ -1,0 +1,156 @@
+r"""``rr-triangles``: one round of randomized response on the lower adjacency bits; the curator counts.
+
+Node v holds the bits :math:`a_{vj}` towards its lower nodes ``j = 0..v-1`` and sends each
+through Warner's randomized response at ε (kept with probability
+:math:`p = e^\varepsilon/(1+e^\varepsilon)`, else flipped). Rows (report format, version 1):
+one ``rr_count`` row (k, the number of noisy 1 bits) then k ``rr_edge`` rows (the partners
+j < v whose noisy bit is 1, sorted). ε-edge-LDP: one edge {v, j} changes one bit of the higher
+endpoint only, each bit's likelihood ratio is :math:`e^{\pm\varepsilon}`, and listing the 1 bits
+is a bijection of the bit vector (v is public).
+
+Curator: the noisy graph (:class:`RandomizedResponseRound`'s accumulator), then the unbiased
+estimate of Imola, Murakami and Chaudhuri (USENIX Security 2021) from its triple classes,
+with its variance estimate (:func:`~ldpgraph.protocols.deploy_triangles.rr_triangles_estimate`).
+
+:class:`RandomizedResponseRound` is also round 1 of the two-round protocols
+(:mod:`ldpgraph.protocols.two_round_triangles`), optionally with a ``lower_degree`` release.
+
+Examples
+--------
+>>> from ldpgraph.graph import from_edge_array
+>>> from ldpgraph.run import run_in_memory
+>>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+>>> round(run_in_memory("rr-triangles", g, 60.0, sampler=0).estimate.value, 6)
+1.0
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import check_epsilon
+from ..core.plan import Plan, Release, RoundPlan
+from ..core.protocol import Accumulator, Protocol, Round
+from ..core.registry import register
+from ..core.rows import Rows, concat_rows, empty_rows, quantity_rows
+from ..core.sampling import Sampler
+from .deploy_triangles import (
+    LOWER_DEGREE,
+    RR_COUNT,
+    RR_EDGE,
+    Round1Accumulator,
+    rr_triangles_estimate,
+)
+
+__all__ = ["RandomizedResponseRound", "RoundOneAccumulator", "RRTrianglesProtocol", "rr_release"]
+
+
+def rr_release(node: int, neighbours: NDArray[np.int64], epsilon: float, stream: Any) -> NDArray[np.int64]:
+    """The lower nodes j < ``node`` whose randomized-response bit is 1 (sorted)."""
+    bits = np.zeros(int(node), dtype=np.bool_)
+    bits[neighbours[neighbours < node]] = True
+    return np.flatnonzero(bits == stream.keep(epsilon, int(node))).astype(np.int64)
+
+
+class RoundOneAccumulator(Accumulator):
+    """Round-1 rows validated into the noisy graph (a :class:`Round1Summary`), checked against the plan."""
+
+    def __init__(self, plan: Plan, **options: Any) -> None:
+        self.plan = plan
+        self.acc = Round1Accumulator(plan.protocol, **options)
+
+    def add(self, chunk: Any) -> None:
+        self.acc.add(chunk)
+
+    def merge(self, other: RoundOneAccumulator) -> RoundOneAccumulator:
+        self.acc.merge(other.acc)
+        return self
+
+    def result(self) -> Any:
+        summary = self.acc.summary()
+        check_row_epsilons(self.plan, {q: e for q, (e, _) in self.acc.epsilon.items()})
+        return summary
+
+
+def check_row_epsilons(plan: Plan, seen: dict[str, float]) -> None:
+    """ValueError when the rows' ε of a quantity is not the plan's (the printed budget is the plan's)."""
+    for q, eps in seen.items():
+        want = plan.release(q).epsilon
+        if eps != want:
+            raise ValueError(
+                f"the {q} rows were released at epsilon {eps!r}, but the plan ({plan.describe()}) gives "
+                f"{want!r}: curate with the nodes' --epsilon and options"
+            )
+
+
+class RandomizedResponseRound(Round):
+    """Round 1: RR on the lower adjacency bits (``rr_count``, ``rr_edge``), optionally a noisy lower
+    degree."""
+
+    number = 1
+    name = "rr"
+
+    def release(self, plan: Plan, nodes: NDArray[np.int64], neighbours: Any, broadcast: Any,
+                sampler: Sampler) -> Rows:
+        eps = plan.release(RR_COUNT).epsilon
+        low_eps = plan.release(LOWER_DEGREE).epsilon if LOWER_DEGREE in _quantities(plan, 1) else None
+        node_parts, values, lower = [], [], []
+        for v, nb in zip(nodes, neighbours, strict=True):
+            v = int(v)
+            stream = sampler.stream(1, v)
+            partners = rr_release(v, nb, eps, stream)
+            node_parts.append(np.full(partners.size + 1, v, dtype=np.int64))
+            values.append(np.r_[partners.size, partners])
+            if low_eps is not None:
+                lower.append(int(np.count_nonzero(nb < v)) + int(stream.dlap(low_eps, 1.0, 1)[0]))
+        if not node_parts:
+            return empty_rows(plan, 1)
+        node_col = np.concatenate(node_parts)
+        lengths = np.array([len(x) for x in values])
+        quantity = np.full(node_col.size, RR_EDGE, dtype=object)
+        quantity[np.cumsum(lengths) - lengths] = RR_COUNT
+        rows = quantity_rows(plan, 1, node_col, quantity, np.concatenate(values))
+        if low_eps is None:
+            return rows
+        return concat_rows([rows, quantity_rows(plan, 1, np.asarray(nodes), LOWER_DEGREE, lower)])
+
+    def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> RoundOneAccumulator:
+        return RoundOneAccumulator(plan, **options)
+
+
+def _quantities(plan: Plan, round: int) -> set[str]:
+    return {q for rel in plan.round(round).releases for q in rel.quantities}
+
+
+def rr_round_plan(epsilon: float) -> RoundPlan:
+    """Round 1's plan: one randomized-response release of the bit vector at ``epsilon``."""
+    return RoundPlan(1, "rr", (Release((RR_COUNT, RR_EDGE), "randomized-response", epsilon, 1.0),))
+
+
+@register
+class RRTrianglesProtocol(Protocol):
+    """``rr-triangles`` (see the module docstring)."""
+
+    name = "rr-triangles"
+    version = 1
+    statistics = ("triangles",)
+    needs = "adjacency"
+    reference = "Imola, Murakami, Chaudhuri, USENIX Security 2021 (RR + empirical estimation)"
+
+    def plan(self, epsilon: float, **public: Any) -> Plan:
+        self.check_public(public)
+        eps = check_epsilon(epsilon)
+        return Plan(self.name, self.version, eps, (rr_round_plan(eps),))
+
+    def rounds(self) -> tuple[Round, ...]:
+        return (RandomizedResponseRound(),)
+
+    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
+        self.check_statistic(statistic)
+        return rr_triangles_estimate(result)
+
+    def describe_result(self, result: Any, round: Round) -> list[str]:
+        return [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges"]

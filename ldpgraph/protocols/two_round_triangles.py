@@ -1,0 +1,223 @@
+r"""``two-round-triangles-dlap`` (public bound D) and ``two-round-triangles-dlap-private`` (private D).
+
+================ =============================================================================
+round            node v releases
+================ =============================================================================
+1 ``rr``         RR at ε₁ on its lower adjacency bits (:class:`~ldpgraph.protocols.rr_triangles.
+                 RandomizedResponseRound`); the private variant also its lower degree plus
+                 DLap(e^-ε₀) (sensitivity 1), and the curator sets D = max(1, their maximum)
+broadcast        the noisy graph, n, ε₁, D and a run id (:class:`~ldpgraph.protocols.
+                 deploy_triangles.TriangleBroadcast`; file form: an edge list)
+2 ``local-count`` :math:`r_v = \lfloor w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/\max(D-1,1)})`,
+                 :math:`w_v = \sum_{j<k \in L_v} (b_{jk} - q)` over the lower neighbour list
+                 :math:`L_v` projected to a uniform D-subset when longer; and the run id
+================ =============================================================================
+
+Curator: :math:`\hat T = \sum_v r_v / (p - q)` with its variance estimate
+(:func:`~ldpgraph.protocols.deploy_triangles.dlap_triangles_estimate`). Sensitivity D - 1 of
+:math:`r_v` under one edge and the unbiasedness: :func:`~ldpgraph.protocols.triangles.
+two_round_dlap_release` (the proofs); the release here draws the same law through the
+sampler interface. A node spends ε₀ + ε₁ + ε₂ = ε (sequential composition): default split
+ε₁ = ε₂ = ε/2 (public D), and ε₀ = ε/10, ε₁ = ε₂ = 0.45 ε (private D), as
+:func:`~ldpgraph.protocols.triangles.two_round_budget`; ``shares`` changes it.
+
+Examples
+--------
+>>> TwoRoundTrianglesDLap().plan(1.0, d_max=5).budget()
+{'rr': 0.5, 'local-count': 0.5}
+>>> TwoRoundTrianglesDLap().plan(1.0, private_bound=True).describe()
+'epsilon 1 = rr 0.55 + local-count 0.45'
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import check_epsilon, check_nonnegative_int
+from ..core.plan import Plan, Release, RoundPlan, split_budget
+from ..core.protocol import Accumulator, Option, Protocol, Round
+from ..core.registry import register
+from ..core.rows import Rows, empty_rows, quantity_rows
+from ..core.sampling import Sampler
+from .deploy_triangles import (
+    DLAP_PROTOCOL,
+    LOCAL_COUNT,
+    LOWER_DEGREE,
+    RR_COUNT,
+    RR_EDGE,
+    RUN_ID,
+    Round2Accumulator,
+    TriangleBroadcast,
+)
+from .rr_triangles import RandomizedResponseRound, check_row_epsilons
+
+__all__ = ["TwoRoundTrianglesDLap", "LocalCountRound", "local_count_release"]
+
+
+def local_count_release(node: int, neighbours: NDArray[np.int64], broadcast: TriangleBroadcast,
+                        epsilon: float, stream: Any) -> int:
+    """Round 2 at node v: the integer :math:`r_v` (see the module docstring)."""
+    d, q = broadcast.bound, broadcast.q
+    lower = neighbours[neighbours < node]
+    if lower.size > d:
+        lower = stream.subset(lower, d)
+    a, b = np.triu_indices(lower.size, k=1)
+    w = math.fsum(broadcast.noisy_bit(lower[a], lower[b]).tolist()) - q * a.size
+    rounded = math.floor(w + float(stream.uniform(1)[0]))
+    return rounded + int(stream.dlap(epsilon, float(max(d - 1, 1)), 1)[0])
+
+
+class LocalCountRound(Round):
+    """Round 2: each node's noisy local count against the broadcast, and the broadcast's run id."""
+
+    number = 2
+    name = "local-count"
+
+    def release(self, plan: Plan, nodes: NDArray[np.int64], neighbours: Any, broadcast: Any,
+                sampler: Sampler) -> Rows:
+        check_broadcast_plan(broadcast, plan)
+        eps2 = plan.release(LOCAL_COUNT).epsilon
+        nodes = np.asarray(nodes, dtype=np.int64)
+        if nodes.size == 0:
+            return empty_rows(plan, 2)
+        if int(nodes.max()) >= broadcast.n_nodes:
+            raise ValueError(f"node {int(nodes.max())} is not a node of the broadcast's round 1 "
+                             f"(nodes 0..{broadcast.n_nodes - 1})")
+        values = np.empty((nodes.size, 2), dtype=np.int64)
+        for i, (v, nb) in enumerate(zip(nodes.tolist(), neighbours, strict=True)):
+            values[i, 0] = local_count_release(v, nb, broadcast, eps2, sampler.stream(2, v))
+        values[:, 1] = broadcast.run_id
+        quantity = np.tile(np.array([LOCAL_COUNT, RUN_ID], dtype=object), nodes.size)
+        rows = quantity_rows(plan, 2, np.repeat(nodes, 2), quantity, values.ravel())
+        rows["sensitivity"][0::2] = broadcast.sensitivities()[LOCAL_COUNT]  # max(D - 1, 1), D broadcast
+        return rows
+
+    def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
+        check_broadcast_plan(broadcast, plan)
+        return LocalCountAccumulator(plan, broadcast, **options)
+
+
+class LocalCountAccumulator(Accumulator):
+    """Round-2 rows validated against the broadcast (run id, node set) and the plan (ε, sensitivity)."""
+
+    def __init__(self, plan: Plan, broadcast: TriangleBroadcast, **options: Any) -> None:
+        self.plan = plan
+        self.acc = Round2Accumulator(broadcast, **options)
+
+    def add(self, chunk: Any) -> None:
+        self.acc.add(chunk)
+
+    def merge(self, other: LocalCountAccumulator) -> LocalCountAccumulator:
+        self.acc.merge(other.acc)
+        return self
+
+    def result(self) -> Round2Accumulator:
+        self.acc.values()  # the whole-set checks (every node, once)
+        check_row_epsilons(self.plan, {q: e for q, (e, _) in self.acc.epsilon.items()})
+        return self.acc
+
+
+def check_broadcast_plan(broadcast: Any, plan: Plan) -> None:
+    """ValueError unless ``broadcast`` is a round-1 broadcast made under ``plan``."""
+    if not isinstance(broadcast, TriangleBroadcast):
+        raise TypeError("round 2 needs the round-1 broadcast (a TriangleBroadcast), got "
+                        f"{type(broadcast).__name__}")
+    eps1 = plan.release(RR_COUNT).epsilon
+    if broadcast.protocol != DLAP_PROTOCOL:
+        raise ValueError(f"a broadcast of {broadcast.protocol!r}, not of {DLAP_PROTOCOL!r}")
+    if broadcast.epsilon != eps1:
+        raise ValueError(f"the broadcast was made for round-1 epsilon {broadcast.epsilon!r}, the plan "
+                         f"({plan.describe()}) has {eps1!r}: use the --epsilon and options of round 1")
+    d_max = plan.public.get("d_max")
+    if plan.public.get("private_bound") is False and broadcast.bound != d_max:
+        raise ValueError(f"the broadcast's bound D = {broadcast.bound} differs from the plan's d_max {d_max}")
+
+
+@register
+class TwoRoundTrianglesDLap(Protocol):
+    """``two-round-triangles-dlap``: a public bound D on the lower degree (``d_max``), or a private
+    one from round-1 noisy lower degrees (``private_bound``; the simulation's
+    ``two-round-triangles-dlap-private``)."""
+
+    name = DLAP_PROTOCOL
+    version = 1
+    statistics = ("triangles",)
+    needs = "adjacency"
+    reference = "ours; after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
+    options = (
+        Option("d_max", int, None, "public bound D on every node's lower degree (simulation default: the "
+               "true maximum lower degree)"),
+        Option("private_bound", bool, False, "D = max(1, max of the nodes' noisy lower degrees), released "
+               "in round 1 at the lower_degree share"),
+        Option("shares", dict, None, "budget split rr=F,local_count=F (default 0.5 each), with "
+               "lower_degree=F for the private bound (default 0.1, 0.45, 0.45)"),
+    )
+
+    def default_public(self, graph: Any) -> dict[str, Any]:
+        from .triangles import lower_wedges
+
+        return {"d_max": max(int(lower_wedges(graph).lower_degrees.max(initial=0)), 1)}
+
+    def plan(self, epsilon: float, **public: Any) -> Plan:
+        pub = self.check_public(public)
+        private = bool(pub["private_bound"])
+        if private:
+            default = {"lower_degree": 0.1, "rr": 0.45, "local_count": 0.45}
+            pub["d_max"] = None  # the bound comes from round 1
+        else:
+            default = {"rr": 0.5, "local_count": 0.5}
+            if pub["d_max"] is None:
+                raise ValueError(f"{self.name} needs the public bound d_max (--d-max) on the lower degree, "
+                                 "or private_bound (--private-bound)")
+        shares = pub["shares"] or default
+        if sorted(shares) != sorted(default):
+            raise ValueError(f"shares of {self.name}{' (private bound)' if private else ''}: "
+                             f"{', '.join(f'{k}=F' for k in default)}, got {shares}")
+        eps = split_budget(check_epsilon(epsilon), shares)
+        first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0)]
+        if private:
+            first.append(Release((LOWER_DEGREE,), "dlap", eps["lower_degree"], 1.0))
+            d = None
+        else:
+            d = check_nonnegative_int(pub["d_max"], "d_max", minimum=1)
+        # the local count's sensitivity max(D - 1, 1) follows the broadcast's D
+        second = Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"],
+                         {LOCAL_COUNT: float(max(d - 1, 1)) if d else math.nan, RUN_ID: 0.0})
+        return Plan(self.name, self.version, epsilon,
+                    (RoundPlan(1, "rr", tuple(first)), RoundPlan(2, "local-count", (second,))),
+                    {"d_max": d, "private_bound": private})
+
+    def rounds(self) -> tuple[Round, ...]:
+        return (_FirstRound(), LocalCountRound())
+
+    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
+        self.check_statistic(statistic)
+        return result.estimate()
+
+    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
+        from ..trianglefiles import write_triangle_broadcast
+
+        return write_triangle_broadcast(path, broadcast)
+
+    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
+        from ..trianglefiles import read_triangle_broadcast
+
+        b = read_triangle_broadcast(path)
+        check_broadcast_plan(b, plan)
+        return b
+
+    def describe_result(self, result: Any, round: Round) -> list[str]:
+        if round.number == 1:
+            return [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges"]
+        return []
+
+
+class _FirstRound(RandomizedResponseRound):
+    def broadcast(self, result: Any, plan: Plan) -> TriangleBroadcast:
+        bound = result.private_bound() if plan.public["private_bound"] else plan.public["d_max"]
+        return TriangleBroadcast.build(DLAP_PROTOCOL, result.n_nodes, result.epsilon, bound, result.index)

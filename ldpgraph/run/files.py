@@ -1,0 +1,102 @@
+r"""The file executor: nodes write the rows of a round to report files; the curator streams them back.
+
+``ldpgraph node`` calls :func:`release_to_file`, ``ldpgraph curate`` calls
+:func:`accumulate_files` then the round's broadcast or the protocol's estimate. Nothing here
+knows a protocol: the release, the accumulator, the broadcast's file form and the estimate
+are the protocol's (:mod:`ldpgraph.core.protocol`). The accumulators are order-free, so the
+files give the same bits as the in-memory executor (:mod:`ldpgraph.run.memory`) for one seed,
+whatever the chunk size, the number of files or the Dask partitioning.
+
+Dask (``scheduler``): one task per partition of the report set (a Parquet row group or a text
+file) builds an accumulator; the accumulators are merged pairwise in a tree.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..core.plan import Plan
+from ..core.protocol import Accumulator, Round
+from ..core.rows import concat_rows, n_rows
+from ..core.sampling import Sampler
+
+__all__ = ["release_to_file", "accumulate_files", "DEFAULT_BATCH_NODES"]
+
+#: nodes released per batch before their rows are handed to the writer
+DEFAULT_BATCH_NODES = 4096
+
+
+def release_to_file(
+    path: str | os.PathLike,
+    round: Round,
+    plan: Plan,
+    nodes: Sequence[int],
+    neighbours: Sequence[Any],
+    broadcast: Any,
+    sampler: Sampler,
+    *,
+    batch_nodes: int = DEFAULT_BATCH_NODES,
+) -> tuple[Path, int]:
+    """Release ``nodes`` (in batches) and write their rows to ``path``; ``(path, number of rows)``."""
+    from ..reportfiles import write_reports
+
+    parts = []
+    for lo in range(0, max(len(nodes), 1), batch_nodes):
+        parts.append(round.release(plan, nodes[lo:lo + batch_nodes], neighbours[lo:lo + batch_nodes],
+                                   broadcast, sampler))
+    rows = concat_rows(parts)
+    return write_reports(path, rows), n_rows(rows)
+
+
+def _partition_accumulator(part: Any, chunk_rows: int, round: Round, plan: Plan, broadcast: Any,
+                           options: dict[str, Any]) -> Accumulator:
+    from ..reportdask import partition_chunks
+
+    acc = round.accumulator(plan, broadcast, **options)
+    for one in part if isinstance(part, list) else [part]:
+        for chunk in partition_chunks(one, chunk_rows):
+            acc.add(chunk)
+    return acc
+
+
+def _merge(a: Accumulator, b: Accumulator) -> Accumulator:
+    return a.merge(b)
+
+
+def accumulate_files(
+    paths: Sequence[str | os.PathLike],
+    round: Round,
+    plan: Plan,
+    broadcast: Any = None,
+    *,
+    chunk_rows: int = 1 << 20,
+    format: str | None = None,
+    scheduler: Any = None,
+    **options: Any,
+) -> Any:
+    """Stream the report files through the round's accumulator (or a Dask tree of them); its result."""
+    files = [os.fspath(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
+    if not files:
+        raise ValueError("no report files given")
+    if scheduler is None:
+        parts = [(p, format, None, 0) for p in files]
+        acc = _partition_accumulator(parts, chunk_rows, round, plan, broadcast, options)
+        return acc.result()
+    import dask
+
+    from ..reportdask import _compute, report_partitions
+
+    parts = report_partitions(files, format=format)
+    if not parts:
+        raise ValueError("the report files hold no partitions")
+    tasks = [dask.delayed(_partition_accumulator)(p, chunk_rows, round, plan, broadcast, options)
+             for p in parts]
+    while len(tasks) > 1:  # pairwise tree reduction
+        nxt = [dask.delayed(_merge)(tasks[i], tasks[i + 1]) for i in range(0, len(tasks) - 1, 2)]
+        if len(tasks) % 2:
+            nxt.append(tasks[-1])
+        tasks = nxt
+    return _compute(tasks[0], scheduler).result()

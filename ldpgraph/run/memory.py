@@ -1,0 +1,119 @@
+r"""The in-memory executor: every round of a protocol on a whole graph, node side then curator side.
+
+For each round it releases the rows of all nodes (the protocol's release, with the given
+sampler), feeds them to the round's accumulator as one chunk of the report format, takes the
+result and the broadcast, and finally asks the protocol for the estimate. It contains no
+protocol-specific code. With a seeded sampler it gives the same bits as ``ldpgraph node
+--simulate --seed S`` → ``ldpgraph curate`` over files (:mod:`ldpgraph.run.files`).
+
+Examples
+--------
+>>> from ldpgraph.graph import from_edge_array
+>>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+>>> run = run_in_memory("two-round-triangles-dlap", g, 80.0, sampler=1)
+>>> run.plan.budget()
+{'rr': 40.0, 'local-count': 40.0}
+>>> round(run.estimate.value)
+1
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..core import registry
+from ..core.plan import Plan
+from ..core.protocol import Protocol
+from ..core.sampling import as_sampler
+from ..protocols.deploy_triangles import chunk_from_columns
+
+__all__ = ["Run", "run_in_memory", "node_lists", "resolve_public", "as_protocol"]
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One run: the plan, each round's rows, results and broadcasts, and the estimate."""
+
+    protocol: Protocol
+    plan: Plan
+    estimate: Any
+    rows: list[dict[str, NDArray[Any]]] = field(repr=False)
+    results: list[Any] = field(repr=False)
+    broadcasts: list[Any] = field(repr=False)
+
+
+def as_protocol(protocol: str | Protocol) -> Protocol:
+    """A registered protocol by name, or the object itself."""
+    return protocol if isinstance(protocol, Protocol) else registry.get(protocol)
+
+
+def node_lists(graph: Any) -> tuple[NDArray[np.int64], list[NDArray[np.int64]]]:
+    """The nodes ``0..n-1`` of an ldpgraph Graph and each one's sorted neighbour ids."""
+    from ..graph.core import Graph
+
+    if not isinstance(graph, Graph):
+        raise TypeError(f"graph must be an ldpgraph Graph (the protocol needs the adjacency), got "
+                        f"{type(graph).__name__}")
+    ptr, idx = graph.indptr, graph.indices.astype(np.int64, copy=False)
+    return np.arange(graph.n_nodes, dtype=np.int64), [idx[ptr[v]:ptr[v + 1]] for v in range(graph.n_nodes)]
+
+
+def resolve_public(protocol: Protocol, graph: Any, public: dict[str, Any]) -> dict[str, Any]:
+    """``public`` with the options left None filled from the graph where the protocol says how
+    (a simulation's benchmark bounds, :meth:`~ldpgraph.core.protocol.Protocol.default_public`)."""
+    out = {k: v for k, v in public.items() if v is not None}
+    for name, value in protocol.default_public(graph).items():
+        out.setdefault(name, value)
+    return out
+
+
+def run_in_memory(
+    protocol: str | Protocol,
+    graph: Any,
+    epsilon: float,
+    *,
+    sampler: Any = None,
+    statistic: str | None = None,
+    **public: Any,
+) -> Run:
+    """Run ``protocol`` on ``graph`` at total budget ``epsilon`` per node.
+
+    Parameters
+    ----------
+    protocol : str or Protocol
+        A registered name (``ldpgraph methods``) or a protocol object.
+    graph : Graph
+        Nodes are its indices ``0..n-1``.
+    epsilon : float
+        Each node's total budget, split by the protocol's plan.
+    sampler : Sampler, int or None
+        A seed (:class:`~ldpgraph.core.sampling.Seeded`), a sampler, or None for the secure one.
+    statistic : str, optional
+        Default: the protocol's first statistic.
+    **public
+        The protocol's options (``ldpgraph methods`` lists them); None means its default.
+    """
+    proto = as_protocol(protocol)
+    stat = proto.check_statistic(statistic)
+    plan = proto.plan(epsilon, **resolve_public(proto, graph, public))
+    smp = as_sampler(sampler)
+    nodes, lists = node_lists(graph)
+    rows_by_round, results, broadcasts = [], [], []
+    broadcast = None
+    result = None
+    for rnd in proto.rounds():
+        rows = rnd.release(plan, nodes, lists, broadcast, smp)
+        acc = rnd.accumulator(plan, broadcast)
+        acc.add(chunk_from_columns(rows))
+        result = acc.result()
+        rows_by_round.append(rows)
+        results.append(result)
+        nxt = rnd.broadcast(result, plan)
+        if nxt is not None:
+            broadcast = nxt
+            broadcasts.append(nxt)
+    return Run(proto, plan, proto.estimate(result, plan, broadcast, stat), rows_by_round, results, broadcasts)
