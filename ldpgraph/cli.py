@@ -812,14 +812,10 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--round", type=_int("round", minimum=1), default=1, help="protocol round (default 1)")
     p.add_argument("--broadcast", metavar="FILE",
                    help="the curator's broadcast after the previous round (gives d_max for round 2)")
-    p.add_argument("--lower-degree-epsilon", type=_epsilon, metavar="EPS0",
-                   help="two-round-triangles-dlap round 1: also release the lower degree + DLap at EPS0, "
-                   "from which the curator takes the bound D (the private-bound variant)")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default="degree",
-                   help="protocol (default degree); rr-triangles, two-round-triangles-dlap and "
-                   "avg-clustering release randomized-response bits towards the lower nodes 0..v-1 "
-                   "in round 1 (and, in round 2 of the latter two, local counts against --broadcast; "
-                   "avg-clustering splits --epsilon by --shares degree=F,local_count=F, default equal)")
+                   help="protocol (default degree); the others (see 'ldpgraph methods') take --epsilon as "
+                   "each node's total budget, split by their plan, and the same options in node and curate")
+    _add_protocol_options(p, ("--d-max", "--shares"))
     p.add_argument("--simulate", action="store_true",
                    help="fast seeded sampler (simulation, not deployment)")
     p.add_argument("--seed", type=_int("seed", minimum=0),
@@ -874,16 +870,43 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    "estimate --stat triangles, avg-clustering --stat avg_clustering (round 1 of the "
                    "two-round ones writes the broadcast: needs --broadcast-out and --d-max, the public "
                    "bound on lower degrees, or on degrees for avg-clustering)")
-    p.add_argument("--projection", action="store_true",
-                   help="avg-clustering: nodes above --d-max project their lists (sensitivity 2(D-1)); "
-                   "else they refuse")
+    p.add_argument("--epsilon", "-e", type=_epsilon,
+                   help="the nodes' total budget per node (the plan of the protocols listed by "
+                   "'ldpgraph methods'; the degree protocol takes it from the rows)")
+    _add_protocol_options(p, ("--d-max",))
     p.add_argument("--level", type=float, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(handler=_cmd_curate)
 
 
-_DEPLOYED_PROTOCOLS = ("degree", "rr-triangles", "two-round-triangles-dlap", "avg-clustering")
+def _registered_protocols() -> list[str]:
+    from .core import registry
+
+    return registry.names()
+
+
+_DEPLOYED_PROTOCOLS = ("degree", *_registered_protocols())
+
+
+def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> None:
+    """The registered protocols' public options but the flags in ``have`` (already on ``p``)."""
+    from .core import registry
+
+    done: set[str] = set()
+    for proto in registry.protocols():
+        for o in proto.options:
+            if o.flag in have or o.flag in done:
+                continue
+            done.add(o.flag)
+            users = ", ".join(q.name for q in registry.protocols() if o.name in {x.name for x in q.options})
+            text = f"{o.help} ({users})"
+            if o.type is bool:
+                p.add_argument(o.flag, action="store_true", help=text)
+            elif o.type is int:
+                p.add_argument(o.flag, type=_int(o.name, minimum=1), help=text)
+            else:
+                p.add_argument(o.flag, metavar="Q=F,...", help=text)
 
 
 def _read_id_list(text: str, what: str) -> list[int]:
@@ -923,7 +946,7 @@ def _cmd_node(args: argparse.Namespace) -> int:
 
     report_format(args.out)  # refuse a bad suffix before any noise is drawn
     if args.protocol != "degree":
-        return _cmd_node_triangles(args)
+        return _cmd_node_protocol(args)
     d_max = args.d_max
     if args.broadcast is not None:
         b = read_broadcast(args.broadcast, next_round=args.round)
@@ -1035,7 +1058,7 @@ def _cmd_curate(args: argparse.Namespace) -> int:
 
     protocol = _files_protocol(args.reports, args.protocol)
     if protocol in _DEPLOYED_PROTOCOLS[1:]:
-        return _cmd_curate_triangles(args, protocol)
+        return _cmd_curate_protocol(args, protocol)
     stats = _curate_stats(_flatten(args.stat), args.k)
     d_max = args.d_max
     if args.broadcast is not None:
@@ -1130,192 +1153,182 @@ def _own_neighbours(args: argparse.Namespace) -> list[int]:
     return sorted(set(nbrs) - {args.node_id})
 
 
-def _cmd_node_triangles(args: argparse.Namespace) -> int:
-    """``ldpgraph node --protocol rr-triangles | two-round-triangles-dlap``."""
+def _protocol_public(proto: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The protocol's public options from the command line; a flag of another protocol is refused."""
+    from .core import registry
+
+    own = {o.name for o in proto.options}
+    flags = {o.name: o.flag for p in registry.protocols() for o in p.options}
+    flags.update(kstar_counts="--kstar-counts", no_degree="--no-degree")
+    for name, flag in flags.items():
+        if name not in own and getattr(args, name, None):
+            raise _UsageError(f"{flag} is not an option of {proto.name} (its options: "
+                              f"{', '.join(o.flag for o in proto.options) or 'none'})")
+    out = {name: getattr(args, name, None) for name in own}
+    if "shares" in out:
+        out["shares"] = _shares_arg(out["shares"])
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _budget_lines(plan: Any, rnd: int) -> str:
+    return (f"budget     {plan.describe()} per node (total); round {rnd} spends "
+            f"{plan.round(rnd).epsilon:.6g}")
+
+
+def _cmd_node_protocol(args: argparse.Namespace) -> int:
+    """``ldpgraph node --protocol NAME``: one round's rows of a registered protocol."""
     import numpy as np
 
-    from .protocols.deploy_triangles import (
-        CLUSTERING_PROTOCOL,
-        DLAP_PROTOCOL,
-        TWO_ROUND,
-        round1_columns,
-        round2_columns,
-    )
-    from .reportfiles import write_reports
-    from .trianglefiles import read_triangle_broadcast
+    from .core import Secure, Seeded, registry
+    from .run.files import release_to_file
 
-    for flag, val in (("--kstar-counts", args.kstar_counts), ("--d-max", args.d_max),
-                      ("--shares", args.shares if args.protocol != CLUSTERING_PROTOCOL else None)):
-        if val:
-            raise _UsageError(f"{flag} is an option of the degree protocol, not of {args.protocol}")
-    if args.round not in (1, 2) or (args.round == 2 and args.protocol not in TWO_ROUND):
-        raise _UsageError(f"{args.protocol} has no round {args.round}")
-    if (args.round == 2) != (args.broadcast is not None):
-        raise _UsageError("round 2 needs --broadcast (the curator's round-1 broadcast), round 1 takes none")
+    proto = registry.get(args.protocol)
+    plan = proto.plan(args.epsilon, **_protocol_public(proto, args))
+    rounds = proto.rounds()
+    if not 1 <= args.round <= len(rounds):
+        raise _UsageError(f"{proto.name} has no round {args.round}")
+    if (args.round > 1) != (args.broadcast is not None):
+        raise _UsageError(f"round {args.round} of {proto.name} "
+                          + ("needs --broadcast (the curator's broadcast of the previous round)"
+                             if args.round > 1 else "takes no --broadcast"))
     if args.seed is not None and not args.simulate:
         raise _UsageError("--seed needs --simulate (the secure sampler cannot be seeded)")
-    seed = None
+    sampler: Any = Secure()
     if args.simulate:
         seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
-    broadcast = None
-    if args.round == 2:
-        broadcast = read_triangle_broadcast(args.broadcast)
-        if broadcast.protocol != args.protocol:
-            raise ValueError(
-                f"{args.broadcast}: a broadcast of {broadcast.protocol!r}, not {args.protocol!r}"
-            )
+        sampler = Seeded(seed)
+    broadcast = proto.read_broadcast(args.broadcast, plan) if args.broadcast is not None else None
     nodes, lists, labels = _node_neighbours(args)
-    eps: Any = args.epsilon
-    if args.round == 2 and args.protocol == CLUSTERING_PROTOCOL:
-        shares = _shares_arg(args.shares) or {"degree": 0.5, "local_count": 0.5}
-        if sorted(shares) != ["degree", "local_count"] or abs(sum(shares.values()) - 1.0) > 1e-9:
-            raise _UsageError(
-                f"--shares for avg-clustering: degree=F,local_count=F summing to 1, got {args.shares}"
-            )
-        eps = (args.epsilon * shares["degree"], args.epsilon * shares["local_count"])
-    if args.lower_degree_epsilon is not None and (args.round != 1 or args.protocol != DLAP_PROTOCOL):
-        raise _UsageError("--lower-degree-epsilon goes with round 1 of two-round-triangles-dlap")
-    if args.round == 1:
-        cols = round1_columns(args.protocol, nodes, lists, args.epsilon, seed=seed,
-                              lower_degree_epsilon=args.lower_degree_epsilon)
-    else:
-        cols = round2_columns(nodes, lists, broadcast, eps, seed=seed)
-    path = write_reports(args.out, cols)
-    sampler = f"simulation, seed {seed}" if args.simulate else "secure exact sampler, OS CSPRNG"
-    n_rows = len(cols["node"])
-    extra = f"run id {broadcast.run_id}; " if broadcast is not None else ""
+    rnd = rounds[args.round - 1]
+    path, n_rows = release_to_file(args.out, rnd, plan, nodes, [np.asarray(x, dtype=np.int64) for x in lists],
+                                   broadcast, sampler)
+    extra = f"run id {broadcast.run_id}; " if getattr(broadcast, "run_id", None) is not None else ""
     print(f"wrote {path} ({n_rows:,} row{'' if n_rows == 1 else 's'}: {len(nodes):,} node(s), "
-          f"{args.protocol} round {args.round}; epsilon {args.epsilon:g}; {extra}{sampler})")
+          f"{proto.name} round {args.round}; {extra}{sampler.describe()})")
+    print(_budget_lines(plan, args.round))
+    down = 0 if args.broadcast is None else Path(args.broadcast).stat().st_size
+    print(f"traffic    upload {path.stat().st_size / max(len(nodes), 1):,.0f} bytes per node (mean), "
+          f"download {down:,} bytes per node")
     _report_node_labels(path, labels)
     return 0
 
 
-def _cmd_curate_triangles(args: argparse.Namespace, protocol: str) -> int:
-    """``ldpgraph curate`` of triangle-protocol rows: round 1 (estimate or broadcast), round 2."""
-    from .protocols.deploy_triangles import (
-        CLUSTERING_PROTOCOL,
-        TWO_ROUND,
-        TriangleBroadcast,
-        rr_triangles_estimate,
-    )
-    from .trianglefiles import (
-        read_round1_files,
-        read_round2_files,
-        read_triangle_broadcast,
-        write_triangle_broadcast,
-    )
-
-    stat = "avg_clustering" if protocol == CLUSTERING_PROTOCOL else "triangles"
-    stats = _flatten(args.stat) or [stat]
-    if stats != [stat]:
-        raise _UsageError(f"{protocol} reports estimate --stat {stat}, got {' '.join(stats)}")
-    if args.projection and protocol != CLUSTERING_PROTOCOL:
-        raise _UsageError("--projection is an option of avg-clustering")
+def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
+    """``ldpgraph curate`` of a registered protocol's rows: a round's broadcast, or the estimate."""
+    from .core import registry
     from .protocols.poisoning import PublicBounds
+    from .run.files import accumulate_files
 
+    proto = registry.get(name)
+    if args.epsilon is None:
+        raise _UsageError(f"curating {name} needs the plan: --epsilon (each node's total budget) and the "
+                          "nodes' protocol options")
+    plan = proto.plan(args.epsilon, **_protocol_public(proto, args))
+    stats = _flatten(args.stat) or [proto.statistics[0]]
+    if len(stats) != 1 or stats[0] not in proto.statistics:
+        raise _UsageError(f"{name} reports estimate --stat {' or '.join(proto.statistics)}, got "
+                          f"{' '.join(stats)}")
     if not 0 < args.level < 1:
         raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
+    rounds = proto.rounds()
     rnd = args.round if args.round is not None else (2 if args.broadcast is not None else 1)
+    if not 1 <= rnd <= len(rounds):
+        raise _UsageError(f"{name} has no round {rnd}")
+    last = rnd == len(rounds)
+    if (rnd > 1) != (args.broadcast is not None):
+        raise _UsageError(f"round {rnd} of {name} " + ("needs --broadcast (the previous round's broadcast)"
+                                                       if rnd > 1 else "takes no --broadcast (round 1 writes "
+                                                       "it: --broadcast-out)"))
+    if not last and args.broadcast_out is None:
+        raise _UsageError(f"round {rnd} of {name} writes the broadcast of round {rnd + 1}: pass "
+                          "--broadcast-out FILE")
+    if last and args.broadcast_out is not None:
+        raise _UsageError(f"round {rnd} is the last round of {name}: no broadcast")
     bounds = None  # the ranges need none (n, D and the node ids are public); these tighten them
     if args.n_nodes is not None or args.degree_bound is not None:
         bounds = PublicBounds(n_nodes=args.n_nodes, degree_bound=args.degree_bound)
-    kw = {"chunk_rows": args.chunk_rows, "scheduler": args.scheduler, "outliers": args.outliers,
-          "bounds": bounds}
-    verb = {"clip": "clipped", "reject": "rejected", "raise": "refused"}[args.outliers]
-    screened: dict[str, Any] = {}
-    one_node = None
-    out: dict[str, Any] = {"files": list(args.reports), "protocol": protocol, "round": rnd}
-    est = None
+    options: dict[str, Any] = {"outliers": args.outliers, "bounds": bounds}
     if rnd == 1:
-        if args.broadcast is not None:
-            raise _UsageError("--broadcast is read in round 2; round 1 writes it (--broadcast-out)")
-        s = read_round1_files(args.reports, protocol, expected_nodes=args.expected_nodes, **kw)
-        out.update(n_rows=s.n_rows, n_nodes=s.n_nodes, epsilon=s.epsilon, noisy_edges=int(s.index.size))
-        lines = [f"files      {len(args.reports)} ({s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol "
-                 f"{protocol}, round 1)",
-                 f"rr_edge    epsilon {s.epsilon:g}; noisy graph of {s.index.size:,} edges"]
-        screened = s.screening
-        if protocol in TWO_ROUND:
-            private = s.max_lower_degree is not None
-            if private and args.d_max is not None:
-                raise _UsageError("the rows hold lower_degree releases (private bound): --d-max is not used")
-            if args.broadcast_out is None or (args.d_max is None and not private):
-                what = "degree" if protocol == CLUSTERING_PROTOCOL else "lower degree"
-                raise _UsageError(f"round 1 of {protocol} writes the broadcast: pass "
-                                  f"--broadcast-out FILE and --d-max D (public bound on the {what})")
-            bound = s.private_bound() if private else args.d_max
-            if private:
-                sc = s.screening["lower_degree"]
-                lines.append(f"lower_degree epsilon {s.lower_degree_epsilon:g}; private bound D = {bound} "
-                             f"(their maximum); {sc.n_outside:,} outside [{sc.lo:,}, v + {-sc.lo:,}] "
-                             f"{verb}: one node raises D to at most {max(1, sc.hi):,}")
-                out["one_node_bound"] = {"D": max(1, sc.hi)}
-            b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index,
-                                        projection=args.projection)
-            bpath = write_triangle_broadcast(args.broadcast_out, b)
-            out.update(broadcast=str(bpath), run_id=b.run_id, bound=b.bound)
-            lines.append(
-                f"\nwrote {bpath} (noisy graph and bound D = {b.bound} for round 2; run id {b.run_id})"
-            )
-        else:
-            if args.broadcast_out is not None:
-                raise _UsageError("rr-triangles has one round: no broadcast")
-            est = rr_triangles_estimate(s)
-            from .protocols.poisoning import rr_triangles_influence_bound
-
-            one_node = rr_triangles_influence_bound(s.n_nodes, s.epsilon)
-    elif rnd == 2:
-        if protocol not in TWO_ROUND or args.broadcast is None:
-            raise _UsageError(f"round 2 of {protocol}: needs rows of a two-round protocol and --broadcast")
-        b = read_triangle_broadcast(args.broadcast)
-        if b.protocol != protocol:
-            raise ValueError(f"{args.broadcast}: a broadcast of {b.protocol!r}, the rows are {protocol!r}")
-        est, acc = read_round2_files(args.reports, b, **kw)
-        eps2 = {q: e for q, (e, _) in acc.epsilon.items() if q != "run_id"}
-        out.update(n_rows=acc.n_rows, n_nodes=b.n_nodes, epsilon={"rr": b.epsilon, **eps2}, run_id=b.run_id,
-                   bound=b.bound)
-        shown = ", ".join(f"{q} epsilon {e:g} (sensitivity {acc.sensitivity[q]:g})" for q, e in eps2.items())
-        lines = [f"files      {len(args.reports)} ({acc.n_rows:,} rows, {b.n_nodes:,} nodes; protocol "
-                 f"{protocol}, round 2; run id {b.run_id})",
-                 f"budget     rr epsilon {b.epsilon:g}, {shown}; D = {b.bound}"]
-        screened = acc.screened_values()[1]
-        lines += [f"{q:<12} {sc.n_outside:,} outside [{sc.lo:,}, {sc.hi:,}] {verb}"
-                  for q, sc in screened.items()]
-        one_node = acc.influence_bound()
-        out["one_node_round1_bound"] = round1 = acc.round1_influence_bound()
-    else:
-        raise _UsageError(f"{protocol} has no round {rnd}")
-    negative = est is not None and est.variance_estimate is not None and est.variance_estimate <= 0
-    ci = None if est is None or negative else _interval_or_none(est, args.level)
+        options["expected_nodes"] = args.expected_nodes
+    broadcast = proto.read_broadcast(args.broadcast, plan) if args.broadcast is not None else None
+    step = rounds[rnd - 1]
+    result = accumulate_files(args.reports, step, plan, broadcast, chunk_rows=args.chunk_rows,
+                              scheduler=args.scheduler, **options)
+    acc = getattr(result, "acc", result)
+    n_rows = getattr(result, "n_rows", None) or getattr(acc, "n_rows", 0)
+    n_nodes = getattr(result, "n_nodes", None) or broadcast.n_nodes
+    out: dict[str, Any] = {"files": list(args.reports), "protocol": name, "round": rnd, "n_rows": n_rows,
+                           "n_nodes": n_nodes, "epsilon": plan.epsilon, "budget": plan.budget(),
+                           "round_epsilon": plan.round(rnd).epsilon, "plan": plan.to_dict()}
+    lines = [f"files      {len(args.reports)} ({n_rows:,} rows, {n_nodes:,} nodes; protocol {name}, "
+             f"round {rnd}" + (f"; run id {broadcast.run_id})" if broadcast is not None else ")"),
+             _budget_lines(plan, rnd), *proto.describe_result(result, step)]
+    if rnd == 1 and hasattr(result, "index"):
+        out["noisy_edges"] = int(result.index.size)
+    verb = {"clip": "clipped", "reject": "rejected", "raise": "refused"}[args.outliers]
+    screened = proto.screening(result, step)
+    lines += [f"{q:<12} {sc.n_outside:,} outside [{sc.lo:,}, {sc.hi:,}] {verb}" for q, sc in screened.items()]
     if screened:
         out["screening"] = {
             q: {"lo": int(sc.lo), "hi": int(sc.hi), "mode": sc.mode, "n_outside": sc.n_outside}
             for q, sc in screened.items()
         }
+    bounds_out = proto.one_node_bounds(result, plan, step)
+    if broadcast is not None:
+        out.update(run_id=broadcast.run_id, bound=broadcast.bound)
+    if not last:
+        b = step.broadcast(result, plan)
+        bpath = proto.write_broadcast(args.broadcast_out, b)
+        out.update(broadcast=str(bpath), run_id=b.run_id, bound=b.bound)
+        if bounds_out:
+            out["one_node_bound"] = bounds_out
+        down = Path(bpath).stat().st_size
+        lines.append(f"\nwrote {bpath} (noisy graph and bound D = {b.bound} for round {rnd + 1}; run id "
+                     f"{b.run_id}); every node downloads {down:,} bytes")
+        if args.json:
+            print(json.dumps(out, indent=2))
+        else:
+            print("\n".join(lines))
+        return 0
+    est = proto.estimate(result, plan, broadcast, stats[0])
+    one_node = bounds_out.get("one_node_bound")
+    if "one_node_round1_bound" in bounds_out:
+        out["one_node_round1_bound"] = bounds_out["one_node_round1_bound"]
+    negative = est.variance_estimate is not None and est.variance_estimate <= 0
+    ci = None if negative else _interval_or_none(est, args.level)
+    why = _no_std_error_reason(est, negative, n_nodes)
     if args.json:
-        if est is not None:
-            out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
-                                 "variance_estimate": est.variance_estimate,
-                                 "interval": None if ci is None else list(ci), "level": args.level,
-                                 "one_node_bound": one_node}]
+        out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
+                             "variance_estimate": est.variance_estimate,
+                             "interval": None if ci is None else list(ci), "level": args.level,
+                             "one_node_bound": one_node, "no_std_error_reason": why}]
         print(json.dumps(out, indent=2))
         return 0
     print("\n".join(lines))
-    if est is not None:
-        shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
-        se = "-" if est.std_error is None or negative else _fmt_num(est.std_error)
-        rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound"),
-                (est.statistic, _fmt_num(est.value), se, shown,
-                 "-" if one_node is None else _fmt_num(one_node))]
-        print()
-        print(_table(rows, right={1, 2, 3, 4}))
-        if "one_node_round1_bound" in out:
-            print(f"\none node's round-1 bits can move it by at most {_fmt_num(round1)} more, through "
-                  "the other nodes' local counts")
-        if negative:
-            print(f"\nthe unbiased variance estimate is {est.variance_estimate:.3g} <= 0 (the noise "
-                  "dominates): no standard error or interval")
+    shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
+    se = "-" if est.std_error is None or negative else _fmt_num(est.std_error)
+    rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound"),
+            (est.statistic, _fmt_num(est.value), se, shown, "-" if one_node is None else _fmt_num(one_node))]
+    print()
+    print(_table(rows, right={1, 2, 3, 4}))
+    if "one_node_round1_bound" in out:
+        moved = _fmt_num(out["one_node_round1_bound"])
+        print(f"\none node's round-1 bits can move it by at most {moved} more, through the other nodes' "
+              "local counts")
+    if why is not None:
+        print(f"\nno standard error: {why}")
     return 0
+
+
+def _no_std_error_reason(est: Any, negative: bool, n_nodes: int) -> str | None:
+    """Why an estimate has no standard error (None when it has one)."""
+    if negative:
+        return (f"the unbiased variance estimate is {est.variance_estimate:.3g} <= 0 (the noise dominates): "
+                "no standard error or interval")
+    if est.std_error is None:
+        return (f"the variance estimate is dense in the nodes and is not computed for {n_nodes:,} nodes "
+                "(beyond 8,192)")
+    return None
 
 
 # ------------------------------------------------------------------------------ entry point

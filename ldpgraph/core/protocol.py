@@ -165,6 +165,15 @@ class Protocol(ABC):
         """Lines the CLI prints about a round's result (none by default)."""
         return []
 
+    def screening(self, result: Any, round: Round) -> dict[str, Any]:
+        """Quantity -> the :class:`~ldpgraph.protocols.poisoning.Screening` of a round's result (or none)."""
+        return {}
+
+    def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
+        """How far one node's rows can move the estimate (``one_node_bound``, and for earlier rounds'
+        rows ``one_node_round1_bound``); none by default."""
+        return {}
+
     # ------------------------------------------------------------------ provided
 
     def check_statistic(self, statistic: str | None) -> str:

@@ -24,6 +24,7 @@ __all__ = ["register", "get", "names", "protocols", "MODULES"]
 MODULES = (
     "ldpgraph.protocols.rr_triangles",
     "ldpgraph.protocols.two_round_triangles",
+    "ldpgraph.protocols.avg_clustering",
 )
 
 _PROTOCOLS: dict[str, type[Protocol]] = {}

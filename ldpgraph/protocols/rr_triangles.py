@@ -154,3 +154,8 @@ class RRTrianglesProtocol(Protocol):
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         return [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges"]
+
+    def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
+        from .poisoning import rr_triangles_influence_bound
+
+        return {"one_node_bound": rr_triangles_influence_bound(result.n_nodes, result.epsilon)}

@@ -56,7 +56,7 @@ from .deploy_triangles import (
 )
 from .rr_triangles import RandomizedResponseRound, check_row_epsilons
 
-__all__ = ["TwoRoundTrianglesDLap", "LocalCountRound", "local_count_release"]
+__all__ = ["RRBroadcastProtocol", "TwoRoundTrianglesDLap", "LocalCountRound", "local_count_release"]
 
 
 def local_count_release(node: int, neighbours: NDArray[np.int64], broadcast: TriangleBroadcast,
@@ -138,8 +138,52 @@ def check_broadcast_plan(broadcast: Any, plan: Plan) -> None:
         raise ValueError(f"the broadcast's bound D = {broadcast.bound} differs from the plan's d_max {d_max}")
 
 
+class RRBroadcastProtocol(Protocol):
+    """Shared by the protocols whose round 1 is randomized response and whose broadcast is the noisy
+    graph (:class:`TriangleBroadcast`): its file form, the round-2 estimate, screening and bounds."""
+
+    needs = "adjacency"
+
+    def check_broadcast(self, broadcast: Any, plan: Plan) -> TriangleBroadcast:
+        """``broadcast`` if it was made under ``plan``, else ValueError."""
+        raise NotImplementedError
+
+    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
+        self.check_statistic(statistic)
+        return result.estimate()
+
+    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
+        from ..trianglefiles import write_triangle_broadcast
+
+        return write_triangle_broadcast(path, broadcast)
+
+    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
+        from ..trianglefiles import read_triangle_broadcast
+
+        return self.check_broadcast(read_triangle_broadcast(path), plan)
+
+    def describe_result(self, result: Any, round: Round) -> list[str]:
+        if round.number == 1:
+            lines = [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges"]
+            if result.max_lower_degree is not None:
+                lines.append(f"lower_degree epsilon {result.lower_degree_epsilon:g}; private bound D = "
+                             f"{result.private_bound()} (their maximum)")
+            return lines
+        return []
+
+    def screening(self, result: Any, round: Round) -> dict[str, Any]:
+        return dict(result.screening) if round.number == 1 else result.screened_values()[1]
+
+    def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
+        if round.number == 1:
+            sc = result.screening.get(LOWER_DEGREE)
+            return {} if sc is None else {"D": float(max(1, sc.hi))}
+        return {"one_node_bound": result.influence_bound(),
+                "one_node_round1_bound": result.round1_influence_bound()}
+
+
 @register
-class TwoRoundTrianglesDLap(Protocol):
+class TwoRoundTrianglesDLap(RRBroadcastProtocol):
     """``two-round-triangles-dlap``: a public bound D on the lower degree (``d_max``), or a private
     one from round-1 noisy lower degrees (``private_bound``; the simulation's
     ``two-round-triangles-dlap-private``)."""
@@ -195,26 +239,9 @@ class TwoRoundTrianglesDLap(Protocol):
     def rounds(self) -> tuple[Round, ...]:
         return (_FirstRound(), LocalCountRound())
 
-    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
-        self.check_statistic(statistic)
-        return result.estimate()
-
-    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
-        from ..trianglefiles import write_triangle_broadcast
-
-        return write_triangle_broadcast(path, broadcast)
-
-    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
-        from ..trianglefiles import read_triangle_broadcast
-
-        b = read_triangle_broadcast(path)
-        check_broadcast_plan(b, plan)
-        return b
-
-    def describe_result(self, result: Any, round: Round) -> list[str]:
-        if round.number == 1:
-            return [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges"]
-        return []
+    def check_broadcast(self, broadcast: Any, plan: Plan) -> TriangleBroadcast:
+        check_broadcast_plan(broadcast, plan)
+        return broadcast
 
 
 class _FirstRound(RandomizedResponseRound):

@@ -1,0 +1,163 @@
+r"""``avg-clustering``: the average local clustering coefficient from two rounds of releases.
+
+================ =============================================================================
+round            node v releases
+================ =============================================================================
+1 ``rr``         RR at ε_rr on its lower adjacency bits (:class:`~ldpgraph.protocols.
+                 rr_triangles.RandomizedResponseRound`)
+broadcast        the noisy graph, n, ε_rr, the public bound D on the degree, the projection flag
+                 and a run id (:class:`~ldpgraph.protocols.deploy_triangles.TriangleBroadcast`)
+2 ``local``      ``degree``: :math:`d_v + \mathrm{DLap}(e^{-\varepsilon_d})` (sensitivity 1);
+                 ``local_count``: :math:`r_v = 2 w_v - \binom{m_v}{2} + \mathrm{DLap}` at
+                 sensitivity :func:`~ldpgraph.protocols.clustering.count_sensitivity` (D - 1, or
+                 2(D - 1) when lists longer than D are projected to a uniform D-subset), with
+                 :math:`w_v` the noisy edges among the m_v kept neighbours; and the run id
+================ =============================================================================
+
+Curator: :func:`~ldpgraph.protocols.clustering.average_clustering` (unbiased; proofs of the
+sensitivity and of unbiasedness in :mod:`ldpgraph.protocols.clustering`). A node spends
+ε_rr + ε_d + ε_t = ε; default split 0.3 / 0.4 / 0.3, as the simulation ``avg-clustering-dlap``.
+Without ``projection`` a node whose degree exceeds D cannot release (it raises).
+
+Examples
+--------
+>>> AvgClustering().plan(1.0, d_max=10).describe()
+'epsilon 1 = rr 0.3 + local 0.7'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import check_epsilon, check_nonnegative_int
+from ..core.plan import Plan, Release, RoundPlan, split_budget
+from ..core.protocol import Accumulator, Option, Round
+from ..core.registry import register
+from ..core.rows import Rows, empty_rows, quantity_rows
+from ..core.sampling import Sampler
+from .clustering import count_sensitivity
+from .deploy_triangles import (
+    CLUSTERING_PROTOCOL,
+    DEGREE,
+    LOCAL_COUNT,
+    RR_COUNT,
+    RR_EDGE,
+    RUN_ID,
+    TriangleBroadcast,
+)
+from .rr_triangles import RandomizedResponseRound
+from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol
+
+__all__ = ["AvgClustering", "clustering_release"]
+
+
+def clustering_release(node: int, neighbours: NDArray[np.int64], broadcast: TriangleBroadcast,
+                       epsilon_degree: float, epsilon_count: float, stream: Any) -> tuple[int, int]:
+    """Round 2 at node v: ``(noisy degree, noisy local count)`` (see the module docstring)."""
+    d, bound = neighbours.size, broadcast.bound
+    kept = neighbours
+    if d > bound:
+        if not broadcast.projection:
+            raise ValueError(f"node {node} has degree {d} > d_max = {bound} and the broadcast allows no "
+                             "projection")
+        kept = stream.subset(neighbours, bound)
+    jj, kk = np.triu_indices(kept.size, k=1)
+    w = int(broadcast.noisy_bit(kept[jj], kept[kk]).sum())
+    r = 2 * w - kept.size * (kept.size - 1) // 2
+    d_noise = int(stream.dlap(epsilon_degree, 1.0, 1)[0])
+    r_noise = int(stream.dlap(epsilon_count, float(count_sensitivity(bound, broadcast.projection)), 1)[0])
+    return d + d_noise, r + r_noise
+
+
+def _check_broadcast(broadcast: Any, plan: Plan) -> TriangleBroadcast:
+    if not isinstance(broadcast, TriangleBroadcast) or broadcast.protocol != CLUSTERING_PROTOCOL:
+        raise TypeError(f"round 2 needs the round-1 broadcast of {CLUSTERING_PROTOCOL!r}")
+    pub, eps = plan.public, plan.release(RR_COUNT).epsilon
+    if (broadcast.epsilon, broadcast.bound, broadcast.projection) != (eps, pub["d_max"], pub["projection"]):
+        raise ValueError(
+            f"the broadcast (epsilon_rr {broadcast.epsilon!r}, D = {broadcast.bound}, projection "
+            f"{broadcast.projection}) was not made under the plan ({plan.describe()}, D = {pub['d_max']}, "
+            f"projection {pub['projection']}): use the --epsilon and options of round 1"
+        )
+    return broadcast
+
+
+class _FirstRound(RandomizedResponseRound):
+    def broadcast(self, result: Any, plan: Plan) -> TriangleBroadcast:
+        pub = plan.public
+        return TriangleBroadcast.build(CLUSTERING_PROTOCOL, result.n_nodes, result.epsilon, pub["d_max"],
+                                       result.index, projection=pub["projection"])
+
+
+class _LocalRound(Round):
+    number = 2
+    name = "local"
+
+    def release(self, plan: Plan, nodes: NDArray[np.int64], neighbours: Any, broadcast: Any,
+                sampler: Sampler) -> Rows:
+        b = _check_broadcast(broadcast, plan)
+        eps_d, eps_t = plan.release(DEGREE).epsilon, plan.release(LOCAL_COUNT).epsilon
+        nodes = np.asarray(nodes, dtype=np.int64)
+        if nodes.size == 0:
+            return empty_rows(plan, 2)
+        if int(nodes.max()) >= b.n_nodes:
+            raise ValueError(f"node {int(nodes.max())} is not a node of the broadcast's round 1 "
+                             f"(nodes 0..{b.n_nodes - 1})")
+        values = np.empty((nodes.size, 3), dtype=np.int64)
+        for i, (v, nb) in enumerate(zip(nodes.tolist(), neighbours, strict=True)):
+            values[i, :2] = clustering_release(v, nb, b, eps_d, eps_t, sampler.stream(2, v))
+        values[:, 2] = b.run_id
+        quantity = np.tile(np.array([DEGREE, LOCAL_COUNT, RUN_ID], dtype=object), nodes.size)
+        return quantity_rows(plan, 2, np.repeat(nodes, 3), quantity, values.ravel())
+
+    def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
+        return LocalCountAccumulator(plan, _check_broadcast(broadcast, plan), **options)
+
+
+@register
+class AvgClustering(RRBroadcastProtocol):
+    """``avg-clustering`` (see the module docstring)."""
+
+    name = CLUSTERING_PROTOCOL
+    version = 1
+    statistics = ("avg_clustering",)
+    needs = "adjacency"
+    reference = "ours (two rounds: RR, then noisy degree and local count)"
+    options = (
+        Option("d_max", int, None, "public bound D >= 2 on every node's degree (simulation default: the true "
+               "maximum degree)"),
+        Option("projection", bool, False, "nodes above D project their neighbour list to a uniform D-subset "
+               "(sensitivity 2(D-1)); else they cannot release"),
+        Option("shares", dict, None, "budget split rr=F,degree=F,local_count=F (default 0.3, 0.4, 0.3)"),
+    )
+
+    def default_public(self, graph: Any) -> dict[str, Any]:
+        return {"d_max": max(int(graph.degrees.max(initial=0)), 2)}
+
+    def plan(self, epsilon: float, **public: Any) -> Plan:
+        pub = self.check_public(public)
+        if pub["d_max"] is None:
+            raise ValueError(f"{self.name} needs the public degree bound d_max (--d-max)")
+        d = check_nonnegative_int(pub["d_max"], "d_max", minimum=2)
+        default = {"rr": 0.3, "degree": 0.4, "local_count": 0.3}
+        shares = pub["shares"] or default
+        if sorted(shares) != sorted(default):
+            raise ValueError(f"shares of {self.name}: rr=F,degree=F,local_count=F, got {shares}")
+        eps = split_budget(check_epsilon(epsilon), shares)
+        projection = bool(pub["projection"])
+        sens = float(count_sensitivity(d, projection))
+        return Plan(self.name, self.version, epsilon, (
+            RoundPlan(1, "rr", (Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0),)),
+            RoundPlan(2, "local", (Release((DEGREE,), "dlap", eps["degree"], 1.0),
+                                   Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"],
+                                           {LOCAL_COUNT: sens, RUN_ID: 0.0}))),
+        ), {"d_max": d, "projection": projection})
+
+    def rounds(self) -> tuple[Round, ...]:
+        return (_FirstRound(), _LocalRound())
+
+    def check_broadcast(self, broadcast: Any, plan: Plan) -> TriangleBroadcast:
+        return _check_broadcast(broadcast, plan)
