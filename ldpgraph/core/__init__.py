@@ -5,10 +5,11 @@ See :mod:`ldpgraph.core.protocol` for the design; the executors are in :mod:`ldp
 
 from .plan import Plan, Release, RoundPlan, split_budget
 from .protocol import Accumulator, Option, Protocol, Round
-from .sampling import NodeStream, Sampler, Secure, Seeded, as_sampler
+from .sampling import ExactSeeded, NodeStream, Sampler, Secure, Seeded, as_sampler
 
 __all__ = [
     "Accumulator",
+    "ExactSeeded",
     "NodeStream",
     "Option",
     "Plan",

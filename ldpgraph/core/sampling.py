@@ -9,7 +9,8 @@ an experiment, ``ldpgraph node --simulate`` and a deployment:
 - :class:`Secure` (deployment, the default): exact integer-arithmetic samplers on the OS CSPRNG
   (discrete Laplace by :func:`~ldpgraph.mechanisms.secure.sample_dlap_exact`, randomized
   response by exact Bernoulli(exp(-ε)) trials); uniform numbers from 53 random bits;
-  subsets from :class:`secrets.SystemRandom`. It cannot be seeded.
+  subsets from :class:`secrets.SystemRandom`. It cannot be seeded; :class:`ExactSeeded` runs
+  the same exact samplers on seeded streams, for tests and audits of that code path.
 
 Both hand out a :class:`NodeStream` per (round, node), with the draws a release needs:
 ``dlap``, ``keep`` (randomized response), ``uniform`` and ``subset``.
@@ -25,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 import secrets
 from abc import ABC, abstractmethod
@@ -36,7 +38,7 @@ from numpy.typing import NDArray
 
 from .._validation import check_nonnegative_int
 
-__all__ = ["Sampler", "NodeStream", "Seeded", "Secure", "as_sampler"]
+__all__ = ["Sampler", "NodeStream", "Seeded", "Secure", "ExactSeeded", "as_sampler"]
 
 
 class NodeStream(ABC):
@@ -79,9 +81,7 @@ class _SeededStream(NodeStream):
         self.gen = gen
 
     def dlap(self, epsilon: float, sensitivity: float, size: int) -> NDArray[np.int64]:
-        from ..mechanisms import DiscreteLaplace
-
-        return DiscreteLaplace(epsilon=epsilon, sensitivity=sensitivity).sample(int(size), rng=self.gen)
+        return _mechanism(float(epsilon), float(sensitivity)).sample(int(size), rng=self.gen)
 
     def keep(self, epsilon: float, size: int) -> NDArray[np.bool_]:
         return self.gen.random(int(size)) < 1.0 / (1.0 + math.exp(-epsilon))
@@ -91,6 +91,14 @@ class _SeededStream(NodeStream):
 
     def subset(self, items: NDArray[np.int64], k: int) -> NDArray[np.int64]:
         return np.sort(self.gen.choice(np.asarray(items, dtype=np.int64), size=int(k), replace=False))
+
+
+@functools.lru_cache(maxsize=64)
+def _mechanism(epsilon: float, sensitivity: float) -> Any:
+    """One DiscreteLaplace object per (ε, Δ): a release draws from the same few, node after node."""
+    from ..mechanisms import DiscreteLaplace
+
+    return DiscreteLaplace(epsilon=epsilon, sensitivity=sensitivity)
 
 
 class Seeded(Sampler):
@@ -112,12 +120,18 @@ class Seeded(Sampler):
         return f"simulation, seed {self.seed}"
 
 
-class _SecureStream(NodeStream):
+class _ExactStream(NodeStream):
+    """The exact integer-arithmetic samplers, on the OS CSPRNG (``gen`` None) or a seeded generator."""
+
+    def __init__(self, gen: np.random.Generator | None = None) -> None:
+        self.gen = gen
+
     def dlap(self, epsilon: float, sensitivity: float, size: int) -> NDArray[np.int64]:
         from ..mechanisms.secure import sample_dlap_exact
 
         scale = Fraction(sensitivity) / Fraction(epsilon)
-        return np.asarray(sample_dlap_exact(scale.numerator, scale.denominator, int(size)), dtype=np.int64)
+        return np.asarray(sample_dlap_exact(scale.numerator, scale.denominator, int(size), rng=self.gen),
+                          dtype=np.int64)
 
     def keep(self, epsilon: float, size: int) -> NDArray[np.bool_]:
         r"""Exact: with q = e^-ε, the number X of Bernoulli(q) successes before the first failure is
@@ -129,23 +143,27 @@ class _SecureStream(NodeStream):
         even = np.ones(int(size), dtype=np.bool_)
         alive = np.arange(int(size))
         while alive.size:  # one more Bernoulli(q) trial for every lane still running
-            alive = alive[sample_bernoulli_exp(gamma, alive.size)]
+            alive = alive[sample_bernoulli_exp(gamma, alive.size, rng=self.gen)]
             even[alive] = ~even[alive]
         return even
 
     def uniform(self, size: int) -> NDArray[np.float64]:
+        if self.gen is not None:
+            return self.gen.integers(0, 2**53, int(size), dtype=np.int64).astype(np.float64) / 2.0**53
         return np.array([secrets.randbits(53) for _ in range(int(size))], dtype=np.float64) / 2.0**53
 
     def subset(self, items: NDArray[np.int64], k: int) -> NDArray[np.int64]:
-        chosen = secrets.SystemRandom().sample(np.asarray(items, dtype=np.int64).tolist(), int(k))
-        return np.sort(np.array(chosen, dtype=np.int64))
+        pool = np.asarray(items, dtype=np.int64)
+        if self.gen is not None:
+            return np.sort(self.gen.choice(pool, size=int(k), replace=False))
+        return np.sort(np.array(secrets.SystemRandom().sample(pool.tolist(), int(k)), dtype=np.int64))
 
 
 class Secure(Sampler):
     """Deployment: the exact samplers on the OS CSPRNG (unseedable)."""
 
     secure = True
-    _stream = _SecureStream()
+    _stream = _ExactStream()
 
     def __repr__(self) -> str:
         return "Secure()"
@@ -155,6 +173,29 @@ class Secure(Sampler):
 
     def describe(self) -> str:
         return "secure exact sampler, OS CSPRNG"
+
+
+class ExactSeeded(Sampler):
+    """The deployment's exact samplers driven by the seeded streams of :class:`Seeded` (not secure).
+
+    For tests and audits: the secure code path (exact discrete Laplace, exact randomized
+    response) with reproducible draws, so that it can be compared across executors.
+    """
+
+    secure = False
+
+    def __init__(self, seed: int) -> None:
+        self.seed = check_nonnegative_int(seed, "seed")
+
+    def __repr__(self) -> str:
+        return f"ExactSeeded({self.seed})"
+
+    def stream(self, round: int, node: int) -> NodeStream:
+        seq = np.random.SeedSequence(self.seed, spawn_key=(int(round), int(node)))
+        return _ExactStream(np.random.default_rng(seq))
+
+    def describe(self) -> str:
+        return f"exact samplers on a seeded stream (a test, not secure), seed {self.seed}"
 
 
 def as_sampler(sampler: Any) -> Sampler:

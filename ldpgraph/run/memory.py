@@ -20,6 +20,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -34,16 +35,25 @@ from ..protocols.deploy_triangles import chunk_from_columns
 __all__ = ["Run", "run_in_memory", "node_lists", "resolve_public", "as_protocol"]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Run:
-    """One run: the plan, each round's rows, results and broadcasts, and the estimate."""
+    """One run: the plan, each round's rows, results and broadcasts, and the estimate.
+
+    The estimate is computed on first access (a curator's variance estimate can cost more than
+    the run itself)."""
 
     protocol: Protocol
     plan: Plan
-    estimate: Any
+    statistic: str
     rows: list[dict[str, NDArray[Any]]] = field(repr=False)
     results: list[Any] = field(repr=False)
     broadcasts: list[Any] = field(repr=False)
+
+    @cached_property
+    def estimate(self) -> Any:
+        """The protocol's estimate of :attr:`statistic` from the last round's result."""
+        last = self.broadcasts[-1] if self.broadcasts else None
+        return self.protocol.estimate(self.results[-1], self.plan, last, self.statistic)
 
 
 def as_protocol(protocol: str | Protocol) -> Protocol:
@@ -104,7 +114,6 @@ def run_in_memory(
     nodes, lists = node_lists(graph)
     rows_by_round, results, broadcasts = [], [], []
     broadcast = None
-    result = None
     for rnd in proto.rounds():
         rows = rnd.release(plan, nodes, lists, broadcast, smp)
         acc = rnd.accumulator(plan, broadcast)
@@ -116,4 +125,4 @@ def run_in_memory(
         if nxt is not None:
             broadcast = nxt
             broadcasts.append(nxt)
-    return Run(proto, plan, proto.estimate(result, plan, broadcast, stat), rows_by_round, results, broadcasts)
+    return Run(proto, plan, stat, rows_by_round, results, broadcasts)
