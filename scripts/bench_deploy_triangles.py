@@ -1,18 +1,20 @@
 """Deployed triangle protocols: the node -> files -> curator path against the benchmark simulation.
 
-For ``two-round-triangles-dlap`` on GRAPH (default Facebook, D = the largest lower degree,
-eps 1 split in halves) and ``rr-triangles`` (eps 1), times in this process, best of REPEAT:
+For ``two-round-triangles-dlap`` on GRAPH (default Facebook, public D = the largest lower
+degree, total eps 1 split in halves by the plan) and ``rr-triangles`` (eps 1), times in this
+process, best of REPEAT, all through the protocol layer (:mod:`ldpgraph.core`, :mod:`ldpgraph.run`):
 
-* ``simulate_deployment``: every node's own release (one Python call per node), the
-  curator's validation and estimate with its standard error, all in memory;
-* the same through Parquet files: round-1 rows written and read back, the broadcast edge
-  list written and read back, round-2 rows written and read back;
+* ``run_in_memory``: every node's own release (one Python call per node), the curator's
+  validation and estimate with its standard error, all in memory;
+* the same through Parquet files (``release_to_file`` / ``accumulate_files``, what
+  ``ldpgraph node`` / ``ldpgraph curate`` run): round-1 rows written and read back, the
+  broadcast edge list written and read back, round-2 rows written and read back;
 * the reference: one trial of the vectorized benchmark simulation (``simulate_two_round`` /
   ``simulate_rr_triangles``), which has the same law but no per-node structure and no
   standard error.
 
 Prints the ratios against the reference and checks that the file path gives the in-memory
-estimate bit for bit.
+estimate bit for bit (same seed: the same per-(round, node) streams).
 
 Usage: PYTHONPATH=. python scripts/bench_deploy_triangles.py [GRAPH] [--repeat R]
 """
@@ -25,32 +27,30 @@ from pathlib import Path
 
 from _timing import best_of, load_note
 
+from ldpgraph.core import Seeded, registry
 from ldpgraph.datasets import resolve_graph
-from ldpgraph.protocols import deploy_triangles as dt
 from ldpgraph.protocols.triangles import lower_wedges, simulate_rr_triangles, simulate_two_round
-from ldpgraph.reportfiles import write_reports
-from ldpgraph.trianglefiles import (
-    read_round1_files,
-    read_round2_files,
-    read_triangle_broadcast,
-    write_triangle_broadcast,
-)
+from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
+
+DLAP, RR = "two-round-triangles-dlap", "rr-triangles"
 
 
-def through_files(g, protocol: str, eps: float, seed: int, bound: int | None, tmp: Path):
-    nodes = list(range(g.n_nodes))
-    lists = [g.indices[g.indptr[v] : g.indptr[v + 1]] for v in nodes]
-    eps1 = eps if protocol == dt.RR_PROTOCOL else eps / 2
-    write_reports(tmp / "r1.parquet", dt.round1_columns(protocol, nodes, lists, eps1, seed=seed))
-    s = read_round1_files(tmp / "r1.parquet", protocol)
-    if protocol == dt.RR_PROTOCOL:
-        return dt.rr_triangles_estimate(s)
-    write_triangle_broadcast(
-        tmp / "b.txt", dt.TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index)
-    )
-    b = read_triangle_broadcast(tmp / "b.txt")
-    write_reports(tmp / "r2.parquet", dt.round2_columns(nodes, lists, b, eps / 2, seed=seed))
-    return read_round2_files(tmp / "r2.parquet", b)[0]
+def through_files(g, protocol: str, eps: float, seed: int, options: dict, tmp: Path):
+    """Every round through Parquet files (and the broadcast through its file); the estimate."""
+    proto = registry.get(protocol)
+    plan = proto.plan(eps, **options)
+    nodes, lists = node_lists(g)
+    sampler = Seeded(seed)
+    broadcast = None
+    result = None
+    for rnd in proto.rounds():
+        path, _ = release_to_file(tmp / f"r{rnd.number}.parquet", rnd, plan, nodes, lists, broadcast, sampler)
+        result = accumulate_files([path], rnd, plan, broadcast)
+        nxt = rnd.broadcast(result, plan)
+        if nxt is not None:
+            proto.write_broadcast(tmp / "b.txt", nxt)
+            broadcast = proto.read_broadcast(tmp / "b.txt", plan)
+    return proto.estimate(result, plan, broadcast, proto.statistics[0])
 
 
 def main() -> None:
@@ -62,21 +62,21 @@ def main() -> None:
     bound = max(int(lower_wedges(g).lower_degrees.max()), 1)
     print(f"{args.graph}: {g.n_nodes:,} nodes, {g.n_edges:,} edges; D = {bound}; {load_note()}")
     with tempfile.TemporaryDirectory() as tmp:
-        for protocol, ref in (
-            (dt.DLAP_PROTOCOL, lambda: simulate_two_round(g, 1.0, 1, rng=0)),
-            (dt.RR_PROTOCOL, lambda: simulate_rr_triangles(g, 1.0, 1, rng=0)),
+        for protocol, options, ref in (
+            (DLAP, {"d_max": bound}, lambda: simulate_two_round(g, 1.0, 1, rng=0)),
+            (RR, {}, lambda: simulate_rr_triangles(g, 1.0, 1, rng=0)),
         ):
-            b = bound if protocol == dt.DLAP_PROTOCOL else None
             t_ref, _ = best_of(ref, args.repeat)
             t_mem, run = best_of(
-                lambda p=protocol, b=b: dt.simulate_deployment(g, p, 1.0, seed=0, bound=b), args.repeat
+                lambda p=protocol, o=options: run_in_memory(p, g, 1.0, sampler=0, **o), args.repeat
             )
             t_file, est = best_of(
-                lambda p=protocol, b=b: through_files(g, p, 1.0, 0, b, Path(tmp)), args.repeat
+                lambda p=protocol, o=options: through_files(g, p, 1.0, 0, o, Path(tmp)), args.repeat
             )
             same = (est.value, est.std_error) == (run.estimate.value, run.estimate.std_error)
+            se = "-" if run.estimate.std_error is None else f"{run.estimate.std_error:,.1f}"
             print(
-                f"\n{protocol}: estimate {run.estimate.value:,.1f} +- {run.estimate.std_error:,.1f}; "
+                f"\n{protocol} ({run.plan.describe()}): estimate {run.estimate.value:,.1f} +- {se}; "
                 f"files give the same bit for bit: {same}"
             )
             print(f"  benchmark simulation (reference) {t_ref:7.2f} s")

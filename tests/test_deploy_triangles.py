@@ -1,4 +1,9 @@
-"""Deployed triangle protocols: node command -> report files -> curate, exactly; law; hostile files."""
+"""Deployed triangle protocols: node command -> report files -> curate, exactly; law; hostile files.
+
+Every run goes through the protocol layer (:mod:`ldpgraph.core`, :mod:`ldpgraph.run`): the
+command line's files are compared with :func:`ldpgraph.run.run_in_memory` at the same total
+budget, options and seed (``--epsilon`` is each node's total, split by the protocol's plan).
+"""
 
 from __future__ import annotations
 
@@ -10,10 +15,13 @@ import numpy as np
 import pytest
 
 from ldpgraph.cli import main
+from ldpgraph.core import ExactSeeded, NodeStream, Secure, Seeded, registry
+from ldpgraph.core.rows import concat_rows, quantity_rows
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph import from_edge_array, triangle_count
 from ldpgraph.mechanisms import DiscreteLaplace
 from ldpgraph.protocols import deploy_triangles as dt
+from ldpgraph.protocols.avg_clustering import clustering_release
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability, pair_index
 from ldpgraph.protocols.triangles import (
     lower_common_neighbour_square_sum,
@@ -24,10 +32,14 @@ from ldpgraph.protocols.triangles import (
     two_round_moments,
     two_round_variance,
 )
+from ldpgraph.protocols.two_round_triangles import local_count_release
+from ldpgraph.reportfiles import iter_report_chunks, write_reports
+from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.trianglefiles import read_triangle_broadcast
 
 GRAPH = "ws:n=60,k=6,p=0.2"
 DLAP = "two-round-triangles-dlap"
+CLUST = "avg-clustering"
 
 
 def _run(capsys, *args):
@@ -42,19 +54,45 @@ def _curate_json(capsys, *args):
     return json.loads(_run(capsys, "curate", *args, "--json"))
 
 
-def _fail(capsys, *args) -> str:
+def _fail(capsys, *args, code=1) -> str:
     capsys.readouterr()
-    assert main([str(a) for a in args]) == 1
+    assert main([str(a) for a in args]) == code
     return capsys.readouterr().err
 
 
+def _plan_args(eps, bound):
+    """The plan's command-line options, the same for node and curate: total epsilon and D."""
+    return ["--epsilon", eps, "--d-max", bound]
+
+
 def _two_rounds(tmp_path, capsys, fmt, *, seed=5, bound=8, eps=0.8, name=""):
+    """Total eps (each round eps / 2, the default split), public D = ``bound``."""
     r1, r2, b = tmp_path / f"r1{name}.{fmt}", tmp_path / f"r2{name}.{fmt}", tmp_path / f"b{name}.txt"
-    common = ["--protocol", DLAP, "--graph", GRAPH, "--simulate", "--seed", seed]
-    _run(capsys, "node", *common, "--epsilon", eps / 2, "--out", r1)
-    _run(capsys, "curate", r1, "--round", 1, "--broadcast-out", b, "--d-max", bound, "--chunk-rows", 13)
-    out = _run(capsys, "node", *common, "--epsilon", eps / 2, "--round", 2, "--broadcast", b, "--out", r2)
+    common = ["--protocol", DLAP, "--graph", GRAPH, "--simulate", "--seed", seed, *_plan_args(eps, bound)]
+    _run(capsys, "node", *common, "--out", r1)
+    _run(capsys, "curate", r1, "--round", 1, "--broadcast-out", b, *_plan_args(eps, bound), "--chunk-rows", 13)
+    out = _run(capsys, "node", *common, "--round", 2, "--broadcast", b, "--out", r2)
     return r1, r2, b, out
+
+
+def _file_rows(*paths, chunk_rows=1 << 20):
+    """The rows of report files as columns (quantity and protocol as names)."""
+    parts = []
+    for path in paths:
+        for c in iter_report_chunks(path, chunk_rows=chunk_rows):
+            parts.append({
+                "node": c.node, "round": c.round, "value": c.value, "epsilon": c.epsilon,
+                "sensitivity": c.sensitivity, "protocol_version": c.protocol_version,
+                "quantity": np.asarray(c.quantity_names, dtype=object)[c.quantity],
+                "protocol": np.asarray(c.protocol_names, dtype=object)[c.protocol],
+            })
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _same_rows(a, b):
+    assert set(a) >= {"node", "round", "quantity", "value", "epsilon", "sensitivity", "protocol"}
+    for col in ("node", "round", "quantity", "value", "epsilon", "sensitivity", "protocol", "protocol_version"):
+        assert np.array_equal(np.asarray(a[col]), np.asarray(b[col])), col
 
 
 # ------------------------------------------------------------------------------ exact round trip
@@ -63,44 +101,43 @@ def _two_rounds(tmp_path, capsys, fmt, *, seed=5, bound=8, eps=0.8, name=""):
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
 def test_two_round_files_equal_the_in_memory_deployment(tmp_path, capsys, fmt):
     g = resolve_graph(GRAPH, rng=0)
-    bound = 4  # below the largest lower degree (6 on this graph): projection is exercised
+    bound = 4  # below the largest lower degree (9 on this graph): projection is exercised
+    assert max(lower_wedges(g).lower_degrees) > bound
     r1, r2, b, out = _two_rounds(tmp_path, capsys, fmt, bound=bound)
-    want = dt.simulate_deployment(g, DLAP, 0.8, seed=5, bound=bound)
+    want = run_in_memory(DLAP, g, 0.8, sampler=5, d_max=bound)
+    assert want.plan.budget() == {"rr": 0.4, "local-count": 0.4}  # the old per-round 0.4
     bc = read_triangle_broadcast(b)
     assert f"run id {bc.run_id}" in out
-    assert np.array_equal(bc.index, want.broadcast.index) and bc.run_id == want.broadcast.run_id
-    got = _curate_json(capsys, r2, "--round", 2, "--broadcast", b, "--chunk-rows", 7)
+    wb = want.broadcasts[0]
+    assert np.array_equal(bc.index, wb.index) and bc.run_id == wb.run_id and bc.bound == bound
+    # the nodes' files hold exactly the in-memory rows, round by round
+    _same_rows(_file_rows(r1, chunk_rows=29), want.rows[0])
+    _same_rows(_file_rows(r2), want.rows[1])
+    got = _curate_json(capsys, r2, "--round", 2, "--broadcast", b, *_plan_args(0.8, bound), "--chunk-rows", 7)
     e = got["estimates"][0]
     assert (e["value"], e["std_error"]) == (want.estimate.value, want.estimate.std_error)
+    assert e["variance_estimate"] == want.estimate.variance_estimate
     assert got["n_nodes"] == 60 and got["run_id"] == bc.run_id
+    assert got["plan"]["rounds"] == json.loads(json.dumps(want.plan.to_dict()))["rounds"]
     # the same in one chunk: no dependence on chunking
-    assert _curate_json(capsys, r2, "--broadcast", b)["estimates"][0]["value"] == e["value"]
+    one = _curate_json(capsys, r2, "--broadcast", b, *_plan_args(0.8, bound))["estimates"][0]
+    assert one["value"] == e["value"]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
 def test_rr_triangle_files_equal_the_in_memory_deployment(tmp_path, capsys, fmt):
     g = resolve_graph(GRAPH, rng=0)
     r1 = tmp_path / f"rr.{fmt}"
-    _run(
-        capsys,
-        "node",
-        "--protocol",
-        "rr-triangles",
-        "--graph",
-        GRAPH,
-        "--epsilon",
-        1.5,
-        "--simulate",
-        "--seed",
-        2,
-        "--out",
-        r1,
-    )
-    got = _curate_json(capsys, r1, "--chunk-rows", 11, "--expected-nodes", 60)
-    want = dt.simulate_deployment(g, "rr-triangles", 1.5, seed=2).estimate
+    _run(capsys, "node", "--protocol", "rr-triangles", "--graph", GRAPH, "--epsilon", 1.5, "--simulate",
+         "--seed", 2, "--out", r1)
+    got = _curate_json(capsys, r1, "--epsilon", 1.5, "--chunk-rows", 11, "--expected-nodes", 60)
+    run = run_in_memory("rr-triangles", g, 1.5, sampler=2)
+    want = run.estimate
     assert got["estimates"][0]["value"] == want.value and got["protocol"] == "rr-triangles"
+    assert got["estimates"][0]["std_error"] == want.std_error
+    _same_rows(_file_rows(r1), run.rows[0])
     # the rows are the nodes' RR bits: the curator's estimate is Imola et al.'s on that noisy graph
-    cols = dt.round1_columns("rr-triangles", *_lists(g), 1.5, seed=2)
+    cols = run.rows[0]
     edge = cols["quantity"] == dt.RR_EDGE
     noisy = from_edge_array(np.column_stack([cols["node"][edge], cols["value"][edge]]), n_nodes=60)
     from ldpgraph.graph import triple_class_counts
@@ -108,65 +145,219 @@ def test_rr_triangle_files_equal_the_in_memory_deployment(tmp_path, capsys, fmt)
     assert want.value == rr_triangle_estimate(triple_class_counts(noisy), 1.5)
 
 
-def _lists(g):
-    n = g.n_nodes
-    return list(range(n)), [g.indices[g.indptr[v] : g.indptr[v + 1]] for v in range(n)]
-
-
 def test_single_nodes_write_the_rows_of_the_whole_graph_run(tmp_path, capsys):
-    """Node v's stream is keyed on (seed, round, v): a node alone writes its rows of the full run."""
+    """Node v's stream is keyed on (seed, round, v): a node alone writes its rows of the full run,
+    in both rounds."""
     g = resolve_graph(GRAPH, rng=0)
-    nodes, lists = _lists(g)
-    full = dt.round1_columns(DLAP, nodes, lists, 0.4, seed=9)
+    nodes, lists = node_lists(g)
+    run = run_in_memory(DLAP, g, 0.8, sampler=9, d_max=5)
+    b = tmp_path / "b.txt"
+    registry.get(DLAP).write_broadcast(b, run.broadcasts[0])
     for v in (0, 17, 59):
-        path = tmp_path / f"n{v}.csv"
-        _run(
-            capsys,
-            "node",
-            "--protocol",
-            DLAP,
-            "--node-id",
-            v,
-            "--neighbors",
-            ",".join(map(str, lists[v])),
-            "--epsilon",
-            0.4,
-            "--simulate",
-            "--seed",
-            9,
-            "--out",
-            path,
-        )
-        mine = full["node"] == v
-        from ldpgraph.reportfiles import iter_report_chunks
-
-        chunk = next(iter_report_chunks(path))
-        assert chunk.value.tolist() == full["value"][mine].tolist()
+        for rnd in (1, 2):
+            path = tmp_path / f"n{v}r{rnd}.csv"
+            extra = ["--round", 2, "--broadcast", b] if rnd == 2 else []
+            _run(capsys, "node", "--protocol", DLAP, "--node-id", v, "--neighbors", ",".join(map(str, lists[v])),
+                 *_plan_args(0.8, 5), *extra, "--simulate", "--seed", 9, "--out", path)
+            full = run.rows[rnd - 1]
+            mine = {c: x[full["node"] == v] for c, x in full.items()}
+            assert mine["node"].size > 0
+            _same_rows(_file_rows(path), mine)
     # secure by default: unseedable, and still a valid report
     path = tmp_path / "secure.jsonl"
-    assert "secure exact sampler" in _run(
-        capsys,
-        "node",
-        "--protocol",
-        "rr-triangles",
-        "--node-id",
-        3,
-        "--neighbors",
-        "0,2,9",
-        "--epsilon",
-        1,
-        "--out",
-        path,
-    )
+    out = _run(capsys, "node", "--protocol", "rr-triangles", "--node-id", 3, "--neighbors", "0,2,9",
+               "--epsilon", 1, "--out", path)
+    assert "secure exact sampler" in out
     assert "rr_count" in path.read_text()
+    rows = _file_rows(path)
+    assert rows["quantity"][0] == "rr_count" and rows["value"][0] == rows["node"].size - 1
+    assert set(rows["value"][1:].tolist()) <= {0, 1, 2}
+    # a seed without --simulate is refused: the secure sampler cannot be seeded
+    err = _fail(capsys, "node", "--protocol", DLAP, "--node-id", 3, "--neighbors", "0,1", "--seed", 3,
+                *_plan_args(0.8, 4), "--out", tmp_path / "x.csv", code=2)
+    assert "--seed needs --simulate (the secure sampler cannot be seeded)" in err
+    assert not (tmp_path / "x.csv").exists()
 
 
-def test_secure_round_two_release_is_an_integer_and_refuses_a_seed():
-    b = dt.TriangleBroadcast.build(DLAP, 5, 1.0, 2, pair_index(np.array([2, 3]), np.array([1, 0])))
-    r = dt.dlap_local_count(4, [0, 1, 2, 3], b, 1.0)  # projected to 2 of its 4 lower neighbours
-    assert isinstance(r, int)
-    with pytest.raises(ValueError, match="cannot be seeded"):
-        dt.dlap_local_count(4, [0, 1], b, 1.0, rng=0, secure=True)
+# ------------------------------------------------------------------------------ the secure release path
+
+
+class _Pinned(NodeStream):
+    """No noise, the rounding uniform pinned at 0.3, projection to the first k: the arithmetic alone."""
+
+    def dlap(self, epsilon, sensitivity, size):
+        return np.zeros(int(size), dtype=np.int64)
+
+    def keep(self, epsilon, size):
+        return np.ones(int(size), dtype=np.bool_)
+
+    def uniform(self, size):
+        return np.full(int(size), 0.3)
+
+    def subset(self, items, k):
+        return np.sort(np.asarray(items, dtype=np.int64)[: int(k)])
+
+
+def _noisy_pairs(n, seed=0):
+    rng = np.random.default_rng(seed)
+    return sorted(int(pair_index(np.array([u]), np.array([v]))[0]) for u in range(n) for v in range(u)
+                  if rng.random() < 0.5)
+
+
+NB = np.array([0, 2, 3, 5, 7, 8, 13], dtype=np.int64)  # node 11's neighbours: 6 lower, degree 7
+
+
+def _bits(b, nodes):
+    return sum(b.noisy_bit([j], [k])[0] for j, k in itertools.combinations(sorted(nodes), 2))
+
+
+def test_round_two_releases_compute_the_protocol_release():
+    """With the noise at 0 and the rounding uniform pinned, the per-node releases every sampler
+    goes through give r_v = floor(w_v + u) for w_v counted by brute force (dlap, with and without
+    projection), and (d_v, 2 w_v - C(m, 2)) (clustering)."""
+    noisy = _noisy_pairs(14)
+    b = dt.TriangleBroadcast.build(DLAP, 14, 0.7, 6, noisy)
+    w = _bits(b, NB[:6]) - b.q * math.comb(6, 2)
+    assert local_count_release(11, NB, b, 1.0, _Pinned()) == math.floor(w + 0.3)
+    b4 = dt.TriangleBroadcast.build(DLAP, 14, 0.7, 4, noisy)  # 6 lower neighbours > D = 4: projected
+    w4 = _bits(b4, NB[:4]) - b4.q * math.comb(4, 2)
+    assert local_count_release(11, NB, b4, 1.0, _Pinned()) == math.floor(w4 + 0.3)
+    assert w4 != w  # the projection changed the count
+    c = dt.TriangleBroadcast.build(CLUST, 14, 0.7, 8, noisy)
+    assert clustering_release(11, NB, c, 1.0, 1.0, _Pinned()) == (7, int(2 * _bits(c, NB)) - math.comb(7, 2))
+    cp = dt.TriangleBroadcast.build(CLUST, 14, 0.7, 4, noisy, projection=True)
+    assert clustering_release(11, NB, cp, 1.0, 1.0, _Pinned()) == (7, int(2 * _bits(cp, NB[:4])) - 6)
+    with pytest.raises(ValueError, match="allows no projection"):
+        clustering_release(11, NB, dt.TriangleBroadcast.build(CLUST, 14, 0.7, 4, noisy), 1.0, 1.0, _Pinned())
+
+
+def _dlap_pmf(alpha, k):
+    return (1 - alpha) / (1 + alpha) * alpha ** np.abs(k)
+
+
+def _fit_pvalue(draws, support, probs):
+    """Chi-square p-value of integer ``draws`` against the pmf ``probs`` on ``support`` (the tails
+    merged into the end bins until each expects at least 5 draws)."""
+    from scipy import stats
+
+    draws, probs = np.asarray(draws), np.asarray(probs, dtype=np.float64)
+    assert probs.sum() == pytest.approx(1.0, abs=1e-9)
+    n = draws.size
+    lo, hi = 0, len(support) - 1
+    while n * probs[: lo + 1].sum() < 5:
+        lo += 1
+    while n * probs[hi:].sum() < 5:
+        hi -= 1
+    exp = n * np.r_[probs[: lo + 1].sum(), probs[lo + 1 : hi], probs[hi:].sum()]
+    obs = np.r_[(draws <= support[lo]).sum(), [(draws == k).sum() for k in support[lo + 1 : hi]],
+                (draws >= support[hi]).sum()]
+    return stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue
+
+
+def _mixture(values_with_weights, alpha, support):
+    """pmf of X + DLap(alpha) on ``support``, X an integer with the given law {value: weight}."""
+    out = np.zeros(len(support))
+    for x, wgt in values_with_weights.items():
+        out += wgt * _dlap_pmf(alpha, np.asarray(support) - x)
+    return out
+
+
+def test_secure_releases_are_integers_of_the_protocol_law():
+    """The deployment's sampler (exact samplers on the OS CSPRNG) through the same per-node releases:
+    r_v = floor(w_S + U) + DLap(e^(-eps2/(D-1))), S a uniform D-subset of the lower list, and
+    (d_v + DLap(e^-eps_d), 2 w_S - C(D, 2) + DLap(e^(-eps_t/(2(D-1))))) for avg-clustering with
+    projection: chi-square against the exact mixtures (and a shifted law is rejected)."""
+    assert type(Secure().stream(2, 11)) is type(ExactSeeded(0).stream(2, 11))  # one exact code path
+    assert Secure().secure and not ExactSeeded(0).secure
+    noisy = _noisy_pairs(14)
+    trials = 3000
+    # two-round-triangles-dlap, D = 4 < 6 lower neighbours: projection through the secure subset
+    b = dt.TriangleBroadcast.build(DLAP, 14, 0.7, 4, noisy)
+    law: dict[int, float] = {}
+    subsets = list(itertools.combinations(NB[:6].tolist(), 4))
+    for s in subsets:
+        w = _bits(b, s) - b.q * 6
+        f = math.floor(w)
+        law[f] = law.get(f, 0.0) + (1 - (w - f)) / len(subsets)
+        law[f + 1] = law.get(f + 1, 0.0) + (w - f) / len(subsets)
+    draws = [local_count_release(11, NB, b, 3.0, Secure().stream(2, 11)) for _ in range(trials)]
+    assert all(isinstance(r, int) for r in draws)
+    support = np.arange(-40, 41)
+    probs = _mixture(law, math.exp(-3.0 / 3), support)
+    assert _fit_pvalue(draws, support, probs) > 1e-6
+    assert _fit_pvalue(np.asarray(draws) + 1, support, probs) < 1e-6  # the test sees a unit shift
+    # avg-clustering, degree 7 > D = 4 with projection: sensitivity 2(D - 1) = 6
+    c = dt.TriangleBroadcast.build(CLUST, 14, 0.7, 4, noisy, projection=True)
+    r_law: dict[int, float] = {}
+    subsets = list(itertools.combinations(NB.tolist(), 4))
+    for s in subsets:
+        r = int(2 * _bits(c, s)) - 6
+        r_law[r] = r_law.get(r, 0.0) + 1 / len(subsets)
+    assert len(r_law) > 1  # the projection matters
+    pairs = [clustering_release(11, NB, c, 1.0, 6.0, Secure().stream(2, 11)) for _ in range(trials)]
+    assert all(isinstance(d, int) and isinstance(r, int) for d, r in pairs)
+    d_draws, r_draws = np.array(pairs).T
+    support = np.arange(-60, 61)
+    assert _fit_pvalue(d_draws, support, _mixture({7: 1.0}, math.exp(-1.0), support)) > 1e-6
+    assert _fit_pvalue(r_draws, support, _mixture(r_law, math.exp(-1.0), support)) > 1e-6
+    assert _fit_pvalue(d_draws - 1, support, _mixture({7: 1.0}, math.exp(-1.0), support)) < 1e-6
+
+
+@pytest.mark.parametrize("name, options", [(DLAP, {"d_max": 4}), (CLUST, {"d_max": 8, "projection": True})])
+def test_exact_seeded_sampler_gives_the_same_rows_in_memory_and_through_files(tmp_path, name, options):
+    """ExactSeeded: the secure code path (exact samplers) on seeded streams. The file executor
+    (two files of round 1, the broadcast through its file, round 2 in batches) writes the rows of
+    the in-memory run and gives its estimate bit for bit; the rounds' releases are the per-node
+    functions on each node's stream; the draws are not the float sampler's."""
+    g = resolve_graph(GRAPH, rng=0)
+    eps = 2.0
+    run = run_in_memory(name, g, eps, sampler=ExactSeeded(3), **options)
+    again = run_in_memory(name, g, eps, sampler=ExactSeeded(3), **options)
+    for r in (0, 1):
+        _same_rows(again.rows[r], run.rows[r])
+    assert again.estimate.value == run.estimate.value
+    seeded = run_in_memory(name, g, eps, sampler=Seeded(3), **options)
+    assert not np.array_equal(seeded.rows[0]["value"], run.rows[0]["value"])
+    proto = registry.get(name)
+    plan = proto.plan(eps, **options)
+    first, second = proto.rounds()
+    nodes, lists = node_lists(g)
+    paths = [release_to_file(tmp_path / "a.parquet", first, plan, nodes[:25], lists[:25], None, ExactSeeded(3))[0],
+             release_to_file(tmp_path / "b.csv", first, plan, nodes[25:], lists[25:], None, ExactSeeded(3),
+                             batch_nodes=6)[0]]
+    _same_rows(_file_rows(*paths), run.rows[0])
+    summary = accumulate_files(paths, first, plan, chunk_rows=17, expected_nodes=60)
+    proto.write_broadcast(tmp_path / "b.txt", first.broadcast(summary, plan))
+    bc = proto.read_broadcast(tmp_path / "b.txt", plan)
+    assert bc.run_id == run.broadcasts[0].run_id and np.array_equal(bc.index, run.broadcasts[0].index)
+    r2, n2 = release_to_file(tmp_path / "r2.jsonl", second, plan, nodes, lists, bc, ExactSeeded(3), batch_nodes=7)
+    assert n2 == run.rows[1]["node"].size
+    _same_rows(_file_rows(r2), run.rows[1])
+    result = accumulate_files([r2], second, plan, bc, chunk_rows=13)
+    est = proto.estimate(result, plan, bc, proto.statistics[0])
+    assert (est.value, est.variance_estimate) == (run.estimate.value, run.estimate.variance_estimate)
+    # the round's release is the per-node function on the node's exact stream
+    rows = run.rows[1]
+    for v in (0, 31, 59):
+        stream = ExactSeeded(3).stream(2, v)
+        if name == DLAP:
+            want = [local_count_release(v, lists[v], bc, plan.release(dt.LOCAL_COUNT).epsilon, stream)]
+        else:
+            want = list(clustering_release(v, lists[v], bc, plan.release(dt.DEGREE).epsilon,
+                                           plan.release(dt.LOCAL_COUNT).epsilon, stream))
+        mine = (rows["node"] == v) & (rows["quantity"] != dt.RUN_ID)
+        assert rows["value"][mine].tolist() == want
+
+
+def test_secure_sampler_runs_the_whole_protocol():
+    """The default sampler (None: Secure) end to end in memory: valid rows, every node once."""
+    g = resolve_graph(GRAPH, rng=0)
+    run = run_in_memory(DLAP, g, 4.0, sampler=None, d_max=4)
+    local = run.rows[1]["quantity"] == dt.LOCAL_COUNT
+    assert sorted(run.rows[1]["node"][local].tolist()) == list(range(60))
+    assert math.isfinite(run.estimate.value)
+    c = run_in_memory(CLUST, g, 4.0, sampler=Secure(), d_max=8, projection=True)
+    assert math.isfinite(c.estimate.value) and c.rows[1]["node"].size == 3 * 60
 
 
 # ------------------------------------------------------------------------------ the law
@@ -187,35 +378,28 @@ def _all_outcomes(n):
     ],
 )
 def test_rows_to_estimates_are_unbiased_by_enumeration(edges):
-    """All 2^10 RR outcomes on 5 nodes: the curator's rr estimate from rows is unbiased for T,
-    so is its variance estimate for rr_triangle_variance, and the two-round variance estimate's
-    C-hat for sum (c+_jk)^2."""
+    """All 2^10 RR outcomes on 5 nodes: the curator's rr estimate from rows (the protocol's round-1
+    accumulator and estimate) is unbiased for T, so is its variance estimate for
+    rr_triangle_variance, and the two-round variance estimate's C-hat for sum (c+_jk)^2."""
     g = from_edge_array(edges, n_nodes=5)
     eps = 0.7
+    proto = registry.get("rr-triangles")
+    plan = proto.plan(eps)
+    (first,) = proto.rounds()
     p, q = keep_probability(eps), flip_probability(eps)
     true = {(max(a, b), min(a, b)) for a, b in edges}
     mean_t = mean_c = mean_v = total = 0.0
     for pairs, bits in _all_outcomes(5):
         prob = math.prod(p if (b == ((u, v) in true)) else q for (u, v), b in zip(pairs, bits, strict=True))
         lists = [[v for (u, v), b in zip(pairs, bits, strict=True) if u == node and b] for node in range(5)]
-        cols = dt._concat(
-            [
-                dt._columns(
-                    [node] * (len(ls) + 1),
-                    1,
-                    [dt.RR_COUNT] + [dt.RR_EDGE] * len(ls),
-                    [len(ls), *ls],
-                    eps,
-                    [1.0] * (len(ls) + 1),
-                    "rr-triangles",
-                )
-                for node, ls in enumerate(lists)
-            ]
-        )
-        acc = dt.Round1Accumulator("rr-triangles")
-        acc.add(dt.chunk_from_columns(cols))
-        s = acc.summary()
-        est = dt.rr_triangles_estimate(s)
+        rows = concat_rows([
+            quantity_rows(plan, 1, [node] * (len(ls) + 1), [dt.RR_COUNT] + [dt.RR_EDGE] * len(ls), [len(ls), *ls])
+            for node, ls in enumerate(lists)
+        ])
+        acc = first.accumulator(plan, None)
+        acc.add(dt.chunk_from_columns(rows))
+        s = acc.result()
+        est = proto.estimate(s, plan, None, "triangles")
         mean_t += prob * est.value
         mean_v += prob * est.variance_estimate
         mean_c += prob * dt.lower_wedge_square_estimate(5, s.index, eps)
@@ -230,17 +414,22 @@ def test_variance_estimate_is_the_analytic_variance_at_the_true_c(monkeypatch):
     """With C-hat replaced by the true C, the curator's variance is two_round_variance with the
     rounding term replaced by its bound n/4 (so E[variance estimate] is that, by the test above)."""
     g = resolve_graph(GRAPH, rng=0)
-    run = dt.simulate_deployment(g, DLAP, (0.3, 0.5), seed=1, bound=6)  # 6 = the max lower degree
+    shares = {"rr": 0.375, "local_count": 0.625}
+    run = run_in_memory(DLAP, g, 0.8, sampler=1, d_max=6, shares=shares)  # D = 6: sensitivity 5
+    eps1, eps2 = run.plan.release(dt.RR_COUNT).epsilon, run.plan.release(dt.LOCAL_COUNT).epsilon
+    assert (eps1, eps2) == pytest.approx((0.3, 0.5), rel=1e-14)
     c = lower_common_neighbour_square_sum(g)
     monkeypatch.setattr(dt, "lower_wedge_square_estimate", lambda n, idx, eps: float(c))
-    est = dt.dlap_triangles_estimate(run.rounds[1]["value"][::2], run.broadcast, 0.5)
-    noise = DiscreteLaplace(epsilon=0.5, sensitivity=5).variance
-    p, q = keep_probability(0.3), flip_probability(0.3)
+    est = dt.dlap_triangles_estimate(run.rows[1]["value"][::2], run.broadcasts[0], eps2)
+    noise = DiscreteLaplace(epsilon=eps2, sensitivity=5).variance
+    p, q = keep_probability(eps1), flip_probability(eps1)
     want = (
-        two_round_variance(g, 0.3, noise, rounding=True) + (60 / 4 - rounding_variance(g, q)) / (p - q) ** 2
+        two_round_variance(g, eps1, noise, rounding=True) + (60 / 4 - rounding_variance(g, q)) / (p - q) ** 2
     )
     assert est.variance_estimate == pytest.approx(want, rel=1e-12)
     assert est.value == run.estimate.value
+    # the curator's round-2 result estimates through the same function
+    assert run.results[1].estimate().variance_estimate == est.variance_estimate
 
 
 def test_deployed_two_round_has_the_protocol_law():
@@ -249,9 +438,7 @@ def test_deployed_two_round_has_the_protocol_law():
     g = resolve_graph("ws:n=30,k=6,p=0.2", rng=0)
     assert max(lower_wedges(g).lower_degrees) == 6
     eps, trials, bound = 2.0, 250, 3
-    est = np.array(
-        [dt.simulate_deployment(g, DLAP, eps, seed=s, bound=bound).estimate.value for s in range(trials)]
-    )
+    est = np.array([run_in_memory(DLAP, g, eps, sampler=s, d_max=bound).estimate.value for s in range(trials)])
     mean, var = two_round_moments(g, eps, bound=bound)
     assert abs(est.mean() - mean) < 4 * math.sqrt(var / trials)
     # sample variance: standard error about var sqrt(2 / (trials - 1)) (near-normal sums)
@@ -273,26 +460,14 @@ def _write(path, header, rows):
 @pytest.fixture
 def round1_csv(tmp_path, capsys):
     path = tmp_path / "r1.csv"
-    _run(
-        capsys,
-        "node",
-        "--protocol",
-        DLAP,
-        "--graph",
-        GRAPH,
-        "--epsilon",
-        0.5,
-        "--simulate",
-        "--seed",
-        0,
-        "--out",
-        path,
-    )
+    _run(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, *_plan_args(1.0, 5), "--simulate", "--seed", 0,
+         "--out", path)
     return path
 
 
 def test_round_one_hostile_rows_name_file_and_row(tmp_path, capsys, round1_csv):
     header, rows = _csv_rows(round1_csv)
+    assert all(",0.5," in r for r in rows)  # round 1 spends half of the total 1.0
     edge_rows = [i for i, r in enumerate(rows) if ",rr_edge," in r]
     i = edge_rows[5]
     node = rows[i].split(",")[0]
@@ -300,9 +475,8 @@ def test_round_one_hostile_rows_name_file_and_row(tmp_path, capsys, round1_csv):
     def curate(rows_, *extra):
         bad = tmp_path / "bad.csv"
         _write(bad, header, rows_)
-        return _fail(
-            capsys, "curate", bad, "--round", 1, "--broadcast-out", tmp_path / "b.txt", "--d-max", 5, *extra
-        )
+        return _fail(capsys, "curate", bad, "--round", 1, "--broadcast-out", tmp_path / "b.txt", *_plan_args(1.0, 5),
+                     *extra)
 
     # partner id not lower than the node
     cells = rows[i].split(",")
@@ -327,6 +501,9 @@ def test_round_one_hostile_rows_name_file_and_row(tmp_path, capsys, round1_csv):
     cells = rows[4].split(",")
     cells[4] = "0.25"
     assert "mixed epsilon" in curate(rows[:4] + [",".join(cells)] + rows[5:])
+    # every row at another epsilon than the plan's share: named, with the plan
+    err = curate([r.replace(",0.5,", ",0.25,") for r in rows])
+    assert "released at epsilon 0.25, but the plan (epsilon 1 = rr 0.5 + local-count 0.5) gives 0.5" in err
     # missing node
     err = curate([r for r in rows if not r.startswith("7,")])
     assert "sent no rr_count row: 1: 7 (missing" in err
@@ -344,142 +521,129 @@ def test_round_one_hostile_rows_name_file_and_row(tmp_path, capsys, round1_csv):
 
 def test_round_two_hostile_rows_and_broadcasts(tmp_path, capsys):
     r1, r2, b, _ = _two_rounds(tmp_path, capsys, "csv")
+    plan = _plan_args(0.8, 8)
     header, rows = _csv_rows(r2)
     # a broadcast from another run (other seed): every round-2 row carries the run id
     _, _, b_other, _ = _two_rounds(tmp_path, capsys, "csv", seed=6, name="x")
-    err = _fail(capsys, "curate", r2, "--round", 2, "--broadcast", b_other)
+    err = _fail(capsys, "curate", r2, "--round", 2, "--broadcast", b_other, *plan)
     assert "from another run" in err and "r2.csv row 1 (line 3)" in err
     # a round-2 row of a node without round-1 rows
     cells = rows[0].split(",")
     cells[0] = "60"
     bad = tmp_path / "bad2.csv"
     _write(bad, header, rows + [",".join(cells)])
-    err = _fail(capsys, "curate", bad, "--round", 2, "--broadcast", b)
+    err = _fail(capsys, "curate", bad, "--round", 2, "--broadcast", b, *plan)
     assert "node 60 without its round-1 rows" in err and "bad2.csv row 120" in err
     # a duplicated round-2 release; a missing one
     _write(bad, header, rows + [rows[10]])
-    assert "duplicate local_count rows for node 5" in _fail(capsys, "curate", bad, "--broadcast", b)
+    assert "duplicate local_count rows for node 5" in _fail(capsys, "curate", bad, "--broadcast", b, *plan)
     _write(bad, header, rows[2:])
     assert "sent no local_count row in round 2: 1: 0 (missing" in _fail(
-        capsys, "curate", bad, "--broadcast", b
+        capsys, "curate", bad, "--broadcast", b, *plan
     )
     # round-1 rows given to the round-2 curator
-    err = _fail(capsys, "curate", r1, "--round", 2, "--broadcast", b)
+    err = _fail(capsys, "curate", r1, "--round", 2, "--broadcast", b, *plan)
     assert "curating round 2" in err and "r1.csv row 0" in err
+    # a broadcast made under another plan: another total epsilon, another public D
+    err = _fail(capsys, "curate", r2, "--broadcast", b, *_plan_args(1.0, 8))
+    assert "the broadcast was made for round-1 epsilon 0.4" in err
+    err = _fail(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, *_plan_args(0.8, 5), "--round", 2,
+                "--broadcast", b, "--simulate", "--seed", 1, "--out", tmp_path / "y.csv")
+    assert "the broadcast's bound D = 8 differs from the plan's d_max 5" in err
     # an edited broadcast: the run id no longer matches its edges (the node refuses to use it)
     lines = b.read_text().splitlines()
     forged = tmp_path / "forged.txt"
     head = json.loads(lines[1][2:])
     head["n_edges"] -= 1
     forged.write_text("\n".join([lines[0], "# " + json.dumps(head)] + lines[3:]) + "\n")
-    err = _fail(
-        capsys,
-        "node",
-        "--protocol",
-        DLAP,
-        "--graph",
-        GRAPH,
-        "--epsilon",
-        0.4,
-        "--round",
-        2,
-        "--broadcast",
-        forged,
-        "--simulate",
-        "--seed",
-        1,
-        "--out",
-        tmp_path / "x.csv",
-    )
+    err = _fail(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, *plan, "--round", 2, "--broadcast", forged,
+                "--simulate", "--seed", 1, "--out", tmp_path / "x.csv")
     assert "do not match the run id" in err
     # duplicate / unordered edge lines, an edge not below, another format
     forged.write_text("\n".join(lines[:3] + [lines[2]] + lines[3:]) + "\n")
-    assert "forged.txt line 4" in _fail(capsys, "curate", r2, "--broadcast", forged)
+    assert "forged.txt line 4" in _fail(capsys, "curate", r2, "--broadcast", forged, *plan)
     forged.write_text("\n".join(lines[:2] + ["3 7"] + lines[2:]) + "\n")
-    assert "forged.txt line 3: edge '3 7'" in _fail(capsys, "curate", r2, "--broadcast", forged)
+    assert "forged.txt line 3: edge '3 7'" in _fail(capsys, "curate", r2, "--broadcast", forged, *plan)
     forged.write_text(json.dumps({"format": "ldpgraph-broadcast"}))
     assert "forged.txt line 1: not an ldpgraph-broadcast-edges" in _fail(
-        capsys, "curate", r2, "--round", 2, "--broadcast", forged, "--protocol", DLAP
+        capsys, "curate", r2, "--round", 2, "--broadcast", forged, "--protocol", DLAP, *plan
     )
 
 
 def test_usage_errors_of_the_triangle_commands(tmp_path, capsys):
     r1, r2, b, _ = _two_rounds(tmp_path, capsys, "parquet")
-    capsys.readouterr()
-    assert main(["curate", str(r1), "--round", "1"]) == 2
-    assert "--broadcast-out FILE and --d-max D" in capsys.readouterr().err
-    assert main(["curate", str(r2), "--broadcast", str(b), "--stat", "kstars"]) == 2
-    assert "estimate --stat triangles" in capsys.readouterr().err
-    assert (
-        main(
-            [
-                "node",
-                "--protocol",
-                "rr-triangles",
-                "--graph",
-                GRAPH,
-                "--epsilon",
-                "1",
-                "--round",
-                "2",
-                "--broadcast",
-                str(b),
-                "--out",
-                str(tmp_path / "x.csv"),
-            ]
-        )
-        == 2
-    )
-    assert "rr-triangles has no round 2" in capsys.readouterr().err
+    # curate needs the plan: the nodes' total epsilon and options
+    err = _fail(capsys, "curate", r1, "--round", 1, code=2)
+    assert "needs the plan: --epsilon (each node's total budget)" in err
+    err = _fail(capsys, "curate", r1, "--round", 1, *_plan_args(0.8, 8), code=2)
+    assert "round 1 of two-round-triangles-dlap writes the broadcast of round 2: pass --broadcast-out FILE" in err
+    err = _fail(capsys, "curate", r1, "--round", 1, "--epsilon", 0.8, "--broadcast-out", tmp_path / "n.txt")
+    assert "needs the public bound d_max (--d-max)" in err and not (tmp_path / "n.txt").exists()
+    err = _fail(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, "--epsilon", 0.8, "--out", tmp_path / "n.csv")
+    assert "needs the public bound d_max (--d-max) on the lower degree, or private_bound (--private-bound)" in err
+    err = _fail(capsys, "curate", r2, "--broadcast", b, *_plan_args(0.8, 8), "--broadcast-out", tmp_path / "z.txt",
+                code=2)
+    assert "round 2 is the last round of two-round-triangles-dlap: no broadcast" in err
+    err = _fail(capsys, "curate", r2, "--broadcast", b, *_plan_args(0.8, 8), "--stat", "kstars", code=2)
+    assert "estimate --stat triangles" in err
+    err = _fail(capsys, "node", "--protocol", "rr-triangles", "--graph", GRAPH, "--epsilon", "1", "--round", "2",
+                "--broadcast", b, "--out", tmp_path / "x.csv", code=2)
+    assert "rr-triangles has no round 2" in err
+    # another protocol's option; the removed per-round flag; shares that do not sum to 1
+    err = _fail(capsys, "curate", r1, "--round", 1, *_plan_args(0.8, 8), "--projection", "--broadcast-out",
+                tmp_path / "p.txt", code=2)
+    assert "--projection is not an option of two-round-triangles-dlap" in err
+    _fail(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, *_plan_args(0.8, 8), "--lower-degree-epsilon", 0.1,
+          "--out", tmp_path / "l.csv", code=2)
+    err = _fail(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, *_plan_args(0.8, 8), "--shares",
+                "rr=0.7,local_count=0.4", "--out", tmp_path / "s.csv")
+    assert "budget shares must be > 0 and sum to 1" in err
+    assert not any((tmp_path / f).exists() for f in ("n.csv", "x.csv", "l.csv", "s.csv", "p.txt", "z.txt"))
 
 
 # ------------------------------------------------------------------------------ avg-clustering
 
-CLUST = "avg-clustering"
+CLUST_SHARES = "rr=0.25,degree=0.3,local_count=0.45"
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
 def test_avg_clustering_files_equal_the_in_memory_deployment(tmp_path, capsys, fmt):
     g = resolve_graph(GRAPH, rng=0)
     r1, r2, b = tmp_path / f"c1.{fmt}", tmp_path / f"c2.{fmt}", tmp_path / "cb.txt"
-    common = ["--protocol", CLUST, "--graph", GRAPH, "--simulate", "--seed", 4]
-    _run(capsys, "node", *common, "--epsilon", 1.0, "--out", r1)
-    _run(capsys, "curate", r1, "--round", 1, "--broadcast-out", b, "--d-max", 8, "--projection")
-    _run(
-        capsys,
-        "node",
-        *common,
-        "--round",
-        2,
-        "--epsilon",
-        3.0,
-        "--shares",
-        "degree=0.4,local_count=0.6",
-        "--broadcast",
-        b,
-        "--out",
-        r2,
-    )
-    got = _curate_json(capsys, r2, "--broadcast", b, "--chunk-rows", 17)
-    want = dt.simulate_deployment(g, CLUST, (1.0, 3.0 * 0.4, 3.0 * 0.6), seed=4, bound=8, projection=True)
+    plan = ["--epsilon", 4.0, "--d-max", 8, "--projection", "--shares", CLUST_SHARES]
+    common = ["--protocol", CLUST, "--graph", GRAPH, "--simulate", "--seed", 4, *plan]
+    _run(capsys, "node", *common, "--out", r1)
+    _run(capsys, "curate", r1, "--round", 1, "--broadcast-out", b, *plan)
+    _run(capsys, "node", *common, "--round", 2, "--broadcast", b, "--out", r2)
+    got = _curate_json(capsys, r2, "--broadcast", b, *plan, "--chunk-rows", 17)
+    want = run_in_memory(CLUST, g, 4.0, sampler=4, d_max=8, projection=True,
+                         shares={"rr": 0.25, "degree": 0.3, "local_count": 0.45})
     assert read_triangle_broadcast(b).projection and max(g.degrees) > 8  # projection exercised
+    assert read_triangle_broadcast(b).run_id == want.broadcasts[0].run_id
+    _same_rows(_file_rows(r1), want.rows[0])
+    _same_rows(_file_rows(r2), want.rows[1])
     e = got["estimates"][0]
     assert (e["statistic"], e["value"], e["variance_estimate"]) == (
         "avg_clustering",
         want.estimate.value,
         want.estimate.variance_estimate,
     )
-    assert got["epsilon"] == {"rr": 1.0, "degree": 3.0 * 0.4, "local_count": 3.0 * 0.6}
+    released = {q: rel["epsilon"] for r in got["plan"]["rounds"] for rel in r["releases"] for q in rel["quantities"]}
+    assert released == {q: want.plan.release(q).epsilon for q in released}
+    assert [released[q] for q in ("rr_edge", "degree", "local_count")] == pytest.approx([1.0, 1.2, 1.8], rel=1e-14)
+    assert got["epsilon"] == 4.0 and got["budget"] == pytest.approx({"rr": 1.0, "local": 3.0}, rel=1e-14)
 
 
 def test_deployed_avg_clustering_has_the_protocol_law():
     """Monte-Carlo over seeds: unbiased for the average clustering, with the exact variance of
-    average_clustering_variance (unprojected: D = the maximum degree)."""
+    average_clustering_variance (unprojected: D = the maximum degree, the simulation's default)."""
     from ldpgraph.protocols.clustering import average_clustering_truth, average_clustering_variance
 
     g = resolve_graph("ws:n=30,k=6,p=0.2", rng=0)
-    eps, trials = (2.0, 3.0, 3.0), 200
-    est = np.array([dt.simulate_deployment(g, CLUST, eps, seed=s).estimate.value for s in range(trials)])
+    shares, trials = {"rr": 0.25, "degree": 0.375, "local_count": 0.375}, 200
+    plan = registry.get(CLUST).plan(8.0, d_max=int(max(g.degrees)), shares=shares)
+    assert [plan.release(q).epsilon for q in ("rr_edge", "degree", "local_count")] == [2.0, 3.0, 3.0]
+    est = np.array([run_in_memory(CLUST, g, 8.0, sampler=s, shares=shares).estimate.value for s in range(trials)])
     var = average_clustering_variance(
         g, epsilon_rr=2.0, epsilon_degree=3.0, epsilon_triangles=3.0, d_max=int(max(g.degrees))
     )
@@ -489,62 +653,39 @@ def test_deployed_avg_clustering_has_the_protocol_law():
 
 def test_avg_clustering_nodes_above_the_bound_refuse_without_projection(tmp_path, capsys):
     r1, b = tmp_path / "c1.csv", tmp_path / "cb.txt"
-    sim = ["--graph", GRAPH, "--epsilon", 1, "--simulate", "--seed", 0]
+    sim = ["--graph", GRAPH, *_plan_args(1, 5), "--simulate", "--seed", 0]
     _run(capsys, "node", "--protocol", CLUST, *sim, "--out", r1)
-    _run(capsys, "curate", r1, "--broadcast-out", b, "--d-max", 5)
+    _run(capsys, "curate", r1, "--broadcast-out", b, *_plan_args(1, 5))
     round2 = ["--round", 2, "--broadcast", b, *sim, "--out", tmp_path / "c2.csv"]
     err = _fail(capsys, "node", "--protocol", CLUST, *round2)
     assert "d_max = 5" in err and "projection" in err
+    assert not (tmp_path / "c2.csv").exists()
     # a dlap node refuses the clustering broadcast
     assert "a broadcast of 'avg-clustering'" in _fail(capsys, "node", "--protocol", DLAP, *round2)
-
-
-def test_secure_round_two_paths_compute_the_protocol_release(monkeypatch):
-    """The secure node paths (OS randomness, exact DLap) compute the same release as the
-    protocol's node functions: with the noise at 0 and the rounding uniform pinned, r_v is
-    floor(w_v + u) for w_v counted by brute force (dlap), and 2 w_v - C(d, 2) (clustering)."""
-    from ldpgraph.mechanisms import discrete_laplace
-
-    monkeypatch.setattr(discrete_laplace.DiscreteLaplace, "sample", lambda self, size=None, **kw: np.int64(0))
-    monkeypatch.setattr(dt, "_secure_uniform", lambda size: np.full(size, 0.3))
-    rng = np.random.default_rng(0)
-    noisy = sorted(
-        int(pair_index(np.array([u]), np.array([v]))[0])
-        for u in range(12)
-        for v in range(u)
-        if rng.random() < 0.5
-    )
-    nb = [0, 2, 3, 5, 7, 8, 13]
-    b = dt.TriangleBroadcast.build(DLAP, 12, 0.7, 6, noisy)
-    lower = [j for j in nb if j < 11]
-    w = sum(b.noisy_bit([j], [k])[0] for j, k in itertools.combinations(lower, 2)) - b.q * math.comb(6, 2)
-    assert dt.dlap_local_count(11, nb, b, 1.0) == math.floor(w + 0.3)
-    c = dt.TriangleBroadcast.build(CLUST, 12, 0.7, 8, noisy)
-    w2 = sum(c.noisy_bit([j], [k])[0] for j, k in itertools.combinations(sorted(nb), 2))
-    assert dt.clustering_release(11, nb, c, 1.0, 1.0) == (7, int(2 * w2) - math.comb(7, 2))
-    with pytest.raises(ValueError, match="allows no projection"):
-        dt.clustering_release(11, nb, dt.TriangleBroadcast.build(CLUST, 12, 0.7, 4, noisy), 1.0, 1.0)
+    # and a clustering node refuses a broadcast made under another plan (with projection)
+    err = _fail(capsys, "node", "--protocol", CLUST, *round2, "--projection")
+    assert "was not made under the plan" in err
 
 
 def test_dask_local_cluster_equals_the_streaming_curator(tmp_path, capsys):
     """One task per Parquet row group (and per text file), merged pairwise: the same noisy graph,
     the same estimates, bit for bit; a hostile row is still named by file and row."""
     distributed = pytest.importorskip("distributed")
-    from ldpgraph.reportfiles import write_reports
-    from ldpgraph.trianglefiles import read_round1_files, read_round2_files
 
     g = resolve_graph(GRAPH, rng=0)
-    nodes, lists = _lists(g)
-    cols1 = dt.round1_columns(DLAP, nodes, lists, 0.5, seed=3)
+    proto = registry.get(DLAP)
+    plan = proto.plan(1.0, d_max=5)
+    first, second = proto.rounds()
+    run = run_in_memory(DLAP, g, 1.0, sampler=3, d_max=5)
+    cols1 = run.rows[0]
     half = len(cols1["node"]) // 2
     r1a = write_reports(tmp_path / "a.parquet", {c: v[:half] for c, v in cols1.items()}, row_group_size=97)
     r1b = write_reports(tmp_path / "b.csv", {c: v[half:] for c, v in cols1.items()})
-    stream = read_round1_files([r1a, r1b], DLAP)
-    b = dt.TriangleBroadcast.build(DLAP, stream.n_nodes, stream.epsilon, 5, stream.index)
-    r2 = write_reports(
-        tmp_path / "r2.parquet", dt.round2_columns(nodes, lists, b, 0.5, seed=3), row_group_size=16
-    )
-    want = dt.simulate_deployment(g, DLAP, 1.0, seed=3, bound=5).estimate
+    stream = accumulate_files([r1a, r1b], first, plan, chunk_rows=31)
+    b = first.broadcast(stream, plan)
+    assert b.run_id == run.broadcasts[0].run_id
+    r2 = write_reports(tmp_path / "r2.parquet", run.rows[1], row_group_size=16)
+    want = run.estimate
     with (
         distributed.LocalCluster(
             n_workers=1,
@@ -557,56 +698,70 @@ def test_dask_local_cluster_equals_the_streaming_curator(tmp_path, capsys):
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        s = read_round1_files([r1a, r1b], DLAP, scheduler=client)
-        est, _ = read_round2_files(r2, b, scheduler=client)
+        s = accumulate_files([r1a, r1b], first, plan, scheduler=client)
+        est = proto.estimate(accumulate_files([r2], second, plan, b, scheduler=client), plan, b, "triangles")
         header, rows = _csv_rows(r1b)
         bad = tmp_path / "bad.csv"
         _write(bad, header, rows + [rows[3]])
         with pytest.raises(ValueError, match=r"duplicate .*bad.csv row 3 .*bad.csv row"):
-            read_round1_files([r1a, bad], DLAP, scheduler=client)
-    assert np.array_equal(s.index, stream.index) and s.n_rows == stream.n_rows
+            accumulate_files([r1a, bad], first, plan, scheduler=client)
+    assert np.array_equal(s.index, stream.index) and s.n_rows == stream.n_rows == half + len(rows)
     assert (est.value, est.std_error) == (want.value, want.std_error)
     # the command line takes a Dask scheduler too
-    from ldpgraph.trianglefiles import write_triangle_broadcast
-
-    write_triangle_broadcast(tmp_path / "b.txt", b)
-    got = _curate_json(capsys, r2, "--broadcast", tmp_path / "b.txt", "--scheduler", "sync")
+    proto.write_broadcast(tmp_path / "b.txt", b)
+    got = _curate_json(capsys, r2, "--broadcast", tmp_path / "b.txt", *_plan_args(1.0, 5), "--scheduler", "sync")
     assert got["estimates"][0]["value"] == want.value
 
 
+PRIVATE = ["--epsilon", 1.0, "--private-bound"]
+
+
 def test_private_bound_round_trip_law_and_hostile_rows(tmp_path, capsys):
-    """two-round-triangles-dlap-private deployed: lower_degree rows in round 1, D = their max.
-    Files equal the in-memory run; Monte-Carlo agrees with the exact mixture moments over D of
-    two_round_moments(private_bound=True); a node without its lower_degree row is named."""
+    """two-round-triangles-dlap --private-bound deployed: lower_degree rows in round 1, D = their max.
+    The default split is two_round_budget's; files equal the in-memory run; Monte-Carlo agrees with
+    the exact mixture moments over D of two_round_moments(private_bound=True); a node without its
+    lower_degree row is named."""
     from ldpgraph.protocols.triangles import two_round_budget
 
-    eps0, eps1, eps2 = two_round_budget(1.0, private_bound=True)
+    g = resolve_graph(GRAPH, rng=0)
+    want = run_in_memory(DLAP, g, 1.0, sampler=8, private_bound=True)
+    split = [want.plan.release(q).epsilon for q in (dt.LOWER_DEGREE, dt.RR_EDGE, dt.LOCAL_COUNT)]
+    assert split == pytest.approx(list(two_round_budget(1.0, private_bound=True)), rel=1e-14)
     r1, r2, b = tmp_path / "p1.csv", tmp_path / "p2.csv", tmp_path / "pb.txt"
-    sim = ["--protocol", DLAP, "--graph", GRAPH, "--simulate", "--seed", 8]
-    _run(capsys, "node", *sim, "--epsilon", repr(eps1), "--lower-degree-epsilon", repr(eps0), "--out", r1)
-    assert "private bound D" in _run(capsys, "curate", r1, "--broadcast-out", b)
-    _run(capsys, "node", *sim, "--round", 2, "--epsilon", repr(eps2), "--broadcast", b, "--out", r2)
-    got = _curate_json(capsys, r2, "--broadcast", b)["estimates"][0]
-    want = dt.simulate_deployment(resolve_graph(GRAPH, rng=0), DLAP, 1.0, seed=8, private_bound=True)
+    sim = ["--protocol", DLAP, "--graph", GRAPH, "--simulate", "--seed", 8, *PRIVATE]
+    _run(capsys, "node", *sim, "--out", r1)
+    assert "private bound D" in _run(capsys, "curate", r1, "--broadcast-out", b, *PRIVATE)
+    _run(capsys, "node", *sim, "--round", 2, "--broadcast", b, "--out", r2)
+    got = _curate_json(capsys, r2, "--broadcast", b, *PRIVATE)["estimates"][0]
     assert (got["value"], got["std_error"]) == (want.estimate.value, want.estimate.std_error)
-    assert read_triangle_broadcast(b).bound == want.broadcast.bound
-    # hostile: a node's lower_degree row missing; a public bound given beside the private one
+    assert read_triangle_broadcast(b).bound == want.broadcasts[0].bound
+    assert want.broadcasts[0].bound == want.results[0].private_bound()
+    _same_rows(_file_rows(r1), want.rows[0])
+    assert np.count_nonzero(want.rows[0]["quantity"] == dt.LOWER_DEGREE) == 60
+    _same_rows(_file_rows(r2), want.rows[1])
+    # hostile: a node's lower_degree row missing
     header, rows = _csv_rows(r1)
     bad = tmp_path / "bad.csv"
     _write(bad, header, [r for r in rows if not (r.startswith("9,") and ",lower_degree," in r)])
-    err = _fail(capsys, "curate", bad, "--broadcast-out", b)
+    err = _fail(capsys, "curate", bad, "--broadcast-out", b, *PRIVATE)
     assert "lower_degree rows, but not all: 1: 9 are missing" in err
-    capsys.readouterr()
-    assert main(["curate", str(r1), "--broadcast-out", str(b), "--d-max", "5"]) == 2
     # the law (projection active whenever D falls below the largest lower degree, 6)
     g = resolve_graph("ws:n=30,k=6,p=0.2", rng=0)
     trials = 150
-    est = np.array(
-        [
-            dt.simulate_deployment(g, DLAP, 3.0, seed=s, private_bound=True).estimate.value
-            for s in range(trials)
-        ]
-    )
+    est = np.array([run_in_memory(DLAP, g, 3.0, sampler=s, private_bound=True).estimate.value
+                    for s in range(trials)])
     mean, var = two_round_moments(g, 3.0, private_bound=True)
     assert abs(est.mean() - mean) < 4 * math.sqrt(var / trials)
     assert abs(est.var(ddof=1) - var) < 4 * var * math.sqrt(2 / (trials - 1))
+
+
+def test_a_public_bound_beside_the_private_one_is_refused(tmp_path, capsys):
+    """--d-max and --private-bound contradict each other (D public, or D from round 1): refused."""
+    r1 = tmp_path / "p1.csv"
+    _run(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, "--simulate", "--seed", 8, *PRIVATE, "--out", r1)
+    capsys.readouterr()
+    assert main(["curate", str(r1), "--broadcast-out", str(tmp_path / "b.txt"), *map(str, PRIVATE),
+                 "--d-max", "5"]) == 2
+    assert not (tmp_path / "b.txt").exists()
+    assert main(["node", "--protocol", DLAP, "--graph", GRAPH, *map(str, PRIVATE), "--d-max", "5",
+                 "--out", str(tmp_path / "n.csv")]) == 2

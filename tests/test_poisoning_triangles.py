@@ -9,12 +9,15 @@ import numpy as np
 import pytest
 
 from ldpgraph.cli import main
+from ldpgraph.core import Seeded, registry
+from ldpgraph.core.rows import quantity_rows
 from ldpgraph.graph import from_edge_array
 from ldpgraph.protocols import deploy_triangles as dt
 from ldpgraph.protocols import poisoning as po
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
 from ldpgraph.protocols.reports import PROTOCOLS, check_broadcast, report_columns
 from ldpgraph.reportfiles import read_report_set, write_reports
+from ldpgraph.run import node_lists, run_in_memory
 
 GRAPH = "ws:n=40,k=6,p=0.2"
 DLAP = "two-round-triangles-dlap"
@@ -40,14 +43,33 @@ def _err(capsys, code, *args) -> str:
 def test_every_deployed_protocol_is_registered_with_its_version():
     assert PROTOCOLS == {"degree": 1, **dt.TRIANGLE_PROTOCOLS}
     assert set(dt.TRIANGLE_PROTOCOLS) == {dt.RR_PROTOCOL, DLAP, dt.CLUSTERING_PROTOCOL}
+    # the protocol layer's registry runs each of them, at the version of its rows
+    assert set(registry.names()) >= set(dt.TRIANGLE_PROTOCOLS)
+    for name, version in dt.TRIANGLE_PROTOCOLS.items():
+        assert registry.get(name).version == version and registry.get(name).deployable
+
+
+def _resolves(dotted: str) -> bool:
+    """Whether ``dotted`` (``module.attribute``, relative to ldpgraph or ldpgraph.protocols) exists."""
+    import importlib
+
+    mod, _, attr = dotted.rpartition(".")
+    for prefix in ("ldpgraph.protocols.", "ldpgraph.", ""):
+        try:
+            return hasattr(importlib.import_module(prefix + mod), attr)
+        except ImportError:
+            continue
+    return False
 
 
 def test_degree_only_entry_points_refuse_triangle_protocols():
     from ldpgraph.protocols import DegreeRandomizer
 
     rep = DegreeRandomizer(epsilon=1.0).randomize([1, 2], rng=0)
-    with pytest.raises(ValueError, match=r"protocol must be 'degree'.*got 'rr-triangles'.*round1_columns"):
+    with pytest.raises(ValueError, match=r"protocol must be 'degree'.*got 'rr-triangles' \(its rows come from ") as e:
         report_columns(rep, protocol="rr-triangles")
+    named = str(e.value).rsplit("come from ", 1)[1].rstrip(")").strip()
+    assert _resolves(named), f"the hint names {named!r}, which does not exist"
     fake = {"format": "ldpgraph-broadcast", "format_version": 1, "protocol": DLAP, "protocol_version": 1,
             "round": 1, "values": {}}
     with pytest.raises(ValueError, match=r"JSON broadcast of 'two-round-triangles-dlap'.*edge list"):
@@ -73,15 +95,18 @@ def test_curate_names_the_protocol_of_a_mislabelled_file(files, capsys):
     err = _err(capsys, 2, "curate", deg, tri)
     assert "mix protocols" in err and "deg.csv holds protocol 'degree'" in err
     assert "tri.csv holds protocol 'rr-triangles'" in err
-    assert "triangles" in _run(capsys, "curate", tri, "--protocol", "rr-triangles")
+    assert "triangles" in _run(capsys, "curate", tri, "--protocol", "rr-triangles", "--epsilon", 1)
 
 
 def test_rows_of_another_protocol_inside_a_file_are_named(files, tmp_path):
     tri, deg = files
-    cols = dt.round1_columns("rr-triangles", [0, 1, 2], [[1], [0, 2], [1]], 1.0, seed=0)
+    proto = registry.get("rr-triangles")
+    plan = proto.plan(1.0)
+    (first,) = proto.rounds()
+    cols = first.release(plan, np.arange(3), [np.array([1]), np.array([0, 2]), np.array([1])], None, Seeded(0))
     cols["protocol"][-1] = "degree"
     bad = write_reports(tmp_path / "mixed.csv", cols)
-    acc = dt.Round1Accumulator("rr-triangles")
+    acc = first.accumulator(plan, None)
     from ldpgraph.reportfiles import iter_report_chunks
 
     with pytest.raises(ValueError, match=r"rows of protocol 'degree', expected 'rr-triangles'.*mixed\.csv row"
@@ -149,28 +174,40 @@ def _graph():
     return resolve_graph(GRAPH, rng=0)   # the CLI's --graph-seed default
 
 
-def _round2(protocol, eps, *, seed, bound=None, private=False, projection=False):
+#: avg-clustering's budget in equal thirds
+THIRDS = {"rr": 1 / 3, "degree": 1 / 3, "local_count": 1 / 3}
+
+
+def _round2(protocol, eps, *, seed, **options):
+    """The in-memory run at total ``eps`` (seeded as ``ldpgraph node --simulate --seed``)."""
     g = _graph()
-    run = dt.simulate_deployment(g, protocol, eps, seed=seed, bound=bound, private_bound=private,
-                                 projection=projection)
-    return g, run
+    return g, run_in_memory(protocol, g, eps, sampler=seed, **options)
+
+
+def _rounds(run):
+    return run.protocol.rounds()
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_truthful_reports_are_never_screened(seed):
-    g, run = _round2(DLAP, 0.6, seed=seed, private=True)
-    acc1 = dt.Round1Accumulator(DLAP, outliers="raise")
-    acc1.add(dt.chunk_from_columns(run.rounds[0]))
-    s = acc1.summary()
-    assert s.screening["lower_degree"].n_outside == 0 and s.private_bound() == run.broadcast.bound
-    acc2 = dt.Round2Accumulator(run.broadcast, outliers="raise")
-    acc2.add(dt.chunk_from_columns(run.rounds[1]))
-    assert acc2.estimate().value == run.estimate.value
-    g, run = _round2("avg-clustering", (0.5, 0.5, 0.5), seed=seed, bound=6, projection=True)
-    acc2 = dt.Round2Accumulator(run.broadcast, outliers="raise")
-    acc2.add(dt.chunk_from_columns(run.rounds[1]))
-    assert acc2.estimate().value == run.estimate.value
-    assert all(sc.n_outside == 0 for sc in acc2.screened_values()[1].values())
+    g, run = _round2(DLAP, 0.6, seed=seed, private_bound=True)
+    first, second = _rounds(run)
+    acc1 = first.accumulator(run.plan, None, outliers="raise")
+    acc1.add(dt.chunk_from_columns(run.rows[0]))
+    s = acc1.result()
+    b = run.broadcasts[0]
+    assert s.screening["lower_degree"].n_outside == 0 and s.private_bound() == b.bound
+    acc2 = second.accumulator(run.plan, b, outliers="raise")
+    acc2.add(dt.chunk_from_columns(run.rows[1]))
+    assert acc2.result().estimate().value == run.estimate.value
+    g, run = _round2("avg-clustering", 1.5, seed=seed, d_max=6, projection=True, shares=THIRDS)
+    assert [run.plan.release(q).epsilon for q in ("rr_edge", "degree", "local_count")] == pytest.approx([0.5] * 3)
+    first, second = _rounds(run)
+    acc2 = second.accumulator(run.plan, run.broadcasts[0], outliers="raise")
+    acc2.add(dt.chunk_from_columns(run.rows[1]))
+    res = acc2.result()
+    assert res.estimate().value == run.estimate.value
+    assert all(sc.n_outside == 0 for sc in res.screened_values()[1].values())
 
 
 def _with_value(cols, node, quantity, value):
@@ -187,8 +224,8 @@ def _estimate(broadcast, cols, outliers="clip"):
 
 
 def test_one_liar_moves_the_dlap_estimate_by_at_most_the_bound():
-    g, run = _round2(DLAP, (0.5, 0.5), seed=1, bound=8)
-    b, cols = run.broadcast, run.rounds[1]
+    g, run = _round2(DLAP, 1.0, seed=1, d_max=8)   # 0.5 per round
+    b, cols = run.broadcasts[0], run.rows[1]
     honest = _estimate(b, cols)
     bound = honest.influence_bound()
     lo, hi = honest.ranges()["local_count"]
@@ -212,8 +249,10 @@ def test_one_liar_moves_the_dlap_estimate_by_at_most_the_bound():
 
 
 def test_one_liar_moves_the_clustering_estimate_by_at_most_the_bound():
-    g, run = _round2("avg-clustering", (1.0, 2.0, 2.0), seed=2, bound=10, projection=False)
-    b, cols = run.broadcast, run.rounds[1]
+    g, run = _round2("avg-clustering", 5.0, seed=2, d_max=10, projection=False,
+                     shares={"rr": 0.2, "degree": 0.4, "local_count": 0.4})   # 1.0, 2.0, 2.0
+    assert [run.plan.release(q).epsilon for q in ("rr_edge", "degree", "local_count")] == [1.0, 2.0, 2.0]
+    b, cols = run.broadcasts[0], run.rows[1]
     honest = _estimate(b, cols)
     bound = honest.influence_bound()
     (dl, du), (rl, ru) = honest.ranges()["degree"], honest.ranges()["local_count"]
@@ -233,32 +272,38 @@ def test_one_liar_moves_the_clustering_estimate_by_at_most_the_bound():
 def test_one_liar_moves_rr_triangles_by_at_most_the_bound():
     g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3], [3, 4], [1, 4], [0, 5]])
     n, eps = g.n_nodes, 0.7
-    lists = [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)]
-    base_cols = dt.round1_columns("rr-triangles", range(n), lists, eps, seed=4)
+    run = run_in_memory("rr-triangles", g, eps, sampler=4)
+    base_cols, plan = run.rows[0], run.plan
+    (first,) = _rounds(run)
 
     def est(cols):
-        acc = dt.Round1Accumulator("rr-triangles")
+        acc = first.accumulator(plan, None)
         acc.add(dt.chunk_from_columns(cols))
-        return dt.rr_triangles_estimate(acc.summary()).value, acc
+        return run.protocol.estimate(acc.result(), plan, None, "triangles").value, acc.acc
 
     base, acc = est(base_cols)
+    assert base == run.estimate.value
     bound = acc.influence_bound()
     assert bound == pytest.approx(math.comb(n - 1, 2) * keep_probability(eps) ** 2
                                   / (keep_probability(eps) - flip_probability(eps)) ** 3)
     v = n - 1
     keep = base_cols["node"] != v
     for partners in itertools.chain.from_iterable(itertools.combinations(range(v), k) for k in range(v + 1)):
-        mine = dt.round1_columns("rr-triangles", [v], [[]], eps, seed=0)
-        mine = {c: np.r_[mine[c][:1], np.repeat(mine[c][:1], len(partners))] for c in mine}
-        mine["value"] = np.r_[len(partners), partners].astype(np.int64)
-        mine["quantity"] = np.array(["rr_count"] + ["rr_edge"] * len(partners), dtype=object)
+        mine = _liar_rows(plan, v, partners)
         cols = {c: np.r_[base_cols[c][keep], mine[c]] for c in base_cols}
         assert abs(est(cols)[0] - base) <= bound
 
 
+def _liar_rows(plan, v, partners):
+    """Node v's round-1 rows claiming exactly the noisy bits ``partners`` (at the plan's epsilon)."""
+    partners = np.asarray(partners, dtype=np.int64)
+    k = partners.size
+    return quantity_rows(plan, 1, np.full(k + 1, v), ["rr_count"] + ["rr_edge"] * k, np.r_[k, partners])
+
+
 def test_lower_degree_liar_moves_the_private_bound_at_most_to_its_range():
-    g, run = _round2(DLAP, 0.6, seed=3, private=True)
-    cols = _with_value(run.rounds[0], 30, "lower_degree", 10**12)
+    g, run = _round2(DLAP, 0.6, seed=3, private_bound=True)
+    cols = _with_value(run.rows[0], 30, "lower_degree", 10**12)
     for bounds, top in ((None, 30), (po.PublicBounds(degree_bound=12), 12)):
         acc = dt.Round1Accumulator(DLAP, outliers="clip", bounds=bounds)
         acc.add(dt.chunk_from_columns(cols))
@@ -268,7 +313,7 @@ def test_lower_degree_liar_moves_the_private_bound_at_most_to_its_range():
         assert s.private_bound() == top + t          # the liar's clipped value is the maximum
     acc = dt.Round1Accumulator(DLAP, outliers="reject")
     acc.add(dt.chunk_from_columns(cols))
-    assert acc.summary().private_bound() == run.broadcast.bound   # its row dropped: the honest maximum
+    assert acc.summary().private_bound() == run.broadcasts[0].bound   # its row dropped: the honest maximum
     acc = dt.Round1Accumulator(DLAP)                           # unscreened: the liar sets D
     acc.add(dt.chunk_from_columns(cols))
     assert acc.summary().private_bound() == 10**12
@@ -280,93 +325,102 @@ def test_lower_degree_liar_moves_the_private_bound_at_most_to_its_range():
 def _poisoned_two_rounds(tmp_path, capsys, *, private=False):
     import json
 
-    common = ["--protocol", DLAP, "--graph", GRAPH, "--simulate", "--seed", 7]
+    # total 1.0: rr 0.5 and local_count 0.5 (public D = 8), or lower_degree 0.3, rr 0.35, local_count 0.35
+    plan = (["--epsilon", 1.0, "--private-bound", "--shares", PRIVATE_SHARES] if private
+            else ["--epsilon", 1.0, "--d-max", 8])
+    common = ["--protocol", DLAP, "--graph", GRAPH, "--simulate", "--seed", 7, *plan]
     r1, b, r2 = tmp_path / "r1.csv", tmp_path / "b.txt", tmp_path / "r2.parquet"
-    extra = ["--lower-degree-epsilon", 0.3] if private else []
-    _run(capsys, "node", *common, "--epsilon", 0.5, *extra, "--out", r1)
+    _run(capsys, "node", *common, "--out", r1)
     if private:
         import pyarrow.csv as pcsv
 
         t = pcsv.read_csv(r1).to_pandas()
         t.loc[(t["quantity"] == "lower_degree") & (t["node"] == 9), "value"] = 10**9
         t.to_csv(r1, index=False)
-    _run(capsys, "curate", r1, "--broadcast-out", b, *([] if private else ["--d-max", 8]))
-    _run(capsys, "node", *common, "--epsilon", 0.5, "--round", 2, "--broadcast", b, "--out", r2)
+    _run(capsys, "curate", r1, "--broadcast-out", b, *plan)
+    _run(capsys, "node", *common, "--round", 2, "--broadcast", b, "--out", r2)
     import pyarrow.parquet as pq
 
     t = pq.read_table(r2).to_pandas()
-    honest = json.loads(_run(capsys, "curate", r2, "--broadcast", b, "--json"))
+    honest = json.loads(_run(capsys, "curate", r2, "--broadcast", b, *plan, "--json"))
     t.loc[(t["quantity"] == "local_count") & (t["node"] == 3), "value"] = -(10**13)
     t.to_csv(tmp_path / "bad.csv", index=False)
-    return r1, b, tmp_path / "bad.csv", honest
+    return r1, b, tmp_path / "bad.csv", honest, plan
+
+
+PRIVATE_SHARES = "lower_degree=0.3,rr=0.35,local_count=0.35"
 
 
 def test_curate_prints_the_screening_and_the_one_node_bound(tmp_path, capsys):
     import json
 
-    r1, b, bad, honest = _poisoned_two_rounds(tmp_path, capsys)
+    r1, b, bad, honest, plan = _poisoned_two_rounds(tmp_path, capsys)
     assert honest["screening"]["local_count"]["n_outside"] == 0
-    out = _run(capsys, "curate", bad, "--broadcast", b)
+    assert honest["budget"] == {"rr": 0.5, "local-count": 0.5}
+    out = _run(capsys, "curate", bad, "--broadcast", b, *plan)
     lo, hi = honest["screening"]["local_count"]["lo"], honest["screening"]["local_count"]["hi"]
     assert f"local_count  1 outside [{lo:,}, {hi:,}] clipped" in out
     assert "one-node bound" in out
-    got = json.loads(_run(capsys, "curate", bad, "--broadcast", b, "--json"))
+    got = json.loads(_run(capsys, "curate", bad, "--broadcast", b, *plan, "--json"))
     est, ref = got["estimates"][0], honest["estimates"][0]
     assert got["screening"]["local_count"]["n_outside"] == 1
     assert est["one_node_bound"] == ref["one_node_bound"]
     assert got["one_node_round1_bound"] == po.dlap_round1_influence_bound(40, 8, 0.5)
     assert abs(est["value"] - ref["value"]) <= ref["one_node_bound"]
-    dask = json.loads(_run(capsys, "curate", bad, "--broadcast", b, "--json", "--scheduler", "sync"))
+    dask = json.loads(_run(capsys, "curate", bad, "--broadcast", b, *plan, "--json", "--scheduler", "sync"))
     assert dask["estimates"][0]["value"] == est["value"] and dask["screening"] == got["screening"]
-    rej = json.loads(_run(capsys, "curate", bad, "--broadcast", b, "--json", "--outliers", "reject"))
+    rej = json.loads(_run(capsys, "curate", bad, "--broadcast", b, *plan, "--json", "--outliers", "reject"))
     assert rej["screening"]["local_count"]["mode"] == "reject"
     assert abs(rej["estimates"][0]["value"] - ref["value"]) <= ref["one_node_bound"]
-    err = _err(capsys, 1, "curate", bad, "--broadcast", b, "--outliers", "raise")
+    err = _err(capsys, 1, "curate", bad, "--broadcast", b, *plan, "--outliers", "raise")
     assert "1 local_count report(s) outside the admissible range" in err
 
 
 def test_curate_screens_the_private_bound(tmp_path, capsys):
-    r1, b, bad, honest = _poisoned_two_rounds(tmp_path, capsys, private=True)
-    out = _run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b2.txt")
+    r1, b, bad, honest, plan = _poisoned_two_rounds(tmp_path, capsys, private=True)
+    out = _run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b2.txt", *plan)
+    assert "lower_degree epsilon 0.3;" in out
     t = po.noise_quantile(0.3)
     assert f"private bound D = {9 + t}" in out and "1 outside [" in out and "clipped" in out
     assert f"one node raises D to at most {39 + t}" in out
-    out = _run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b3.txt", "--degree-bound", 6)
+    out = _run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b3.txt", *plan, "--degree-bound", 6)
     assert f"private bound D = {6 + t}" in out and f"at most {6 + t}" in out
     import json
 
-    got = json.loads(_run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b4.txt", "--json",
+    got = json.loads(_run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b4.txt", *plan, "--json",
                           "--scheduler", "sync", "--chunk-rows", 50))
     assert got["bound"] == 9 + t and got["screening"]["lower_degree"]["n_outside"] == 1
     assert got["one_node_bound"] == {"D": 39 + t}
-    err = _err(capsys, 1, "curate", r1, "--broadcast-out", tmp_path / "b5.txt", "--outliers", "raise")
+    err = _err(capsys, 1, "curate", r1, "--broadcast-out", tmp_path / "b5.txt", *plan, "--outliers", "raise")
     assert "1 lower_degree report(s) outside the admissible range" in err
 
 
 def test_one_liars_round1_bits_and_round2_row_move_the_dlap_estimate_by_at_most_the_sum():
     g = _graph()
-    n, bound, seed, eps = g.n_nodes, 8, 11, (0.6, 0.6)
-    nodes = list(range(n))
-    lists = [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in nodes]
-    honest = dt.simulate_deployment(g, DLAP, eps, seed=seed, bound=bound)
-    acc = _estimate(honest.broadcast, honest.rounds[1])
+    n, bound, seed = g.n_nodes, 8, 11
+    nodes, lists = node_lists(g)
+    honest = run_in_memory(DLAP, g, 1.2, sampler=seed, d_max=bound)   # 0.6 per round
+    plan = honest.plan
+    eps1 = plan.release(dt.RR_EDGE).epsilon
+    assert eps1 == 0.6
+    first, second = _rounds(honest)
+    acc = _estimate(honest.broadcasts[0], honest.rows[1])
     lo, hi = acc.ranges()["local_count"]
-    total = acc.influence_bound() + po.dlap_round1_influence_bound(n, bound, eps[0])
+    total = acc.influence_bound() + po.dlap_round1_influence_bound(n, bound, eps1)
     liar = 25
-    r1 = honest.rounds[0]
+    r1 = honest.rows[0]
     others = r1["node"] != liar
     shifts = []
     for partners in (np.arange(liar), np.zeros(0, dtype=np.int64), np.arange(0, liar, 3)):
-        mine = dt.round1_columns(dt.DLAP_PROTOCOL, [liar], [partners], 200.0, seed=0)  # eps 200: bits = truth
-        mine["epsilon"][:] = eps[0]
+        mine = _liar_rows(plan, liar, partners)
         cols1 = {c: np.r_[r1[c][others], mine[c]] for c in r1}
-        a1 = dt.Round1Accumulator(DLAP)
+        a1 = first.accumulator(plan, None)
         a1.add(dt.chunk_from_columns(cols1))
-        s = a1.summary()
-        b = dt.TriangleBroadcast.build(DLAP, s.n_nodes, s.epsilon, bound, s.index)
-        cols2 = dt.round2_columns(nodes, lists, b, eps[1], seed=seed)
+        b = first.broadcast(a1.result(), plan)
+        assert b.bound == bound
+        cols2 = second.release(plan, nodes, lists, b, Seeded(seed))
         mask = (cols2["quantity"] == "local_count") & (cols2["node"] != liar)
-        ref = honest.rounds[1]
+        ref = honest.rows[1]
         shifts.append(int(np.abs(cols2["value"][mask] - ref["value"][mask]).sum()))
         for own in (lo, hi):
             est = _estimate(b, _with_value(cols2, liar, "local_count", own)).estimate().value
@@ -378,25 +432,26 @@ def test_one_liars_round1_bits_and_round2_row_move_the_dlap_estimate_by_at_most_
 @pytest.mark.parametrize("projection", [False, True])
 def test_one_liars_round1_bits_move_avg_clustering_by_at_most_the_bound(projection):
     g = _graph()
-    n, bound, seed, eps = g.n_nodes, (10 if not projection else 5), 13, (0.8, 1.0, 1.0)
-    nodes = list(range(n))
-    lists = [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in nodes]
-    honest = dt.simulate_deployment(g, "avg-clustering", eps, seed=seed, bound=bound, projection=projection)
-    ref = _estimate(honest.broadcast, honest.rounds[1])
-    r1 = honest.rounds[0]
+    bound, seed = (10 if not projection else 5), 13
+    nodes, lists = node_lists(g)
+    honest = run_in_memory("avg-clustering", g, 2.8, sampler=seed, d_max=bound, projection=projection,
+                           shares={"rr": 2 / 7, "degree": 2.5 / 7, "local_count": 2.5 / 7})   # ~0.8, 1, 1
+    plan = honest.plan
+    assert [plan.release(q).epsilon for q in ("rr_edge", "degree", "local_count")] == pytest.approx([0.8, 1, 1])
+    first, second = _rounds(honest)
+    ref = _estimate(honest.broadcasts[0], honest.rows[1])
+    r1 = honest.rows[0]
     liar = 30
     others = r1["node"] != liar
     moved = []
     for partners in (np.arange(liar), np.zeros(0, dtype=np.int64), np.arange(1, liar, 2)):
-        mine = dt.round1_columns("avg-clustering", [liar], [partners], 200.0, seed=0)
-        mine["epsilon"][:] = eps[0]
+        mine = _liar_rows(plan, liar, partners)
         cols1 = {c: np.r_[r1[c][others], mine[c]] for c in r1}
-        a1 = dt.Round1Accumulator("avg-clustering")
+        a1 = first.accumulator(plan, None)
         a1.add(dt.chunk_from_columns(cols1))
-        s = a1.summary()
-        b = dt.TriangleBroadcast.build("avg-clustering", s.n_nodes, s.epsilon, bound, s.index,
-                                       projection=projection)
-        cols2 = dt.round2_columns(nodes, lists, b, eps[1:], seed=seed)
+        b = first.broadcast(a1.result(), plan)
+        assert (b.bound, b.projection) == (bound, projection)
+        cols2 = second.release(plan, nodes, lists, b, Seeded(seed))
         acc = _estimate(b, cols2)
         assert acc.round1_influence_bound() == ref.round1_influence_bound()   # same degree rows
         moved.append(abs(acc.estimate().value - ref.estimate().value))
