@@ -370,7 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="star sizes for kstars, powers for degree_moment; several give one run each "
                    "(default 2)")
     p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
-                   help="k-star methods, or 'all' (default: " + " ".join(_default_methods()) + ")")
+                   help="methods, or 'all' (default: " + " ".join(_default_methods()) + "; "
+                   "'ldpgraph methods' lists them all)")
     p.add_argument("--label", metavar="LABEL",
                    help="name of the graph in the output; the random streams then follow the label "
                    "(default: they follow the graph's content, whatever its name or path)")
@@ -401,7 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
                    help="methods, or 'all' (default: " + " ".join(_default_methods()) + ", plus every "
                    "triangle or clustering protocol when --stat names an adjacency statistic); each "
-                   "statistic uses the listed methods that estimate it")
+                   "statistic uses the listed methods that estimate it; 'ldpgraph methods' lists them all")
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
                    help="statistics, or 'all' (the degree statistics; default: kstars); also triangles, "
                    "transitivity, avg_clustering, degree_weighted_triangles (need an edge list); NAME:P "
@@ -458,6 +459,18 @@ def build_parser() -> argparse.ArgumentParser:
     _output_options(q)
     q.set_defaults(handler=_cmd_datasets_path)
     _add_deployment_commands(sub, common, graph_help)
+
+    # methods
+    p = sub.add_parser("methods", parents=[common], help="every method: statistics, rounds and budget split, "
+                       "whether and how it deploys, its reference",
+                       description="List every method of the registry: the statistics it estimates, its "
+                       "rounds with their share of the budget at --epsilon, how 'ldpgraph node'/'curate' run "
+                       "it (or why they cannot), and the reference it follows.")
+    p.add_argument("--stat", metavar="STAT", help="only the methods estimating STAT")
+    p.add_argument("--epsilon", "-e", type=_epsilon, default=1.0,
+                   help="total budget per node at which to show the split (default 1)")
+    _output_options(p)
+    p.set_defaults(handler=_cmd_methods)
     return parser
 
 
@@ -706,6 +719,42 @@ def _row_dict(row: Any) -> dict[str, Any]:
     from dataclasses import asdict
 
     return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in asdict(row).items()}
+
+
+def _deploy_text(deployed_as: tuple[str, dict[str, Any]] | None) -> str:
+    """``--protocol NAME --flag V`` for a method's deployment."""
+    if deployed_as is None:
+        return ""
+    name, options = deployed_as
+    flags = [f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in options.items() if v]
+    return " ".join([f"--protocol {name}", *flags])
+
+
+def _cmd_methods(args: argparse.Namespace) -> int:
+    from .registry import get_method, method_names
+
+    rows = []
+    for name in method_names(args.stat):
+        m = get_method(name)
+        rows.append({"method": name, "statistics": list(m.statistics), "rounds": len(m.budget(args.epsilon)),
+                     "budget": m.budget(args.epsilon), "unbiased": bool(m.unbiased), "needs": m.needs,
+                     "deployable": m.deployed_as is not None, "deploy": _deploy_text(m.deployed_as),
+                     "not_deployable": m.not_deployable or None, "reference": m.reference})
+    if args.json:
+        print(json.dumps({"epsilon": args.epsilon, "methods": rows}, indent=2))
+        return 0
+    table = [("method", "statistics", f"budget at epsilon {args.epsilon:g}",
+              "deployment (ldpgraph node/curate)")]
+    for r in rows:
+        split = " + ".join(f"{k} {v:.4g}" for k, v in r["budget"].items())
+        deploy = r["deploy"] or f"no: {r['not_deployable']}"
+        table.append((r["method"], ",".join(r["statistics"]), split, deploy))
+    print(_table(table, right=set()))
+    if not args.quiet:
+        print("\nreferences:")
+        for r in rows:
+            print(f"  {r['method']}: {r['reference']}")
+    return 0
 
 
 def _cmd_datasets_list(args: argparse.Namespace) -> int:

@@ -162,6 +162,11 @@ class KStarProtocol(Protocol):
         self.method = get_kstar_method(name) if method is None else method
         self.name = self.method.name
         self.unbiased = bool(self.method.unbiased)
+        if self.method.noise == "laplace":
+            self.not_deployable = "continuous Laplace releases are not integer report rows"
+        else:
+            self.deployed_as = self.method.deployed_as or ("degree", {})
+        self.reference = self.method.reference
 
     def rounds(self, epsilon, statistic=None):
         eps = check_epsilon(epsilon)

@@ -168,6 +168,11 @@ class KStarMethod:
 
     #: registry name used by experiments and the command line
     name: str = ""
+    #: the reference it follows
+    reference: str = ""
+    #: how ``ldpgraph node`` / ``curate`` run it (protocol, options); None: as the degree protocol when
+    #: its noise is discrete, not deployable when continuous
+    deployed_as: tuple[str, dict] | None = None
     #: "dlap" or "laplace": the noise the nodes add
     noise: str = ""
     #: whether the estimate is unbiased for S_k
@@ -298,6 +303,7 @@ class UnbiasedDLap(_DegreeMethod):
     """ldpgraph's protocol: DLap degrees, unique minimum-variance unbiased estimate of S_k."""
 
     name, noise, unbiased = "unbiased-dlap", "dlap", True
+    reference = "ours (the unique minimum-variance unbiased estimator)"
 
     def _values(self, reports, k, eps):
         return binomial(reports, k, eps)
@@ -316,6 +322,7 @@ class UnbiasedLaplace(_DegreeMethod):
     """Laplace degrees with the continuous rule C(y,k) - b^2 C''(y,k) (Hillebrand et al. 2023)."""
 
     name, noise, unbiased = "unbiased-laplace", "laplace", True
+    reference = "ours (the unbiased estimator for Laplace reports)"
 
     def _values(self, reports, k, eps):
         return binomial(reports, k, eps, noise="laplace")
@@ -357,12 +364,14 @@ class NaiveDLap(_PlugIn):
     """DLap degrees plugged into C(., k)."""
 
     name, noise = "naive-dlap", "dlap"
+    reference = "plug-in baseline"
 
 
 class NaiveLaplace(_PlugIn):
     """Laplace degrees plugged into C(., k)."""
 
     name, noise = "naive-laplace", "laplace"
+    reference = "plug-in baseline"
 
 
 # ----------------------------------------------------------------- local k-star count methods
@@ -378,6 +387,7 @@ class LocalLapKStars(KStarMethod):
     """
 
     name, noise = "local-lap-kstars", "laplace"
+    reference = "LocalLapKStars (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
 
     def __init__(self, d_max: int | None = None) -> None:
         self.d_max = None if d_max is None else check_nonnegative_int(d_max, "d_max", minimum=1)
@@ -431,6 +441,9 @@ class LocalDLapKStars(LocalLapKStars):
     """LocalLapKStars with discrete Laplace noise on the integer counts (same sensitivity)."""
 
     name, noise = "local-dlap-kstars", "dlap"
+    reference = "LocalLapKStars with discrete Laplace (ours)"
+    #: the nodes release projected local k-star counts, not degrees
+    deployed_as = ("degree", {"kstar_counts": "K", "d_max": "D", "no_degree": True})
 
     def _randomize(self, d, k, eps, runs, gen):
         d_max = self._bound(d)
@@ -452,6 +465,7 @@ class LocalLapKStarsPrivateDmax(KStarMethod):
     """
 
     name, noise = "local-lap-kstars-private", "laplace"
+    reference = "LocalLapKStars with a private degree bound (same paper)"
 
     def _simulate(self, d, k, eps, n_trials, gen):
         noisy = d[None, :] + gen.laplace(0.0, 10.0 / eps, size=(n_trials, d.size))

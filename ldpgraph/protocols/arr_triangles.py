@@ -824,6 +824,8 @@ class ARRTriangles(WedgeTriangleProtocol):
     {'arr': 0.5, 'local-count': 0.5}
     """
 
+    not_deployable = "not yet: its round 2 needs the sampled download of the ARR broadcast"
+    reference = "Imola, Murakami, Chaudhuri, USENIX Security 2022 (ARROneNS, double clipping)"
     name = "arr-triangles"
     bytes_per_wedge = _BYTES_PER_WEDGE
 

@@ -77,6 +77,12 @@ class Protocol:
     vectorized: bool = True
     #: whether the estimate is unbiased (on the statistics it estimates)
     unbiased: bool = False
+    #: how ``ldpgraph node`` / ``curate`` run it: (``--protocol`` name, its options), or None
+    deployed_as: tuple[str, dict[str, Any]] | None = None
+    #: why it cannot be deployed (where ``deployed_as`` is None)
+    not_deployable: str = ""
+    #: the reference it follows
+    reference: str = ""
 
     def __repr__(self) -> str:
         return f"<protocol {self.name}: {', '.join(self.statistics)}>"

@@ -109,6 +109,11 @@ class ClusteringProtocol(Protocol):
         self.bound_share = float(bound_share)
         self.max_bytes = max_bytes
         self.name = "avg-clustering-dlap" + ("-private" if self.private_bound else "")
+        self.reference = "ours (two rounds: RR, then noisy degree and local count)"
+        if self.private_bound:
+            self.not_deployable = "not yet: its private degree bound has no deployed round"
+        else:
+            self.deployed_as = ("avg-clustering", {})
         self._memo: tuple[Any, ...] | None = None
 
     def _budget(self, epsilon: float) -> tuple[float, float, float, float]:

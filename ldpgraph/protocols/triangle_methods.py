@@ -186,6 +186,8 @@ class RRTriangles(TriangleProtocol):
     """
 
     name = "rr-triangles"
+    deployed_as = ("rr-triangles", {})
+    reference = "Imola, Murakami, Chaudhuri, USENIX Security 2021 (RR, empirical estimation)"
     unbiased = True
 
     def __init__(self, *, max_bytes: int | None = DEFAULT_MAX_BYTES, method: str = "auto", **kw: Any):
@@ -280,6 +282,12 @@ class TwoRoundTriangles(WedgeTriangleProtocol):
         self.bound_share = float(bound_share)
         self.name = f"two-round-triangles-{noise}" + ("-private" if private_bound else "")
         self.unbiased = not private_bound
+        if noise == "dlap":
+            self.deployed_as = ("two-round-triangles-dlap", {"private_bound": True} if private_bound else {})
+            self.reference = "ours; after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
+        else:
+            self.not_deployable = "continuous Laplace releases are not integer report rows"
+            self.reference = "Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
 
     def _budget(self, eps):
         return two_round_budget(

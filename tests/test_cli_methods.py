@@ -1,0 +1,64 @@
+"""``ldpgraph methods``: every registered method, its budget split, and how it deploys."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ldpgraph.cli import build_parser, main
+from ldpgraph.core import registry as deployed
+from ldpgraph.registry import get_method, method_names
+
+
+def _methods(capsys, *args):
+    capsys.readouterr()
+    assert main(["methods", "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)["methods"]
+
+
+def test_lists_every_method_with_a_budget_that_adds_up(capsys):
+    rows = _methods(capsys, "--epsilon", "2.5")
+    assert [r["method"] for r in rows] == method_names()
+    for r in rows:
+        assert sum(r["budget"].values()) == pytest.approx(2.5, rel=1e-12)
+        assert r["reference"], r["method"]
+        assert r["deployable"] == bool(r["deploy"]) != bool(r["not_deployable"])
+
+
+def test_stat_filters(capsys):
+    rows = _methods(capsys, "--stat", "triangles")
+    assert {r["method"] for r in rows} == set(method_names("triangles"))
+    assert main(["methods", "--stat", "nope"]) == 1
+
+
+def test_every_deployment_names_a_node_protocol_and_its_options():
+    """What ``methods`` prints runs: the protocol is a --protocol choice, every option a flag of node."""
+    node = build_parser()._subparsers._group_actions[0].choices["node"]  # argparse has no public API for this
+    flags = {s for a in node._actions for s in a.option_strings}
+    choices = next(a for a in node._actions if "--protocol" in a.option_strings).choices
+    for name in method_names():
+        m = get_method(name)
+        if m.deployed_as is None:
+            continue
+        proto, options = m.deployed_as
+        assert proto in choices, name
+        for opt in options:
+            assert "--" + opt.replace("_", "-") in flags, (name, opt)
+        if proto != "degree":  # a protocol of the layer: its options, and its statistics
+            p = deployed.get(proto)
+            assert set(options) <= {o.name for o in p.options}, name
+            assert set(p.statistics) <= set(m.statistics), name
+
+
+def test_every_deployable_protocol_is_reachable_from_a_method():
+    named = {get_method(n).deployed_as[0] for n in method_names() if get_method(n).deployed_as}
+    assert set(deployed.names()) <= named
+
+
+def test_table(capsys):
+    capsys.readouterr()
+    assert main(["methods"]) == 0
+    out = capsys.readouterr().out
+    assert "two-round-triangles-dlap-private" in out and "--private-bound" in out
+    assert "no: continuous Laplace releases" in out
