@@ -1219,6 +1219,14 @@ def _protocol_public(proto: Any, args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None}
 
 
+def _protocol_plan(proto: Any, args: argparse.Namespace) -> Any:
+    """The plan of ``--epsilon`` and the options; contradictory options are a usage error."""
+    try:
+        return proto.plan(args.epsilon, **_protocol_public(proto, args))
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+
+
 def _budget_lines(plan: Any, rnd: int) -> str:
     return (f"budget     {plan.describe()} per node (total); round {rnd} spends "
             f"{plan.round(rnd).epsilon:.6g}")
@@ -1232,7 +1240,7 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
     from .run.files import release_to_file
 
     proto = registry.get(args.protocol)
-    plan = proto.plan(args.epsilon, **_protocol_public(proto, args))
+    plan = _protocol_plan(proto, args)
     rounds = proto.rounds()
     if not 1 <= args.round <= len(rounds):
         raise _UsageError(f"{proto.name} has no round {args.round}")
@@ -1272,7 +1280,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     if args.epsilon is None:
         raise _UsageError(f"curating {name} needs the plan: --epsilon (each node's total budget) and the "
                           "nodes' protocol options")
-    plan = proto.plan(args.epsilon, **_protocol_public(proto, args))
+    plan = _protocol_plan(proto, args)
     stats = _flatten(args.stat) or [proto.statistics[0]]
     if len(stats) != 1 or stats[0] not in proto.statistics:
         raise _UsageError(f"{name} reports estimate --stat {' or '.join(proto.statistics)}, got "

@@ -16,34 +16,27 @@ version, the protocol, every line (two canonical integers, ``0 <= v < u < n``, i
 duplicates), the count against ``n_edges`` and the run id against the SHA-256 of header and
 edges (an edited or truncated file is refused), naming the file and line.
 
-:func:`read_round1_files` and :func:`read_round2_files` stream the files through one
-accumulator, or run on Dask (``scheduler=``: one task per Parquet row group or text file, the
-accumulators merged pairwise), with identical results.
+The rows are curated by the file executor (:func:`ldpgraph.run.files.accumulate_files`: one
+streaming pass, or Dask with one task per Parquet row group or text file, merged pairwise).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .protocols.curator import Estimate
 from .protocols.deploy_triangles import (
     CLUSTERING_PROTOCOL,
     TRIANGLE_PROTOCOLS,
-    Round1Accumulator,
-    Round1Summary,
-    Round2Accumulator,
     TriangleBroadcast,
     broadcast_run_id,
 )
 from .protocols.randomized_response import pair_from_index, pair_index
-from .reportfiles import DEFAULT_CHUNK_ROWS, iter_report_chunks
+from .reportfiles import iter_report_chunks
 
 __all__ = [
     "BROADCAST_EDGES_FORMAT",
@@ -52,8 +45,6 @@ __all__ = [
     "read_triangle_broadcast",
     "is_edge_broadcast",
     "report_protocol",
-    "read_round1_files",
-    "read_round2_files",
 ]
 
 BROADCAST_EDGES_FORMAT = "ldpgraph-broadcast-edges"
@@ -190,92 +181,3 @@ def report_protocol(path: str | os.PathLike, *, format: str | None = None) -> st
         if len(chunk):
             return str(chunk.protocol_names[int(chunk.protocol[0])])
     return ""
-
-
-def _accumulate(part: tuple | list[tuple], chunk_rows: int, kind: str, arg: Any) -> Any:
-    """The accumulator of one partition (a Dask task) or of a list of them.
-
-    ``kind`` "r1" (``arg`` = (protocol, expected nodes)) or "r2" (``arg`` = the broadcast).
-    """
-    from .reportdask import partition_chunks
-
-    acc = Round1Accumulator(arg[0], expected_nodes=arg[1]) if kind == "r1" else Round2Accumulator(arg)
-    for one in [part] if isinstance(part, tuple) else part:
-        for chunk in partition_chunks(one, chunk_rows):
-            acc.add(chunk)
-    return acc
-
-
-def _merge(a: Any, b: Any) -> Any:
-    return a.merge(b)
-
-
-def _run(paths: Any, chunk_rows: int, format: str | None, scheduler: Any, kind: str, arg: Any) -> Any:
-    """All partitions accumulated: in this process (scheduler None) or on Dask (tree of merges)."""
-    files = _paths(paths)
-    if scheduler is None:  # one accumulator, every file streamed through it
-        return _accumulate([(p, format, None, 0) for p in files], chunk_rows, kind, arg)
-    import dask
-
-    from .reportdask import _compute, report_partitions
-
-    parts = report_partitions(files, format=format)
-    if not parts:
-        raise ValueError("the report files hold no partitions")
-    tasks = [dask.delayed(_accumulate)(p, chunk_rows, kind, arg) for p in parts]
-    while len(tasks) > 1:  # pairwise tree reduction
-        nxt = [dask.delayed(_merge)(tasks[i], tasks[i + 1]) for i in range(0, len(tasks) - 1, 2)]
-        if len(tasks) % 2:
-            nxt.append(tasks[-1])
-        tasks = nxt
-    return _compute(tasks[0], scheduler)
-
-
-def read_round1_files(
-    paths: str | os.PathLike | Sequence[str | os.PathLike],
-    protocol: str,
-    *,
-    expected_nodes: int | None = None,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
-    format: str | None = None,
-    scheduler: Any = None,
-    outliers: str | None = None,
-    bounds: Any = None,
-) -> Round1Summary:
-    """Validate round-1 report files of a triangle protocol; the noisy graph.
-
-    ``scheduler`` None: one streaming pass per file in this process. Otherwise Dask (as
-    :func:`ldpgraph.reportdask.read_report_set_dask`: one task per Parquet row group or text
-    file, merged pairwise); the summary is identical (the noisy graph is sorted).
-    ``outliers`` ("clip", "reject", "raise") screens the ``lower_degree`` rows (tightened by
-    the :class:`~ldpgraph.protocols.poisoning.PublicBounds` ``bounds``), as
-    :class:`~ldpgraph.protocols.deploy_triangles.Round1Accumulator`.
-    """
-    Round1Accumulator(protocol, expected_nodes=expected_nodes, outliers=outliers, bounds=bounds)
-    acc = _run(paths, chunk_rows, format, scheduler, "r1", (protocol, expected_nodes))
-    acc.outliers, acc.bounds = outliers, bounds  # applied by summary(), after every partition
-    return acc.summary()
-
-
-def read_round2_files(
-    paths: str | os.PathLike | Sequence[str | os.PathLike],
-    broadcast: TriangleBroadcast,
-    *,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
-    format: str | None = None,
-    scheduler: Any = None,
-    outliers: str | None = None,
-    bounds: Any = None,
-) -> tuple[Estimate, Round2Accumulator]:
-    """Validate round-2 report files against ``broadcast``; the estimate and the accumulator.
-
-    ``scheduler`` as for :func:`read_round1_files`; the workers get the broadcast without its
-    edge list (they check run id, node set and sensitivities), the estimate uses it whole.
-    ``outliers`` screens the releases (:meth:`Round2Accumulator.screened_values`).
-    """
-    Round2Accumulator(broadcast, outliers=outliers, bounds=bounds)  # check the arguments here
-    light = dataclasses.replace(broadcast, index=np.zeros(0, dtype=np.int64))
-    acc = _run(paths, chunk_rows, format, scheduler, "r2", light if scheduler is not None else broadcast)
-    acc.broadcast = broadcast
-    acc.outliers, acc.bounds = outliers, bounds
-    return acc.estimate(), acc

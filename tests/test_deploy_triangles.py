@@ -577,9 +577,11 @@ def test_usage_errors_of_the_triangle_commands(tmp_path, capsys):
     assert "needs the plan: --epsilon (each node's total budget)" in err
     err = _fail(capsys, "curate", r1, "--round", 1, *_plan_args(0.8, 8), code=2)
     assert "round 1 of two-round-triangles-dlap writes the broadcast of round 2: pass --broadcast-out FILE" in err
-    err = _fail(capsys, "curate", r1, "--round", 1, "--epsilon", 0.8, "--broadcast-out", tmp_path / "n.txt")
+    err = _fail(capsys, "curate", r1, "--round", 1, "--epsilon", 0.8, "--broadcast-out", tmp_path / "n.txt",
+                code=2)
     assert "needs the public bound d_max (--d-max)" in err and not (tmp_path / "n.txt").exists()
-    err = _fail(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, "--epsilon", 0.8, "--out", tmp_path / "n.csv")
+    err = _fail(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, "--epsilon", 0.8, "--out", tmp_path / "n.csv",
+                code=2)
     assert "needs the public bound d_max (--d-max) on the lower degree, or private_bound (--private-bound)" in err
     err = _fail(capsys, "curate", r2, "--broadcast", b, *_plan_args(0.8, 8), "--broadcast-out", tmp_path / "z.txt",
                 code=2)
@@ -596,7 +598,7 @@ def test_usage_errors_of_the_triangle_commands(tmp_path, capsys):
     _fail(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, *_plan_args(0.8, 8), "--lower-degree-epsilon", 0.1,
           "--out", tmp_path / "l.csv", code=2)
     err = _fail(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, *_plan_args(0.8, 8), "--shares",
-                "rr=0.7,local_count=0.4", "--out", tmp_path / "s.csv")
+                "rr=0.7,local_count=0.4", "--out", tmp_path / "s.csv", code=2)
     assert "budget shares must be > 0 and sum to 1" in err
     assert not any((tmp_path / f).exists() for f in ("n.csv", "x.csv", "l.csv", "s.csv", "p.txt", "z.txt"))
 

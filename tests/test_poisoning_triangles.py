@@ -463,7 +463,7 @@ def test_degree_readers_name_the_triangle_readers(files):
     from ldpgraph.protocols.ingest import reports_from_records
 
     tri, _ = files
-    with pytest.raises(ValueError, match=r"rows of 'rr-triangles' are curated by ldpgraph.trianglefiles"):
+    with pytest.raises(ValueError, match=r"rows of 'rr-triangles' are curated by their protocol's rounds \(ldpgraph.run.files.accumulate_files"):
         read_report_set(tri, protocol="rr-triangles")
     row = {"node": 0, "quantity": "rr_count", "value": 0, "epsilon": 1.0, "sensitivity": 1.0,
            "protocol": "rr-triangles", "protocol_version": 1, "round": 1}

@@ -149,7 +149,7 @@ class Plan:
                     "epsilon": r.epsilon,
                     "releases": [
                         {"quantities": list(x.quantities), "mechanism": x.mechanism, "epsilon": x.epsilon,
-                         "sensitivity": {q: x.sensitivity_of(q) for q in x.quantities}}
+                         "sensitivity": {q: _json_number(x.sensitivity_of(q)) for q in x.quantities}}
                         for x in r.releases
                     ],
                 }
@@ -162,6 +162,11 @@ class Plan:
         """One line: the total and each round's share, e.g. ``ε 1 = rr 0.5 + local-count 0.5``."""
         parts = " + ".join(f"{name} {eps:.6g}" for name, eps in self.budget().items())
         return f"epsilon {self.epsilon:.6g} = {parts}"
+
+
+def _json_number(x: float) -> float | None:
+    """None for a sensitivity the broadcast sets (NaN in the plan): strict JSON has no NaN."""
+    return None if math.isnan(x) else x
 
 
 def split_budget(epsilon: float, shares: Mapping[str, float]) -> dict[str, float]:

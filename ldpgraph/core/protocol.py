@@ -149,8 +149,9 @@ class Protocol(ABC):
 
     # ------------------------------------------------------------------ optional hooks
 
-    def default_public(self, graph: Any) -> dict[str, Any]:
-        """Public bounds a *simulation* takes from the true graph when not given (none by default)."""
+    def default_public(self, graph: Any, public: Mapping[str, Any]) -> dict[str, Any]:
+        """Public bounds a *simulation* takes from the true graph when ``public`` (the options given)
+        leaves them open (none by default)."""
         return {}
 
     def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:

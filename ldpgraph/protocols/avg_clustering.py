@@ -134,7 +134,7 @@ class AvgClustering(RRBroadcastProtocol):
         Option("shares", dict, None, "budget split rr=F,degree=F,local_count=F (default 0.3, 0.4, 0.3)"),
     )
 
-    def default_public(self, graph: Any) -> dict[str, Any]:
+    def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
         return {"d_max": max(int(graph.degrees.max(initial=0)), 2)}
 
     def plan(self, epsilon: float, **public: Any) -> Plan:

@@ -1,12 +1,11 @@
-r"""Deployment of the triangle protocols: node-side releases as report rows, and their curator.
+r"""The wire side of the randomized-response protocols: their row quantities, broadcast and curator objects.
 
-``rr-triangles`` (one round), ``two-round-triangles-dlap`` and ``avg-clustering`` (two rounds,
-:mod:`ldpgraph.protocols.clustering`) run here as they run on devices: every node computes
-its release from its *own* neighbour list (and, in round 2, the curator's broadcast), as rows
-of the report format (:mod:`ldpgraph.protocols.reports`, version 1); the curator validates
-the rows and estimates. :func:`simulate_deployment` runs the same node functions and the same
-curator objects in memory, so report files written by ``ldpgraph node`` and curated by
-``ldpgraph curate`` give exactly its estimate (same seed).
+``rr-triangles`` (one round), ``two-round-triangles-dlap`` and ``avg-clustering`` (two rounds)
+are protocols of the protocol layer (:mod:`ldpgraph.protocols.rr_triangles`,
+:mod:`~ldpgraph.protocols.two_round_triangles`, :mod:`~ldpgraph.protocols.avg_clustering`):
+their node releases are written once there, and every executor (in memory, report files,
+Dask; :mod:`ldpgraph.run`) feeds their rows to the accumulators of this module, so the
+files give exactly the in-memory estimate for one seed.
 
 Rows (protocol ``rr-triangles``, ``two-round-triangles-dlap`` or ``avg-clustering``, version 1)
 -----------------------------------------------------------------------------------------------
@@ -23,8 +22,8 @@ quantity      round value          meaning                            epsilon   
 ============= ===== ============== ================================== ============ ============
 
 Optionally (``two-round-triangles-dlap``, the private-bound variant) every node also sends a
-round-1 ``lower_degree`` row: its lower degree plus DLap(e^-eps0), sensitivity 1
-(:func:`lower_degree_release`); the curator's bound is then D = max(1, max of them).
+round-1 ``lower_degree`` row: its lower degree plus DLap(e^-eps0), sensitivity 1; the
+curator's bound is then D = max(1, max of them).
 
 ``avg-clustering``: the same round 1; round 2 sends ``degree`` (d_v + DLap(e^-eps_d),
 sensitivity 1), ``local_count`` (r_v = 2 w_v - C(m_v, 2) + DLap, sensitivity
@@ -57,16 +56,17 @@ of the canonical header and of the sorted pair indices (:func:`broadcast_run_id`
 edited or truncated edge list, or one from another run, is detected. Its file form is an
 edge list (:mod:`ldpgraph.trianglefiles`).
 
-Round 2 at node v (:func:`dlap_local_count`): project the lower neighbour list to a uniform
-D-subset when longer, :math:`w_v = \sum_{j<k \text{ kept}} (b_{jk} - q)`, release
+Round 2 at node v (:func:`~ldpgraph.protocols.two_round_triangles.local_count_release`):
+project the lower neighbour list to a uniform D-subset when longer,
+:math:`w_v = \sum_{j<k \text{ kept}} (b_{jk} - q)`, release
 :math:`r_v = \lfloor w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/(D-1)})`
 (:func:`~ldpgraph.protocols.triangles.two_round_dlap_release`; privacy and unbiasedness
 proofs there). Curator: :math:`\hat T = \sum_v r_v / (p - q)`.
 
-Randomness: secure by default (exact Bernoulli on the OS CSPRNG for RR bits, exact discrete
-Laplace, OS-random projection and rounding); with ``rng`` (simulation) node v of round r draws
-from ``SeedSequence(seed, spawn_key=(r, v))`` (:func:`node_rng`), so one node's rows do not
-depend on which other nodes are simulated, nor on their order.
+Randomness: the sampler of :mod:`ldpgraph.core.sampling` (secure by default: exact Bernoulli on
+the OS CSPRNG for RR bits, exact discrete Laplace, OS-random projection and rounding; seeded:
+node v of round r draws from ``SeedSequence(seed, spawn_key=(r, v))``, so one node's rows do
+not depend on which other nodes are simulated, nor on their order).
 """
 
 from __future__ import annotations
@@ -74,9 +74,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import numbers
-import secrets
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,8 +84,7 @@ from .._validation import check_epsilon, check_nonnegative_int
 from ..mechanisms import DiscreteLaplace
 from .curator import Estimate
 from .randomized_response import flip_probability, keep_probability, pair_from_index, pair_index
-from .randomizer import randomized_response_bits
-from .reports import COLUMNS, PROTOCOLS
+from .reports import PROTOCOLS
 from .reportset import ReportChunk
 
 __all__ = [
@@ -98,21 +94,14 @@ __all__ = [
     "TWO_ROUND",
     "DEGREE",
     "LOWER_DEGREE",
-    "lower_degree_release",
     "TRIANGLE_PROTOCOLS",
     "RR_COUNT",
     "RR_EDGE",
     "LOCAL_COUNT",
     "RUN_ID",
     "MAX_NODES",
-    "node_rng",
-    "rr_partners",
-    "round1_columns",
     "TriangleBroadcast",
     "broadcast_run_id",
-    "dlap_local_count",
-    "clustering_release",
-    "round2_columns",
     "chunk_from_columns",
     "Round1Accumulator",
     "Round1Summary",
@@ -121,8 +110,6 @@ __all__ = [
     "rr_variance_estimate",
     "lower_wedge_square_estimate",
     "dlap_triangles_estimate",
-    "DeploymentRun",
-    "simulate_deployment",
 ]
 
 RR_PROTOCOL = "rr-triangles"
@@ -147,153 +134,6 @@ def _check_protocol_name(protocol: str) -> str:
     if protocol not in TRIANGLE_PROTOCOLS:
         raise ValueError(f"protocol must be one of {sorted(TRIANGLE_PROTOCOLS)}, got {protocol!r}")
     return protocol
-
-
-def node_rng(seed: int, round: int, node: int) -> np.random.Generator:
-    """The simulation stream of ``node`` in ``round``: ``SeedSequence(seed, spawn_key=(round, node))``.
-
-    >>> bool(node_rng(0, 1, 5).random() == node_rng(0, 1, 5).random())
-    True
-    """
-    seed = check_nonnegative_int(seed, "seed")
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(round), int(node))))
-
-
-def _neighbours(node: int, neighbours: ArrayLike) -> tuple[int, NDArray[np.int64]]:
-    v = check_nonnegative_int(node, "node")
-    nb = np.asarray(neighbours)
-    if nb.size and nb.dtype.kind not in "iu":
-        raise TypeError(f"neighbours must be integer node ids, got dtype {nb.dtype}")
-    nb = np.unique(nb.astype(np.int64))
-    if nb.size and (nb[0] < 0 or np.any(nb == v)):
-        raise ValueError(f"neighbours must be node ids >= 0 other than the node {v}, got {nb.tolist()[:10]}")
-    return v, nb
-
-
-def rr_partners(
-    node: int, neighbours: ArrayLike, epsilon: float, *, rng: Any = None, secure: bool | None = None
-) -> NDArray[np.int64]:
-    r"""Round 1 at node v: the lower nodes j < v whose randomized-response bit is 1 (sorted).
-
-    Every bit :math:`a_{vj}`, ``j = 0..v-1``, goes through Warner's randomized response at
-    ``epsilon`` (:func:`~ldpgraph.protocols.randomizer.randomized_response_bits`): exact
-    Bernoulli on the OS CSPRNG by default, the seeded float sampler with ``rng``.
-
-    Notes
-    -----
-    eps-edge-LDP: one edge {v, j} changes one of v's bits (when j < v), and each bit's
-    likelihood ratio is :math:`e^{\pm\varepsilon}`; listing the 1 bits is a bijection of the
-    bit vector (v is public).
-
-    Examples
-    --------
-    >>> rr_partners(4, [0, 2, 7], 50.0, rng=0).tolist()   # eps = 50: the true lower neighbours
-    [0, 2]
-    """
-    v, nb = _neighbours(node, neighbours)
-    check_epsilon(epsilon)
-    bits = np.zeros(v, dtype=np.bool_)
-    bits[nb[nb < v]] = True
-    return np.flatnonzero(randomized_response_bits(bits, epsilon, rng=rng, secure=secure)).astype(np.int64)
-
-
-def _columns(node, rnd, quantity, value, epsilon, sensitivity, protocol) -> dict[str, NDArray[Any]]:
-    m = len(value)
-    return {
-        "node": np.asarray(node, dtype=np.int64),
-        "round": np.full(m, rnd, dtype=np.int64),
-        "quantity": np.asarray(quantity, dtype=object),
-        "value": np.asarray(value, dtype=np.int64),
-        "epsilon": np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (m,)).copy(),
-        "sensitivity": np.asarray(sensitivity, dtype=np.float64),
-        "protocol": np.full(m, protocol, dtype=object),
-        "protocol_version": np.full(m, TRIANGLE_PROTOCOLS[protocol], dtype=np.int64),
-    }
-
-
-def _concat(parts: list[dict[str, NDArray[Any]]]) -> dict[str, NDArray[Any]]:
-    if not parts:
-        return _columns([], 1, [], [], 1.0, [], RR_PROTOCOL)
-    return {c: np.concatenate([p[c] for p in parts]) for c in COLUMNS}
-
-
-def round1_columns(
-    protocol: str,
-    nodes: Sequence[int],
-    neighbour_lists: Sequence[ArrayLike],
-    epsilon: float,
-    *,
-    seed: int | None = None,
-    lower_degree_epsilon: float | None = None,
-) -> dict[str, NDArray[Any]]:
-    """Round-1 report rows (columns) of ``nodes``: ``rr_count`` then ``rr_edge`` rows per node.
-
-    ``seed`` None: the secure sampler; else node v draws from :func:`node_rng` (seed, 1, v).
-    ``lower_degree_epsilon`` (``two-round-triangles-dlap`` only): each node also sends a
-    ``lower_degree`` row, its lower degree plus DLap(e^-eps0) (sensitivity 1), from which the
-    curator takes a private bound D = max(1, max of them) (:func:`lower_degree_release`).
-
-    Examples
-    --------
-    >>> cols = round1_columns("rr-triangles", [2], [[0, 1]], 50.0, seed=0)
-    >>> cols["quantity"].tolist(), cols["value"].tolist()
-    (['rr_count', 'rr_edge', 'rr_edge'], [2, 0, 1])
-    """
-    _check_protocol_name(protocol)
-    eps = check_epsilon(epsilon)
-    eps0 = (
-        None if lower_degree_epsilon is None else check_epsilon(lower_degree_epsilon, "lower_degree_epsilon")
-    )
-    if eps0 is not None and protocol != DLAP_PROTOCOL:
-        raise ValueError(
-            f"lower_degree rows belong to {DLAP_PROTOCOL!r} (its private bound), not {protocol!r}"
-        )
-    parts = []
-    for v, nb in zip(nodes, neighbour_lists, strict=True):
-        rng = None if seed is None else node_rng(seed, 1, v)
-        partners = rr_partners(v, nb, eps, rng=rng, secure=seed is None)
-        k = partners.size
-        parts.append(
-            _columns(
-                np.full(k + 1, int(v)),
-                1,
-                [RR_COUNT] + [RR_EDGE] * k,
-                np.r_[k, partners],
-                eps,
-                np.ones(k + 1),
-                protocol,
-            )
-        )
-        if eps0 is not None:
-            y = lower_degree_release(v, nb, eps0, rng=rng, secure=seed is None)
-            parts.append(_columns([int(v)], 1, [LOWER_DEGREE], [y], eps0, [1.0], protocol))
-    return _concat(parts)
-
-
-def lower_degree_release(
-    node: int, neighbours: ArrayLike, epsilon: float, *, rng: Any = None, secure: bool | None = None
-) -> int:
-    r"""Node v's lower degree plus DLap(e^-eps0): the input of the private bound D.
-
-    Notes
-    -----
-    One edge changes the lower degree of its higher endpoint by 1 and of no other node:
-    sensitivity 1, so the release is eps0-edge-LDP (discrete Laplace mechanism). The curator
-    broadcasts D = max(1, max_v release), a post-processing; the node spends eps0 + eps1 + eps2
-    in all (sequential composition), as ``two-round-triangles-dlap-private``.
-
-    Examples
-    --------
-    >>> lower_degree_release(5, [0, 1, 9], 50.0, rng=0)
-    2
-    """
-    v, nb = _neighbours(node, neighbours)
-    eps0 = check_epsilon(epsilon)
-    if secure is None:
-        secure = rng is None
-    mech = DiscreteLaplace(epsilon=eps0)
-    noise = mech.sample(secure=True) if secure else mech.sample(rng=rng)
-    return int(np.count_nonzero(nb < v)) + int(noise)
 
 
 # ------------------------------------------------------------------------------ broadcast
@@ -414,185 +254,11 @@ class TriangleBroadcast:
         return (self.index[loc] == pid).astype(np.float64)
 
 
-def _secure_uniform(size: int) -> NDArray[np.float64]:
-    return np.array([secrets.randbits(53) for _ in range(size)], dtype=np.float64) / 2.0**53
-
-
-def dlap_local_count(
-    node: int,
-    neighbours: ArrayLike,
-    broadcast: TriangleBroadcast,
-    epsilon: float,
-    *,
-    rng: Any = None,
-    secure: bool | None = None,
-) -> int:
-    r"""Round 2 of ``two-round-triangles-dlap`` at node v: the integer release r_v.
-
-    With ``rng`` this is :func:`~ldpgraph.protocols.triangles.two_round_dlap_release` (one run,
-    the protocol's node function). Secure (the default without ``rng``): the same law with
-    the projection and the rounding uniform from the OS CSPRNG and the discrete Laplace noise
-    from the exact sampler.
-
-    Examples
-    --------
-    >>> b = TriangleBroadcast.build("two-round-triangles-dlap", 4, 1.0, 3, [0, 1, 2])
-    >>> isinstance(dlap_local_count(3, [0, 1, 2], b, 1.0, rng=0), int)
-    True
-    """
-    from .triangles import two_round_dlap_release
-
-    if not isinstance(broadcast, TriangleBroadcast):
-        raise TypeError(f"broadcast must be a TriangleBroadcast, got {type(broadcast).__name__}")
-    v, nb = _neighbours(node, neighbours)
-    if v >= broadcast.n_nodes:
-        raise ValueError(
-            f"node {v} is not a node of the broadcast's round 1 (nodes 0..{broadcast.n_nodes - 1})"
-        )
-    eps2 = check_epsilon(epsilon)
-    if secure is None:
-        secure = rng is None
-    d, q = broadcast.bound, broadcast.q
-    if not secure:
-        return int(two_round_dlap_release(v, nb, broadcast.noisy_bit, eps2, d, q, size=1, rng=rng)[0])
-    if rng is not None:
-        raise ValueError("secure=True draws from the OS CSPRNG and cannot be seeded; pass rng=None")
-    lower = nb[nb < v]
-    if lower.size > d:
-        lower = np.sort(np.array(secrets.SystemRandom().sample(lower.tolist(), d), dtype=np.int64))
-    a, b = np.triu_indices(lower.size, k=1)
-    w = float(broadcast.noisy_bit(lower[a], lower[b]).sum()) - q * a.size
-    rounded = math.floor(w + float(_secure_uniform(1)[0]))
-    mech = DiscreteLaplace(epsilon=eps2, sensitivity=max(d - 1, 1))
-    return int(rounded + int(mech.sample(secure=True)))
-
-
-def clustering_release(
-    node: int,
-    neighbours: ArrayLike,
-    broadcast: TriangleBroadcast,
-    epsilon_degree: float,
-    epsilon_triangles: float,
-    *,
-    rng: Any = None,
-    secure: bool | None = None,
-) -> tuple[int, int]:
-    r"""Round 2 of ``avg-clustering`` at node v: :math:`(\tilde d_v, \tilde r_v)`.
-
-    With ``rng`` this is :func:`~ldpgraph.protocols.clustering.clustering_node_release` (one
-    run). Secure (the default without ``rng``): the same law, the projection (when the
-    broadcast allows it) uniform from the OS CSPRNG and both noises from the exact sampler.
-    Privacy and sensitivity: :mod:`ldpgraph.protocols.clustering`.
-
-    Examples
-    --------
-    >>> b = TriangleBroadcast.build("avg-clustering", 4, 1.0, 3, [0, 1, 2])
-    >>> d, r = clustering_release(3, [0, 1, 2], b, 1.0, 1.0, rng=0)
-    >>> isinstance(d, int) and isinstance(r, int)
-    True
-    """
-    from .clustering import clustering_node_release
-
-    if not isinstance(broadcast, TriangleBroadcast) or broadcast.protocol != CLUSTERING_PROTOCOL:
-        raise TypeError(f"broadcast must be a TriangleBroadcast of {CLUSTERING_PROTOCOL!r}")
-    v, nb = _neighbours(node, neighbours)
-    if v >= broadcast.n_nodes:
-        raise ValueError(
-            f"node {v} is not a node of the broadcast's round 1 (nodes 0..{broadcast.n_nodes - 1})"
-        )
-    eps_d, eps_t = check_epsilon(epsilon_degree), check_epsilon(epsilon_triangles)
-    if secure is None:
-        secure = rng is None
-    d_max, proj = broadcast.bound, broadcast.projection
-    if not secure:
-        out = clustering_node_release(
-            v,
-            nb,
-            broadcast.noisy_bit,
-            epsilon_degree=eps_d,
-            epsilon_triangles=eps_t,
-            d_max=d_max,
-            projection=proj,
-            size=1,
-            rng=rng,
-        )[0]
-        return int(out[0]), int(out[1])
-    if rng is not None:
-        raise ValueError("secure=True draws from the OS CSPRNG and cannot be seeded; pass rng=None")
-    if nb.size > d_max and not proj:
-        raise ValueError(
-            f"the node has degree {nb.size} > d_max = {d_max} and the broadcast allows no projection"
-        )
-    kept = nb
-    if nb.size > d_max:
-        kept = np.sort(np.array(secrets.SystemRandom().sample(nb.tolist(), d_max), dtype=np.int64))
-    a, b = np.triu_indices(kept.size, k=1)
-    w = int(broadcast.noisy_bit(kept[a], kept[b]).sum())
-    r = 2 * w - kept.size * (kept.size - 1) // 2
-    sens = broadcast.sensitivities()[LOCAL_COUNT]
-    d_noise = DiscreteLaplace(epsilon=eps_d).sample(secure=True)
-    r_noise = DiscreteLaplace(epsilon=eps_t, sensitivity=sens).sample(secure=True)
-    return int(nb.size + int(d_noise)), int(r + int(r_noise))
-
-
-def round2_columns(
-    nodes: Sequence[int],
-    neighbour_lists: Sequence[ArrayLike],
-    broadcast: TriangleBroadcast,
-    epsilon: float | tuple[float, float],
-    *,
-    seed: int | None = None,
-) -> dict[str, NDArray[Any]]:
-    """Round-2 rows of ``nodes`` (seed as in round 1), per node in this order:
-
-    ``two-round-triangles-dlap``: ``local_count``, ``run_id`` (``epsilon`` = eps2);
-    ``avg-clustering``: ``degree``, ``local_count``, ``run_id`` (``epsilon`` = (eps_degree,
-    eps_triangles); the run id row carries eps_triangles).
-
-    Examples
-    --------
-    >>> b = TriangleBroadcast.build("two-round-triangles-dlap", 3, 1.0, 2, [0])
-    >>> round2_columns([2], [[0, 1]], b, 1.0, seed=0)["quantity"].tolist()
-    ['local_count', 'run_id']
-    """
-    nodes = [check_nonnegative_int(v, "node") for v in nodes]
-    sens = broadcast.sensitivities()
-    names = list(sens)
-    if broadcast.protocol == DLAP_PROTOCOL:
-        eps = check_epsilon(epsilon)
-        epsilons = [eps, eps]
-    else:
-        if isinstance(epsilon, numbers.Real) or len(epsilon) != 2:
-            raise ValueError(
-                f"avg-clustering round 2 takes epsilon = (eps_degree, eps_triangles), got {epsilon!r}"
-            )
-        eps_d, eps_t = (check_epsilon(e) for e in epsilon)
-        epsilons = [eps_d, eps_t, eps_t]
-    values = []
-    for v, nb in zip(nodes, neighbour_lists, strict=True):
-        rng = None if seed is None else node_rng(seed, 2, v)
-        if broadcast.protocol == DLAP_PROTOCOL:
-            values += [dlap_local_count(v, nb, broadcast, eps, rng=rng, secure=seed is None)]
-        else:
-            values += list(clustering_release(v, nb, broadcast, eps_d, eps_t, rng=rng, secure=seed is None))
-        values.append(broadcast.run_id)
-    m, k = len(nodes), len(names)
-    return _columns(
-        np.repeat(np.asarray(nodes, dtype=np.int64), k),
-        2,
-        names * m,
-        values,
-        epsilons * m,
-        [sens[q] for q in names] * m,
-        broadcast.protocol,
-    )
-
-
 # ------------------------------------------------------------------------------ curator
 
 
 def chunk_from_columns(cols: dict[str, Any], source: str = "<memory>", first_row: int = 0) -> ReportChunk:
-    """Report columns (as :func:`round1_columns` returns) as one :class:`ReportChunk`."""
+    """Report columns (as a round's release returns them) as one :class:`ReportChunk`."""
     import pyarrow as pa
 
     quantity = pa.array(np.asarray(cols["quantity"], dtype=object), type=pa.string()).dictionary_encode()
@@ -823,9 +489,12 @@ class Round1Accumulator(_Base):
 
     Examples
     --------
+    >>> from ldpgraph.core import Seeded, registry
+    >>> proto = registry.get("rr-triangles")
+    >>> lists = [np.array([1, 2]), np.array([0, 2]), np.array([0, 1])]
+    >>> rows = proto.rounds()[0].release(proto.plan(50.0), np.arange(3), lists, None, Seeded(0))
     >>> acc = Round1Accumulator("rr-triangles")
-    >>> acc.add(chunk_from_columns(round1_columns("rr-triangles", [0, 1, 2], [[1, 2], [0, 2], [0, 1]],
-    ...                                           50.0, seed=0)))
+    >>> acc.add(chunk_from_columns(rows))
     >>> s = acc.summary()
     >>> s.n_nodes, s.index.tolist()
     (3, [0, 1, 2])
@@ -1010,9 +679,13 @@ class Round2Accumulator(_Base):
 
     Examples
     --------
+    >>> from ldpgraph.core import Seeded, registry
+    >>> proto = registry.get("two-round-triangles-dlap")
+    >>> plan = proto.plan(2.0, d_max=1)
     >>> b = TriangleBroadcast.build("two-round-triangles-dlap", 2, 1.0, 1, [])
+    >>> empty = [np.zeros(0, dtype=np.int64)] * 2
     >>> acc = Round2Accumulator(b)
-    >>> acc.add(chunk_from_columns(round2_columns([0, 1], [[], []], b, 1.0, seed=0)))
+    >>> acc.add(chunk_from_columns(proto.rounds()[1].release(plan, np.arange(2), empty, b, Seeded(0))))
     >>> acc.values()["local_count"].shape
     (2,)
     """
@@ -1192,10 +865,10 @@ def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Es
 
     Examples
     --------
-    >>> acc = Round1Accumulator("rr-triangles")
-    >>> acc.add(chunk_from_columns(round1_columns("rr-triangles", [0, 1, 2], [[1, 2], [0, 2], [0, 1]],
-    ...                                           60.0, seed=0)))
-    >>> est = rr_triangles_estimate(acc.summary())
+    >>> from ldpgraph.run import run_in_memory
+    >>> from ldpgraph.graph import from_edge_array
+    >>> triangle = from_edge_array([[0, 1], [1, 2], [0, 2]])
+    >>> est = rr_triangles_estimate(run_in_memory("rr-triangles", triangle, 60.0, sampler=0).results[0])
     >>> round(est.value, 6), round(est.std_error, 6)
     (1.0, 0.0)
     """
@@ -1369,120 +1042,3 @@ def dlap_triangles_estimate(values: ArrayLike, broadcast: TriangleBroadcast, eps
         var = (p * q * c_hat + b.n_nodes / 4.0 + b.n_nodes * noise) / (p - q) ** 2
     se = None if var is None else math.sqrt(max(var, 0.0))
     return Estimate(value, se, var, "triangles")
-
-
-# ------------------------------------------------------------------------------ in memory
-
-
-@dataclass(frozen=True, eq=False)
-class DeploymentRun:
-    """One deployment simulated in memory: the rows of each round, the broadcast, the estimate."""
-
-    estimate: Estimate
-    rounds: list[dict[str, NDArray[Any]]]
-    broadcast: TriangleBroadcast | None
-
-
-def _lists(graph: Any) -> tuple[list[int], list[NDArray[np.int64]]]:
-    from ..graph.core import Graph
-
-    if not isinstance(graph, Graph):
-        raise TypeError(
-            f"graph must be an ldpgraph Graph (triangle protocols need the adjacency), got "
-            f"{type(graph).__name__}"
-        )
-    n = graph.n_nodes
-    return list(range(n)), [graph.indices[graph.indptr[v] : graph.indptr[v + 1]] for v in range(n)]
-
-
-def simulate_deployment(
-    graph: Any,
-    protocol: str,
-    epsilon: float | Sequence[float],
-    *,
-    seed: int,
-    bound: int | None = None,
-    projection: bool = False,
-    private_bound: bool = False,
-) -> DeploymentRun:
-    """Run a triangle protocol's deployment in memory: node functions, then the curator.
-
-    Parameters
-    ----------
-    graph : Graph
-        Nodes are its indices 0..n-1.
-    protocol : {"rr-triangles", "two-round-triangles-dlap", "avg-clustering"}
-    epsilon : float, (eps1, eps2) or (eps_rr, eps_degree, eps_triangles)
-        The total budget (two rounds: split in halves, as
-        :func:`~ldpgraph.protocols.triangles.two_round_budget`), or the two rounds' budgets;
-        ``avg-clustering`` takes its three shares.
-    seed : int
-        Node v of round r draws from :func:`node_rng` (seed, r, v): the same rows as
-        ``ldpgraph node --simulate --seed SEED`` writes.
-    bound : int
-        Public D: for ``two-round-triangles-dlap`` (default: the true maximum lower degree,
-        as the benchmark protocol), or ``avg-clustering`` (default: the true maximum degree).
-    projection : bool
-        ``avg-clustering``: project lists longer than D (else such nodes refuse).
-    private_bound : bool
-        ``two-round-triangles-dlap``: the nodes also send ``lower_degree`` rows and D is
-        their maximum (``two-round-triangles-dlap-private``); a float ``epsilon`` is then
-        split by :func:`~ldpgraph.protocols.triangles.two_round_budget` (eps/10 on the
-        bound), a tuple is (eps0, eps1, eps2).
-
-    Examples
-    --------
-    >>> from ldpgraph.graph import from_edge_array
-    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
-    >>> round(simulate_deployment(g, "rr-triangles", 60.0, seed=0).estimate.value, 6)
-    1.0
-    """
-    _check_protocol_name(protocol)
-    if private_bound and protocol != DLAP_PROTOCOL:
-        raise ValueError(f"private_bound is a variant of {DLAP_PROTOCOL!r}, not of {protocol!r}")
-    nodes, lists = _lists(graph)
-    seed = check_nonnegative_int(seed, "seed")
-    if protocol == RR_PROTOCOL:
-        eps1 = check_epsilon(epsilon)
-        cols = round1_columns(protocol, nodes, lists, eps1, seed=seed)
-        acc = Round1Accumulator(protocol)
-        acc.add(chunk_from_columns(cols))
-        return DeploymentRun(rr_triangles_estimate(acc.summary()), [cols], None)
-    if protocol == CLUSTERING_PROTOCOL:
-        if isinstance(epsilon, numbers.Real) or len(epsilon) != 3:
-            raise ValueError(
-                f"avg-clustering takes epsilon = (eps_rr, eps_degree, eps_triangles), got {epsilon!r}"
-            )
-        eps1, *rest = (check_epsilon(e) for e in epsilon)
-        eps2: Any = tuple(rest)
-        if bound is None:
-            bound = max(max((len(nb) for nb in lists), default=2), 2)
-    elif private_bound:
-        from .triangles import two_round_budget
-
-        if bound is not None:
-            raise ValueError("bound is a public bound: pass it or private_bound=True, not both")
-        if isinstance(epsilon, numbers.Real):
-            eps0, eps1, eps2 = two_round_budget(check_epsilon(epsilon), private_bound=True)
-        else:
-            eps0, eps1, eps2 = (check_epsilon(e) for e in epsilon)
-    else:
-        if isinstance(epsilon, numbers.Real):
-            eps1 = eps2 = check_epsilon(epsilon) / 2.0
-        else:
-            eps1, eps2 = (check_epsilon(e) for e in epsilon)
-        if bound is None:
-            low = [int(np.count_nonzero(nb < v)) for v, nb in zip(nodes, lists, strict=True)]
-            bound = max(max(low, default=1), 1)
-    low_eps = eps0 if private_bound and protocol == DLAP_PROTOCOL else None
-    cols1 = round1_columns(protocol, nodes, lists, eps1, seed=seed, lower_degree_epsilon=low_eps)
-    acc = Round1Accumulator(protocol)
-    acc.add(chunk_from_columns(cols1))
-    s = acc.summary()
-    if low_eps is not None:
-        bound = s.private_bound()
-    b = TriangleBroadcast.build(protocol, s.n_nodes, s.epsilon, bound, s.index, projection=projection)
-    cols2 = round2_columns(nodes, lists, b, eps2, seed=seed)
-    acc2 = Round2Accumulator(b)
-    acc2.add(chunk_from_columns(cols2))
-    return DeploymentRun(acc2.estimate(), [cols1, cols2], b)

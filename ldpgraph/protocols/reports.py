@@ -261,7 +261,7 @@ def report_columns(
     if not isinstance(reports, NodeReports):
         raise TypeError(f"reports must be NodeReports, got {type(reports).__name__}")
     if protocol != DEGREE_PROTOCOL:
-        hint = " (its rows come from deploy_triangles.round1_columns)" if protocol in PROTOCOLS else ""
+        hint = " (its rows come from ldpgraph.run.files.release_to_file)" if protocol in PROTOCOLS else ""
         raise ValueError(
             f"protocol must be {DEGREE_PROTOCOL!r} (NodeReports are degree-protocol rows), "
             f"got {protocol!r}{hint}"

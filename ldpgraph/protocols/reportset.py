@@ -358,8 +358,8 @@ class ReportAccumulator:
             raise ValueError(f"protocol must be one of {sorted(PROTOCOLS)}, got {protocol!r}")
         if protocol != DEGREE_PROTOCOL:
             raise ValueError(
-                f"rows of {protocol!r} are curated by ldpgraph.trianglefiles (read_round1_files, "
-                "read_round2_files; ldpgraph curate --protocol), not as degree-protocol reports"
+                f"rows of {protocol!r} are curated by their protocol's rounds (ldpgraph.run.files."
+                "accumulate_files; ldpgraph curate --protocol), not as degree-protocol reports"
             )
         if outliers not in ("clip", "reject", "raise"):
             raise ValueError(f"outliers must be 'clip', 'reject' or 'raise', got {outliers!r}")

@@ -166,8 +166,14 @@ class RRBroadcastProtocol(Protocol):
         if round.number == 1:
             lines = [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges"]
             if result.max_lower_degree is not None:
-                lines.append(f"lower_degree epsilon {result.lower_degree_epsilon:g}; private bound D = "
-                             f"{result.private_bound()} (their maximum)")
+                line = (f"lower_degree epsilon {result.lower_degree_epsilon:g}; private bound D = "
+                        f"{result.private_bound()} (their maximum)")
+                sc = result.screening.get(LOWER_DEGREE)
+                if sc is not None:
+                    verb = {"clip": "clipped", "reject": "rejected", "raise": "refused"}[sc.mode]
+                    line += (f"; {sc.n_outside:,} outside [{sc.lo:,}, v + {-sc.lo:,}] {verb}: one node "
+                             f"raises D to at most {max(1, sc.hi):,}")
+                lines.append(line)
             return lines
         return []
 
@@ -202,8 +208,11 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
                "lower_degree=F for the private bound (default 0.1, 0.45, 0.45)"),
     )
 
-    def default_public(self, graph: Any) -> dict[str, Any]:
-        """The benchmark's public bound: the true maximum lower degree (at least 1)."""
+    def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
+        """The benchmark's public bound: the true maximum lower degree (at least 1); none with the
+        private bound."""
+        if public.get("private_bound"):
+            return {}
         rows = np.repeat(np.arange(graph.n_nodes), np.diff(graph.indptr))
         lower = np.bincount(rows[graph.indices < rows], minlength=graph.n_nodes)
         return {"d_max": max(int(lower.max(initial=0)), 1)}
@@ -213,7 +222,9 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
         private = bool(pub["private_bound"])
         if private:
             default = {"lower_degree": 0.1, "rr": 0.45, "local_count": 0.45}
-            pub["d_max"] = None  # the bound comes from round 1
+            if pub["d_max"] is not None:
+                raise ValueError(f"{self.name}: the private bound comes from round 1; a public d_max "
+                                 f"({pub['d_max']}) is not used with private_bound")
         else:
             default = {"rr": 0.5, "local_count": 0.5}
             if pub["d_max"] is None:

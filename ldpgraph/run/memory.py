@@ -76,7 +76,7 @@ def resolve_public(protocol: Protocol, graph: Any, public: dict[str, Any]) -> di
     """``public`` with the options left None filled from the graph where the protocol says how
     (a simulation's benchmark bounds, :meth:`~ldpgraph.core.protocol.Protocol.default_public`)."""
     out = {k: v for k, v in public.items() if v is not None}
-    for name, value in protocol.default_public(graph).items():
+    for name, value in protocol.default_public(graph, out).items():
         out.setdefault(name, value)
     return out
 
