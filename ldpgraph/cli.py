@@ -848,7 +848,11 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     src.add_argument("--neighbors-file", "--neighbours-file", metavar="FILE",
                      help="file of this node's neighbour ids (whitespace or comma separated)")
     src.add_argument("--graph", metavar="GRAPH", help="simulate every node of GRAPH: " + graph_help)
-    p.add_argument("--node-id", type=_int("node id", minimum=0), help="this node's id (with --neighbors*)")
+    p.add_argument("--node-id", metavar="ID",
+                   help="this node's id (with --neighbors*): its number, or its label with --roster")
+    p.add_argument("--roster", metavar="FILE",
+                   help="the public roster (CSV 'node,label', as node --graph writes beside the rows of "
+                   "a graph with named nodes): --node-id and --neighbors may then be labels")
     p.add_argument("--epsilon", "-e", type=_epsilon, required=True,
                    help="this round's privacy budget per node (> 0)")
     p.add_argument("--kstar-counts", type=_int_list("k", 1), metavar="K",
@@ -909,6 +913,9 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="reports outside the admissible range: clip (default), reject or raise")
     p.add_argument("--expected-nodes", type=_int("expected nodes", minimum=1), metavar="N",
                    help="nodes 0..N-1 must all report (and no other)")
+    p.add_argument("--roster", metavar="FILE",
+                   help="the public roster of participants (CSV 'node,label'): its nodes 0..n-1 must all "
+                   "report, and no other (as --expected-nodes n)")
     p.add_argument("--chunk-rows", type=_int("chunk rows", minimum=1), default=1 << 20,
                    help="rows per streaming chunk (default 1048576; results do not depend on it)")
     p.add_argument("--scheduler", metavar="ADDR",
@@ -994,6 +1001,7 @@ def _cmd_node(args: argparse.Namespace) -> int:
     from .reportfiles import read_broadcast, report_format, write_reports
 
     report_format(args.out)  # refuse a bad suffix before any noise is drawn
+    _resolve_labels(args)
     if args.protocol != "degree":
         return _cmd_node_protocol(args)
     d_max = args.d_max
@@ -1101,6 +1109,14 @@ def _files_protocol(paths: Sequence[str], given: str | None) -> str | None:
 
 
 def _cmd_curate(args: argparse.Namespace) -> int:
+    if args.roster is not None:
+        from .run.roster import read_roster
+
+        n = len(read_roster(args.roster))
+        if args.expected_nodes not in (None, n):
+            raise _UsageError(f"--expected-nodes {args.expected_nodes} contradicts the roster's {n} "
+                              "participants")
+        args.expected_nodes = n
     from .protocols.poisoning import PublicBounds
     from .protocols.reports import degree_bound_broadcast
     from .reportfiles import curate_files, read_broadcast, write_broadcast
@@ -1183,6 +1199,31 @@ def _node_neighbours(args: argparse.Namespace) -> tuple[list[int], list[Any], An
         return (list(range(n)), [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)],
                 None if numbered else g.node_ids)
     return [args.node_id], [_own_neighbours(args)], None
+
+
+def _resolve_labels(args: argparse.Namespace) -> None:
+    """``--node-id`` (and, with ``--roster``, ``--neighbors``) as node numbers, in place."""
+    if args.node_id is None:
+        return
+    if args.roster is None:
+        try:
+            args.node_id = _int("node id", minimum=0)(args.node_id)
+        except argparse.ArgumentTypeError as exc:
+            raise _UsageError(f"argument --node-id: {exc} (or pass the roster, --roster FILE, to use "
+                              "labels)") from None
+        return
+    from .run.roster import read_roster
+
+    roster = read_roster(args.roster)
+    args.node_id = roster.index(args.node_id)
+    if args.neighbors is not None:
+        args.neighbors = ",".join(str(i) for i in roster.indices(_split(args.neighbors)))
+    elif args.neighbors_file is not None:
+        try:
+            text = Path(args.neighbors_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise OSError(f"cannot read --neighbors-file {args.neighbors_file}: {exc.strerror}") from None
+        args.neighbors_file, args.neighbors = None, ",".join(str(i) for i in roster.indices(text.split()))
 
 
 def _own_neighbours(args: argparse.Namespace) -> list[int]:
