@@ -916,6 +916,10 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--roster", metavar="FILE",
                    help="the public roster of participants (CSV 'node,label'): its nodes 0..n-1 must all "
                    "report, and no other (as --expected-nodes n)")
+    p.add_argument("--curator-key", metavar="FILE",
+                   help="the curator's secret key, which signs each broadcast (HMAC-SHA-256, beside it as "
+                   "FILE.hmac) and checks it before the next round (default: $LDPGRAPH_CURATOR_KEY or "
+                   "~/.config/ldpgraph/curator.key, created on first use)")
     p.add_argument("--chunk-rows", type=_int("chunk rows", minimum=1), default=1 << 20,
                    help="rows per streaming chunk (default 1048576; results do not depend on it)")
     p.add_argument("--scheduler", metavar="ADDR",
@@ -1348,7 +1352,13 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     options: dict[str, Any] = {"outliers": args.outliers, "bounds": bounds}
     if rnd == 1:
         options["expected_nodes"] = args.expected_nodes
-    broadcast = proto.read_broadcast(args.broadcast, plan) if args.broadcast is not None else None
+    from .run.authenticate import curator_key, sign_broadcast, verify_broadcast
+
+    key = curator_key(args.curator_key)
+    broadcast = None
+    if args.broadcast is not None:  # the curator's own, signed output of the previous round
+        verify_broadcast(args.broadcast, key)
+        broadcast = proto.read_broadcast(args.broadcast, plan)
     step = rounds[rnd - 1]
     result = accumulate_files(args.reports, step, plan, broadcast, chunk_rows=args.chunk_rows,
                               scheduler=args.scheduler, **options)
@@ -1377,12 +1387,14 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     if not last:
         b = step.broadcast(result, plan)
         bpath = proto.write_broadcast(args.broadcast_out, b)
-        out.update(broadcast=str(bpath), run_id=b.run_id, bound=b.bound)
+        sig = sign_broadcast(bpath, key)
+        out.update(broadcast=str(bpath), signature=str(sig), run_id=b.run_id, bound=b.bound)
         if bounds_out:
             out["one_node_bound"] = bounds_out
         down = Path(bpath).stat().st_size
         lines.append(f"\nwrote {bpath} (noisy graph and bound D = {b.bound} for round {rnd + 1}; run id "
                      f"{b.run_id}); every node downloads {down:,} bytes")
+        lines.append(f"signed {sig.name} with the curator key (round {rnd + 1} of curate accepts only it)")
         if args.json:
             print(json.dumps(out, indent=2))
         else:

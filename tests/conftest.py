@@ -27,3 +27,15 @@ def data_file(name: str) -> Path:
 def facebook_path() -> Path:
     """SNAP ego-Facebook edge list (4,039 nodes, 88,234 edges)."""
     return data_file("facebook_combined.txt.gz")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _curator_key(tmp_path_factory):
+    """The curator key of every test run (never the user's ~/.config/ldpgraph/curator.key)."""
+    old = os.environ.get("LDPGRAPH_CURATOR_KEY")
+    os.environ["LDPGRAPH_CURATOR_KEY"] = str(tmp_path_factory.mktemp("curator") / "curator.key")
+    yield
+    if old is None:
+        del os.environ["LDPGRAPH_CURATOR_KEY"]
+    else:
+        os.environ["LDPGRAPH_CURATOR_KEY"] = old

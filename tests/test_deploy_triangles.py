@@ -35,6 +35,7 @@ from ldpgraph.protocols.triangles import (
 from ldpgraph.protocols.two_round_triangles import local_count_release
 from ldpgraph.reportfiles import iter_report_chunks, write_reports
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
+from ldpgraph.run.authenticate import curator_key, sign_broadcast
 from ldpgraph.trianglefiles import read_triangle_broadcast
 
 GRAPH = "ws:n=60,k=6,p=0.2"
@@ -559,15 +560,17 @@ def test_round_two_hostile_rows_and_broadcasts(tmp_path, capsys):
     err = _fail(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, *plan, "--round", 2, "--broadcast", forged,
                 "--simulate", "--seed", 1, "--out", tmp_path / "x.csv")
     assert "do not match the run id" in err
+    # the curator accepts only the broadcast it signed; a node reads any, and checks it line by line:
     # duplicate / unordered edge lines, an edge not below, another format
+    assert "no signature forged.txt.hmac" in _fail(capsys, "curate", r2, "--broadcast", forged, *plan)
+    node2 = ["node", "--protocol", DLAP, "--graph", GRAPH, *plan, "--round", 2, "--broadcast", forged,
+             "--out", tmp_path / "x.csv"]
     forged.write_text("\n".join(lines[:3] + [lines[2]] + lines[3:]) + "\n")
-    assert "forged.txt line 4" in _fail(capsys, "curate", r2, "--broadcast", forged, *plan)
+    assert "forged.txt line 4" in _fail(capsys, *node2)
     forged.write_text("\n".join(lines[:2] + ["3 7"] + lines[2:]) + "\n")
-    assert "forged.txt line 3: edge '3 7'" in _fail(capsys, "curate", r2, "--broadcast", forged, *plan)
+    assert "forged.txt line 3: edge '3 7'" in _fail(capsys, *node2)
     forged.write_text(json.dumps({"format": "ldpgraph-broadcast"}))
-    assert "forged.txt line 1: not an ldpgraph-broadcast-edges" in _fail(
-        capsys, "curate", r2, "--round", 2, "--broadcast", forged, "--protocol", DLAP, *plan
-    )
+    assert "forged.txt line 1: not an ldpgraph-broadcast-edges" in _fail(capsys, *node2)
 
 
 def test_usage_errors_of_the_triangle_commands(tmp_path, capsys):
@@ -709,8 +712,8 @@ def test_dask_local_cluster_equals_the_streaming_curator(tmp_path, capsys):
             accumulate_files([r1a, bad], first, plan, scheduler=client)
     assert np.array_equal(s.index, stream.index) and s.n_rows == stream.n_rows == half + len(rows)
     assert (est.value, est.std_error) == (want.value, want.std_error)
-    # the command line takes a Dask scheduler too
-    proto.write_broadcast(tmp_path / "b.txt", b)
+    # the command line takes a Dask scheduler too (on a broadcast this curator signed)
+    sign_broadcast(proto.write_broadcast(tmp_path / "b.txt", b), curator_key())
     got = _curate_json(capsys, r2, "--broadcast", tmp_path / "b.txt", *_plan_args(1.0, 5), "--scheduler", "sync")
     assert got["estimates"][0]["value"] == want.value
 
