@@ -25,11 +25,12 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ._atomic import atomic_write
 from .protocols.poisoning import PublicBounds
 from .protocols.randomizer import NodeReports
 from .protocols.reports import (
@@ -177,42 +178,34 @@ def write_reports(
         raise TypeError(
             f"reports must be NodeReports or a dict of report columns, got {type(reports).__name__}"
         )
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.partial")
-    try:
+    with atomic_write(path, "wb") as fh:
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            pq.write_table(_arrow_table(cols), tmp, **parquet_write_options(row_group_size))
+            pq.write_table(_arrow_table(cols), fh, **parquet_write_options(row_group_size))
         elif fmt == "csv":
             import pyarrow.csv as pcsv
 
             table = _arrow_table(cols)
             opts = pcsv.WriteOptions(include_header=False, quoting_style="none")
-            with open(tmp, "wb") as fh:
-                fh.write((",".join(COLUMNS) + "\n").encode())
-                if table.num_rows:
-                    pcsv.write_csv(table, fh, write_options=opts)
+            fh.write((",".join(COLUMNS) + "\n").encode())
+            if table.num_rows:
+                pcsv.write_csv(table, fh, write_options=opts)
         else:
-            _write_jsonl(tmp, cols)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
+            _write_jsonl(fh, cols)
+    return Path(path)
 
 
-def _write_jsonl(path: Path, cols: dict[str, Any]) -> None:
+def _write_jsonl(fh: IO[bytes], cols: dict[str, Any]) -> None:
     n = len(cols["node"])
-    with open(path, "w", encoding="utf-8") as fh:
-        for start in range(0, n, 1 << 16):
-            stop = min(n, start + (1 << 16))
-            parts = {c: np.asarray(cols[c])[start:stop].tolist() for c in COLUMNS}
-            lines = [
-                json.dumps({c: parts[c][i] for c in COLUMNS}, separators=(",", ":"), allow_nan=False)
-                for i in range(stop - start)
-            ]
-            fh.write("\n".join(lines) + "\n")
+    for start in range(0, n, 1 << 16):
+        stop = min(n, start + (1 << 16))
+        parts = {c: np.asarray(cols[c])[start:stop].tolist() for c in COLUMNS}
+        lines = [
+            json.dumps({c: parts[c][i] for c in COLUMNS}, separators=(",", ":"), allow_nan=False)
+            for i in range(stop - start)
+        ]
+        fh.write(("\n".join(lines) + "\n").encode("utf-8"))
 
 
 # ------------------------------------------------------------------------------ reading: cells
@@ -668,16 +661,10 @@ def write_node_labels(reports_path: str | os.PathLike, labels: Sequence[Any]) ->
     import csv
 
     path = node_labels_path(reports_path)
-    tmp = path.with_name(f".{path.name}.partial")
-    try:
-        with open(tmp, "w", newline="", encoding="utf-8") as fh:
-            out = csv.writer(fh, lineterminator="\n")
-            out.writerow(("node", "label"))
-            out.writerows(enumerate(labels))
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with atomic_write(path, "w", newline="", encoding="utf-8") as fh:
+        out = csv.writer(fh, lineterminator="\n")
+        out.writerow(("node", "label"))
+        out.writerows(enumerate(labels))
     return path
 
 
@@ -899,9 +886,9 @@ def curate_files(
 def write_broadcast(path: str | os.PathLike, broadcast: dict[str, Any]) -> Path:
     """Write a broadcast (:func:`~ldpgraph.protocols.reports.degree_bound_broadcast`) as JSON."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.partial")
-    tmp.write_text(json.dumps(broadcast, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    text = json.dumps(broadcast, indent=2) + "\n"
+    with atomic_write(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
     return path
 
 
