@@ -161,3 +161,20 @@ def test_atomic_write_checks_its_mode(tmp_path):
         pass
     with pytest.raises(ValueError, match="text mode"), atomic_write(tmp_path / "x", "wb", encoding="utf-8"):
         pass
+
+
+def test_experiment_table_writers_replace_a_link_at_the_target(tmp_path):
+    from ldpgraph.experiments.records import CellRecords, Records, read_records_csv, write_records_csv
+    from ldpgraph.experiments.summary import read_summary_csv, summarize, write_summary_csv
+
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(SECRET)
+    records = Records([CellRecords("g", "m", "kstars", 2, 0.5, 3.0, np.array([0.1, 0.2]), 7, ("5/0", "5/1"))])
+    for name in ("records.csv", "summary.csv"):
+        (tmp_path / name).symlink_to(victim)
+    write_records_csv(records, tmp_path / "records.csv")
+    write_summary_csv(summarize(records), tmp_path / "summary.csv")
+    assert victim.read_bytes() == SECRET
+    assert read_records_csv(tmp_path / "records.csv") == records
+    assert len(read_summary_csv(tmp_path / "summary.csv")) == 1
+    assert _leftovers(tmp_path) == []
