@@ -133,7 +133,14 @@ def atomic_write(
         raise ValueError("encoding and newline are for text mode (mode='w') only")
     path = Path(path)
     folder = path.parent
-    fd, tmp = create_exclusive(folder, f".{path.name}.", PARTIAL_SUFFIX)
+    try:
+        fd, tmp = create_exclusive(folder, f".{path.name}.", PARTIAL_SUFFIX)
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"cannot write {path}: its folder {folder} does not exist (create it first)"
+        ) from None
+    except NotADirectoryError:
+        raise NotADirectoryError(f"cannot write {path}: {folder} is not a folder") from None
     try:
         try:
             fh = os.fdopen(fd, mode, encoding=encoding, newline=newline)

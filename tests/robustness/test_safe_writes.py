@@ -178,3 +178,8 @@ def test_experiment_table_writers_replace_a_link_at_the_target(tmp_path):
     assert read_records_csv(tmp_path / "records.csv") == records
     assert len(read_summary_csv(tmp_path / "summary.csv")) == 1
     assert _leftovers(tmp_path) == []
+
+
+def test_a_missing_folder_is_named(tmp_path, reports):
+    with pytest.raises(FileNotFoundError, match=r"cannot write .*r\.csv: its folder .*nowhere does not exist"):
+        write_reports(tmp_path / "nowhere" / "r.csv", reports)
