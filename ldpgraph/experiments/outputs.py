@@ -413,7 +413,10 @@ def _write_locked(
             os.replace(tmp, out)  # rename onto an empty folder replaces it atomically
         elif out.is_dir() and _only_ours(out):
             if _exchange(tmp, out):  # no moment without --out; tmp now holds the earlier result
-                shutil.rmtree(tmp, ignore_errors=True)
+                if tmp.is_symlink():  # --out was a link to a folder: drop the link, not its folder
+                    tmp.unlink()
+                else:
+                    shutil.rmtree(tmp, ignore_errors=True)
             else:
                 old = Path(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.old-"))
                 os.replace(out, old / "out")
