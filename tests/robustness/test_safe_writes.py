@@ -183,3 +183,18 @@ def test_experiment_table_writers_replace_a_link_at_the_target(tmp_path):
 def test_a_missing_folder_is_named(tmp_path, reports):
     with pytest.raises(FileNotFoundError, match=r"cannot write .*r\.csv: its folder .*nowhere does not exist"):
         write_reports(tmp_path / "nowhere" / "r.csv", reports)
+
+
+def test_ldpgraph_node_does_not_follow_a_link_planted_in_its_output_folder(tmp_path, capsys):
+    """The reproduction of the finding: ``ldpgraph node --out r.csv`` with ``.r.csv.partial`` a
+    link to another file of the user's (it used to be overwritten with the report rows)."""
+    from ldpgraph.cli import main
+
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(SECRET)
+    out = tmp_path / "r.csv"
+    (tmp_path / ".r.csv.partial").symlink_to(victim)
+    assert main(["node", "--node-id", "3", "--neighbors", "1,2", "--epsilon", "1", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert victim.read_bytes() == SECRET
+    assert read_reports(out).degrees.values.size == 1
