@@ -285,8 +285,10 @@ def _exchange(a: Path, b: Path) -> bool:
     if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
     err = ctypes.get_errno()
-    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
-        return False  # the kernel or the file system cannot exchange
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM):
+        # the kernel or the file system cannot exchange (a sandbox may answer EPERM): the
+        # two-rename path runs instead and reports any real permission problem itself
+        return False
     raise OSError(err, f"cannot swap {a} and {b}: {os.strerror(err)}")
 
 
