@@ -525,7 +525,7 @@ def _stats_arg(values: list[str] | None) -> list[str]:
 
 
 def _prepare_out(path: str) -> Path:
-    """Create the output folder and check that it is writable (before any work is done)."""
+    """Create the output folder, check that it is writable and lock it (before any work is done)."""
     out = Path(path).expanduser()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -534,6 +534,9 @@ def _prepare_out(path: str) -> Path:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise OSError(f"cannot write to --out {path}: {reason}") from None
+    from .experiments.outputs import claim_output
+
+    claim_output(out)  # another run writing --out: refused now, before any work
     return out
 
 

@@ -9,6 +9,8 @@ moves rows between files and :class:`~ldpgraph.protocols.reportset.ReportChunk` 
   streaming (CSV through pyarrow's incremental reader, JSON Lines line by line, Parquet by
   record batches), each cell checked and canonicalised (node ids, exact integer values), every
   problem raised as ``ValueError`` naming the file and the row (and line, for text files).
+  A JSON Lines line longer than :data:`MAX_JSONL_LINE` (1 MiB) is refused after reading at most
+  that much of it, and a JSON object with a key the format does not define is refused.
 * :func:`read_report_set` — validate one or many files as one report set
   (:class:`~ldpgraph.protocols.reportset.ReportAccumulator`) with memory independent of the
   number of rows, returning its :class:`~ldpgraph.protocols.reportset.ReportSetSummary`.
@@ -25,11 +27,12 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ._atomic import atomic_write
 from .protocols.poisoning import PublicBounds
 from .protocols.randomizer import NodeReports
 from .protocols.reports import (
@@ -45,6 +48,7 @@ from .protocols.reportset import ReportAccumulator, ReportChunk, ReportSetSummar
 __all__ = [
     "FORMATS",
     "DEFAULT_CHUNK_ROWS",
+    "MAX_JSONL_LINE",
     "report_format",
     "write_reports",
     "node_labels_path",
@@ -69,6 +73,8 @@ DEFAULT_CHUNK_ROWS = 1 << 20
 _PARQUET_ROW_GROUP = 1 << 20
 _META_KEY = b"ldpgraph.report_format"
 _MAX_LISTED = 10
+#: longest line of a JSON Lines report file, in bytes (without its line break); a row is ~150
+MAX_JSONL_LINE = 1 << 20
 _INT_RE = r"^[+-]?[0-9]{1,17}$"  # at most 17 digits: |v| < 10**17, checked against 2**53 later
 _NODE_RE = r"^(0|[1-9][0-9]{0,18})$"
 
@@ -177,42 +183,34 @@ def write_reports(
         raise TypeError(
             f"reports must be NodeReports or a dict of report columns, got {type(reports).__name__}"
         )
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.partial")
-    try:
+    with atomic_write(path, "wb") as fh:
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            pq.write_table(_arrow_table(cols), tmp, **parquet_write_options(row_group_size))
+            pq.write_table(_arrow_table(cols), fh, **parquet_write_options(row_group_size))
         elif fmt == "csv":
             import pyarrow.csv as pcsv
 
             table = _arrow_table(cols)
             opts = pcsv.WriteOptions(include_header=False, quoting_style="none")
-            with open(tmp, "wb") as fh:
-                fh.write((",".join(COLUMNS) + "\n").encode())
-                if table.num_rows:
-                    pcsv.write_csv(table, fh, write_options=opts)
+            fh.write((",".join(COLUMNS) + "\n").encode())
+            if table.num_rows:
+                pcsv.write_csv(table, fh, write_options=opts)
         else:
-            _write_jsonl(tmp, cols)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
+            _write_jsonl(fh, cols)
+    return Path(path)
 
 
-def _write_jsonl(path: Path, cols: dict[str, Any]) -> None:
+def _write_jsonl(fh: IO[bytes], cols: dict[str, Any]) -> None:
     n = len(cols["node"])
-    with open(path, "w", encoding="utf-8") as fh:
-        for start in range(0, n, 1 << 16):
-            stop = min(n, start + (1 << 16))
-            parts = {c: np.asarray(cols[c])[start:stop].tolist() for c in COLUMNS}
-            lines = [
-                json.dumps({c: parts[c][i] for c in COLUMNS}, separators=(",", ":"), allow_nan=False)
-                for i in range(stop - start)
-            ]
-            fh.write("\n".join(lines) + "\n")
+    for start in range(0, n, 1 << 16):
+        stop = min(n, start + (1 << 16))
+        parts = {c: np.asarray(cols[c])[start:stop].tolist() for c in COLUMNS}
+        lines = [
+            json.dumps({c: parts[c][i] for c in COLUMNS}, separators=(",", ":"), allow_nan=False)
+            for i in range(stop - start)
+        ]
+        fh.write(("\n".join(lines) + "\n").encode("utf-8"))
 
 
 # ------------------------------------------------------------------------------ reading: cells
@@ -555,15 +553,31 @@ def _json_float(v: Any, name: str, where: str) -> float:
 
 
 def _iter_jsonl(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
+    """The rows of a JSON Lines file, read line by line with at most ``MAX_JSONL_LINE + 1`` bytes
+    held per line: a longer line is refused before the rest of it is read."""
     start = 0
     buf: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8", errors="strict") as fh:
+    with open(path, "rb") as fh:
         line_no = 0
-        for line_no, line in enumerate(fh, start=1):  # noqa: B007
-            if not line.strip():
-                continue
+        while raw := fh.readline(MAX_JSONL_LINE + 1):
+            line_no += 1
+            body = raw[:-1] if raw.endswith(b"\n") else raw
             row = start + len(buf)
             where = f"{path} row {row} (line {line_no})"
+            if len(body) > MAX_JSONL_LINE:
+                raise ValueError(
+                    f"{where}: line longer than {MAX_JSONL_LINE} bytes (1 MiB); a report row is about "
+                    "150 bytes, so this is not a report file, or the file is damaged (a missing line "
+                    "break?); refused without reading the rest of the line"
+                )
+            try:
+                line = body.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(
+                    f"{where}: not UTF-8 text (byte {exc.start} of the line); JSON Lines files are UTF-8"
+                ) from None
+            if not line.strip():
+                continue
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -573,6 +587,13 @@ def _iter_jsonl(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
             missing = [c for c in COLUMNS if c not in obj]
             if missing:
                 raise ValueError(f"{where}: lacks {missing}; expected keys {list(COLUMNS)}")
+            if len(obj) != len(COLUMNS):
+                unknown = [k for k in obj if k not in COLUMNS]
+                raise ValueError(
+                    f"{where}: unknown key{'s' if len(unknown) > 1 else ''} "
+                    f"{', '.join(repr(k[:40]) for k in unknown[:_MAX_LISTED])}; a report row has exactly "
+                    f"the keys {list(COLUMNS)} (remove the others)"
+                )
             obj["_where"] = where
             buf.append(obj)
             if len(buf) == chunk_rows:
@@ -668,16 +689,10 @@ def write_node_labels(reports_path: str | os.PathLike, labels: Sequence[Any]) ->
     import csv
 
     path = node_labels_path(reports_path)
-    tmp = path.with_name(f".{path.name}.partial")
-    try:
-        with open(tmp, "w", newline="", encoding="utf-8") as fh:
-            out = csv.writer(fh, lineterminator="\n")
-            out.writerow(("node", "label"))
-            out.writerows(enumerate(labels))
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with atomic_write(path, "w", newline="", encoding="utf-8") as fh:
+        out = csv.writer(fh, lineterminator="\n")
+        out.writerow(("node", "label"))
+        out.writerows(enumerate(labels))
     return path
 
 
@@ -688,7 +703,9 @@ def iter_report_chunks(
 
     Raises ``ValueError`` naming the file and row for any unreadable or ill-typed cell: a
     truncated file, a missing column, an empty cell, a non-canonical or float node id, a
-    boolean or non-integer value, a decimal string beyond 2**53.
+    boolean or non-integer value, a decimal string beyond 2**53; in JSON Lines also a line
+    longer than :data:`MAX_JSONL_LINE` bytes or an object with a key other than
+    :data:`~ldpgraph.protocols.reports.COLUMNS`.
     """
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
@@ -899,9 +916,9 @@ def curate_files(
 def write_broadcast(path: str | os.PathLike, broadcast: dict[str, Any]) -> Path:
     """Write a broadcast (:func:`~ldpgraph.protocols.reports.degree_bound_broadcast`) as JSON."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.partial")
-    tmp.write_text(json.dumps(broadcast, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    text = json.dumps(broadcast, indent=2) + "\n"
+    with atomic_write(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
     return path
 
 

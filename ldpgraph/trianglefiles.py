@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ._atomic import atomic_write
 from .protocols.deploy_triangles import (
     CLUSTERING_PROTOCOL,
     TRIANGLE_PROTOCOLS,
@@ -59,24 +60,18 @@ def _paths(paths: Any) -> list[str]:
 
 
 def write_triangle_broadcast(path: str | os.PathLike, broadcast: TriangleBroadcast) -> Path:
-    """Write ``broadcast`` as an edge list with its JSON header (temporary name, then moved)."""
+    """Write ``broadcast`` as an edge list with its JSON header (:func:`~ldpgraph._atomic.atomic_write`)."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.partial")
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     u, v = pair_from_index(broadcast.index)
     opts = pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(f"# {BROADCAST_EDGES_FORMAT} {BROADCAST_EDGES_VERSION}\n".encode())
-            fh.write(("# " + json.dumps(broadcast.header(), sort_keys=True) + "\n").encode())
-            if u.size:
-                pcsv.write_csv(pa.table({"u": u, "v": v}), fh, write_options=opts)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with atomic_write(path, "wb") as fh:
+        fh.write(f"# {BROADCAST_EDGES_FORMAT} {BROADCAST_EDGES_VERSION}\n".encode())
+        fh.write(("# " + json.dumps(broadcast.header(), sort_keys=True) + "\n").encode())
+        if u.size:
+            pcsv.write_csv(pa.table({"u": u, "v": v}), fh, write_options=opts)
     return path
 
 

@@ -266,3 +266,70 @@ def test_duplicates_are_found_whatever_the_chunking(tmp_path, chunk_rows, match)
     path = _write(tmp_path, "c.parquet", _cols(7, node=[0, 1, 2, 3, 4, 2, 3]))
     with pytest.raises(ValueError, match=match):
         read_report_set(path, chunk_rows=chunk_rows)
+
+
+# ------------------------------------------------------------------ issue 26 item 8: bounded JSON Lines
+
+
+def _jsonl_row(node=1, **extra):
+    return json.dumps({**dict(zip(COLUMNS, [node, 1, "degree", 3, 1.0, 1.0, "degree", 1], strict=True)),
+                       **extra})
+
+
+def test_a_jsonl_line_past_one_mib_is_refused_naming_the_line_without_reading_it_whole(tmp_path, monkeypatch):
+    from ldpgraph import reportfiles
+
+    long = _jsonl_row(2, node_note="x" * (reportfiles.MAX_JSONL_LINE + 10))
+    path = tmp_path / "long.jsonl"
+    path.write_text(_jsonl_row(0) + "\n\n" + long + "\n" + _jsonl_row(3) + "\n")
+    read_sizes = []
+    real_open = open
+
+    class Spy:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def readline(self, limit=-1):
+            read_sizes.append(limit)
+            out = self.fh.readline(limit)
+            read_sizes.append(len(out))
+            return out
+
+    monkeypatch.setattr("builtins.open", lambda *a, **k: Spy(real_open(*a, **k)) if str(a[0]) == str(path)
+                        else real_open(*a, **k))
+    with pytest.raises(ValueError, match=r"long\.jsonl row 1 \(line 3\): line longer than 1048576 bytes"):
+        read_report_set(path)
+    monkeypatch.undo()
+    assert max(read_sizes) <= reportfiles.MAX_JSONL_LINE + 1  # bounded reads, never the whole line
+    assert -1 not in read_sizes
+    # a line of exactly the limit is read (and then judged on its content)
+    pad = reportfiles.MAX_JSONL_LINE - len(_jsonl_row(2))
+    exact = _jsonl_row(2)[:-1] + " " * pad + "}"
+    assert len(exact) == reportfiles.MAX_JSONL_LINE
+    path.write_text(_jsonl_row(0) + "\n" + exact + "\n")
+    assert read_report_set(path).n_rows == 2
+
+
+@pytest.mark.parametrize("extra, match", [
+    ({"note": "hi"}, r"x\.jsonl row 1 \(line 2\): unknown key 'note'; a report row has exactly the keys"),
+    ({"b": 1, "a": 2}, r"row 1 \(line 2\): unknown keys 'b', 'a'"),
+    ({"_where": "forged"}, r"unknown key '_where'"),
+])
+def test_a_jsonl_row_with_an_unknown_key_is_refused(tmp_path, extra, match):
+    path = tmp_path / "x.jsonl"
+    path.write_text(_jsonl_row(0) + "\n" + _jsonl_row(1, **extra) + "\n")
+    with pytest.raises(ValueError, match=match):
+        read_report_set(path)
+
+
+def test_a_jsonl_line_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "bin.jsonl"
+    path.write_bytes(_jsonl_row(0).encode() + b"\n" + _jsonl_row(1).encode()[:-3] + b"\xff\xfe}\n")
+    with pytest.raises(ValueError, match=r"bin\.jsonl row 1 \(line 2\): not UTF-8 text"):
+        read_report_set(path)

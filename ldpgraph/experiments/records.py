@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from .._atomic import atomic_write
+
 __all__ = ["COLUMNS", "CellRecords", "Records", "write_records_csv", "read_records_csv"]
 
 #: CSV header of the trial records, in order
@@ -169,6 +171,9 @@ class Records(Sequence[CellRecords]):
 def write_records_csv(records: Records, path: str | os.PathLike[str]) -> Path:
     """Write the tidy rows with a header line; return the path.
 
+    Written safely (:func:`~ldpgraph._atomic.atomic_write`): a unique temporary file, then an
+    atomic rename; a symbolic link at ``path`` is replaced, never followed.
+
     >>> import tempfile
     >>> cell = CellRecords("g", "m", "kstars", 2, 0.5, 3.0, np.array([0.1]), 7, ("5/0",))
     >>> with tempfile.TemporaryDirectory() as d:
@@ -187,7 +192,7 @@ def write_records_csv(records: Records, path: str | os.PathLike[str]) -> Path:
         fw.writerow(values)
         return field.getvalue()[:-1]
 
-    with open(p, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(p, "w", newline="", encoding="utf-8") as fh:
         fh.write(fmt(COLUMNS) + "\n")
         # per cell: the constant fields once, then one f-string per trial (csv writes a float
         # by its repr and an int by its str: the same bytes as csv.writer.writerows(rows()))

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._atomic import atomic_write
 from ..metrics import bias as _bias
 from ..metrics import rmse as _rmse
 from ..metrics import rmse_confidence_interval
@@ -127,9 +128,13 @@ def _fmt_csv(v):
 
 
 def write_summary_csv(rows: Sequence[SummaryRow], path: str | os.PathLike[str]) -> Path:
-    """Write the summary rows as CSV (header :data:`SUMMARY_COLUMNS`; NaN written as ``nan``)."""
+    """Write the summary rows as CSV (header :data:`SUMMARY_COLUMNS`; NaN written as ``nan``).
+
+    Written safely (:func:`~ldpgraph._atomic.atomic_write`): a unique temporary file, then an
+    atomic rename; a symbolic link at ``path`` is replaced, never followed.
+    """
     p = Path(path)
-    with open(p, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(p, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(SUMMARY_COLUMNS)
         for r in rows:

@@ -51,9 +51,12 @@ class DiscreteLaplace:
     P[|eta| >= k] = 2 p^k / (1 + p) for k >= 1, so |eta| = floor((E - ln((1+p)/2)) / ln(1/p)),
     and the sign is +-1 with probability 1/2 (eta = 0 either way).
     This has the law above up to floating-point rounding of E; it is the fast
-    path for simulation. For deployment on a node's device pass ``secure=True`` (or use
-    :class:`~ldpgraph.mechanisms.SecureDiscreteLaplace`): an exact integer-arithmetic sampler
-    driven by the OS CSPRNG (floating-point samplers leak, Mironov 2012).
+    path for simulation, taken when a seed or Generator is passed as ``rng``. Without ``rng``
+    (the way a node's device calls it) ``sample`` and ``randomize`` use the exact
+    integer-arithmetic sampler driven by the OS CSPRNG (floating-point samplers leak, Mironov
+    2012), as every randomizer of the package does; ``secure=True`` / ``secure=False`` choose
+    explicitly (or use :class:`~ldpgraph.mechanisms.SecureDiscreteLaplace`, with its timing
+    pool, on a device).
 
     **Limits of the fast sampler.** numpy's exponential never exceeds
     E_max = 7.697... + 53 ln 2 = 44.43..., so the fast sampler never draws
@@ -75,8 +78,10 @@ class DiscreteLaplace:
     >>> mech = DiscreteLaplace(epsilon=1.0)
     >>> round(mech.p, 6), round(mech.variance, 6)
     (0.367879, 1.841347)
-    >>> mech.randomize([3, 10], rng=0).dtype
+    >>> mech.randomize([3, 10], rng=0).dtype  # seeded: the fast sampler (simulation)
     dtype('int64')
+    >>> mech.randomize([3, 10]).shape  # no rng: the exact sampler on the OS CSPRNG
+    (2,)
     """
 
     def __init__(self, *, epsilon: float, sensitivity: float = 1.0) -> None:
@@ -154,7 +159,7 @@ class DiscreteLaplace:
         return np.where(m >= 0, upper, lower)
 
     def sample(
-        self, size: int | tuple[int, ...] | None = None, *, rng=None, secure: bool = False
+        self, size: int | tuple[int, ...] | None = None, *, rng=None, secure: bool | None = None
     ) -> NDArray[np.int64]:
         """Draw noise eta ~ DLap(p) as int64 (a 0-d draw is returned as ``numpy.int64``).
 
@@ -162,18 +167,27 @@ class DiscreteLaplace:
         ----------
         size : int or tuple of int, optional
         rng : Generator, seed or None
-            Source of randomness for the fast floating-point sampler (simulation).
-        secure : bool, default False
-            Use the exact integer-arithmetic sampler driven by the operating system's CSPRNG
-            (:func:`~ldpgraph.mechanisms.secure.sample_dlap_exact`) — for deployment on a node's
-            device. ``rng`` must then be None. The guarantee is for the exact rational value of
-            the float ``epsilon / sensitivity``; use
+            A seed or Generator selects the fast floating-point sampler (seeded simulation).
+        secure : bool, optional
+            True: the exact integer-arithmetic sampler driven by the operating system's CSPRNG
+            (:func:`~ldpgraph.mechanisms.secure.sample_dlap_exact`), for deployment on a node's
+            device; ``rng`` must then be None. False: the fast sampler (with ``rng=None``, on a
+            fresh OS-seeded numpy Generator). Default: secure exactly when no ``rng`` is given,
+            so a caller that passes nothing is secure. The guarantee is for the exact rational
+            value of the float ``epsilon / sensitivity``; use
             :class:`~ldpgraph.mechanisms.SecureDiscreteLaplace` with ``epsilon="0.1"`` for an
             exactly decimal epsilon.
         """
+        if secure is None:
+            secure = rng is None
+        elif not isinstance(secure, (bool, np.bool_)):
+            raise TypeError(f"secure must be a bool or None, got {type(secure).__name__} {secure!r}")
         if secure:
             if rng is not None:
-                raise ValueError("secure=True draws from the OS CSPRNG; rng must be None")
+                raise ValueError(
+                    "secure=True draws from the OS CSPRNG, which cannot be seeded: rng must be None "
+                    "(or pass secure=False with rng for a seeded simulation)"
+                )
             scale = Fraction(self.sensitivity) / Fraction(self.epsilon)
             out = np.asarray(sample_dlap_exact(scale.numerator, scale.denominator, size), dtype=np.int64)
             return out[()] if size is None else out
@@ -182,7 +196,7 @@ class DiscreteLaplace:
                 f"epsilon / sensitivity = {self._t!r} is too small to sample with the fast sampler: "
                 f"its noise reaches {self.fast_noise_bound:.3g} >= 2**52, where float64 no longer holds "
                 "every integer (the output would carry the input's parity); use the exact sampler: "
-                "sample(..., secure=True), SecureDiscreteLaplace or "
+                "sample(...) without rng (or secure=True), SecureDiscreteLaplace or "
                 "ldpgraph.mechanisms.secure.sample_dlap_exact (seedable)"
             )
         gen = check_rng(rng)
@@ -190,11 +204,13 @@ class DiscreteLaplace:
         out = _sample_dlap(gen, shape, self._t, self.p)
         return out[()] if size is None else out
 
-    def randomize(self, values: ArrayLike, *, rng=None, secure: bool = False) -> NDArray[np.int64]:
+    def randomize(self, values: ArrayLike, *, rng=None, secure: bool | None = None) -> NDArray[np.int64]:
         """The node-side randomizer: values + eta, elementwise, as int64.
 
-        ``values`` must be integers (float arrays with whole values are accepted). With
-        ``secure=True`` the noise comes from the exact sampler and the OS CSPRNG (deployment).
+        ``values`` must be integers (float arrays with whole values are accepted). ``rng`` and
+        ``secure`` as for :meth:`sample`: without ``rng`` the noise comes from the exact
+        sampler and the OS CSPRNG (deployment); a seed or Generator gives the fast seeded
+        sampler (simulation).
         """
         x = check_integer_reports(values, "values")
         return x + self.sample(x.shape, rng=rng, secure=secure)

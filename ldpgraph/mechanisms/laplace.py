@@ -97,13 +97,22 @@ class Laplace:
     def sample(
         self, size: int | tuple[int, ...] | None = None, *, rng=None
     ) -> NDArray[np.float64]:
-        """Draw Laplace noise as float64 (a 0-d draw is returned as ``numpy.float64``)."""
+        """Draw Laplace noise as float64 (a 0-d draw is returned as ``numpy.float64``).
+
+        ``rng`` is a seed, a Generator or None (a fresh OS-seeded numpy Generator). Continuous
+        noise has no exact secure sampler: unlike the discrete randomizers, which use the exact
+        sampler on the OS CSPRNG when no ``rng`` is given, this mechanism is for simulation
+        only; deploy :class:`~ldpgraph.mechanisms.DiscreteLaplace` on integer releases.
+        """
         gen = check_rng(rng)
         out = _sample_symmetric_exponential(gen, () if size is None else size, self.scale)
         return out[()] if size is None else out
 
     def randomize(self, values: ArrayLike, *, rng=None) -> NDArray[np.float64]:
-        """The randomizer: values + X elementwise, as float64 (values must be finite reals)."""
+        """The randomizer: values + X elementwise, as float64 (values must be finite reals).
+
+        Floating-point noise for simulation, also without ``rng`` (see :meth:`sample`).
+        """
         x = check_real_reports(values, "values")
         return x + self.sample(x.shape, rng=rng)
 

@@ -338,7 +338,9 @@ class Staircase:
         """Draw noise as float64: shape ``size`` for dim 1, ``(*size, dim)`` for dim > 1.
 
         ``size=None`` gives one draw (a ``numpy.float64`` for dim 1, shape ``(dim,)``
-        otherwise).
+        otherwise). ``rng`` is a seed, a Generator or None (a fresh OS-seeded numpy
+        Generator). There is no exact secure sampler of this continuous law: unlike the discrete
+        randomizers (secure by default without ``rng``) it is for simulation only.
         """
         gen = check_rng(rng)
         shape = () if size is None else ((size,) if isinstance(size, numbers.Integral) else tuple(size))
@@ -351,7 +353,10 @@ class Staircase:
         return radius[..., None] * _sample_l1_direction(gen, shape, self.dim)
 
     def randomize(self, values: ArrayLike, *, rng=None) -> NDArray[np.float64]:
-        """The randomizer: values + X, as float64. For dim > 1, values have shape (..., dim)."""
+        """The randomizer: values + X, as float64. For dim > 1, values have shape (..., dim).
+
+        Floating-point noise for simulation, also without ``rng`` (see :meth:`sample`).
+        """
         if self.dim == 1:
             x = check_real_reports(values, "values")
             return x + self.sample(x.shape, rng=rng)

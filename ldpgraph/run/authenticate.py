@@ -82,12 +82,12 @@ def _mac(path: Path, key: bytes) -> str:
 
 def sign_broadcast(path: str | os.PathLike, key: bytes) -> Path:
     """Write the HMAC-SHA-256 of the broadcast file's bytes beside it; the signature's path."""
+    from .._atomic import atomic_write
+
     p = Path(path)
     sig = signature_path(p)
-    tmp = sig.with_name(f".{sig.name}.{secrets.token_hex(8)}.partial")
-    with open(tmp, "x", encoding="ascii") as fh:
+    with atomic_write(sig, "w", encoding="ascii") as fh:
         fh.write(f"{_TAG} {_mac(p, key)}\n")
-    os.replace(tmp, sig)
     return sig
 
 
