@@ -523,9 +523,12 @@ class Round1Accumulator(_Base):
         self._low_nodes: list[NDArray[np.int64]] = []
         self._low_values: list[NDArray[np.int64]] = []
         self._low_locs: list[NDArray[np.int64]] = []
+        # rr_edge rows seen per node so far: node v has v lower nodes, so more rows are refused as
+        # they arrive (memory stays bounded by what truthful nodes send, whatever one node sends)
+        self._edge_counts = np.zeros(0, dtype=np.int64)
 
     def add(self, chunk: ReportChunk) -> None:
-        """Check one chunk and keep its rows' content."""
+        """Check one chunk and keep its rows' content (node ids against the public n as they arrive)."""
         sens = {RR_COUNT: 1.0, RR_EDGE: 1.0}
         if self.protocol == DLAP_PROTOCOL:
             sens[LOWER_DEGREE] = 1.0
@@ -537,6 +540,13 @@ class Round1Accumulator(_Base):
                 f"node id {int(node[big[0]])} is too large: the nodes of a triangle protocol are "
                 f"0..n-1 with n <= 2**31: {chunk.rows_text(big)}"
             )
+        if self.expected_nodes is not None:
+            extra = np.flatnonzero(node >= self.expected_nodes)
+            if extra.size:
+                raise ValueError(
+                    f"node {int(node[extra[0]])} is not an expected node (nodes are "
+                    f"0..{self.expected_nodes - 1}): {chunk.rows_text(extra)}"
+                )
         if RR_EDGE in rows:
             r = rows[RR_EDGE]
             u, j = node[r], value[r]
@@ -547,6 +557,7 @@ class Round1Accumulator(_Base):
                     f"rr_edge partner id {int(value[i])} of node {int(node[i])} is not a lower node "
                     f"(0 <= partner < node): {chunk.rows_text(r[bad])}"
                 )
+            self._count_edges(u, chunk, r)
             self._edge_index.append(pair_index(u, j))
             self._edge_locs.append(self.rows.locate(chunk, r))
         if RR_COUNT in rows:
@@ -567,9 +578,29 @@ class Round1Accumulator(_Base):
             self._low_values.append(value[r])
             self._low_locs.append(self.rows.locate(chunk, r))
 
+    def _count_edges(self, u: NDArray[np.int64], chunk: ReportChunk, r: Any) -> None:
+        """Add ``u``'s rr_edge rows to the per-node counts; refuse a node with more than v of them."""
+        if u.size:
+            self._add_edge_counts(np.bincount(u), lambda v: f": {chunk.rows_text(r[u == v][-1:])}")
+
+    def _add_edge_counts(self, counts: NDArray[np.int64], where: Any) -> None:
+        if counts.size > self._edge_counts.size:
+            self._edge_counts = np.concatenate(
+                [self._edge_counts, np.zeros(counts.size - self._edge_counts.size, dtype=np.int64)]
+            )
+        self._edge_counts[: counts.size] += counts
+        over = np.flatnonzero(self._edge_counts[: counts.size] > np.arange(counts.size))
+        if over.size:
+            v = int(over[0])
+            raise ValueError(
+                f"node {v} sent {int(self._edge_counts[v])} rr_edge rows, more than its {v} lower nodes "
+                f"(repeated or forged rows){where(v)}"
+            )
+
     def merge(self, other: Round1Accumulator) -> Round1Accumulator:
         """Add the rows of ``other`` (another partition); the summary does not depend on the order."""
         self._merge_base(other)
+        self._add_edge_counts(other._edge_counts, lambda v: f" (in {', '.join(other.sources)})")
         if other.expected_nodes != self.expected_nodes:
             raise ValueError("cannot merge accumulators with different expected_nodes")
         self._count_nodes += other._count_nodes

@@ -159,3 +159,27 @@ def test_curator_refuses_rows_released_under_another_plan(tmp_path):
     release_to_file(path, rnd, proto.plan(1.0), nodes, lists, None, Seeded(0))
     with pytest.raises(ValueError, match="released at epsilon 1.0, but the plan"):
         accumulate_files([path], rnd, proto.plan(2.0))
+
+
+def test_round_one_refuses_hostile_rows_as_they_arrive():
+    """Node ids beyond the public n, and more rr_edge rows than a node has lower nodes, are refused
+    in ``add`` (memory bounded by what truthful nodes send), not after the whole set is held."""
+    from ldpgraph.core.rows import quantity_rows
+    from ldpgraph.protocols.deploy_triangles import chunk_from_columns
+
+    proto = registry.get("rr-triangles")
+    plan = proto.plan(1.0)
+    rnd = proto.rounds()[0]
+    acc = rnd.accumulator(plan, None, expected_nodes=10)
+    with pytest.raises(ValueError, match="node 12 is not an expected node"):
+        acc.add(chunk_from_columns(quantity_rows(plan, 1, [12], "rr_count", [0])))
+    acc = rnd.accumulator(plan, None)
+    flood = quantity_rows(plan, 1, [3] * 4, "rr_edge", [0, 1, 2, 0])  # node 3 has 3 lower nodes
+    with pytest.raises(ValueError, match="node 3 sent 4 rr_edge rows, more than its 3 lower nodes"):
+        acc.add(chunk_from_columns(flood))
+    # across chunks and across merged partitions too
+    a, b = rnd.accumulator(plan, None), rnd.accumulator(plan, None)
+    a.add(chunk_from_columns(quantity_rows(plan, 1, [3, 3], "rr_edge", [0, 1])))
+    b.add(chunk_from_columns(quantity_rows(plan, 1, [3, 3], "rr_edge", [2, 0])))
+    with pytest.raises(ValueError, match="node 3 sent 4 rr_edge rows"):
+        a.merge(b)
