@@ -51,6 +51,7 @@ __all__ = [
     "MAX_JSONL_LINE",
     "report_format",
     "write_reports",
+    "write_report_chunks",
     "node_labels_path",
     "write_node_labels",
     "iter_report_chunks",
@@ -183,22 +184,73 @@ def write_reports(
         raise TypeError(
             f"reports must be NodeReports or a dict of report columns, got {type(reports).__name__}"
         )
-    with atomic_write(path, "wb") as fh:
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
+    return write_report_chunks(path, [cols], format=fmt, row_group_size=row_group_size)[0]
 
-            pq.write_table(_arrow_table(cols), fh, **parquet_write_options(row_group_size))
-        elif fmt == "csv":
+
+def write_report_chunks(
+    path: str | os.PathLike,
+    chunks: Iterable[dict[str, Any]],
+    *,
+    format: Literal["csv", "jsonl", "parquet"] | None = None,
+    row_group_size: int = _PARQUET_ROW_GROUP,
+) -> tuple[Path, int]:
+    """Write report rows given as a stream of column chunks; ``(path, number of rows)``.
+
+    Each chunk (a dict of the :data:`COLUMNS`) is written as it arrives, so memory is bounded by
+    one chunk whatever the number of rows: CSV and JSON Lines append, Parquet adds row groups
+    (at least one per chunk). The file appears only once complete (:func:`atomic_write`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ldpgraph.protocols import DegreeRandomizer
+    >>> rand = DegreeRandomizer(epsilon=1.0)
+    >>> parts = [report_columns(rand.randomize([3, 1], rng=s), node_ids=[2 * s, 2 * s + 1]) for s in range(3)]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path, n = write_report_chunks(Path(tmp) / "r.parquet", iter(parts))
+    ...     n, [c.node.tolist() for c in iter_report_chunks(path)]  # a row group per chunk
+    (6, [[0, 1], [2, 3], [4, 5]])
+    """
+    fmt = report_format(path, format)
+    n_rows = 0
+    with atomic_write(path, "wb") as fh:
+        writer = None
+        if fmt == "csv":
             import pyarrow.csv as pcsv
 
-            table = _arrow_table(cols)
             opts = pcsv.WriteOptions(include_header=False, quoting_style="none")
             fh.write((",".join(COLUMNS) + "\n").encode())
-            if table.num_rows:
-                pcsv.write_csv(table, fh, write_options=opts)
-        else:
-            _write_jsonl(fh, cols)
-    return Path(path)
+        for cols in chunks:
+            missing = [c for c in COLUMNS if c not in cols]
+            if missing:
+                raise ValueError(f"report columns missing: {missing}; expected {list(COLUMNS)}")
+            m = len(cols["node"])
+            n_rows += m
+            if fmt == "jsonl":
+                _write_jsonl(fh, cols)
+                continue
+            table = _arrow_table(cols)
+            if fmt == "csv":
+                if m:
+                    pcsv.write_csv(table, fh, write_options=opts)
+                continue
+            writer = _parquet_writer(writer, fh, table, row_group_size)
+            if m:
+                writer.write_table(table, row_group_size=max(int(row_group_size), 1))
+        if fmt == "parquet":  # (no chunk at all: the schema of an empty table)
+            _parquet_writer(writer, fh, _arrow_table({c: [] for c in COLUMNS}), row_group_size).close()
+    return Path(path), n_rows
+
+
+def _parquet_writer(writer: Any, fh: IO[bytes], table: Any, row_group_size: int) -> Any:
+    """The Parquet writer of a report file (created on the first chunk, with its schema)."""
+    if writer is not None:
+        return writer
+    import pyarrow.parquet as pq
+
+    opts = parquet_write_options(row_group_size)
+    opts.pop("row_group_size")
+    return pq.ParquetWriter(fh, table.schema, **opts)
 
 
 def _write_jsonl(fh: IO[bytes], cols: dict[str, Any]) -> None:

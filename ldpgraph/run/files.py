@@ -20,7 +20,6 @@ from typing import Any
 
 from ..core.plan import Plan
 from ..core.protocol import Accumulator, Round
-from ..core.rows import concat_rows, n_rows
 from ..core.sampling import Sampler
 
 __all__ = ["release_to_file", "accumulate_files", "DEFAULT_BATCH_NODES"]
@@ -40,15 +39,15 @@ def release_to_file(
     *,
     batch_nodes: int = DEFAULT_BATCH_NODES,
 ) -> tuple[Path, int]:
-    """Release ``nodes`` (in batches) and write their rows to ``path``; ``(path, number of rows)``."""
-    from ..reportfiles import write_reports
+    """Release ``nodes`` in batches and write each batch's rows as it is produced (memory: one
+    batch, whatever the number of nodes); ``(path, number of rows)``."""
+    from ..reportfiles import write_report_chunks
 
-    parts = []
-    for lo in range(0, max(len(nodes), 1), batch_nodes):
-        parts.append(round.release(plan, nodes[lo:lo + batch_nodes], neighbours[lo:lo + batch_nodes],
-                                   broadcast, sampler))
-    rows = concat_rows(parts)
-    return write_reports(path, rows), n_rows(rows)
+    batches = (
+        round.release(plan, nodes[lo:lo + batch_nodes], neighbours[lo:lo + batch_nodes], broadcast, sampler)
+        for lo in range(0, max(len(nodes), 1), batch_nodes)
+    )
+    return write_report_chunks(path, batches)
 
 
 def _partition_accumulator(part: Any, chunk_rows: int, round: Round, plan: Plan, broadcast: Any,

@@ -183,3 +183,20 @@ def test_round_one_refuses_hostile_rows_as_they_arrive():
     b.add(chunk_from_columns(quantity_rows(plan, 1, [3, 3], "rr_edge", [2, 0])))
     with pytest.raises(ValueError, match="node 3 sent 4 rr_edge rows"):
         a.merge(b)
+
+
+def test_node_batches_are_written_as_they_are_released(tmp_path):
+    """release_to_file streams: each batch of nodes becomes its own row group (memory: one batch),
+    and the rows are those of one whole batch."""
+    from ldpgraph.reportfiles import iter_report_chunks, parquet_row_groups
+
+    g = resolve_graph(SMALL, rng=0)
+    proto = registry.get("rr-triangles")
+    plan, rnd = proto.plan(3.0), proto.rounds()[0]
+    nodes, lists = node_lists(g)
+    _, n_small = release_to_file(tmp_path / "b.parquet", rnd, plan, nodes, lists, None, Seeded(1), batch_nodes=50)
+    _, n_whole = release_to_file(tmp_path / "w.parquet", rnd, plan, nodes, lists, None, Seeded(1))
+    assert n_small == n_whole > 0
+    assert len(parquet_row_groups(tmp_path / "b.parquet")) >= 6 > len(parquet_row_groups(tmp_path / "w.parquet"))
+    cols = [np.concatenate([c.node for c in iter_report_chunks(tmp_path / f)]) for f in ("b.parquet", "w.parquet")]
+    assert np.array_equal(*cols)
