@@ -93,7 +93,7 @@ def test_dask_equals_memory(tmp_path, name, options):
 @pytest.mark.parametrize(("name", "options"), CASES)
 def test_exact_samplers_run_the_same_release(tmp_path, name, options):
     """The deployment's exact samplers (seeded here) through the same code: memory == files."""
-    g = resolve_graph(SMALL, rng=1)
+    g = resolve_graph("ws:n=120,k=8,p=0.1", rng=1)
     want = run_in_memory(name, g, 1.5, sampler=ExactSeeded(7), **options)
     got, _ = _through_files(tmp_path, name, g, 1.5, ExactSeeded(7), options, fmt="csv", parts=2,
                             chunk_rows=1000)
