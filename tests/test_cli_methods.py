@@ -62,3 +62,19 @@ def test_table(capsys):
     out = capsys.readouterr().out
     assert "two-round-triangles-dlap-private" in out and "--private-bound" in out
     assert "no: continuous Laplace releases" in out
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
+def test_a_deployment_spends_what_its_simulation_spends(epsilon):
+    """The layer's plan for a method's deployment releases the same epsilons as the simulated method."""
+    for name in method_names():
+        m = get_method(name)
+        if m.deployed_as is None or m.deployed_as[0] == "degree":
+            continue
+        proto, options = m.deployed_as
+        p, public = deployed.get(proto), dict(options)
+        if "d_max" in {o.name for o in p.options} and not public.get("private_bound"):
+            public["d_max"] = 5  # a public bound (its value does not change the split)
+        plan = p.plan(epsilon, **public)
+        released = sorted(rel.epsilon for r in plan.rounds for rel in r.releases)
+        assert released == pytest.approx(sorted(m.budget(epsilon).values()), rel=1e-12), name
