@@ -408,7 +408,9 @@ def _checked_entries(matrix: Any, n: int) -> tuple[Any, Any]:
         inside = (i >= 0) & (i < n)
         rows, cols = i[inside], np.broadcast_to(j, i.shape)[inside]
         vals = data[:, :width][inside]
-    else:  # coo, or bsr through its own numpy-only tocoo (which checks its coordinates)
+    else:  # coo, or bsr (block structure checked) through its own numpy-only tocoo
+        if fmt == "bsr":
+            _check_blocks(matrix, n)
         coo = matrix if fmt == "coo" else matrix.tocoo()
         rows = _index_copy(coo.row, "coo row")
         cols = _index_copy(coo.col, "coo col")
@@ -423,6 +425,22 @@ def _checked_entries(matrix: Any, n: int) -> tuple[Any, Any]:
     if not keep.all():
         rows, cols = rows[keep], cols[keep]
     return rows, cols
+
+
+def _check_blocks(matrix: Any, n: int) -> None:
+    """ValueError unless the block arrays of a BSR matrix of shape ``(n, n)`` fit together."""
+    r, c = (int(x) for x in matrix.blocksize)
+    ptr = _index_copy(matrix.indptr, "bsr indptr")
+    ind = _index_copy(matrix.indices, "bsr indices")
+    data = np.asarray(matrix.data)
+    if r <= 0 or c <= 0 or n % r or n % c:
+        _invalid("bsr", f"blocks of {r} x {c} do not tile {n} x {n}")
+    if ptr.size != n // r + 1 or int(ptr[0]) != 0 or bool((ptr[1:] < ptr[:-1]).any()):
+        _invalid("bsr", "indptr does not start at 0, never decrease and have one value per block row + 1")
+    nnz = int(ptr[-1])
+    if nnz > ind.size or data.ndim != 3 or data.shape[0] < nnz or data.shape[1:] != (r, c):
+        _invalid("bsr", f"indptr ends at {nnz} but indices has {ind.size} values and data shape {data.shape}")
+    _check_indices(ind[:nnz], n // c, "bsr", "block column indices")
 
 
 def _index_copy(arr: Any, what: str) -> NDArray[np.integer]:
