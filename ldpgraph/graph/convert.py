@@ -13,7 +13,7 @@ and checked (see :func:`from_scipy_sparse`).
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, repeat
 from operator import itemgetter, methodcaller
 from typing import Any
 
@@ -110,10 +110,8 @@ def from_networkx(graph: Any) -> Graph:
     directed = bool(graph.is_directed())
     labels, rows, mult = _adjacency_snapshot(graph, multi)
     n = len(labels)
-    deg = np.fromiter(map(len, rows), dtype=np.int64, count=n)  # our lists: they cannot lie
-    nnz = int(deg.sum())
     node_ids, rank = _sorted_labels(labels)
-    cols = _neighbour_positions(rows, labels, node_ids, rank, nnz)
+    cols, deg = _neighbour_positions(rows, labels, node_ids, rank)
     del rows
     relabelled = not _is_range(node_ids)
     if not directed:
@@ -527,73 +525,104 @@ def _sorted_labels(labels: list[Any]) -> tuple[NDArray[Any], NDArray[np.integer]
     return node_ids[order], rank
 
 
-def _adjacency_snapshot(
-    graph: Any, multi: bool
-) -> tuple[list[Any], list[list[Any]], NDArray[np.int64] | None]:
-    """One pass over ``graph.adjacency()``: node labels, neighbour labels, multiplicities.
+def _adjacency_snapshot(graph: Any, multi: bool) -> tuple[list[Any], list[Any], NDArray[np.int64] | None]:
+    """The node labels and neighbour collections of ``graph.adjacency()``, and multiplicities.
 
-    Returns ``(labels, rows, mult)``: ``rows[i]`` is a new list of the neighbours of
-    ``labels[i]``; for a multigraph ``mult`` holds the number of parallel edges of every
-    neighbour entry, in the order of ``chain(*rows)`` (else None). Everything is copied into
-    lists of ours in one pass, so row lengths and keys come from the same reading of each dict.
+    Returns ``(labels, rows, mult)``: ``rows[i]`` holds the neighbours of ``labels[i]``
+    (networkx's own inner dict; for a multigraph a new list of ours); for a multigraph
+    ``mult`` holds the number of parallel edges of every neighbour entry, in the order of
+    ``chain(*rows)`` (else None). No ``len()`` of networkx's dicts is used: the row lengths
+    come from the same iteration as the keys (:func:`_neighbour_positions`).
 
     Raises
     ------
     RuntimeError
         If the graph changes during the pass (Python's dict iteration detects it).
     """
-    get_items = methodcaller("items")
     try:
         items = list(graph.adjacency())
         labels = list(map(itemgetter(0), items))
         if not multi:
-            return labels, list(map(list, map(itemgetter(1), items))), None
-        pairs = list(map(list, map(get_items, map(itemgetter(1), items))))
+            return labels, list(map(itemgetter(1), items)), None
+        pairs = list(map(list, map(methodcaller("items"), map(itemgetter(1), items))))
     except RuntimeError as exc:  # "dictionary changed size during iteration"
-        raise RuntimeError(
-            f"the {type(graph).__name__} changed while ldpgraph read it ({exc}): another thread "
-            "edited it during the conversion; convert a graph no other code changes meanwhile "
-            "(e.g. a copy made under your own lock)"
-        ) from exc
+        raise _changed(type(graph).__name__, exc) from exc
     del items
     rows = [list(map(itemgetter(0), row)) for row in pairs]
-    flat = chain.from_iterable(pairs)
     nnz = sum(map(len, rows))
+    flat = chain.from_iterable(pairs)
     mult = np.fromiter(map(len, map(itemgetter(1), flat)), dtype=np.int64, count=nnz)
     return labels, rows, mult
 
 
+def _changed(name: str, exc: BaseException) -> RuntimeError:
+    """The error for a graph changed by another thread while it was read."""
+    return RuntimeError(
+        f"the {name} changed while ldpgraph read it ({exc}): another thread "
+        "edited it during the conversion; convert a graph no other code changes meanwhile "
+        "(e.g. a copy made under your own lock)"
+    )
+
+
 def _neighbour_positions(
-    rows: list[list[Any]],
+    rows: list[Any],
     labels: list[Any],
     node_ids: NDArray[Any],
     rank: NDArray[np.integer] | None,
-    nnz: int,
-) -> NDArray[np.integer]:
-    """Sorted positions of the neighbour labels ``chain(*rows)`` (``nnz`` of them).
+) -> tuple[NDArray[np.integer], NDArray[np.int64]]:
+    """Sorted positions of the neighbour labels ``chain(*rows)``, and the length of every row.
 
-    Integer labels are read by ``np.fromiter`` and located with numpy, other labels through
-    one dict from label to position. Integer positions: an offset when the labels are
+    One pass: every row is iterated once, followed by a separator (a value that is no label),
+    so a row's length is the distance between separators, counted on the same iteration that
+    yields its keys (a ``len()`` that lies, or a row edited meanwhile, cannot make them
+    disagree). Integer labels are read by ``np.fromiter`` and located with numpy, other labels
+    through one dict from label to position. Integer positions: an offset when the labels are
     consecutive, a dense table when they span at most ``_DENSE_SPAN`` times their number, else
     a numpy hash table (:func:`_index_of`). int32 when the positions and entries fit, else
-    int64. A neighbour that is not a node is a ValueError.
+    int64. A neighbour that is not a node is a ValueError; a row changed during the pass a
+    RuntimeError (Python's dict iteration detects it).
     """
     n = len(labels)
-    itype = np.int32 if max(n, nnz) < _INT32_LIMIT else np.int64
-    ints = node_ids.dtype == np.int64
-    if ints:
-        try:
-            vals = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=nnz)
-        except (TypeError, ValueError, OverflowError):  # a key that only compares equal to a label
-            vals = None
-        if vals is not None:
-            return _int_positions(vals, node_ids, itype)
-    index = dict(zip(labels, range(n) if rank is None else rank.tolist(), strict=True))
-    try:  # np.array of a list is faster here than np.fromiter of the map (measured)
-        return np.array(list(map(index.__getitem__, chain.from_iterable(rows))), dtype=itype)
-    except KeyError as exc:
-        _not_a_node(exc.args[0])
-        raise  # pragma: no cover - _not_a_node raises
+    try:
+        if node_ids.dtype == np.int64 and n:
+            lo, hi = int(node_ids[0]), int(node_ids[-1])  # integer labels come out sorted
+            sep = lo - 1 if lo > -(2**63) else hi + 1
+            if sep < 2**63:
+                try:
+                    vals = np.fromiter(chain.from_iterable(map(chain, rows, repeat((sep,)))), dtype=np.int64)
+                except (TypeError, ValueError, OverflowError):  # a key that is not an int64
+                    vals = None
+                if vals is not None:
+                    keys, deg = _split_rows(vals, vals == sep, n, sep)
+                    itype = np.int32 if max(n, keys.size) < _INT32_LIMIT else np.int64
+                    return _int_positions(keys, node_ids, itype), deg
+        marker = object()
+        index = dict(zip(labels, range(n) if rank is None else rank.tolist(), strict=True))
+        index[marker] = -1
+        try:  # np.array of a list is faster here than np.fromiter of the map (measured)
+            found = list(map(index.__getitem__, chain.from_iterable(map(chain, rows, repeat((marker,))))))
+        except (KeyError, TypeError) as exc:
+            _not_a_node(exc.args[0] if isinstance(exc, KeyError) else exc)
+            raise  # pragma: no cover - _not_a_node raises
+        pos = np.array(found, dtype=np.int64)
+        del found
+        keys, deg = _split_rows(pos, pos < 0, n, None)
+    except RuntimeError as exc:
+        raise _changed("graph", exc) from exc
+    itype = np.int32 if max(n, keys.size) < _INT32_LIMIT else np.int64
+    return keys.astype(itype), deg
+
+
+def _split_rows(
+    vals: NDArray[np.int64], is_sep: NDArray[np.bool_], n: int, sep: int | None
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The entries of ``vals`` between separators, and the number in each of the ``n`` rows."""
+    ends = np.flatnonzero(is_sep)
+    if ends.size != n:  # a key equal to the separator: not a node (it is no label)
+        _not_a_node(sep)
+    deg = np.diff(ends, prepend=-1)
+    deg -= 1
+    return vals[~is_sep], deg
 
 
 def _int_positions(vals: NDArray[np.int64], node_ids: NDArray[np.int64], itype: type) -> NDArray[np.integer]:
