@@ -222,14 +222,20 @@ def _igraph_edges(graph: Any, n: int) -> tuple[NDArray[np.integer], NDArray[np.i
     """
     edges = graph.get_edgelist()
     m = len(edges)
-    try:
-        pairs = np.fromiter(edges, dtype=np.dtype((np.int64, 2)), count=m)
+    try:  # a chain of the tuples: some 3 times faster than np.fromiter with a (2,) subarray dtype
+        flat = np.fromiter(chain.from_iterable(edges), dtype=np.int64)
     except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(
             f"graph.get_edgelist() did not return pairs of integers ({exc}): a subclass that "
             "overrides it wrongly?"
         ) from exc
     del edges
+    if flat.size != 2 * m:
+        raise ValueError(
+            f"graph.get_edgelist() did not return pairs of integers ({flat.size} values for {m} "
+            "edges): a subclass that overrides it wrongly?"
+        )
+    pairs = flat.reshape(m, 2)
     if m and (int(pairs.min()) < 0 or int(pairs.max()) >= n):
         bad = int(pairs[(pairs < 0) | (pairs >= n)][0])
         raise ValueError(
