@@ -121,16 +121,14 @@ def make_graph(kind: str, pairs: np.ndarray, n: int, rng: np.random.Generator) -
 
 
 def steps(g: nx.Graph, repeat: int) -> list[tuple[str, float]]:
-    """Times of the steps of from_networkx: labels, key pass + relabel, build."""
-    adj = g._adj
-    labels = list(adj)
+    """Times of the steps of from_networkx: one pass (snapshot), labels, relabel, build."""
+    multi = bool(g.is_multigraph())
+    t, (labels, lists, _) = best_of(lambda: convert._adjacency_snapshot(g, multi), repeat)
+    out = [("  step: one pass (labels + neighbour lists)", t)]
     n = len(labels)
-    deg = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
-    out = [("  step: list(adj) + degrees", best_of(lambda: (list(adj), np.fromiter(map(len, adj.values()), np.int64,
-                                                                                    count=n)), repeat)[0])]
     t, (node_ids, rank) = best_of(lambda: convert._sorted_labels(labels), repeat)
     out.append(("  step: sort the labels", t))
-    t, cols = best_of(lambda: convert._neighbour_positions(adj, labels, node_ids, rank, deg), repeat)
+    t, (cols, deg) = best_of(lambda: convert._neighbour_positions(lists, labels, node_ids, rank), repeat)
     out.append(("  step: neighbours located", t))
     if not g.is_directed() and not g.is_multigraph():
         ptr = np.zeros(n + 1, dtype=cols.dtype)

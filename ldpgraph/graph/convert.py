@@ -1,16 +1,20 @@
 """Conversions from networkx, igraph and scipy.sparse objects into :class:`~ldpgraph.graph.Graph`.
 
-networkx and igraph are imported lazily, inside the functions. No conversion loops over the
-edges in Python: networkx adjacency dicts are read by ``np.fromiter`` (a C loop over the dict
-keys; see :func:`from_networkx`), igraph's own
-edge vectors and sorted edge indices are copied as arrays (see :func:`from_igraph`), and
-scipy.sparse arrays are used as CSR arrays.
+networkx and igraph are imported lazily, inside the functions. Every converter reads the
+other library through its public interface only, into arrays of its own (a snapshot that
+cannot change under it: no views of another library's memory, no raw pointers), checks them
+(node indices in range, lengths that agree) and only then builds: a graph object that lies
+about itself, or that another thread edits meanwhile, gives a consistent graph or a
+ValueError/RuntimeError, never a crash. No conversion loops over the edges in Python:
+networkx adjacency keys are read by ``np.fromiter`` (a C loop; see :func:`from_networkx`),
+igraph's edge list likewise (see :func:`from_igraph`), scipy.sparse index arrays are copied
+and checked (see :func:`from_scipy_sparse`).
 """
 
 from __future__ import annotations
 
-import ctypes
-from itertools import chain
+from itertools import chain, repeat
+from operator import itemgetter, methodcaller
 from typing import Any
 
 import numpy as np
@@ -21,9 +25,9 @@ from ldpgraph.graph.core import (
     LoadReport,
     _build_graph,
     _drop_entries,
-    _merge_rows,
     _repeats,
     _sorted_rows,
+    _transpose,
 )
 
 __all__ = ["from_networkx", "from_igraph", "from_scipy_sparse"]
@@ -58,28 +62,35 @@ def from_networkx(graph: Any) -> Graph:
         If ``graph`` is not a networkx graph.
     ValueError
         If the adjacency of ``graph`` names a neighbour that is not a node, or is not symmetric
-        for an undirected graph (a graph whose internal dicts were edited by hand).
+        for an undirected graph (a graph whose internal dicts were edited by hand, or changed by
+        another thread during the conversion).
+    RuntimeError
+        If another thread changes the graph while its adjacency is read.
 
     Notes
     -----
-    networkx stores a graph as a dict of dicts, ``graph._adj[u][v]``, in node insertion order:
-    the lengths of the inner dicts are the row lengths of a CSR form and their keys, chained,
-    its column labels. The keys are read by one C-level pass (``np.fromiter`` over
-    ``itertools.chain``); integer labels are located with numpy (an offset when consecutive, a
-    dense table when they span at most ``_DENSE_SPAN`` times their number, else a numpy hash
-    table), other labels through a dict. That pass is the floor: any Python-level visit of the
-    keys costs about one cache miss per key object (a bare pass runs at about 10^7 keys/s on a
-    graph of 10^6 edges here; ``scripts/bench_from_networkx.py`` measures it). CPython's dict
-    tables are deliberately not read from memory (faster, but private to each CPython version,
-    and unsafe if another thread changes the graph meanwhile).
+    networkx stores a graph as a dict of dicts, ``graph.adj[u][v]``, in node insertion order.
+    One pass over it (:func:`_adjacency_snapshot`) copies every node's neighbour keys into a
+    list of ours: the lengths of those lists are the row lengths of a CSR form and their keys,
+    chained, its column labels, so the two always agree (whatever ``len()`` of networkx's dicts
+    says). The keys are read by one C-level pass (``np.fromiter`` over ``itertools.chain``);
+    integer labels are located with numpy (an offset when consecutive, a dense table when they
+    span at most ``_DENSE_SPAN`` times their number, else a numpy hash table), other labels
+    through a dict, and every neighbour must be a node (else a ValueError). CPython's dict
+    tables are not read from memory. A graph changed by another thread during the pass makes
+    Python raise (``dictionary changed size during iteration``), reported as a RuntimeError
+    naming the graph; a change that slips between two rows shows up as an asymmetric
+    adjacency (ValueError) or a neighbour that is not a node (ValueError).
+    ``scripts/bench_from_networkx.py`` measures the conversion against
+    ``nx.to_scipy_sparse_array``.
 
     For an undirected simple ``nx.Graph`` the adjacency is symmetric and free of duplicates,
-    so no dedupe is needed: the transpose of a symmetric pattern is itself, and scipy's
-    counting-sort transpose (``csr_tocsc``, stable, O(m + n)) returns its rows sorted. The
-    symmetry is checked by transposing once more (:math:`(A^T)^T` must equal :math:`A^T`).
-    An undirected multigraph takes the same route on its distinct neighbours; its parallel
-    edges are counted, for the report, from the lengths of the edge-key dicts. Directed graphs
-    go through the general builder (symmetrise, dedupe).
+    so no dedupe is needed: the transpose of a symmetric pattern is itself, and a stable
+    counting-sort transpose (O(m + n)) returns its rows sorted. The symmetry is checked by
+    transposing once more (:math:`(A^T)^T` must equal :math:`A^T`). An undirected multigraph
+    takes the same route on its distinct neighbours; its parallel edges are counted, for the
+    report, from the numbers of edge keys. Directed graphs go through the general builder
+    (symmetrise, dedupe).
 
     Examples
     --------
@@ -95,20 +106,14 @@ def from_networkx(graph: Any) -> Graph:
     if not isinstance(graph, nx.Graph):
         raise TypeError(f"graph must be a networkx graph, got {type(graph).__name__}")
     source = f"networkx.{type(graph).__name__}"
-    adj = graph._adj  # the dict of dicts networkx stores (documented for subclasses)
-    labels = list(adj)
-    n = len(labels)
     multi = bool(graph.is_multigraph())
-    deg = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
-    nnz = int(deg.sum())
-    node_ids, rank = _sorted_labels(labels)
-    cols = _neighbour_positions(adj, labels, node_ids, rank, deg)
-    relabelled = not _is_range(node_ids)
     directed = bool(graph.is_directed())
-    mult = None
-    if multi:  # adj[u][v] is a dict of parallel edges keyed by edge key: their numbers
-        per = map(len, chain.from_iterable(nbrs.values() for nbrs in adj.values()))
-        mult = np.fromiter(per, dtype=np.int64, count=nnz)
+    labels, rows, mult = _adjacency_snapshot(graph, multi)
+    n = len(labels)
+    node_ids, rank = _sorted_labels(labels)
+    cols, deg = _neighbour_positions(rows, labels, node_ids, rank)
+    del rows
+    relabelled = not _is_range(node_ids)
     if not directed:
         ptr = np.zeros(n + 1, dtype=cols.dtype)
         np.cumsum(deg, out=ptr[1:])
@@ -118,14 +123,16 @@ def from_networkx(graph: Any) -> Graph:
             n_edges = int(indices.size // 2)
             n_read = n_edges + n_loops
             if mult is not None:  # a pair {u, v} is listed at both ends, a loop once
-                rows = np.repeat(np.arange(n, dtype=cols.dtype) if rank is None else rank, deg)
-                n_loops = int(mult[rows == cols].sum())
+                rows_at = np.repeat(np.arange(n, dtype=cols.dtype) if rank is None else rank, deg)
+                n_loops = int(mult[rows_at == cols].sum())
                 n_read = (int(mult.sum()) + n_loops) // 2
             report = _undirected_report(source, n_read, n_loops, n_edges, n, relabelled)
             return Graph._trusted(indptr, indices, node_ids, report)
         raise ValueError(
             f"graph is an undirected {source} whose adjacency is not symmetric (some v in "
-            "graph._adj[u] without u in graph._adj[v]): its internal dicts were edited directly?"
+            "graph.adj[u] without u in graph.adj[v]): were its internal dicts edited directly, or "
+            "the graph changed by another thread during the conversion? Convert a graph that no "
+            "other code changes meanwhile (e.g. a copy, graph.copy())."
         )
     # directed: the general builder (symmetrise, dedupe)
     rows = np.repeat(np.arange(n, dtype=cols.dtype) if rank is None else rank, deg)
@@ -153,14 +160,22 @@ def from_igraph(graph: Any) -> Graph:
         ``node_ids`` holds the vertex attribute ``"name"`` when there is one (int64 when all
         names are integers, else an object array), else ``0..n-1``.
 
+    Raises
+    ------
+    TypeError
+        If ``graph`` is not an ``igraph.Graph``.
+    ValueError
+        If what the graph reports does not add up (an edge end outside ``0..n-1``, a name
+        list of the wrong length): a subclass that overrides igraph's methods wrongly, or a
+        graph changed by another thread during the conversion.
+
     Notes
     -----
-    The edges are read from igraph's own arrays (its ``from``/``to`` edge vectors and, for an
-    undirected graph, the edge orders ``ii``/``oi`` sorted by endpoint, which are the two
-    halves of the CSR form with parallel edges side by side: no sort is needed) after checking
-    that the in-memory layout is the one expected (vertex and edge counts, direction, vector
-    bounds, and sample edges against ``graph.es``). If any check fails, ``graph.get_edgelist()``
-    is used instead, which builds one Python tuple per edge and is some 20 times slower.
+    The edges are read through igraph's public ``get_edgelist()`` (one Python tuple per edge,
+    turned into a numpy array by ``np.fromiter``): a copy, taken in one call, that nothing can
+    change afterwards. Every end is checked to lie in ``0..n-1`` before the build. igraph's
+    internal vectors are not read (they are private, and freed or moved by any edit); this
+    costs speed, measured in ``scripts/bench_graph_io.py``.
 
     Examples
     --------
@@ -173,23 +188,22 @@ def from_igraph(graph: Any) -> Graph:
 
     if not isinstance(graph, ig.Graph):
         raise TypeError(f"graph must be an igraph.Graph, got {type(graph).__name__}")
-    n = graph.vcount()
+    n = int(graph.vcount())
+    if n < 0:
+        raise ValueError(f"graph.vcount() returned {n}: a vertex count cannot be negative")
     if "name" in graph.vs.attribute_names():
-        node_ids = _label_array(graph.vs["name"])
+        names = list(graph.vs["name"])
+        if len(names) != n:
+            raise ValueError(
+                f"graph has {n} vertices but {len(names)} names: was it changed during the "
+                "conversion? Convert a graph no other code changes meanwhile"
+            )
+        node_ids = _label_array(names)
     else:
         node_ids = np.arange(n, dtype=np.int64)
     relabelled = not _is_range(node_ids)
     directed = bool(graph.is_directed())
-    vectors = _igraph_vectors(graph)
-    if vectors is None:
-        pairs = np.fromiter(
-            chain.from_iterable(graph.get_edgelist()), dtype=np.int64, count=2 * graph.ecount()
-        ).reshape(-1, 2)
-        src, dst = pairs[:, 0], pairs[:, 1]
-    else:
-        src, dst, oi, ii, os_, is_ = vectors
-        if not directed:
-            return _undirected_igraph(src, dst, oi, ii, os_, is_, node_ids, relabelled=relabelled)
+    src, dst = _igraph_edges(graph, n)
     return _build_graph(
         src,
         dst,
@@ -199,6 +213,38 @@ def from_igraph(graph: Any) -> Graph:
         relabelled=relabelled,
         source_directed=directed,
     )
+
+
+def _igraph_edges(graph: Any, n: int) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """Both ends of every edge of an igraph graph, from ``get_edgelist()``, checked to lie in ``[0, n)``.
+
+    int32 arrays when ``n`` fits (halving the memory of the build's input), else int64.
+    """
+    edges = graph.get_edgelist()
+    m = len(edges)
+    try:  # a chain of the tuples: some 3 times faster than np.fromiter with a (2,) subarray dtype
+        flat = np.fromiter(chain.from_iterable(edges), dtype=np.int64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(
+            f"graph.get_edgelist() did not return pairs of integers ({exc}): a subclass that "
+            "overrides it wrongly?"
+        ) from exc
+    del edges
+    if flat.size != 2 * m:
+        raise ValueError(
+            f"graph.get_edgelist() did not return pairs of integers ({flat.size} values for {m} "
+            "edges): a subclass that overrides it wrongly?"
+        )
+    pairs = flat.reshape(m, 2)
+    if m and (int(pairs.min()) < 0 or int(pairs.max()) >= n):
+        bad = int(pairs[(pairs < 0) | (pairs >= n)][0])
+        raise ValueError(
+            f"graph.get_edgelist() names vertex {bad}, outside 0..{n - 1} (graph.vcount() is "
+            f"{n}): was the graph changed during the conversion, or does a subclass override "
+            "vcount() or get_edgelist() wrongly?"
+        )
+    itype = np.int32 if n < 2**31 else np.int64
+    return pairs[:, 0].astype(itype), pairs[:, 1].astype(itype)
 
 
 def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
@@ -238,19 +284,7 @@ def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
         raise ValueError(f"matrix must be square (an adjacency matrix), got shape {matrix.shape}")
     name = source if source is not None else f"scipy.sparse.{matrix.format}"
     n = int(matrix.shape[0])
-    a = sp.csr_array(matrix)  # no copy when already CSR
-    if a.nnz and a.indices.dtype != a.indptr.dtype:  # pragma: no cover - defensive
-        a = sp.csr_array((a.data, a.indices.astype(np.int64), a.indptr.astype(np.int64)), shape=a.shape)
-    nonzero = np.asarray(a.data != 0)
-    if a.has_canonical_format and nonzero.all():
-        ptr, cols = np.asarray(a.indptr), np.asarray(a.indices)
-    else:  # the pattern: explicit zeros out, rows sorted, duplicates merged
-        pattern = sp.csr_array(
-            (nonzero.astype(np.int8), a.indices, a.indptr), shape=a.shape, copy=True
-        )
-        pattern.eliminate_zeros()
-        pattern.sum_duplicates()
-        ptr, cols = pattern.indptr, pattern.indices
+    ptr, cols = _sparse_pattern(matrix, n)
     rows = np.repeat(np.arange(n, dtype=ptr.dtype), np.diff(ptr))
     node_ids = np.arange(n, dtype=np.int64)
     # symmetric iff the lower half, transposed, is the upper half: one counting sort of half
@@ -287,6 +321,167 @@ def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
     return _build_graph(rows, cols, n, node_ids, source=name, relabelled=False, source_directed=True)
 
 
+def _sparse_pattern(matrix: Any, n: int) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """CSR ``(indptr, indices)`` of the non-zero pattern of a square scipy.sparse matrix.
+
+    Rows sorted, duplicates merged, explicit zeros out. Built from copies of the matrix's public
+    arrays (``indptr``/``indices``/``data``, ``coords``, ``offsets``, ``rows``, items), checked
+    before any use (:func:`_checked_entries`): a matrix whose arrays were edited after
+    construction gives a ValueError, never a read or write outside them.
+    """
+    rows, cols = _checked_entries(matrix, n)
+    if rows is None:  # CSR input, cols in row order: sorted and distinct in every row already?
+        ptr = cols[0]
+        ind = cols[1]
+        step = ind[1:] > ind[:-1]
+        starts = ptr[1:-1]
+        starts = starts[(starts > 0) & (starts < ind.size)]
+        step[starts - 1] = True  # a row's first entry needs no order with the previous row's
+        if bool(step.all()):
+            return ptr, ind
+        rows = np.repeat(np.arange(n, dtype=ind.dtype), np.diff(ptr))
+        cols = ind
+    ptr, ind = _sorted_rows(rows, cols, n, n, sort=True)
+    repeats = _repeats(ptr, ind)
+    return _drop_entries(ptr, ind, repeats)
+
+
+def _checked_entries(matrix: Any, n: int) -> tuple[Any, Any]:
+    """Copies of the non-zero entries of a square scipy.sparse matrix, every index checked.
+
+    Returns ``(rows, cols)`` of the entries, or ``(None, (indptr, indices))`` for a CSR
+    matrix (rows in order). Explicit zeros are dropped; index arrays keep an integer type.
+
+    Raises
+    ------
+    ValueError
+        If the arrays do not form a valid matrix of shape ``(n, n)`` (lengths that disagree,
+        row pointers that do not start at 0 or decrease, an index outside ``[0, n)``).
+    """
+    fmt = matrix.format
+    if fmt in ("csr", "csc"):
+        ptr = _index_copy(matrix.indptr, f"{fmt} indptr")
+        ind = _index_copy(matrix.indices, f"{fmt} indices")
+        data = np.asarray(matrix.data)
+        if ptr.size != n + 1:
+            _invalid(fmt, f"indptr has {ptr.size} values, not n + 1 = {n + 1}")
+        if int(ptr[0]) != 0 or bool((ptr[1:] < ptr[:-1]).any()):
+            _invalid(fmt, "indptr does not start at 0 and never decrease")
+        nnz = int(ptr[-1])
+        if nnz > ind.size or data.ndim != 1 or nnz > data.size:
+            _invalid(fmt, f"indptr ends at {nnz} but indices has {ind.size} values and data {data.size}")
+        ind = ind[:nnz]
+        _check_indices(ind, n, fmt, "indices")
+        keep = np.asarray(data[:nnz] != 0)
+        major = None
+        if not keep.all():
+            major = np.repeat(np.arange(n, dtype=ind.dtype), np.diff(ptr))[keep]
+            ind = ind[keep]
+        if fmt == "csr":
+            if major is None:
+                return None, (ptr, ind)
+            return major, ind
+        if major is None:
+            major = np.repeat(np.arange(n, dtype=ind.dtype), np.diff(ptr))
+        return ind, major
+    if fmt == "lil":
+        row_lists = [list(r) for r in matrix.rows]
+        data_lists = [list(d) for d in matrix.data]
+        if len(row_lists) != n or list(map(len, row_lists)) != list(map(len, data_lists)):
+            _invalid(fmt, "rows and data do not have one list per row, of equal lengths")
+        lengths = np.fromiter(map(len, row_lists), dtype=np.int64, count=n)
+        rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        cols = _int_list(chain.from_iterable(row_lists), int(lengths.sum()), fmt)
+        vals = np.array(list(chain.from_iterable(data_lists)))
+    elif fmt == "dok":
+        items = list(matrix.items())
+        try:
+            keys = np.array([k for k, _ in items], dtype=np.int64).reshape(-1, 2)
+        except (TypeError, ValueError, OverflowError) as exc:
+            _invalid(fmt, f"a key is not a pair of integers ({exc})")
+        rows, cols = keys[:, 0].copy(), keys[:, 1].copy()
+        vals = np.array([v for _, v in items])
+    elif fmt == "dia":
+        offsets = _index_copy(matrix.offsets, "dia offsets")
+        data = np.array(matrix.data)
+        if data.ndim != 2 or data.shape[0] != offsets.size:
+            _invalid(fmt, f"data of shape {data.shape} for {offsets.size} offsets")
+        width = min(int(data.shape[1]), n)
+        j = np.arange(width, dtype=np.int64)
+        i = j[None, :] - offsets.astype(np.int64)[:, None]
+        inside = (i >= 0) & (i < n)
+        rows, cols = i[inside], np.broadcast_to(j, i.shape)[inside]
+        vals = data[:, :width][inside]
+    else:  # coo, or bsr (block structure checked) through its own numpy-only tocoo
+        if fmt == "bsr":
+            _check_blocks(matrix, n)
+        coo = matrix if fmt == "coo" else matrix.tocoo()
+        rows = _index_copy(coo.row, "coo row")
+        cols = _index_copy(coo.col, "coo col")
+        vals = np.asarray(coo.data)
+        if not (rows.size == cols.size == vals.size):
+            _invalid(fmt, f"row, col and data have {rows.size}, {cols.size} and {vals.size} values")
+    _check_indices(rows, n, fmt, "row indices")
+    _check_indices(cols, n, fmt, "column indices")
+    keep = np.asarray(vals != 0)
+    if vals.shape != rows.shape:
+        _invalid(fmt, "data and indices have different lengths")
+    if not keep.all():
+        rows, cols = rows[keep], cols[keep]
+    return rows, cols
+
+
+def _check_blocks(matrix: Any, n: int) -> None:
+    """ValueError unless the block arrays of a BSR matrix of shape ``(n, n)`` fit together."""
+    r, c = (int(x) for x in matrix.blocksize)
+    ptr = _index_copy(matrix.indptr, "bsr indptr")
+    ind = _index_copy(matrix.indices, "bsr indices")
+    data = np.asarray(matrix.data)
+    if r <= 0 or c <= 0 or n % r or n % c:
+        _invalid("bsr", f"blocks of {r} x {c} do not tile {n} x {n}")
+    if ptr.size != n // r + 1 or int(ptr[0]) != 0 or bool((ptr[1:] < ptr[:-1]).any()):
+        _invalid("bsr", "indptr does not start at 0, never decrease and have one value per block row + 1")
+    nnz = int(ptr[-1])
+    if nnz > ind.size or data.ndim != 3 or data.shape[0] < nnz or data.shape[1:] != (r, c):
+        _invalid("bsr", f"indptr ends at {nnz} but indices has {ind.size} values and data shape {data.shape}")
+    _check_indices(ind[:nnz], n // c, "bsr", "block column indices")
+
+
+def _index_copy(arr: Any, what: str) -> NDArray[np.integer]:
+    """A copy of a one-dimensional integer index array (int32 kept, else int64)."""
+    out = np.array(arr, copy=True)
+    if out.ndim != 1 or out.dtype.kind not in "iu":
+        raise ValueError(f"the matrix's {what} must be a one-dimensional integer array, "
+                         f"got shape {out.shape} and dtype {out.dtype}")
+    if out.dtype != np.int32:
+        if out.dtype == np.uint64 and out.size and int(out.max()) > np.iinfo(np.int64).max:
+            raise ValueError(f"the matrix's {what} hold values beyond int64")
+        out = out.astype(np.int64)
+    return out
+
+
+def _int_list(values: Any, count: int, fmt: str) -> NDArray[np.int64]:
+    try:
+        return np.fromiter(values, dtype=np.int64, count=count)
+    except (TypeError, ValueError, OverflowError) as exc:
+        _invalid(fmt, f"a column index is not an integer ({exc})")
+        raise  # pragma: no cover - _invalid raises
+
+
+def _check_indices(ind: NDArray[np.integer], n: int, fmt: str, what: str) -> None:
+    if ind.size and (int(ind.min()) < 0 or int(ind.max()) >= n):
+        bad = int(ind[(ind < 0) | (ind >= n)][0])
+        _invalid(fmt, f"its {what} include {bad}, outside 0..{n - 1}")
+
+
+def _invalid(fmt: str, what: str) -> None:
+    raise ValueError(
+        f"the scipy.sparse {fmt} matrix is not valid: {what}. Were its arrays edited after "
+        "construction? Rebuild it from (data, (row, col)) with a scipy constructor, or call its "
+        "check_format(full_check=True) to see what is wrong"
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # helpers
 
@@ -296,7 +491,8 @@ def _sorted_labels(labels: list[Any]) -> tuple[NDArray[Any], NDArray[np.integer]
 
     Returns ``(node_ids, rank)``: ``rank[p]`` is the position in ``node_ids`` of ``labels[p]``,
     or None when the labels come sorted already (``rank`` would be ``0..n-1``). Labels that
-    cannot be sorted keep their insertion order. ``rank`` is int32 below 2**31 labels.
+    cannot be sorted keep their insertion order. ``rank`` is int32 below 2**31 labels. A label
+    given twice (a graph object whose node dict repeats a key) is a ValueError.
     """
     n = len(labels)
     node_ids = _label_array(labels)
@@ -314,10 +510,16 @@ def _sorted_labels(labels: list[Any]) -> tuple[NDArray[Any], NDArray[np.integer]
             rank = position[at]
             del position, at
             sorted_ids = np.flatnonzero(present).astype(np.int64)
+            if sorted_ids.size != n:
+                _repeated_label()
             sorted_ids += lo
             return sorted_ids, rank
         order = np.argsort(node_ids)  # distinct labels: any sort gives the same order
+        if bool((node_ids[order[1:]] == node_ids[order[:-1]]).any()):
+            _repeated_label()
     else:
+        if len(set(labels)) != n:
+            _repeated_label()
         try:
             order = np.array(sorted(range(n), key=labels.__getitem__), dtype=np.int64)
         except TypeError:  # incomparable labels: insertion order
@@ -329,37 +531,104 @@ def _sorted_labels(labels: list[Any]) -> tuple[NDArray[Any], NDArray[np.integer]
     return node_ids[order], rank
 
 
+def _adjacency_snapshot(graph: Any, multi: bool) -> tuple[list[Any], list[Any], NDArray[np.int64] | None]:
+    """The node labels and neighbour collections of ``graph.adjacency()``, and multiplicities.
+
+    Returns ``(labels, rows, mult)``: ``rows[i]`` holds the neighbours of ``labels[i]``
+    (networkx's own inner dict; for a multigraph a new list of ours); for a multigraph
+    ``mult`` holds the number of parallel edges of every neighbour entry, in the order of
+    ``chain(*rows)`` (else None). No ``len()`` of networkx's dicts is used: the row lengths
+    come from the same iteration as the keys (:func:`_neighbour_positions`).
+
+    Raises
+    ------
+    RuntimeError
+        If the graph changes during the pass (Python's dict iteration detects it).
+    """
+    try:
+        items = list(graph.adjacency())
+        labels = list(map(itemgetter(0), items))
+        if not multi:
+            return labels, list(map(itemgetter(1), items)), None
+        pairs = list(map(list, map(methodcaller("items"), map(itemgetter(1), items))))
+    except RuntimeError as exc:  # "dictionary changed size during iteration"
+        raise _changed(type(graph).__name__, exc) from exc
+    del items
+    rows = [list(map(itemgetter(0), row)) for row in pairs]
+    nnz = sum(map(len, rows))
+    flat = chain.from_iterable(pairs)
+    mult = np.fromiter(map(len, map(itemgetter(1), flat)), dtype=np.int64, count=nnz)
+    return labels, rows, mult
+
+
+def _changed(name: str, exc: BaseException) -> RuntimeError:
+    """The error for a graph changed by another thread while it was read."""
+    return RuntimeError(
+        f"the {name} changed while ldpgraph read it ({exc}): another thread "
+        "edited it during the conversion; convert a graph no other code changes meanwhile "
+        "(e.g. a copy made under your own lock)"
+    )
+
+
 def _neighbour_positions(
-    adj: Any,
+    rows: list[Any],
     labels: list[Any],
     node_ids: NDArray[Any],
     rank: NDArray[np.integer] | None,
-    deg: NDArray[np.int64],
-) -> NDArray[np.integer]:
-    """Sorted positions of the neighbour labels ``chain(*adj.values())``.
+) -> tuple[NDArray[np.integer], NDArray[np.int64]]:
+    """Sorted positions of the neighbour labels ``chain(*rows)``, and the length of every row.
 
-    Integer labels are read by ``np.fromiter`` and located with numpy, other labels through
-    one dict from label to position. Integer positions: an offset when the labels are
+    One pass: every row is iterated once, followed by a separator (a value that is no label),
+    so a row's length is the distance between separators, counted on the same iteration that
+    yields its keys (a ``len()`` that lies, or a row edited meanwhile, cannot make them
+    disagree). Integer labels are read by ``np.fromiter`` and located with numpy, other labels
+    through one dict from label to position. Integer positions: an offset when the labels are
     consecutive, a dense table when they span at most ``_DENSE_SPAN`` times their number, else
-    a numpy hash table (:func:`_index_of`). int32 when the positions and entries fit, else int64.
+    a numpy hash table (:func:`_index_of`). int32 when the positions and entries fit, else
+    int64. A neighbour that is not a node is a ValueError; a row changed during the pass a
+    RuntimeError (Python's dict iteration detects it).
     """
     n = len(labels)
-    nnz = int(deg.sum())
-    itype = np.int32 if max(n, nnz) < _INT32_LIMIT else np.int64
-    ints = node_ids.dtype == np.int64
-    if ints:
-        try:
-            vals = np.fromiter(chain.from_iterable(adj.values()), dtype=np.int64, count=nnz)
-        except (TypeError, ValueError, OverflowError):  # a key that only compares equal to a label
-            vals = None
-        if vals is not None:
-            return _int_positions(vals, node_ids, itype)
-    index = dict(zip(labels, range(n) if rank is None else rank.tolist(), strict=True))
-    try:  # np.array of a list is faster here than np.fromiter of the map (measured)
-        return np.array(list(map(index.__getitem__, chain.from_iterable(adj.values()))), dtype=itype)
-    except KeyError as exc:
-        _not_a_node(exc.args[0])
-        raise  # pragma: no cover - _not_a_node raises
+    try:
+        if node_ids.dtype == np.int64 and n:
+            lo, hi = int(node_ids[0]), int(node_ids[-1])  # integer labels come out sorted
+            sep = lo - 1 if lo > -(2**63) else hi + 1
+            if sep < 2**63:
+                try:
+                    vals = np.fromiter(chain.from_iterable(map(chain, rows, repeat((sep,)))), dtype=np.int64)
+                except (TypeError, ValueError, OverflowError):  # a key that is not an int64
+                    vals = None
+                if vals is not None:
+                    keys, deg = _split_rows(vals, vals == sep, n, sep)
+                    itype = np.int32 if max(n, keys.size) < _INT32_LIMIT else np.int64
+                    return _int_positions(keys, node_ids, itype), deg
+        marker = object()
+        index = dict(zip(labels, range(n) if rank is None else rank.tolist(), strict=True))
+        index[marker] = -1
+        try:  # np.array of a list is faster here than np.fromiter of the map (measured)
+            found = list(map(index.__getitem__, chain.from_iterable(map(chain, rows, repeat((marker,))))))
+        except (KeyError, TypeError) as exc:
+            _not_a_node(exc.args[0] if isinstance(exc, KeyError) else exc)
+            raise  # pragma: no cover - _not_a_node raises
+        pos = np.array(found, dtype=np.int64)
+        del found
+        keys, deg = _split_rows(pos, pos < 0, n, None)
+    except RuntimeError as exc:
+        raise _changed("graph", exc) from exc
+    itype = np.int32 if max(n, keys.size) < _INT32_LIMIT else np.int64
+    return keys.astype(itype), deg
+
+
+def _split_rows(
+    vals: NDArray[np.int64], is_sep: NDArray[np.bool_], n: int, sep: int | None
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The entries of ``vals`` between separators, and the number in each of the ``n`` rows."""
+    ends = np.flatnonzero(is_sep)
+    if ends.size != n:  # a key equal to the separator: not a node (it is no label)
+        _not_a_node(sep)
+    deg = np.diff(ends, prepend=-1)
+    deg -= 1
+    return vals[~is_sep], deg
 
 
 def _int_positions(vals: NDArray[np.int64], node_ids: NDArray[np.int64], itype: type) -> NDArray[np.integer]:
@@ -455,6 +724,14 @@ def _lookup(
     return out
 
 
+def _repeated_label() -> None:
+    raise ValueError(
+        "the graph lists a node twice (its node dict yields a repeated key): a graph object "
+        "whose internal dicts were replaced or edited directly? Rebuild it with the public "
+        "networkx API (add_nodes_from / add_edges_from)"
+    )
+
+
 def _not_a_node(label: Any) -> None:
     raise ValueError(
         f"graph's adjacency lists a neighbour {label!r} that is not a node of the graph "
@@ -471,25 +748,19 @@ def _symmetric_csr(
     as sorted positions; ``rank`` maps insertion order to sorted position (None: the same).
     Returns ``(indptr, indices, n_loops)``, or None if the pattern is not symmetric.
 
-    Each step is a counting-sort transpose (scipy's ``csr_tocsc``, stable): the transpose of
-    the adjacency ``A`` lists, for every node, its neighbours' insertion positions in
+    Each step is a stable counting-sort transpose (:func:`~ldpgraph.graph.core._transpose`,
+    which checks its input: positions in ``[0, n)``, row pointers that add up): the transpose
+    of the adjacency ``A`` lists, for every node, its neighbours' insertion positions in
     increasing order; mapped through ``rank`` it is ``A^T`` in sorted positions, whose own
     transpose ``S`` has sorted rows. ``S`` is the graph iff ``A`` is symmetric, which holds iff
     ``S`` equals its transpose (one more counting sort).
     """
-    from scipy.sparse import _sparsetools as st  # deferred: slow to import
-
     itype = cols.dtype
-    m = int(cols.size)
-    data = np.zeros(m, dtype=np.int8)
-    scratch = np.empty(m, dtype=np.int8)
 
     def transpose(
         p: NDArray[np.integer], c: NDArray[np.integer]
     ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
-        tp, tc = np.empty(n + 1, dtype=itype), np.empty(m, dtype=itype)
-        st.csr_tocsc(n, n, p, c, data, tp, tc, scratch)
-        return tp, tc
+        return _transpose(p, c, n, itype)
 
     s_ptr, s_ind = transpose(ptr, cols)
     if rank is not None:  # s is A^T with insertion positions: map them, transpose back
@@ -504,51 +775,6 @@ def _symmetric_csr(
     if loops.size:
         s_ptr, s_ind = _drop_entries(s_ptr, s_ind, loops)
     return s_ptr.astype(np.int64), s_ind.astype(np.int64), int(loops.size)
-
-
-def _undirected_igraph(
-    src: NDArray[np.int64],
-    dst: NDArray[np.int64],
-    oi: NDArray[np.int64],
-    ii: NDArray[np.int64],
-    os_: NDArray[np.int64],
-    is_: NDArray[np.int64],
-    node_ids: NDArray[Any],
-    *,
-    relabelled: bool,
-) -> Graph:
-    """Graph of an undirected igraph graph from its edge vectors and sorted edge orders.
-
-    igraph stores an undirected edge with ``from >= to``; ``ii`` orders the edges by
-    ``(to, from)`` and ``oi`` by ``(from, to)``, with row starts ``is`` and ``os``: these are
-    the upper and lower halves of the CSR form, rows sorted, parallel edges side by side. Loops
-    and repeats are dropped from both halves (neighbour comparison), which are then merged.
-    """
-    n = int(is_.size - 1)
-    m = int(src.size)
-    upper = src[ii]
-    lower = dst[oi]
-    drop_u = _repeats(is_, upper)
-    drop_l = _repeats(os_, lower)
-    loop_at = src[src == dst]  # the vertex of every self-loop
-    n_loops = int(loop_at.size)
-    if n_loops:  # loops are dropped whether repeated or not
-        # the c loops of v are the first c entries of row v of the upper half (their column v
-        # is the least there) and the last c of row v of the lower half (the greatest there)
-        loop_at.sort()
-        first = np.flatnonzero(np.concatenate(([True], loop_at[1:] != loop_at[:-1])))
-        verts = loop_at[first]
-        counts = np.diff(np.append(first, n_loops))
-        within = np.arange(n_loops) - np.repeat(first, counts)
-        drop_u = _union_positions(drop_u, np.repeat(is_[verts], counts) + within)
-        drop_l = _union_positions(drop_l, np.repeat(os_[verts + 1] - counts, counts) + within)
-    del loop_at
-    ptr_u, upper = _drop_entries(is_, upper, drop_u)
-    ptr_l, lower = _drop_entries(os_, lower, drop_l)
-    indptr, indices = _merge_rows(ptr_l, lower, ptr_u, upper, n)
-    n_unique = int(upper.size)
-    report = _undirected_report("igraph.Graph", m, n_loops, n_unique, n, relabelled)
-    return Graph._trusted(indptr, indices, node_ids, report)
 
 
 def _undirected_report(
@@ -566,52 +792,6 @@ def _undirected_report(
         relabelled=relabelled,
         source_directed=False,
     )
-
-
-def _union_positions(a: NDArray[np.intp], b: NDArray[np.intp]) -> NDArray[np.intp]:
-    """Sorted distinct positions in ``a`` or ``b``."""
-    both = np.concatenate((a, b))
-    both.sort()
-    return both[np.concatenate(([True], both[1:] != both[:-1]))] if both.size else both
-
-
-def _igraph_vectors(graph: Any) -> tuple[NDArray[np.int64], ...] | None:
-    """Read-only views of igraph's ``from, to, oi, ii, os, is`` vectors, or None if the layout is unexpected.
-
-    The views share igraph's memory (no copy): use them only while ``graph`` is alive and
-    unchanged, inside the conversion.
-
-    ``igraph_t`` starts with ``n`` (64-bit), ``directed`` (padded to 8 bytes), then six
-    ``igraph_vector_int_t`` of three pointers each (begin, end of storage, end of data) over
-    64-bit integers.
-    """
-    try:
-        address = graph._raw_pointer()
-    except Exception:  # noqa: BLE001 - any failure means: use the slow, public route
-        return None
-    n, m = graph.vcount(), graph.ecount()
-    words = (ctypes.c_uint64 * 20).from_address(address)
-    if words[0] != n or (words[1] & 0xFF) != int(graph.is_directed()):
-        return None
-    out = []
-    for k, size in enumerate((m, m, m, m, n + 1, n + 1)):
-        begin, stor_end, end = words[2 + 3 * k], words[3 + 3 * k], words[4 + 3 * k]
-        if not (begin and begin <= end <= stor_end) or end - begin != 8 * size:
-            return None
-        if size:
-            arr = np.ctypeslib.as_array((ctypes.c_int64 * size).from_address(begin))
-        else:
-            arr = np.empty(0, dtype=np.int64)
-        arr.setflags(write=False)
-        out.append(arr)
-    src, dst = out[0], out[1]
-    for e in {0, m // 2, m - 1} if m else ():
-        a, b = graph.es[e].tuple
-        if (a, b) != ((int(src[e]), int(dst[e])) if graph.is_directed() else (int(dst[e]), int(src[e]))):
-            return None
-    if out[4][-1] != m or out[5][-1] != m:
-        return None
-    return tuple(out)
 
 
 def _label_array(labels: list[Any]) -> NDArray[Any]:

@@ -584,18 +584,19 @@ def _build_owned(
     Kernels (each measured, see ``scripts/bench_graph_io.py``): the column of every edge
     ``{lo < hi}`` is stored as ``2 hi + d`` with ``d = 1`` when it was given as ``hi lo``, in
     int32 when ``n < 2**30`` (and ``2 m < 2**31``); a self-loop gets the column ``2 n``. Two
-    stable counting sorts (scipy's C kernels ``coo_tocsr`` by column, then ``csr_tocsc`` by row;
-    O(m + n) each) sort the entries by ``(lo, hi, d)`` with the self-loops last (cut off), so
-    duplicates are removed by a neighbour comparison and an edge given in both directions is
-    a group with a step ``2 hi -> 2 hi + 1``. The lower half of the symmetric CSR is the
-    transpose (one more counting sort) and the two halves, disjoint and sorted in every row,
-    are merged in one pass (``csr_plus_csr``). A counting sort over more than ``2**16`` keys
-    runs in two passes, by the high bits of the key into at most 64 buckets, then every bucket
-    by the low bits (:func:`_bucket_shift`): one pass over 10^6 counters scatters each entry
-    to a random place of the whole output and took 2-3 times as long here. In int32, the
-    upper half, the transpose's scratch, its output and the merged rows are all written inside
-    the int64 output buffer, which is then widened in place (:func:`_widen_in_place`), so the
-    build's peak is about the output plus one int32 copy of the edges. No general sort of the
+    stable counting sorts (by column, then by row; O(m + n) each, through scipy's public
+    ``csr_array.tocsc``, see :func:`_counting_transpose`) sort the entries by ``(lo, hi, d)``
+    with the self-loops last (cut off), so duplicates are removed by a neighbour comparison and
+    an edge given in both directions is a group with a step ``2 hi -> 2 hi + 1``. The lower
+    half of the symmetric CSR is the transpose (one more counting sort) and the two halves,
+    disjoint and sorted in every row, are merged in one pass (:func:`_merge_rows`, numpy
+    scatters). A counting sort over more than ``2**16`` keys runs in two passes, by the high
+    bits of the key into at most 64 buckets, then every bucket by the low bits
+    (:func:`_bucket_shift`): one pass over 10^6 counters scatters each entry to a random place
+    of the whole output and took 2-3 times as long here. In int32, the upper half, the lower
+    half and the merged rows are written inside the int64 output buffer, which is then widened
+    in place (:func:`_widen_in_place`); scipy allocates the counting sorts' outputs. No general
+    sort of the
     m keys is done (``np.sort`` of 10^7 uint64 keys alone costs more than all of the above).
     """
     m_read = int(cols[0].size)
@@ -662,34 +663,70 @@ def _sorted_rows(
 ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
     """CSR ``(indptr, indices)`` of the entries, rows in order, columns sorted within each row.
 
-    Duplicates are kept (side by side). Uses scipy's counting sort (``coo_tocsr``, stable) and
-    per-row sort (``csr_sort_indices``) directly, without their summing of duplicates. With
-    ``sort=False`` the per-row sort is skipped: the columns of a row keep their input order
-    (sorted already when the entries come sorted by column).
+    Duplicates are kept (side by side). A stable counting sort by row (:func:`_counting_transpose`
+    of the one-row matrix whose columns are ``rows``, carrying ``cols``); with ``sort`` it is
+    preceded by one by column (least significant first), so the columns of a row come out
+    increasing. With ``sort=False`` the columns of a row keep their input order (sorted already
+    when the entries come sorted by column). ``rows`` and ``cols`` must lie in ``[0, n_rows)``
+    and ``[0, n_cols)``: checked, a ValueError otherwise.
+    """
+    itype = rows.dtype
+    nnz = int(rows.size)
+    one_row = np.array([0, nnz], dtype=itype)
+    if not sort:
+        ptr, _, ind = _counting_transpose(one_row, rows, cols, n_rows, itype)
+        return ptr, ind
+    _check_entries(cols, n_cols, "column")
+    ptr_c, _, rows_c = _counting_transpose(one_row, cols, rows, n_cols, itype)
+    ptr, ind = _transpose(ptr_c, rows_c, n_rows, itype)  # stable: columns increase in a row
+    return ptr, ind
+
+
+def _check_entries(ind: NDArray[np.integer], bound: int, what: str) -> None:
+    """ValueError unless every value of ``ind`` lies in ``[0, bound)``."""
+    if ind.size and (int(ind.min()) < 0 or int(ind.max()) >= bound):
+        bad = ind[(ind < 0) | (ind >= bound)][0]
+        raise ValueError(f"{what} index {int(bad)} is outside [0, {bound}): the input is not a valid "
+                         f"matrix of {bound} {what}s")
+
+
+def _counting_transpose(
+    ptr: NDArray[np.integer],
+    ind: NDArray[np.integer],
+    data: NDArray[Any] | None,
+    n_cols: int,
+    itype: type,
+) -> tuple[NDArray[np.integer], NDArray[np.integer], NDArray[Any] | None]:
+    """CSC form ``(indptr, indices, data)`` of the CSR ``(ptr, ind, data)`` with ``n_cols`` columns.
+
+    A stable counting sort by column, O(m + n): every column lists its rows in increasing order
+    and ``data`` rides along (None: nothing carried, None returned). It goes through scipy's
+    public ``csr_array.tocsc``, whose C kernel trusts its input; so the input is checked first
+    (one-dimensional, lengths, ``ptr`` starting at 0, non-decreasing and ending at ``len(ind)``,
+    every index in ``[0, n_cols)``) and a ValueError raised if anything is wrong. Index arrays
+    are returned in ``itype``.
     """
     import scipy.sparse as sp  # deferred: slow to import
 
-    try:  # scipy's C kernels for sparse formats (private, stable for many releases)
-        from scipy.sparse import _sparsetools
-    except ImportError:  # pragma: no cover
-        _sparsetools = None
-    nnz = int(rows.size)
-    itype = rows.dtype
-    data = np.zeros(nnz, dtype=np.int8)
-    if _sparsetools is None:  # pragma: no cover - scipy without the private kernels
-        coo = sp.coo_array((data, (rows, cols)), shape=(n_rows, n_cols))
-        ptr = np.zeros(n_rows + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=n_rows), out=ptr[1:])
-        order = np.lexsort((np.arange(nnz), coo.col if sort else np.zeros(nnz), coo.row))
-        return ptr, np.asarray(coo.col)[order]
-    ptr = np.empty(n_rows + 1, dtype=itype)
-    ind = np.empty(nnz, dtype=itype)
-    out = np.empty(nnz, dtype=np.int8)
-    _sparsetools.coo_tocsr(n_rows, n_cols, nnz, rows, cols, data, ptr, ind, out)
-    del data
-    if sort:
-        _sparsetools.csr_sort_indices(n_rows, ptr, ind, out)
-    return ptr, ind
+    ptr = np.asarray(ptr)
+    ind = np.asarray(ind)
+    m = int(ind.size)
+    n_rows = int(ptr.size) - 1
+    integer = ptr.dtype.kind in "iu" and ind.dtype.kind in "iu"
+    if ptr.ndim != 1 or ind.ndim != 1 or n_rows < 0 or not integer:
+        raise ValueError("a CSR form needs one-dimensional integer row pointers and indices")
+    if int(ptr[0]) != 0 or int(ptr[-1]) != m:
+        raise ValueError(f"CSR row pointers must run from 0 to the number of entries {m}, "
+                         f"got {int(ptr[0])} to {int(ptr[-1])}")
+    if n_rows > 1 and bool(np.any(ptr[1:] < ptr[:-1])):
+        raise ValueError("CSR row pointers must be non-decreasing")
+    _check_entries(ind, n_cols, "column")
+    carried = np.zeros(m, dtype=np.int8) if data is None else np.asarray(data)
+    if carried.shape != (m,):
+        raise ValueError(f"CSR data must have one value per entry ({m}), got shape {carried.shape}")
+    t = sp.csr_array((carried, ind, ptr), shape=(n_rows, n_cols), copy=False).tocsc()
+    out_data = None if data is None else t.data
+    return t.indptr.astype(itype, copy=False), t.indices.astype(itype, copy=False), out_data
 
 
 def _simple_csr(
@@ -862,26 +899,31 @@ def _sort_by_key(
 
     Returns ``(ptr, out)``: ``out[ptr[k]:ptr[k + 1]]`` are the values of key ``k`` in input
     order. ``pair`` is emptied (its arrays freed after the first pass if it held the only
-    references); both arrays have the index type ``itype``.
+    references); both arrays have the index type ``itype``. The values must be non-negative.
+    In two passes (:func:`_bucket_shift`) when the keys and values fit int32: the first carries
+    each key with its value packed in one int64 (key in the high half).
     """
-    from scipy.sparse import _sparsetools as st  # deferred: slow to import
-
     keys, values = pair
     pair.clear()
     m = int(keys.size)
-    ptr = np.empty(n_keys + 1, dtype=itype)
+    one_row = np.array([0, m], dtype=itype)
     shift = _bucket_shift(n_keys)
-    if shift is None or m == 0:
-        out = np.empty(m, dtype=itype)
-        tags = np.zeros(m, dtype=np.int8)
-        st.coo_tocsr(n_keys, 1, m, keys, values, tags, ptr, out, np.empty(m, dtype=np.int8))
-        return ptr, out
+    if shift is None or m == 0 or np.dtype(itype) != np.int32:
+        ptr, _, out = _counting_transpose(one_row, keys, values, n_keys, itype)
+        return ptr, out.astype(itype, copy=False)
+    _check_entries(keys, n_keys, "key")
     n_buckets = ((n_keys - 1) >> shift) + 1
+    packed = keys.astype(np.int64)
+    packed <<= 32
+    packed |= values.astype(np.int64, copy=False)
     high = np.right_shift(keys, shift)
-    ptr1 = np.empty(n_buckets + 1, dtype=itype)
-    values1, keys1 = np.empty(m, dtype=itype), np.empty(m, dtype=itype)
-    st.coo_tocsr(n_buckets, 1, m, high, values, keys, ptr1, values1, keys1)  # keys ride as data
-    del keys, values, high
+    del keys, values
+    ptr1, _, packed1 = _counting_transpose(one_row, high, packed, n_buckets, itype)
+    del high, packed
+    keys1 = (packed1 >> 32).astype(itype)
+    values1 = packed1.astype(itype)  # the low half (values < 2**31)
+    del packed1
+    ptr = np.empty(n_keys + 1, dtype=itype)
     out = np.empty(m, dtype=itype)
     _sort_buckets(ptr1, keys1, values1, shift, n_keys, ptr, out)
     return ptr, out
@@ -899,28 +941,28 @@ def _transpose(
     """CSR of the transpose of the CSR ``(ptr, ind)`` (``ptr[-1]`` entries, columns below ``n_cols``).
 
     The rows of the output list their columns (the input's rows) in increasing order: a stable
-    counting sort by column, in two passes for many columns (see :func:`_bucket_shift`).
-    ``out`` receives the indices; ``work``, three arrays of the entry count, serves as the
-    scratch of the two passes (its first may be ``out``: it is free before ``out`` is written).
+    counting sort by column (:func:`_counting_transpose`, input checked), in two passes for many
+    columns (see :func:`_bucket_shift`). ``out`` receives the indices; ``work``'s first array,
+    of the entry count, serves as the scratch of the first pass (it may be ``out``: it is free
+    before ``out`` is written).
     """
-    from scipy.sparse import _sparsetools as st  # deferred: slow to import
-
-    n_rows = int(ptr.size - 1)
     m = int(ptr[-1])
     ind = ind[:m]
-    ptr_t = np.empty(n_cols + 1, dtype=itype)
     shift = _bucket_shift(n_cols)
     if shift is None or m == 0:
-        out = np.empty(m, dtype=itype) if out is None else out
-        tags = np.zeros(m, dtype=np.int8)
-        st.csr_tocsc(n_rows, n_cols, ptr, ind, tags, ptr_t, out, np.empty(m, dtype=np.int8))
+        ptr_t, ind_t, _ = _counting_transpose(ptr, ind, None, n_cols, itype)
+        if out is None:
+            return ptr_t, ind_t
+        out[...] = ind_t
         return ptr_t, out
+    _check_entries(ind, n_cols, "column")
     n_buckets = ((n_cols - 1) >> shift) + 1
-    high, rows1, cols1 = work if work is not None else (np.empty(m, dtype=itype) for _ in range(3))
+    high = work[0] if work is not None else np.empty(m, dtype=itype)
     np.right_shift(ind, shift, out=high)
-    ptr1 = np.empty(n_buckets + 1, dtype=itype)
-    st.csr_tocsc(n_rows, n_buckets, ptr, high, ind, ptr1, rows1, cols1)  # columns ride as data
+    ptr1, rows1, cols1 = _counting_transpose(ptr, high, ind, n_buckets, itype)  # columns ride as data
     del high
+    cols1 = cols1.astype(itype, copy=False)
+    ptr_t = np.empty(n_cols + 1, dtype=itype)
     out = np.empty(m, dtype=itype) if out is None else out
     _sort_buckets(ptr1, cols1, rows1, shift, n_cols, ptr_t, out)
     return ptr_t, out
@@ -939,24 +981,23 @@ def _sort_buckets(
 
     Writes the values into ``out`` and the row pointers of all ``n_keys`` keys into ``ptr``.
     """
-    from scipy.sparse import _sparsetools as st  # deferred: slow to import
-
     width = 1 << shift
     starts = ptr1.tolist()
     n_buckets = len(starts) - 1
+    itype = ptr.dtype.type
 
     def sort(first: int, stop: int) -> None:  # buckets first..stop-1, with their own scratch
         largest = max((starts[b + 1] - starts[b] for b in range(first, stop)), default=0)
         low = np.empty(largest, dtype=keys.dtype)
-        tags, tags_out = np.zeros(largest, dtype=np.int8), np.empty(largest, dtype=np.int8)
-        local = np.empty(width + 1, dtype=ptr.dtype)
         for b in range(first, stop):
             s, e = starts[b], starts[b + 1]
             base = b << shift
             w = min(width, n_keys - base)
             c = e - s
             np.bitwise_and(keys[s:e], width - 1, out=low[:c])
-            st.coo_tocsr(w, 1, c, low[:c], values[s:e], tags[:c], local[: w + 1], out[s:e], tags_out[:c])
+            one_row = np.array([0, c], dtype=itype)
+            local, _, vals = _counting_transpose(one_row, low[:c], values[s:e], w, itype)
+            out[s:e] = vals
             np.add(local[:w], s, out=ptr[base : base + w])
 
     # The buckets write disjoint parts of out and ptr, and scipy's kernel releases the GIL: on
@@ -1057,33 +1098,25 @@ def _merge_rows(
 ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
     """CSR whose row ``r`` is row ``r`` of ``lower`` followed by row ``r`` of ``upper``.
 
-    The rows of both must be sorted, with every column of ``lower`` below every column of
-    ``upper`` in the same row (the two halves of a symmetric pattern): one pass of scipy's
-    sorted merge ``csr_plus_csr``, in the index type of the inputs (kept in the output).
-    ``out``, if given, receives the indices (contiguous, the index type, the size of both).
+    For the two halves of a symmetric pattern (every column of ``lower`` below every column of
+    ``upper`` in the same row) the rows come out sorted. Two numpy scatters: the entry at
+    position ``p`` of ``lower``, in row ``r``, goes to ``p + ptr_u[r]``; the entry at position
+    ``p`` of ``upper``, in row ``r``, to ``p + ptr_l[r + 1]``. In the index type of the inputs
+    (kept in the output); ``out``, if given, receives the indices (contiguous, the index type,
+    the size of both).
     """
-    from scipy.sparse import _sparsetools as st  # deferred: slow to import
-
     itype = ptr_l.dtype
-    ones = np.ones(max(lower.size, upper.size), dtype=np.int8)  # sums of 1 and 0: all kept
-    indptr = np.empty(n + 1, dtype=itype)
+    if ptr_l.shape != (n + 1,) or ptr_u.shape != (n + 1,):
+        raise ValueError(f"row pointers must have {n + 1} values")
+    if int(ptr_l[-1]) != lower.size or int(ptr_u[-1]) != upper.size:
+        raise ValueError("row pointers must end at the number of entries")
+    indptr = np.add(ptr_l, ptr_u, dtype=itype)
     indices = np.empty(lower.size + upper.size, dtype=itype) if out is None else out
-    sums = np.empty(indices.size, dtype=np.int8)
-    indptr[0] = 0
-
-    def merge(first: int, stop: int) -> None:
-        # rows first..stop-1; the kernel reads the inputs at their absolute positions and
-        # writes its output (and row pointers) from 0: here from the merged position of row
-        # ``first``, its row pointers shifted by it
-        at = int(ptr_l[first]) + int(ptr_u[first])
-        cp = np.empty(stop - first + 1, dtype=itype)
-        st.csr_plus_csr(stop - first, n, ptr_l[first : stop + 1], lower, ones, ptr_u[first : stop + 1], upper,
-                        ones, cp, indices[at:], sums[at:])
-        np.add(cp[1:], at, out=indptr[first + 1 : stop + 1])
-
-    # Rows are independent and scipy's kernel releases the GIL: on two cores a thread merges the
-    # rows of the second half of the entries.
-    _in_halves(merge, n, indices.size, ptr_l + ptr_u)
+    for half, ptr, shift in ((lower, ptr_l, ptr_u[:-1]), (upper, ptr_u, ptr_l[1:])):
+        pos = np.arange(half.size, dtype=itype)
+        pos += np.repeat(shift.astype(itype, copy=False), np.diff(ptr))
+        indices[pos] = half
+        del pos
     return indptr, indices
 
 

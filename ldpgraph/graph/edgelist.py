@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import bz2
 import csv
-import functools
 import gzip
 import lzma
 import os
@@ -711,7 +710,7 @@ def _parse_stream(blocks: Iterator[bytes | bytearray], source: str, options: _Op
             line += n_lines
             open_end = not block.endswith(b"\n")
             del u, v, block
-            _release_freed(heap=False)  # pyarrow's buffers (trimming the heap here costs time)
+            _release_freed()  # pyarrow's buffers
     lines = line - 1 + open_end
     _release_freed()  # the blocks' text: holes between the columns
     if dialect.names:
@@ -722,35 +721,17 @@ def _parse_stream(blocks: Iterator[bytes | bytearray], source: str, options: _Op
     return _Parsed(u, v, lines, None, tuple(notes))
 
 
-def _release_freed(*, heap: bool = True) -> None:
-    """Return freed memory to the system: pyarrow's pool and glibc's heap (``malloc_trim``).
+def _release_freed() -> None:
+    """Return pyarrow's freed buffers to the system (its memory pool's ``release_unused``).
 
     The blocks' text, pyarrow's buffers and the per-block columns are freed while later ones
-    are live; glibc keeps such holes in its heap (resident, and unused by the build's large
-    arrays, which are mapped apart) until trimmed. Without glibc, or with ``heap=False``, only
-    the pool is released. (Trimming after every block measured 10-15 % slower: the next
-    block's pages are faulted in again.)
+    are live. glibc's own heap is not trimmed: that needs ``malloc_trim``, a C call outside
+    any Python API, which ldpgraph does not make.
     """
     pa = sys.modules.get("pyarrow")
     release = getattr(pa.default_memory_pool(), "release_unused", None) if pa is not None else None
     if release is not None:
         release()
-    trim = _malloc_trim() if heap else None
-    if trim is not None:
-        trim(0)
-
-
-@functools.cache
-def _malloc_trim() -> Any:
-    """glibc's ``malloc_trim``, or None (another C library or platform)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return None
 
 
 def _chain_first(
