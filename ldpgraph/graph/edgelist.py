@@ -44,8 +44,9 @@ one concatenation at the end; other blocks of the numeric two-column format by t
 SWAR parser (``_parse_chunk_fast``), two chunks at a time in threads; a chunk in which either
 sees anything unusual is re-parsed line by line (``_parse_lines``), which raises the exact
 error or returns the ids. Other formats (CSV, extra columns, names) go through pyarrow's CSV
-reader block by block as text (integer ids are then checked to be ASCII digits before they
-are converted), except a block that starts with a byte-order mark, with the same exact
+reader block by block (integer ids by its integer reader where the block holds no ``x``,
+``X`` or ``-``, else as text checked to be ASCII digits before they are converted), except
+a block that starts with a byte-order mark, with the same exact
 line-by-line fallback (tests/graph/test_edgelist_grammar.py compares the two). See
 ``scripts/bench_graph_io.py``.
 """
@@ -95,6 +96,8 @@ _MAX_THREADS = 2  # chunks are parsed by up to this many threads
 _PAD = 24  # whitespace before each chunk in the work buffer: three 8-byte windows of a 19-digit id
 _ALLOWED = b"0123456789 \t\r\n"  # the only bytes outside comments
 _NOT_FOR_ARROW = (b"#", b"\r", b"-")  # a numeric block holding one of these is not given to pyarrow
+# ... and in other formats, ids are not read by pyarrow's integer reader (hexadecimal, "-0")
+_NOT_FOR_ARROW_INTS = (b"x", b"X", b"-")
 _DIGITS = re.compile(r"[0-9]+")
 _NEGATIVE = re.compile(r"-[0-9]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -993,7 +996,9 @@ def _parse_block(
         if delimiter is None:  # runs of blanks -> one tab, none at the ends of a line
             text = re.sub(rb"(?m)^\t|\t$", b"", re.sub(rb"[ \t\r]+", b"\t", text))
             delimiter = "\t"
-        out = _arrow_block(text, delimiter, d)
+        # integer ids by pyarrow's integer reader only where it cannot read "0x10" or "-0"
+        exact_ints = not any(c in text for c in _NOT_FOR_ARROW_INTS)
+        out = _arrow_block(text, delimiter, d, exact_ints=exact_ints)
     lines = block.count(b"\n")
     if out is None:
         u, v = _parse_lines(block, first_line, d, source)
@@ -1058,12 +1063,14 @@ def _arrow_block(
     control characters: the exact parser decides those cases, with the line number.
 
     Integer ids: with ``exact_ints`` (the caller checked that pyarrow's integer grammar is the
-    format's for this text, :func:`_arrow_grammar_is_exact`) they are read as int32 (the
-    pieces of pyarrow's buffers are the columns, no copy) until a block fails that and passes
-    as int64; later blocks of the input then go as int64 at once. Without it (other columns
-    may hold anything) they are read as text, trimmed as the exact parser trims, checked to
-    be ASCII digits only (pyarrow's integer reader would take ``0x10`` and ``-0``) and then
-    converted.
+    format's for this text: :func:`_arrow_grammar_is_exact` for the numeric two-column
+    format, no ``x``, ``X`` or ``-`` anywhere for the others, since pyarrow refuses ``+``,
+    Unicode digits and everything else that is not ``[-]digits`` or hexadecimal) they are
+    read as int32 (the pieces of pyarrow's buffers are the columns, no copy) until a block
+    fails that and passes as int64; later blocks of the input then go as int64 at once.
+    Without it (say negative weights in a third column) they are read as text, trimmed as the
+    exact parser trims, checked to be ASCII digits only (pyarrow's integer reader would take
+    ``0x10`` and ``-0``) and then converted (about 2.5 times slower).
     """
     try:
         import pyarrow as pa

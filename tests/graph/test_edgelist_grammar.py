@@ -60,7 +60,7 @@ FORMATS = {
     "space": "{a} {b}",
     "csv": "{a},{b}",
     "csv3": "{a},{b},{w}",
-    "tab3": "{a}\t{b}\t{w}",
+    "tab3": "{a}\t{b}\t-{w}",  # a minus sign: ids read by pyarrow as text, then checked
     "names": "n{a} m{b}",
     "names_csv": "n{a},m{b}",
 }
