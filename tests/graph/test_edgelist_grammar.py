@@ -10,6 +10,10 @@ separators, CR, NUL, quotes, leading zeros, exponents, floats, ids beyond int64)
 starts, block ends and inside blocks; the parse with pyarrow allowed must equal, byte for
 byte, the parse with pyarrow disabled (ids, line count, names and notes, or the same error
 message), and agree with the independent reference reading of tests/edgelist_reference.py.
+Hypothesis runs derandomized, without shrinking (a 400 KiB text shrinks slowly; the failing
+case is printed as a short recipe, ``Case``); ``GRAMMAR_EXAMPLES`` (default 30) sets the
+number of texts (200 passed on 8c15c03's parser, 100 on 7d4c335's; 897268b's fails at the
+first csv case).
 """
 
 from __future__ import annotations
