@@ -33,16 +33,21 @@ so before anything is parsed) is refused as a likely decompression bomb, and so 
 ``max_bytes``; FIFOs, devices and sockets are refused (a stream may not end). Parquet files
 are read by :func:`read_parquet_edges`.
 
-Speed: a block of integer ids separated by tabs or by spaces (not both), with no CR, minus
-sign or comment in it (a few memchr passes: pyarrow's integer reader would accept those where
-the format does not, and it refuses anything else that is not an id) and no blank line (so
+Speed: one grammar at every size. A block of integer ids separated by tabs or by spaces
+(not both), with only bytes from tab to ``9`` in it and no CR, minus sign or comment (two
+numpy reductions and a few memchr passes: pyarrow's integer reader would accept hexadecimal,
+``-0``, a byte-order mark at the start of its buffer and blanks around a value, where the
+format does not, and it refuses every other byte of that range) and no blank line (so
 that its rows are its lines), is parsed by pyarrow's multi-threaded CSV reader into int32
 columns (int64 from the first block whose ids do not fit), kept as pyarrow's buffers until
 one concatenation at the end; other blocks of the numeric two-column format by the numpy
 SWAR parser (``_parse_chunk_fast``), two chunks at a time in threads; a chunk in which either
 sees anything unusual is re-parsed line by line (``_parse_lines``), which raises the exact
 error or returns the ids. Other formats (CSV, extra columns, names) go through pyarrow's CSV
-reader block by block, with the same exact line-by-line fallback. See
+reader block by block (integer ids by its integer reader where the block holds no ``x``,
+``X`` or ``-``, else as text checked to be ASCII digits before they are converted), except
+a block that starts with a byte-order mark, with the same exact
+line-by-line fallback (tests/graph/test_edgelist_grammar.py compares the two). See
 ``scripts/bench_graph_io.py``.
 """
 
@@ -90,6 +95,8 @@ _MAX_THREADS = 2  # chunks are parsed by up to this many threads
 _PAD = 24  # whitespace before each chunk in the work buffer: three 8-byte windows of a 19-digit id
 _ALLOWED = b"0123456789 \t\r\n"  # the only bytes outside comments
 _NOT_FOR_ARROW = (b"#", b"\r", b"-")  # a numeric block holding one of these is not given to pyarrow
+# ... and in other formats, ids are not read by pyarrow's integer reader (hexadecimal, "-0")
+_NOT_FOR_ARROW_INTS = (b"x", b"X", b"-")
 _DIGITS = re.compile(r"[0-9]+")
 _NEGATIVE = re.compile(r"-[0-9]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -941,24 +948,27 @@ def _parse_block(
         out = None
         arrow = len(block) >= (_ARROW_MIN if "pyarrow" in sys.modules else _ARROW_COLD)
         # pyarrow's integer reader accepts more than the format: spaces around a value, a lone
-        # CR as a line end, a minus sign; a block holding none of those (nor a comment, nor both
-        # separators) goes to it, and anything else in it makes pyarrow fail (then the exact
-        # parser decides). Each test is one memchr pass (~10 GB/s).
+        # CR as a line end, a minus sign ("-0" is 0), hexadecimal ("0x10" is 16), and a UTF-8
+        # byte-order mark at the start of its buffer. A block goes to it only when its grammar
+        # is the format's there (see _arrow_grammar_is_exact); anything else in such a block
+        # makes pyarrow fail (then the exact parser decides).
         # Blank lines are not skipped there (a block with one goes to the exact parser), so
         # that every line is a row: the row count is the line count (counting the newlines
         # would cost ~0.05 s per 10^7 edges).
-        if arrow and not any(c in block for c in _NOT_FOR_ARROW):
-            has_space = b" " in block
-            if not (has_space and b"\t" in block):
-                out = _arrow_block(block, " " if has_space else "\t", d, blank_lines=False)
+        if arrow and _arrow_grammar_is_exact(block):
+            sep = " " if b" " in block else "\t"
+            out = _arrow_block(block, sep, d, blank_lines=False, exact_ints=True)
         if out is None:
             flat = _parse_bytes(block, source, first_line, d)
             pairs = flat.view(np.int64).reshape(-1, 2)
             return [_small(pairs[:, d.columns[0]])], [_small(pairs[:, d.columns[1]])], block.count(b"\n")
         return out[0], out[1], out[2] - (not block.endswith(b"\n"))
     out = None
+    # pyarrow drops a UTF-8 byte-order mark at the start of its buffer: only the file's first
+    # one is dropped (by _parse_stream), so a block starting with one goes to the exact parser
     if (
         len(block) >= _ARROW_MIN
+        and not block.startswith(_BOM)
         and not (d.delimiter == "," and b'"' in block)
         and not (d.delimiter is not None and re.search(rb"\r[^\n]", block))
     ):
@@ -967,7 +977,9 @@ def _parse_block(
         if delimiter is None:  # runs of blanks -> one tab, none at the ends of a line
             text = re.sub(rb"(?m)^\t|\t$", b"", re.sub(rb"[ \t\r]+", b"\t", text))
             delimiter = "\t"
-        out = _arrow_block(text, delimiter, d)
+        # integer ids by pyarrow's integer reader only where it cannot read "0x10" or "-0"
+        exact_ints = not any(c in text for c in _NOT_FOR_ARROW_INTS)
+        out = _arrow_block(text, delimiter, d, exact_ints=exact_ints)
     lines = block.count(b"\n")
     if out is None:
         u, v = _parse_lines(block, first_line, d, source)
@@ -980,17 +992,66 @@ def _parse_block(
     return out[0], out[1], lines
 
 
+def _arrow_grammar_is_exact(block: bytes | bytearray) -> bool:
+    r"""Whether pyarrow's integer reader parses this numeric block exactly as the format does.
+
+    The format's numeric two-column lines hold only the bytes ``0-9``, space, tab, CR and LF
+    outside comments. pyarrow reads an integer field as ``[-]digits`` or ``0x``/``0X`` and hex
+    digits, with spaces and tabs around it trimmed, and refuses anything else. So the block
+    must hold only bytes from ``\t`` (9) to ``9`` (57): no letter (no ``x``, no hex digit),
+    nothing beyond ASCII (no byte-order mark, no Unicode digit), no NUL. Of those, ``#``
+    (comments), CR (a lone one is a line end there) and ``-`` are refused here too, and so is
+    a block holding both separators (a space beside a tab would be trimmed); every other
+    byte of that range (``+``, ``.``, ``,``, the controls from 11 to 31, ...) makes pyarrow
+    fail, so that the exact parser decides the block (tests/graph/test_edgelist_grammar.py
+    checks every such byte against the installed pyarrow). Cost: two numpy reductions and
+    four memchr passes (~3 ms per 16 MiB block).
+
+    Parameters
+    ----------
+    block : bytes or bytearray
+        Whole lines of text.
+
+    Returns
+    -------
+    bool
+        True when pyarrow may read the block: then its ids are those of the exact parser, and
+        where they are not (a byte it refuses), it fails.
+    """
+    if not block:
+        return False
+    b = np.frombuffer(block, dtype=np.uint8)
+    if int(b.max()) > ord("9") or int(b.min()) < ord("\t"):
+        return False
+    if any(c in block for c in _NOT_FOR_ARROW):
+        return False
+    return not (b" " in block and b"\t" in block)
+
+
 def _arrow_block(
-    text: bytes, delimiter: str, d: _Dialect, *, blank_lines: bool = True
+    text: bytes | bytearray,
+    delimiter: str,
+    d: _Dialect,
+    *,
+    blank_lines: bool = True,
+    exact_ints: bool = False,
 ) -> tuple[list[Any], list[Any], int] | None:
     """The two node columns by pyarrow's CSV reader (lists of pieces) and the number of rows,
     or None when anything is off (with ``blank_lines=False``, also on a blank line).
 
     None (then the exact line parser runs) on any pyarrow error (column count, a value that
     is not an int64, invalid UTF-8), on negative ids, and on names that are empty or hold
-    control characters: the exact parser decides those cases, with the line number. Integer
-    ids are read as int32 (the pieces of pyarrow's buffers are the columns, no copy) until a
-    block fails that and passes as int64; later blocks of the input then go as int64 at once.
+    control characters: the exact parser decides those cases, with the line number.
+
+    Integer ids: with ``exact_ints`` (the caller checked that pyarrow's integer grammar is the
+    format's for this text: :func:`_arrow_grammar_is_exact` for the numeric two-column
+    format, no ``x``, ``X`` or ``-`` anywhere for the others, since pyarrow refuses ``+``,
+    Unicode digits and everything else that is not ``[-]digits`` or hexadecimal) they are
+    read as int32 (the pieces of pyarrow's buffers are the columns, no copy) until a block
+    fails that and passes as int64; later blocks of the input then go as int64 at once.
+    Without it (say negative weights in a third column) they are read as text, trimmed as the
+    exact parser trims, checked to be ASCII digits only (pyarrow's integer reader would take
+    ``0x10`` and ``-0``) and then converted (about 2.5 times slower).
     """
     try:
         import pyarrow as pa
@@ -1017,7 +1078,7 @@ def _arrow_block(
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             return None
 
-    if d.names:
+    if d.names or not exact_ints:
         table = read(pa.string())
     else:
         table = read(pa.int64() if d.wide else pa.int32())
@@ -1038,6 +1099,11 @@ def _arrow_block(
             ).as_py():
                 return None
             cols.append(col.combine_chunks())
+        elif not exact_ints:
+            ints = _digit_ids(col, d)
+            if ints is None:
+                return None
+            cols.append(ints)
         else:
             parts = _int_pieces(col)
             if any(p.size and int(p.min()) < 0 for p in parts):
@@ -1046,6 +1112,33 @@ def _arrow_block(
     if d.names:
         return [cols[0]], [cols[1]], table.num_rows
     return cols[0], cols[1], table.num_rows
+
+
+def _digit_ids(col: Any, d: _Dialect) -> list[NDArray[np.integer]] | None:
+    """A text column of pyarrow as ids (pieces, as :func:`_int_pieces`), or None.
+
+    None (the exact parser then decides) unless every value, trimmed of spaces, tabs and CRs
+    as the exact parser trims, is one or more ASCII digits (RE2's ``[0-9]``) and at most
+    ``2**63 - 1``: the format's grammar of an id, and nothing of pyarrow's own (no sign, no
+    hexadecimal). int32 until an id does not fit (``d.wide``), as for the integer reader.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = pc.utf8_trim(col, characters=" \t\r")
+    if len(col) and not pc.all(pc.match_substring_regex(col, "^[0-9]+$")).as_py():
+        return None
+    try:
+        if not d.wide:
+            try:
+                return _int_pieces(pc.cast(col, pa.int32()))
+            except pa.ArrowInvalid:  # an id beyond int32 (or beyond int64: then again below)
+                pass
+        ints = pc.cast(col, pa.int64())
+    except pa.ArrowInvalid:
+        return None
+    d.wide = True
+    return _int_pieces(ints)
 
 
 def _int_pieces(col: Any) -> list[NDArray[np.integer]]:
