@@ -1,8 +1,8 @@
 """Killed runner -> its loky workers exit promptly (issue 13: they used to run for minutes).
 
-loky workers do not watch their parent; the runner's worker initializer does
-(``ldpgraph.experiments.runner._init_worker``). Linux only: the workers are found in /proc.
-``n_jobs=3`` is the runner itself and two loky worker processes.
+loky workers do not watch their parent; the initializer the runner gives joblib's loky backend
+does (``ldpgraph.experiments.runner._exit_with_parent``). Linux only: the workers are found in
+/proc. ``n_jobs=2`` is two loky worker processes.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ SCRIPT = """
 import numpy as np
 from ldpgraph.experiments import run_experiment
 run_experiment({"toy": np.arange(2000) % 50}, epsilons=[0.5, 1.0], ks=[2, 3], methods=["unbiased-dlap"],
-               n_trials=10**7, block_size=100, seed=0, n_jobs=3, quiet=True)
+               n_trials=10**7, block_size=100, seed=0, n_jobs=2, quiet=True)
 """
 
 
