@@ -656,8 +656,6 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         raise _UsageError(f"argument --plot-formats: unknown format {bad[0]!r}; choose from "
                           + ", ".join(sorted(_PLOT_FORMATS)))
     out = _prepare_out(args.out)
-    if args.scheduler is None:
-        _start_workers_early(specs, epsilons, ks, stats, methods, args)
     graphs = _graph_input_args(specs, labels, args)
     graph_notes = {g.label: _graph_notes(g.graph) for g in graphs if _graph_notes(g.graph)}
     _print_graph_notes(graph_notes, args.quiet or args.json)
@@ -677,9 +675,6 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         preload_plots=not args.no_plots,
     )
     paths = result.write(out, plots=not args.no_plots, plot_formats=args.plot_formats)
-    from .experiments.runner import stop_workers
-
-    stop_workers()  # nothing more for them: not waited for at exit
     cfg = result.config
     if args.json:
         doc = {
@@ -704,18 +699,6 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     if paths["plots"]:
         print(f"wrote {len(paths['plots'])} plots in {paths['plots'][0].parent}")
     return 0
-
-
-def _start_workers_early(specs: list[str], epsilons: list[float], ks: list[int], stats: Any, methods: Any,
-                         args: argparse.Namespace) -> None:
-    """Start the grid's worker processes before the graphs load (their start-up overlaps it)."""
-    from .experiments.runner import _resolve_methods, parse_statistics, start_workers_early
-
-    try:
-        work = args.trials * len(epsilons) * len(parse_statistics(stats, ks)) * len(_resolve_methods(methods))
-    except (TypeError, ValueError):  # run_experiment reports it
-        return
-    start_workers_early(specs, n_jobs=args.jobs, work_per_node=work, preload_plots=not args.no_plots)
 
 
 def _row_dict(row: Any) -> dict[str, Any]:

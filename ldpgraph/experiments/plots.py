@@ -202,7 +202,7 @@ def preload_matplotlib() -> Any:
 
     Started before a simulation that runs in this process, the import is off the critical path
     where this process waits; :func:`~ldpgraph.experiments.run_experiment` with
-    ``preload_plots=True`` does this itself, or imports it in a worker process.
+    ``preload_plots=True`` does this itself.
     """
     import threading
 

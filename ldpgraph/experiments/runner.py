@@ -17,13 +17,12 @@ by index. Hence the records depend only on the seed, the grid and ``block_size``
 which other cells share the grid. (``block_size`` fixes how the trials consume the streams;
 ``block_size=1`` gives every trial its own stream.)
 
-With loky (the default for ``n_jobs != 1``: the ``loky`` package, the process pool joblib's
-own loky backend is built from, whose helper processes start without importing joblib) the
-graphs' degrees are sent once per worker (a worker initializer), this process computes beside
-``n_jobs - 1`` worker processes, consecutive blocks of a cell are grouped into one task, and the workers
-exit within a quarter second when the process that started them dies, even by SIGKILL (loky's
-own idle timeout is 300 s). Not covered: on Windows the workers are left to loky; Dask workers
-belong to their cluster.
+With loky (joblib's default backend for ``n_jobs != 1``) joblib batches the tasks, reuses its
+worker processes across runs, and memory-maps large arrays (the degrees of a big graph) instead
+of pickling them into every batch. Its workers exit within a quarter second when the process
+that started them dies, even by SIGKILL (a worker initializer; loky's own idle timeout is
+300 s); on an error or Ctrl-C joblib stops them. Not covered: on Windows the workers are left
+to loky; Dask workers belong to their cluster.
 
 k-stars are estimated by the methods of :mod:`ldpgraph.baselines` (each method its own cell
 and stream). The other curator statistics (:mod:`ldpgraph.experiments.statistics`) compare the
@@ -33,7 +32,6 @@ noisy degrees: both share one stream.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -52,7 +50,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._cores import usable_cores as _usable_cores
 from .._validation import check_epsilon, check_nonnegative_int
 from .records import CellRecords, Records, write_records_csv
 from .seeding import block_rng, cell_key, root_entropy
@@ -66,8 +63,6 @@ __all__ = [
     "GraphInput",
     "ExperimentResult",
     "run_experiment",
-    "start_workers_early",
-    "stop_workers",
     "resolve_graph_inputs",
     "parse_statistics",
 ]
@@ -408,312 +403,6 @@ def _graph_units(g: GraphInput, stat: str, k: int | None, eps: float, methods: l
     ]
 
 
-#: Degrees of the grid's graphs in a loky worker, by token: read once per worker from the file
-#: the parent wrote (:func:`_worker_degrees`), so that a task names its graph instead of carrying
-#: its degrees. The most recent :data:`_WORKER_GRAPHS_KEPT` graphs are kept.
-_WORKER_GRAPHS: dict[str, NDArray[np.int64]] = {}
-_WORKER_GRAPHS_KEPT = 4
-
-#: How often a worker checks that the process that started it is still alive (seconds).
-_PARENT_POLL_SECONDS = 0.25
-
-#: A task runs at most this many blocks of one cell (coarser tasks: less per-task overhead).
-_MAX_BLOCKS_PER_TASK = 16
-
-#: Tasks handed to each worker process ahead of time: enough to keep it busy while this process
-#: runs a task of its own (the ones queued cannot be taken back).
-_QUEUED_PER_PROCESS = 2
-
-
-def _run_blocks(unit: _Unit, degrees: NDArray[np.int64] | tuple[str, str], seed: int,
-                blocks: tuple[tuple[int, int], ...], task: int, between: Any = None):
-    """Run consecutive blocks ``(block, n)`` of one unit; return ``(task, estimates (n_methods, sum n))``.
-
-    ``degrees`` is the array, or ``(token, path)`` of a graph shared through a file;
-    ``between()``, if given, is called after each block.
-    """
-    d = _worker_degrees(*degrees) if isinstance(degrees, tuple) else degrees
-    parts = []
-    for b, n in blocks:
-        parts.append(_run_block(unit, d, seed, b, n, task)[1])
-        if between is not None:
-            between()
-    return task, parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
-
-
-def _worker_degrees(token: str, path: str) -> NDArray[np.int64]:
-    """The degrees of a shared graph in this worker: read from ``path`` on first use, then kept."""
-    d = _WORKER_GRAPHS.get(token)
-    if d is None:
-        d = np.fromfile(path, dtype="<i8").astype(np.int64, copy=False)
-        d.setflags(write=False)  # read-only, like GraphInput.degrees
-        while len(_WORKER_GRAPHS) >= _WORKER_GRAPHS_KEPT:
-            del _WORKER_GRAPHS[next(iter(_WORKER_GRAPHS))]
-        _WORKER_GRAPHS[token] = d
-    return d
-
-
-def _graph_token(g: GraphInput) -> str:
-    """Content token of a graph's degrees (a worker keeps equal graphs across runs)."""
-    digest = hashlib.sha256(g.degrees.astype("<i8").tobytes()).hexdigest()[:24]
-    return f"{g.label}#{digest}"
-
-
-@contextmanager
-def _shared_degrees(graphs: list[GraphInput]) -> Iterator[dict[str, tuple[str, str]]]:
-    """Write each graph's degrees to a file once; yield ``label -> (token, path)`` for the tasks.
-
-    The folder is removed on exit, and registered with loky's resource tracker, which removes
-    it if this process dies first (even by SIGKILL).
-    """
-    import shutil
-    import tempfile
-
-    from loky.backend import resource_tracker
-
-    folder = tempfile.mkdtemp(prefix="ldpgraph-degrees-")
-    resource_tracker.register(folder, "folder")
-    try:
-        refs = {}
-        for i, g in enumerate(graphs):
-            path = os.path.join(folder, f"{i}.i8")
-            g.degrees.astype("<i8").tofile(path)
-            refs[g.label] = (_graph_token(g), path)
-        yield refs
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-        resource_tracker.unregister(folder, "folder")
-
-
-def _init_worker(parent_pid: int) -> None:
-    """loky worker initializer: exit when the parent process dies.
-
-    loky workers do not watch their parent: killed (SIGKILL, SIGTERM), it would leave them
-    running until their idle timeout (300 s). A daemon thread polls ``os.getppid()`` and ends
-    the worker within ``_PARENT_POLL_SECONDS`` of the parent's death (POSIX: the worker is then
-    re-parented).
-    """
-    if os.name == "posix":
-        threading.Thread(target=_exit_with_parent, args=(parent_pid,), name="ldpgraph-parent-watch",
-                         daemon=True).start()
-
-
-def _exit_with_parent(parent_pid: int) -> None:
-    while os.getppid() == parent_pid:
-        time.sleep(_PARENT_POLL_SECONDS)
-    os._exit(1)
-
-
-def _warm_up(plots: bool = False) -> int:
-    """A first task for a fresh worker: its start-up (imports; matplotlib's too with ``plots``)
-    runs while the parent loads the graphs."""
-    if plots:
-        from .plots import import_matplotlib
-
-        import_matplotlib()
-    return os.getpid()
-
-
-def _render_plots(
-    rows: list[SummaryRow], folder: Path, formats: tuple[str, ...], synthetic: set[str]
-) -> list[Path]:
-    """Write the plots of ``rows`` into ``folder`` (a task: a worker renders them)."""
-    from .plots import plot_relative_rmse
-
-    return plot_relative_rmse(rows, folder, synthetic=synthetic, formats=formats)
-
-
-def _submit(pool: Any, fn: Any, *args: Any) -> Any:
-    """``pool.submit(fn, *args)``, or None if the pool was shut down meanwhile."""
-    try:
-        return pool.submit(fn, *args)
-    except RuntimeError:
-        return None
-
-
-def _live_pool() -> Any:
-    """The loky executor of the last parallel run if it is still usable, else None."""
-    pool = _POOL
-    if pool is None or pool._flags.broken is not None or pool._flags.shutdown:
-        return None
-    return pool
-
-
-def _loky_processes(n_jobs: int) -> int:
-    """Worker processes for ``n_jobs`` with loky: one fewer than the workers, since this process
-    computes too (0 = run here)."""
-    joblib = sys.modules.get("joblib")
-    if joblib is not None:  # joblib in use here: its configuration (nesting) decides
-        with joblib.parallel_config(backend="loky"):
-            return joblib.effective_n_jobs(n_jobs) - 1
-    # joblib's rule for loky without importing it (0.03 s before the grid starts): no joblib
-    # configuration can be active in a process that never imported it
-    import multiprocessing
-
-    from loky import cpu_count
-
-    if multiprocessing.current_process().daemon:
-        return 0
-    return (n_jobs if n_jobs > 0 else max(cpu_count() + 1 + n_jobs, 1)) - 1
-
-
-#: The loky executor of the last parallel run: :meth:`ExperimentResult.write` renders the plots
-#: in one of its workers while this process writes the other files.
-_POOL: Any = None
-#: The first task of each of its workers: done once the worker has started (its imports).
-_WARM_UPS: list[Any] = []
-#: Whether its workers imported matplotlib as they started.
-_POOL_PLOTS = False
-
-
-def _start_pool(n_processes: int, plots: bool = False) -> Any:
-    """The reusable loky executor with ``n_processes`` workers, started now (returns it).
-
-    Its arguments do not depend on the grid, so a later run in this process reuses the workers.
-    With ``plots`` the workers import matplotlib while they start.
-    """
-    global _POOL, _POOL_PLOTS
-    from loky import get_reusable_executor
-
-    threads = str(max(1, (os.cpu_count() or 1) // (n_processes + 1)))
-    env = {v: threads for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    executor = get_reusable_executor(max_workers=n_processes, timeout=300, initializer=_init_worker,
-                                     initargs=(os.getpid(),), env=env)
-    _WARM_UPS[:] = [executor.submit(_warm_up, plots) for _ in range(n_processes)]
-    _POOL = executor
-    _POOL_PLOTS = plots
-    return executor
-
-
-def stop_workers() -> None:
-    """Stop the worker processes of earlier runs now: killed, not asked to finish (~0.01 s).
-
-    The workers are kept between runs (a later :func:`run_experiment` reuses them); a program
-    with no further run for them (the command line, once its files are written) saves their
-    orderly shutdown at exit, which waits ~0.05–0.1 s for them. The call returns once loky's
-    manager thread has released the pool (it joins it: ~0.01 s). loky's resource tracker may
-    still warn at exit, now and then (a few runs in a hundred here), of a "leaked" semaphore
-    that it then finds already removed: a known, harmless race inside loky. Harmless without
-    workers.
-
-    >>> stop_workers()
-    """
-    pool = _live_pool()
-    if pool is not None:
-        pool.shutdown(wait=True, kill_workers=True)
-
-
-def _reuse_pool(n_processes: int, plots: bool) -> Any:
-    """The live pool of an earlier start if it has ``n_processes`` workers (and imported
-    matplotlib when ``plots``), else None."""
-    pool = _live_pool()
-    if pool is None or pool._max_workers != n_processes or (plots and not _POOL_PLOTS):
-        return None
-    return pool
-
-
-def start_workers_early(
-    graphs: Any, *, n_jobs: int | None, work_per_node: int, preload_plots: bool = False
-) -> Any:
-    """Start the loky worker processes of a coming :func:`run_experiment` now (returns the pool or None).
-
-    A fresh worker (a Python importing numpy and ldpgraph) takes ~0.3–0.4 s to start; started
-    before the graphs are loaded, it is ready when the grid starts. ``graphs`` are the graph
-    specifications as given (dataset names and synthetic specs tell their size without
-    loading; see :func:`_likely_parallel`); ``work_per_node`` is the number of simulated runs of
-    every node (trials x statistics x epsilons x methods). Nothing starts for ``n_jobs=1``, or
-    for ``n_jobs=None`` when the grid will likely run in this process. ``run_experiment``
-    reuses the pool when it has the number of workers it wants; a wrong guess costs only idle
-    workers (or a start later). The results never depend on it.
-
-    >>> start_workers_early("facebook", n_jobs=1, work_per_node=1000) is None
-    True
-    """
-    serial = n_jobs == 1 or (n_jobs is None and not _likely_parallel(graphs, work_per_node))
-    n_proc = 0 if serial else _loky_processes(-1 if n_jobs is None else n_jobs)
-    if n_proc <= 0:
-        return _start_plot_worker() if preload_plots else None
-    return _reuse_pool(n_proc, preload_plots) or _start_pool(n_proc, preload_plots)
-
-
-def _start_plot_worker() -> Any:
-    """For a run that simulates in this process only: one worker that imports matplotlib and
-    renders the plots on a core the run leaves idle (None on a single core, where a thread
-    imports it instead: a second process would only share that core)."""
-    if _usable_cores() < 2:
-        return None
-    return _reuse_pool(1, True) or _start_pool(1, plots=True)
-
-
-def _make_tasks(n_units: int, n_blocks: int, n_workers: int) -> list[tuple[int, int, int]]:
-    """``(unit, first block, stop block)`` of each task.
-
-    With several workers, a task runs up to a whole cell (at most ``_MAX_BLOCKS_PER_TASK``
-    blocks), and the last ``2 * n_workers`` tasks' worth of blocks go one block per task, so
-    that the workers finish together (the last task is short).
-    """
-    if n_workers <= 1:
-        return [(u, 0, n_blocks) for u in range(n_units)]
-    per = max(1, min(n_blocks, _MAX_BLOCKS_PER_TASK))
-    coarse = [(u, b, min(b + per, n_blocks)) for u in range(n_units) for b in range(0, n_blocks, per)]
-    cut = max(0, len(coarse) - 2 * n_workers)
-    return coarse[:cut] + [(u, b, b + 1) for u, lo, hi in coarse[cut:] for b in range(lo, hi)]
-
-
-def _run_here_and_in_pool(
-    executor: Any, n_processes: int, n_tasks: int, submit_args, run_here, on_result, *, first_here=None
-) -> None:
-    """Run tasks ``0 .. n_tasks - 1`` in order, in the pool and in this process.
-
-    The pool is kept ``_QUEUED_PER_PROCESS`` tasks ahead per worker that has started (its first
-    task, in ``_WARM_UPS``, is done: a task queued behind a worker's start-up would wait for
-    it). This process runs the next task in order whenever the pool is full, and after each
-    of its blocks collects the results and tops the pool up, so that a worker is never left
-    idle while this process computes (a grid smaller than the workers' start-up runs here
-    entirely). ``submit_args(i)`` gives the pool's arguments of task i, ``run_here(i, between)``
-    runs it here calling ``between()`` after each block; ``on_result((i, est))`` receives every
-    result. ``first_here(between)``, if given, runs here once the pool has its first tasks,
-    before this process's first task (calling ``between()`` between its steps). On an error
-    or an interrupt the tasks not started are cancelled (on an interrupt the workers are
-    stopped).
-    """
-    from concurrent.futures import FIRST_COMPLETED, wait
-
-    nxt = 0  # the first task not handed out yet
-    inflight: set = set()
-
-    def service() -> bool:
-        """Collect finished pool tasks and top the pool up; whether any had finished."""
-        nonlocal nxt
-        done = {f for f in inflight if f.done()}
-        for f in done:
-            inflight.discard(f)
-            on_result(f.result())
-        started = min(n_processes, sum(f.done() for f in _WARM_UPS)) if _WARM_UPS else n_processes
-        while nxt < n_tasks and len(inflight) < _QUEUED_PER_PROCESS * started:
-            inflight.add(executor.submit(_run_blocks, *submit_args(nxt)))
-            nxt += 1
-        return bool(done)
-
-    try:
-        if first_here is not None:
-            service()
-            first_here(service)
-        while nxt < n_tasks or inflight:
-            service()
-            if nxt < n_tasks:
-                nxt += 1
-                on_result(run_here(nxt - 1, service))
-            elif inflight:
-                wait(inflight, return_when=FIRST_COMPLETED)
-    except BaseException as exc:
-        for f in inflight:
-            f.cancel()
-        if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: stop the workers too
-            executor.shutdown(wait=False, kill_workers=True)
-        raise
-
-
 def _build_units(
     graphs: list[GraphInput], stats: list[tuple[str, int | None]], epsilons: list[float], methods: list[Any]
 ) -> list[_Unit]:
@@ -800,18 +489,41 @@ def _cell_costs(unit: _Unit, seconds: NDArray[np.float64]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------- backends
 
 
+#: How often a loky worker checks that the process that started it is still alive (seconds).
+_PARENT_POLL_SECONDS = 0.25
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    """loky worker initializer: end the worker once the process that started it is gone.
+
+    loky's workers do not watch their parent: after a SIGKILLed (or SIGTERMed) run they would
+    wait for their idle timeout (300 s). A daemon thread polls ``os.getppid()`` (POSIX: the
+    worker is re-parented when its parent dies).
+    """
+    if os.name == "posix":
+        threading.Thread(target=_watch_parent, args=(parent_pid,), name="ldpgraph-parent-watch",
+                         daemon=True).start()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(_PARENT_POLL_SECONDS)
+    os._exit(1)
+
+
 @contextmanager
 def _parallel_context(
     backend: str | None, scheduler: str | None, scatter: list
 ) -> Iterator[None]:
     import joblib
 
-    if scheduler is None and backend != "dask":
-        if backend is None:
+    if scheduler is None and backend in (None, "loky"):
+        with joblib.parallel_config(backend="loky", initializer=_exit_with_parent, initargs=(os.getpid(),)):
             yield
-        else:
-            with joblib.parallel_config(backend=backend):
-                yield
+        return
+    if scheduler is None and backend != "dask":
+        with joblib.parallel_config(backend=backend):
+            yield
         return
     if backend not in (None, "dask"):
         raise ValueError(f"scheduler is given, so backend must be 'dask' or None, got {backend!r}")
@@ -884,39 +596,6 @@ def _auto_n_jobs(n_jobs: int | None, work: int) -> int:
     if n_jobs is not None:
         return n_jobs
     return -1 if work >= _AUTO_PARALLEL_WORK else 1
-
-
-def _likely_parallel(graphs: Any, work_per_node: int) -> bool:
-    """Whether the automatic ``n_jobs`` will likely go parallel, judged before loading the graphs.
-
-    Node counts known without loading: dataset names (their recorded size), ``n=`` in a
-    synthetic spec, arrays and graph objects; anything else counts 0. A wrong guess costs only
-    idle workers started early (or started later): the decision itself is :func:`_auto_n_jobs`'s.
-    """
-    if isinstance(graphs, Mapping):
-        items = list(graphs.values())
-    elif isinstance(graphs, (str, os.PathLike, np.ndarray)) or hasattr(graphs, "degrees"):
-        items = [graphs]
-    else:
-        try:
-            items = list(graphs)
-        except TypeError:
-            return False
-    nodes = 0
-    for obj in items:
-        n = 0
-        if isinstance(obj, str):
-            from ..datasets import dataset_info, list_datasets
-
-            name = obj.strip().lower()
-            if name in list_datasets("graph"):
-                n = int(dataset_info(name).stats.get("nodes", 0))
-            elif (m := re.search(r"(?:^|[:,])\s*n\s*=\s*(\d{1,12})", obj)) is not None:
-                n = int(m.group(1))
-        elif hasattr(obj, "degrees") or isinstance(obj, np.ndarray):
-            n = int(np.size(getattr(obj, "degrees", obj)))
-        nodes = max(nodes, n)
-    return nodes * work_per_node >= _AUTO_PARALLEL_WORK
 
 
 def _backend_name(backend: str | None, scheduler: str | None, n_jobs: int) -> str:
@@ -1014,21 +693,10 @@ class ExperimentResult:
         formats = tuple(plot_formats)
 
         def produce(tmp: Path) -> dict[str, Any]:
-            # The plots are rendered by a worker process of the run, if one is alive, while this
-            # process writes the other files; records.csv too (0.04 s for 60,000 rows) when a
-            # worker is free for it. Absolute paths: a worker's working directory is the one it
-            # started in.
-            n_workers = self.config.get("worker_processes") or 0
-            wanted = n_workers or self.config.get("plot_worker")
-            pool = _live_pool() if wanted else None
-            plot_job = records_job = None
-            if pool is not None and plots:
-                plot_job = _submit(pool, _render_plots, self.summary, (tmp / "plots").absolute(), formats,
-                                   synthetic)
-            if pool is not None and n_workers > (plot_job is not None):
-                records_job = _submit(pool, write_records_csv, self.records, (tmp / "records.csv").absolute())
+            from .plots import plot_relative_rmse
+
             paths: dict[str, Any] = {
-                "records": records_job or write_records_csv(self.records, tmp / "records.csv"),
+                "records": write_records_csv(self.records, tmp / "records.csv"),
                 "summary": write_summary_csv(self.summary, tmp / "summary.csv"),
             }
             table = tmp / "summary.txt"
@@ -1039,15 +707,10 @@ class ExperimentResult:
             cfg = tmp / "experiment.json"
             cfg.write_text(json.dumps(self.config, indent=2, default=str) + "\n", encoding="utf-8")
             paths["config"] = cfg
-            base = tmp.absolute()
-            if records_job is not None:
-                paths["records"] = tmp / Path(records_job.result()).relative_to(base)
-            if plot_job is not None:
-                paths["plots"] = [tmp / Path(p).relative_to(base) for p in plot_job.result()]
-            elif plots:
-                paths["plots"] = _render_plots(self.summary, tmp / "plots", formats, synthetic)
-            else:
-                paths["plots"] = []
+            paths["plots"] = []
+            if plots:
+                paths["plots"] = plot_relative_rmse(self.summary, tmp / "plots", synthetic=synthetic,
+                                                    formats=formats)
             return paths
 
         return write_atomically(out_dir, produce, config=self.config)
@@ -1134,10 +797,8 @@ def run_experiment(
         Seed of synthetic graphs given by spec, so that runs with different ``seed`` see the
         same graph.
     preload_plots : bool
-        Import matplotlib while the grid runs, for a ``write`` with plots: in the worker
-        processes as they start (one of them renders the plots); a grid that runs in this
-        process only gets one worker for the plots, on a core it leaves idle (with a single
-        usable core, or another backend, a thread of this process imports matplotlib instead).
+        Import matplotlib in a background thread while the grid runs, for a ``write`` with
+        plots (its import is then off the serial end of the run).
 
     Returns
     -------
@@ -1173,13 +834,10 @@ def run_experiment(
     stats = parse_statistics(statistics, ks)
     method_objs = _resolve_methods(methods)
     entropy = root_entropy(seed)
-    # With loky, start the worker processes now (when the grid will use them): their start-up,
-    # a fresh Python importing numpy and ldpgraph, then runs while this process loads the graphs.
-    use_loky = scheduler is None and backend in (None, "loky")
-    pool = None
-    if use_loky:
-        pool = start_workers_early(graphs, n_jobs=n_jobs, work_per_node=n_trials * len(stats) * len(eps_list)
-                                   * len(method_objs), preload_plots=preload_plots)
+    if preload_plots:
+        from .plots import preload_matplotlib
+
+        preload_matplotlib()
     ginputs = resolve_graph_inputs(graphs, graph_seed=graph_seed)
     by_label = {g.label: g for g in ginputs}
     units = _build_units(ginputs, stats, eps_list, method_objs)
@@ -1203,86 +861,39 @@ def run_experiment(
 
     truths = {(g.label, s, k): _truth(g, s, k) for g in ginputs for s, k in stats}
 
-    # Work: the blocks of each unit; a task runs consecutive blocks of one unit (how they are
-    # grouped does not enter the draws). With loky, this process computes too, beside n_jobs - 1
-    # worker processes; the degrees travel once per worker (a file each reads on first use) and
-    # a task names its graph by token; the workers exit with this process.
+    # One task per block of a unit, in joblib (which batches them); results come back in any
+    # order and are put in place by index.
     starts = range(0, n_trials, block_size)
     cell_blocks = [(b, min(block_size, n_trials - start)) for b, start in enumerate(starts)]
-    n_proc = _loky_processes(n_jobs) if use_loky and n_jobs != 1 else 0
-    if n_proc > 0:
-        pool = _reuse_pool(n_proc, preload_plots) or _start_pool(n_proc, preload_plots)
-    plot_worker = False
-    if n_proc == 0 and preload_plots:  # the plots render in a worker on an idle core, else here
-        plot_worker = use_loky and _start_plot_worker() is not None
-        if not plot_worker:
-            from .plots import preload_matplotlib
-
-            preload_matplotlib()
-    # The analytic RMSEs are computed while the workers run tasks (where after the grid they
-    # would idle): by this process once the pool has its first tasks, or after the first
-    # result of another backend.
+    tasks = [(u, b, n) for u in range(len(units)) for b, n in cell_blocks]
+    results: list[NDArray | None] = [None] * len(tasks)
     analytic_of_unit: list[dict[str, float | None]] = []
-
-    def compute_analytic(between: Any = None) -> None:
-        for unit in units[len(analytic_of_unit):]:
-            analytic_of_unit.append(_analytic(unit, by_label[unit.graph]))
-            if between is not None:
-                between()
-
-    tasks: list[tuple[int, int, int]] = []
-    results: list[NDArray | None] = []
-
-    def args_of(i: int, refs: Mapping[str, Any] | None = None) -> tuple:
-        u, lo, hi = tasks[i]
-        d = by_label[units[u].graph].degrees if refs is None else refs[units[u].graph]
-        return units[u], d, entropy, tuple(cell_blocks[lo:hi]), i
-
-    def on_result(res: tuple[int, NDArray]) -> None:
-        results[res[0]] = res[1]
-        bar.update(res[1].shape[1])
-
-    def plan(n_workers: int) -> None:
-        tasks[:] = _make_tasks(len(units), len(cell_blocks), n_workers)
-        results[:] = [None] * len(tasks)
-
     bar = _progress(len(units) * n_trials, quiet)
     try:
-        if n_proc > 0:
-            plan(n_proc + 1)
-            with _shared_degrees(ginputs) as refs:
-                _run_here_and_in_pool(pool, n_proc, len(tasks), lambda i: args_of(i, refs),
-                                      lambda i, between: _run_blocks(*args_of(i), between), on_result,
-                                      first_here=compute_analytic)
-        elif use_loky:  # one worker: this process
-            plan(1)
-            for i in range(len(tasks)):
-                on_result(_run_blocks(*args_of(i)))
-        else:
-            import joblib
+        import joblib
 
-            with _parallel_context(backend, scheduler, [g.degrees for g in ginputs]):
-                plan(joblib.effective_n_jobs(n_jobs))
-                parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size,
-                                           return_as="generator_unordered")
-                for res in parallel(joblib.delayed(_run_blocks)(*args_of(i)) for i in range(len(tasks))):
-                    on_result(res)
-                    compute_analytic()  # once: the workers have their tasks
+        with _parallel_context(backend, scheduler, [g.degrees for g in ginputs]):
+            parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size, return_as="generator_unordered")
+            for i, est in parallel(
+                joblib.delayed(_run_block)(units[u], by_label[units[u].graph].degrees, entropy, b, n, i)
+                for i, (u, b, n) in enumerate(tasks)
+            ):
+                results[i] = est
+                bar.update(est.shape[1])
+                if not analytic_of_unit:  # once, while the workers run their tasks
+                    analytic_of_unit[:] = [_analytic(unit, by_label[unit.graph]) for unit in units]
     finally:
         bar.close()
-    compute_analytic()  # a serial grid (or one with no task)
     t_sim = time.perf_counter() - t0
 
     # assemble the records cell by cell, trials in order
-    per_unit: list[list[tuple[int, NDArray]]] = [[] for _ in units]
-    for (u, lo, _hi), est in zip(tasks, results, strict=True):
-        per_unit[u].append((lo, est))
     cells = []
     costs: list[dict[str, Any]] = []
     analytic: dict[tuple, float | None] = {}
+    n_blocks = len(cell_blocks)
     for u_index, unit in enumerate(units):
-        parts = sorted(per_unit[u_index], key=lambda part: part[0])
-        est_all = parts[0][1] if len(parts) == 1 else np.concatenate([est for _b, est in parts], axis=1)
+        parts = results[u_index * n_blocks:(u_index + 1) * n_blocks]
+        est_all = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
         spawn = tuple(chain.from_iterable(repeat(f"{unit.key}/{b}", n) for b, n in cell_blocks))
         truth = truths[(unit.graph, unit.statistic, unit.k)]
         a = analytic_of_unit[u_index]
@@ -1300,9 +911,10 @@ def run_experiment(
     from .. import __version__
 
     versions = {"ldpgraph": __version__, "numpy": np.__version__}
-    for name in ("joblib", "loky"):  # the libraries that ran the tasks
-        if name in sys.modules:
-            versions[name] = sys.modules[name].__version__
+    backend_name = _backend_name(backend, scheduler, n_jobs)
+    versions["joblib"] = joblib.__version__  # the library that ran the tasks
+    if backend_name == "dask":
+        versions["distributed"] = sys.modules["distributed"].__version__
     versions["python"] = platform.python_version()
 
     config = {
@@ -1318,9 +930,7 @@ def run_experiment(
         "n_cells": len(cells),
         "n_tasks": len(tasks),
         "n_jobs": n_jobs,
-        "worker_processes": n_proc,
-        "plot_worker": plot_worker,
-        "backend": _backend_name(backend, scheduler, n_jobs),
+        "backend": backend_name,
         "scheduler": scheduler,
         "cell_costs": costs,
         "skipped": skipped,
