@@ -712,7 +712,10 @@ def _deploy_text(deployed_as: tuple[str, dict[str, Any]] | None) -> str:
     if deployed_as is None:
         return ""
     name, options = deployed_as
-    flags = [f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in options.items() if v]
+    flags = []
+    for key, value in options.items():  # a bool option: --name or --no-name
+        flag = "--" + ("no-" if value is False else "") + key.replace("_", "-")
+        flags.append(flag if isinstance(value, bool) else f"{flag} {value}")
     return " ".join([f"--protocol {name}", *flags])
 
 
@@ -948,7 +951,8 @@ def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> No
             users = ", ".join(q.name for q in registry.protocols() if o.name in {x.name for x in q.options})
             text = f"{o.help} ({users})"
             if o.type is bool:
-                p.add_argument(o.flag, action="store_true", help=text)
+                p.add_argument(o.flag, action=argparse.BooleanOptionalAction, default=None,
+                               help=f"{text}; default {'yes' if o.default else 'no'}")
             elif o.type is int:
                 p.add_argument(o.flag, type=_int(o.name, minimum=1), help=text)
             else:
@@ -1241,7 +1245,7 @@ def _protocol_public(proto: Any, args: argparse.Namespace) -> dict[str, Any]:
     flags = {o.name: o.flag for p in registry.protocols() for o in p.options}
     flags.update(kstar_counts="--kstar-counts", no_degree="--no-degree")
     for name, flag in flags.items():
-        if name not in own and getattr(args, name, None):
+        if name not in own and getattr(args, name, None) not in (None, False):
             raise _UsageError(f"{flag} is not an option of {proto.name} (its options: "
                               f"{', '.join(o.flag for o in proto.options) or 'none'})")
     out = {name: getattr(args, name, None) for name in own}

@@ -646,9 +646,10 @@ def test_deployed_avg_clustering_has_the_protocol_law():
 
     g = resolve_graph("ws:n=30,k=6,p=0.2", rng=0)
     shares, trials = {"rr": 0.25, "degree": 0.375, "local_count": 0.375}, 200
-    plan = registry.get(CLUST).plan(8.0, d_max=int(max(g.degrees)), shares=shares)
+    plan = registry.get(CLUST).plan(8.0, d_max=int(max(g.degrees)), shares=shares, projection=False)
     assert [plan.release(q).epsilon for q in ("rr_edge", "degree", "local_count")] == [2.0, 3.0, 3.0]
-    est = np.array([run_in_memory(CLUST, g, 8.0, sampler=s, shares=shares).estimate.value for s in range(trials)])
+    est = np.array([run_in_memory(CLUST, g, 8.0, sampler=s, shares=shares, projection=False).estimate.value
+                    for s in range(trials)])
     var = average_clustering_variance(
         g, epsilon_rr=2.0, epsilon_degree=3.0, epsilon_triangles=3.0, d_max=int(max(g.degrees))
     )
@@ -657,10 +658,16 @@ def test_deployed_avg_clustering_has_the_protocol_law():
 
 
 def test_avg_clustering_nodes_above_the_bound_refuse_without_projection(tmp_path, capsys):
+    """Projection is the default (no node refuses because of its degree); --no-projection asks for
+    the smaller sensitivity, and then a node above D cannot release."""
     r1, b = tmp_path / "c1.csv", tmp_path / "cb.txt"
-    sim = ["--graph", GRAPH, *_plan_args(1, 5), "--simulate", "--seed", 0]
-    _run(capsys, "node", "--protocol", CLUST, *sim, "--out", r1)
+    projected = ["--graph", GRAPH, *_plan_args(1, 5), "--simulate", "--seed", 0]
+    _run(capsys, "node", "--protocol", CLUST, *projected, "--out", r1)
     _run(capsys, "curate", r1, "--broadcast-out", b, *_plan_args(1, 5))
+    _run(capsys, "node", "--protocol", CLUST, "--round", 2, "--broadcast", b, *projected, "--out", tmp_path / "p.csv")
+    sim = [*projected, "--no-projection"]
+    _run(capsys, "node", "--protocol", CLUST, *sim, "--out", r1)
+    _run(capsys, "curate", r1, "--broadcast-out", b, *_plan_args(1, 5), "--no-projection")
     round2 = ["--round", 2, "--broadcast", b, *sim, "--out", tmp_path / "c2.csv"]
     err = _fail(capsys, "node", "--protocol", CLUST, *round2)
     assert "d_max = 5" in err and "projection" in err

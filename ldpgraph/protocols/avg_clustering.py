@@ -9,18 +9,22 @@ broadcast        the noisy graph, n, ε_rr, the public bound D on the degree, th
                  and a run id (:class:`~ldpgraph.protocols.deploy_triangles.TriangleBroadcast`)
 2 ``local``      ``degree``: :math:`d_v + \mathrm{DLap}(e^{-\varepsilon_d})` (sensitivity 1);
                  ``local_count``: :math:`r_v = 2 w_v - \binom{m_v}{2} + \mathrm{DLap}` at
-                 sensitivity :func:`~ldpgraph.protocols.clustering.count_sensitivity` (D - 1, or
-                 2(D - 1) when lists longer than D are projected to a uniform D-subset), with
+                 sensitivity :func:`~ldpgraph.protocols.clustering.count_sensitivity` (2(D - 1): lists
+                 longer than D are projected to a uniform D-subset; D - 1 without projection), with
                  :math:`w_v` the noisy edges among the m_v kept neighbours; and the run id
 ================ =============================================================================
 
 Curator: :func:`~ldpgraph.protocols.clustering.average_clustering` (unbiased; proofs of the
 sensitivity and of unbiasedness in :mod:`ldpgraph.protocols.clustering`). A node spends
 ε_rr + ε_d + ε_t = ε; default split 0.3 / 0.4 / 0.3, as the simulation ``avg-clustering-dlap``.
-Without ``projection`` a node whose degree exceeds D cannot release (it raises).
+Projection is the default, so that no node refuses to report because of its private degree (a
+refusal would be seen by the curator); ``projection=False`` halves the sensitivity when D is
+known to bound every degree (the simulation's setting), and then a node above D raises.
 
 Examples
 --------
+>>> AvgClustering().plan(1.0, d_max=10).release("local_count").sensitivity_of("local_count")
+18.0
 >>> AvgClustering().plan(1.0, d_max=10).describe()
 'epsilon 1 = rr 0.3 + local 0.7'
 """
@@ -129,8 +133,9 @@ class AvgClustering(RRBroadcastProtocol):
     options = (
         Option("d_max", int, None, "public bound D >= 2 on every node's degree (simulation default: the true "
                "maximum degree)"),
-        Option("projection", bool, False, "nodes above D project their neighbour list to a uniform D-subset "
-               "(sensitivity 2(D-1)); else they cannot release"),
+        Option("projection", bool, True, "nodes above D project their neighbour list to a uniform D-subset "
+               "(sensitivity 2(D-1)), so no node refuses because of its degree (default); without it "
+               "the sensitivity is D-1 and a node above D cannot release"),
         Option("shares", dict, None, "budget split rr=F,degree=F,local_count=F (default 0.3, 0.4, 0.3)"),
     )
 

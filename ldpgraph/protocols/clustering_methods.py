@@ -113,7 +113,7 @@ class ClusteringProtocol(Protocol):
         if self.private_bound:
             self.not_deployable = "not yet: its private degree bound has no deployed round"
         else:
-            self.deployed_as = ("avg-clustering", {})
+            self.deployed_as = ("avg-clustering", {"projection": False})
         self._memo: tuple[Any, ...] | None = None
 
     def _budget(self, epsilon: float) -> tuple[float, float, float, float]:
