@@ -1147,6 +1147,7 @@ def _cmd_curate(args: argparse.Namespace) -> int:
     intervals = [_interval_or_none(est, args.level) for _, _, est, _ in result.estimates]
     if args.json:
         out = result.to_dict()
+        out["n_nodes_inferred"] = args.expected_nodes is None
         for entry, ci in zip(out["estimates"], intervals, strict=True):
             entry["interval"] = None if ci is None else list(ci)
             entry["level"] = args.level
@@ -1156,6 +1157,8 @@ def _cmd_curate(args: argparse.Namespace) -> int:
         return 0
     print(f"files      {len(result.files)} ({s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol {s.protocol}, "
           f"round {s.round})")
+    if args.expected_nodes is None:
+        print(_INFERRED_N)
     for name, q in s.quantities.items():
         line = f"{name:<10} epsilon {q.epsilon:g}, sensitivity {q.sensitivity:g}"
         if q.admissible is not None:
@@ -1262,6 +1265,12 @@ def _protocol_plan(proto: Any, args: argparse.Namespace) -> Any:
         raise _UsageError(str(exc)) from None
 
 
+#: what the curator says when it has to take the node count from the rows
+_INFERRED_N = ("note       the number of nodes is inferred from the rows: a missing node, or a file cut at a "
+               "row boundary, can go unseen; pass the roster (--roster FILE) or --expected-nodes N to "
+               "check the participants")
+
+
 def _budget_lines(plan: Any, rnd: int) -> str:
     return (f"budget     {plan.describe()} per node (total); round {rnd} spends "
             f"{plan.round(rnd).epsilon:.6g}")
@@ -1363,6 +1372,10 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
              _budget_lines(plan, rnd), *proto.describe_result(result, step)]
     if rnd == 1 and hasattr(result, "index"):
         out["noisy_edges"] = int(result.index.size)
+    if rnd == 1:  # (later rounds take n from the curator's signed broadcast)
+        out["n_nodes_inferred"] = args.expected_nodes is None
+        if args.expected_nodes is None:
+            lines.append(_INFERRED_N)
     verb = {"clip": "clipped", "reject": "rejected", "raise": "refused"}[args.outliers]
     screened = proto.screening(result, step)
     lines += [f"{q:<12} {sc.n_outside:,} outside [{sc.lo:,}, {sc.hi:,}] {verb}" for q, sc in screened.items()]
