@@ -300,6 +300,19 @@ def _decoded(arr):
     return arr.dictionary_decode() if pa.types.is_dictionary(arr.type) else arr
 
 
+def _in_value_range(x: NDArray[np.int64], name: str, ctx: _Ctx, rows: Any = None) -> NDArray[np.int64]:
+    """``x``, or ValueError when a ``value`` cell exceeds 2**53 in magnitude (what floats and decimal
+    strings are held to as well: no truthful node sends more). ``rows``: the cells' row numbers."""
+    if name == "value":
+        big = np.flatnonzero((x > 2**53) | (x < -(2**53)))
+        if big.size:
+            at = big if rows is None else np.asarray(rows)[big]
+            raise ValueError(
+                f"{name} must have magnitude <= 2**53 (no truthful node sends more): {ctx.rows(at)}"
+            )
+    return x
+
+
 def _int_cells(arr, name: str, ctx: _Ctx, *, node: bool = False) -> NDArray[np.int64]:
     """An integer column (node, round, value, protocol_version) as int64, checked cell by cell."""
     import pyarrow as pa
@@ -315,7 +328,7 @@ def _int_cells(arr, name: str, ctx: _Ctx, *, node: bool = False) -> NDArray[np.i
         if pa.types.is_unsigned_integer(t) and len(arr) and pc.max(arr).as_py() >= 2**63:
             idx = np.flatnonzero(arr.to_numpy() >= 2**63)
             raise ValueError(f"{what} beyond int64: {ctx.rows(idx)}")
-        return arr.to_numpy().astype(np.int64, copy=False)
+        return _in_value_range(arr.to_numpy().astype(np.int64, copy=False), name, ctx)
     if pa.types.is_floating(t):
         x = arr.to_numpy()
         if node:
@@ -336,9 +349,10 @@ def _int_cells(arr, name: str, ctx: _Ctx, *, node: bool = False) -> NDArray[np.i
         out = np.zeros(len(arr), dtype=np.int64)
         good = np.flatnonzero(ok)
         if good.size == len(arr):
-            return pc.cast(arr, pa.int64()).to_numpy()
+            return _in_value_range(pc.cast(arr, pa.int64()).to_numpy(), name, ctx)
         if good.size:
             out[good] = pc.cast(arr.take(pa.array(good)), pa.int64()).to_numpy()
+            _in_value_range(out[good], name, ctx, good)
         bad = np.flatnonzero(~ok)
         texts = arr.take(pa.array(bad)).to_pylist()
         if node:
@@ -634,6 +648,9 @@ def _iter_jsonl(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{where}: not a JSON object (truncated file?): {exc.msg}") from None
+            except RecursionError:  # a deeply nested line: no report row is nested at all
+                raise ValueError(f"{where}: nested too deeply to be a report row (a row is one flat "
+                                 "JSON object)") from None
             if not isinstance(obj, dict):
                 raise ValueError(f"{where}: each line must be a JSON object, got {type(obj).__name__}")
             missing = [c for c in COLUMNS if c not in obj]

@@ -130,6 +130,7 @@ def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
             f"{path} line 2: a broadcast after round {header.get('round')!r}; round 2 needs round 1's"
         )
     n = header["n_nodes"]
+    _check_canonical_edges(path)
     try:
         table = pcsv.read_csv(
             path,
@@ -168,6 +169,28 @@ def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
     if broadcast_run_id(header, index) != run_id:
         raise ValueError(f"{path}: the edges and header do not match the run id {run_id} (edited or corrupt)")
     return TriangleBroadcast(proto, n, float(eps), header["bound"], index, run_id, projection)
+
+
+def _check_canonical_edges(path: Path) -> None:
+    """ValueError (file and line) unless every edge line is two canonical decimal integers: only
+    ASCII digits, a space and a line end (LF or CRLF), no sign, prefix or leading zero (pyarrow's
+    integer reader, which parses the lines, would take ``0x1``, ``01`` or ``-0``)."""
+    data = np.fromfile(path, dtype=np.uint8)
+    newlines = np.flatnonzero(data[: 1 << 20] == ord("\n"))[:2]  # the two header lines end there
+    body = data[int(newlines[-1]) + 1:] if newlines.size == 2 else data[:0]
+    digit = (body >= ord("0")) & (body <= ord("9"))
+    newline = body == ord("\n")
+    crlf = (body == ord("\r")) & np.r_[newline[1:], False]  # a CRLF line end (a file moved through Windows)
+    sep = (body == ord(" ")) | newline | crlf
+    bad = ~(digit | sep)
+    start = np.r_[True, sep[:-1]] if body.size else np.zeros(0, dtype=bool)
+    nxt_digit = np.r_[digit[1:], False] if body.size else np.zeros(0, dtype=bool)
+    bad |= start & (body == ord("0")) & nxt_digit  # a leading zero
+    at = np.flatnonzero(bad)
+    if at.size:
+        line = 3 + int(np.count_nonzero(body[: at[0]] == ord("\n")))
+        raise ValueError(f"{path} line {line}: an edge line holds two canonical integers 'u v' (digits "
+                         "only, no sign, prefix or leading zero)")
 
 
 def report_protocol(path: str | os.PathLike, *, format: str | None = None) -> str:

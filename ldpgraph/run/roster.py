@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,18 +74,26 @@ def read_roster(path: str | os.PathLike) -> Roster:
     except OSError as exc:
         raise OSError(f"cannot read the roster {p}: {exc.strerror}") from None
     with fh:
-        rows = csv.reader(fh)
-        header = next(rows, None)
-        if header != ["node", "label"]:
-            raise ValueError(f"{p} line 1: a roster starts with the header 'node,label', got {header!r}")
-        labels: list[str] = []
-        for line, row in enumerate(rows, start=2):
-            if len(row) != 2:
-                raise ValueError(f"{p} line {line}: expected 'node,label', got {len(row)} field(s)")
-            if row[0] != str(len(labels)):
-                raise ValueError(f"{p} line {line}: node {row[0]!r} where node {len(labels)} was expected "
-                                 "(a roster lists the nodes 0..n-1 in order)")
-            labels.append(row[1])
+        try:
+            return _parse_roster(csv.reader(fh), p)
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{p}: not UTF-8 text (byte {exc.start}); a roster is a UTF-8 CSV file"
+                             ) from None
+
+
+def _parse_roster(rows: Iterator[list[str]], p: Path) -> Roster:
+    """The roster of ``rows`` (a csv reader over ``p``), checked line by line."""
+    header = next(rows, None)
+    if header != ["node", "label"]:
+        raise ValueError(f"{p} line 1: a roster starts with the header 'node,label', got {header!r}")
+    labels: list[str] = []
+    for line, row in enumerate(rows, start=2):
+        if len(row) != 2:
+            raise ValueError(f"{p} line {line}: expected 'node,label', got {len(row)} field(s)")
+        if row[0] != str(len(labels)):
+            raise ValueError(f"{p} line {line}: node {row[0]!r} where node {len(labels)} was expected "
+                             "(a roster lists the nodes 0..n-1 in order)")
+        labels.append(row[1])
     if not labels:
         raise ValueError(f"{p}: the roster lists no participant")
     return Roster(tuple(labels), str(p))
