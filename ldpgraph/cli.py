@@ -327,7 +327,7 @@ def _join_negative_values(argv: list[str]) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``ldpgraph`` (exposed for documentation and tests)."""
-    from . import __version__
+    from ._version import __version__
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

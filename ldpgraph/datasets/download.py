@@ -63,7 +63,7 @@ def _download_to(
     Raise DownloadError on any failure, a short transfer, a body larger than ``max_bytes``, or
     when the overall deadline passes (every socket operation waits at most the time left).
     """
-    from .. import __version__
+    from .._version import __version__
 
     deadline = time.monotonic() + timeout
     req = urllib.request.Request(url, headers={"User-Agent": f"ldpgraph/{__version__}"})

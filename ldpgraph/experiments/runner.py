@@ -908,7 +908,7 @@ def run_experiment(
     records = Records(cells)
     summary = summarize(records, analytic)
 
-    from .. import __version__
+    from .._version import __version__
 
     versions = {"ldpgraph": __version__, "numpy": np.__version__}
     backend_name = _backend_name(backend, scheduler, n_jobs)
