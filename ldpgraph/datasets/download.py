@@ -20,7 +20,7 @@ from typing import IO, Any
 from .._validation import check_positive_real
 from ._files import _CHUNK, _is_gzip
 from .errors import ChecksumError, DownloadError
-from .lookup import _FETCH_COMMAND, _data_dirs, _first_file, default_cache_dir
+from .places import _FETCH_COMMAND, _data_dirs, _first_file, default_cache_dir
 from .registry import DatasetInfo, _get_info, bundled_data_dir
 from .verify import _check_content
 
