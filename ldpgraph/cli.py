@@ -251,10 +251,10 @@ def _flags_apply(opts: dict[str, Any]) -> str:
 def _load_graph_arg(spec: str, args: argparse.Namespace) -> tuple[Any, str]:
     """``(Graph, origin)`` of one GRAPH argument; an edge-list file is read with the file options."""
     from .datasets import resolve_graph
-    from .experiments.runner import _origin
+    from .experiments.inputs import graph_origin
 
     opts = _file_options(args)
-    origin = _origin(spec)
+    origin = graph_origin(spec)
     if opts and origin != "file":
         what = "a registered dataset" if origin == "dataset" else "a synthetic spec"
         raise _UsageError(f"{_flags_apply(opts)} to edge-list files; GRAPH {spec!r} is {what}")
@@ -285,16 +285,16 @@ def _check_labels(labels: list[str] | None, specs: list[str]) -> None:
 
 def _graph_input_args(specs: list[str], labels: list[str] | None, args: argparse.Namespace) -> list[Any]:
     """The GRAPH arguments as resolved graph inputs (labelled as run_experiment labels them)."""
-    from .experiments.runner import _as_graph_input, _file_label, resolve_graph_inputs
+    from .experiments.inputs import as_graph_input, file_label, resolve_graph_inputs
 
     _check_labels(labels, specs)
     loaded = [(spec.strip(), *_load_graph_arg(spec, args)) for spec in specs]
-    names = [_file_label(s) if origin == "file" else s for s, _, origin in loaded]
+    names = [file_label(s) if origin == "file" else s for s, _, origin in loaded]
     inputs = []
     for (spec, graph, origin), name in zip(loaded, names, strict=True):
         if origin == "file" and names.count(name) > 1:  # two files of one name: labelled by their paths
             name = spec
-        inputs.append(_as_graph_input(name, graph, args.graph_seed, origin=origin))
+        inputs.append(as_graph_input(name, graph, args.graph_seed, origin=origin))
     if labels is not None:
         return resolve_graph_inputs(dict(zip(labels, inputs, strict=True)))
     return resolve_graph_inputs(inputs)
@@ -327,7 +327,7 @@ def _join_negative_values(argv: list[str]) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``ldpgraph`` (exposed for documentation and tests)."""
-    from . import __version__
+    from ._version import __version__
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

@@ -7,7 +7,7 @@ r"""One registry of every compared method, across all statistics.
 - The k-star methods of :mod:`ldpgraph.baselines` are registered under their current names,
   through :class:`KStarProtocol` (an adapter: the simulation is the method's own, vectorized
   over trials). ``unbiased-dlap`` and ``naive-dlap`` also estimate the degree statistics of
-  :mod:`ldpgraph.experiments.statistics` from the same reports (:class:`DegreeReportsProtocol`).
+  :mod:`ldpgraph.protocols.statistics` from the same reports (:class:`DegreeReportsProtocol`).
 - The triangle protocols (:mod:`ldpgraph.protocols.triangle_methods`) estimate
   ``triangles`` and ``transitivity``, the clustering protocols
   (:mod:`ldpgraph.protocols.clustering_methods`) ``avg_clustering`` and
@@ -110,8 +110,8 @@ def statistic_names() -> list[str]:
     >>> statistic_names()[-4:]
     ['triangles', 'transitivity', 'avg_clustering', 'degree_weighted_triangles']
     """
-    from .experiments.statistics import GRAPH_STATISTICS
-    from .experiments.statistics import statistic_names as degree_stats
+    from .protocols.statistics import GRAPH_STATISTICS
+    from .protocols.statistics import statistic_names as degree_stats
 
     return [*degree_stats(), *GRAPH_STATISTICS]
 
@@ -215,7 +215,7 @@ class DegreeReportsProtocol(KStarProtocol):
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
-        from .experiments.statistics import STATISTICS
+        from .protocols.statistics import STATISTICS
 
         self.statistics = ("kstars", *STATISTICS)
 
@@ -223,8 +223,8 @@ class DegreeReportsProtocol(KStarProtocol):
         if statistic == "kstars":
             return super().estimate_trials(data, statistic, param, epsilon, n_trials, rng=rng)
         self._check_statistic(statistic)
-        from .experiments.statistics import get_statistic
         from .protocols.randomizer import DegreeRandomizer
+        from .protocols.statistics import get_statistic
 
         d = _degrees_of(data)
         stat = get_statistic(statistic)
@@ -243,7 +243,7 @@ class DegreeReportsProtocol(KStarProtocol):
     def truth(self, data, statistic, param):
         if statistic == "kstars":
             return super().truth(data, statistic, param)
-        from .experiments.statistics import get_statistic
+        from .protocols.statistics import get_statistic
 
         self._check_statistic(statistic)
         return float(get_statistic(statistic).truth(_degrees_of(data), param))
@@ -251,7 +251,7 @@ class DegreeReportsProtocol(KStarProtocol):
     def analytic_rmse(self, data, statistic, param, epsilon):
         if statistic == "kstars":
             return super().analytic_rmse(data, statistic, param, epsilon)
-        from .experiments.statistics import get_statistic
+        from .protocols.statistics import get_statistic
 
         stat = get_statistic(statistic)
         if self.name == "unbiased-dlap" or stat.naive_is_unbiased:

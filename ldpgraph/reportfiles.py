@@ -859,6 +859,133 @@ def read_reports(
     )
 
 
+# ---------------------------------------------------------------------------------------------
+# the Dask path: one task per partition, merged exactly (public home: ldpgraph.reportdask)
+#
+# It lives in this module, beside the readers it calls, so that curate_files can dispatch to it
+# without reportfiles and reportdask importing each other; ldpgraph.reportdask re-exports it.
+
+
+_LOCAL_SCHEDULERS = ("sync", "synchronous", "threads", "processes")
+
+
+def report_partitions(paths: Sequence[str | os.PathLike], *, format: str | None = None) -> list[tuple]:
+    """The partitions of a report set: (path, format, row group or None, first row).
+
+    >>> report_partitions([])
+    []
+    """
+    parts = []
+    for path in paths:
+        fmt = report_format(path, format)
+        if fmt == "parquet":
+            for i, (first, _rows) in enumerate(parquet_row_groups(path)):
+                parts.append((os.fspath(path), fmt, i, first))
+        else:
+            parts.append((os.fspath(path), fmt, None, 0))
+    return parts
+
+
+def partition_chunks(part: tuple, chunk_rows: int) -> Iterator[ReportChunk]:
+    """The chunks of one partition ``(path, format, row group or None, first row)``."""
+    path, fmt, group, first = part
+    if group is None:
+        return iter_report_chunks(path, chunk_rows=chunk_rows, format=fmt)
+    return iter_parquet_row_group(path, group, first, chunk_rows=chunk_rows)
+
+
+def _partition(part: tuple, chunk_rows: int, acc_kwargs: dict[str, Any]) -> ReportAccumulator:
+    path = part[0]
+    acc = ReportAccumulator(**acc_kwargs)
+    for chunk in partition_chunks(part, chunk_rows):
+        acc.add(chunk)
+    if path not in acc.sources:
+        acc.sources.append(path)
+    return acc
+
+
+def _merge(a: ReportAccumulator, b: ReportAccumulator) -> ReportAccumulator:
+    return a.merge(b)
+
+
+def read_report_set_dask(
+    paths: str | os.PathLike | Sequence[str | os.PathLike],
+    *,
+    scheduler: Any = None,
+    d_max: int | None = None,
+    round: int | None = None,
+    protocol: str = "degree",
+    bounds: Any = None,
+    outliers: str = "clip",
+    expected_nodes: Any = None,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    format: str | None = None,
+) -> ReportSetSummary:
+    """:func:`ldpgraph.reportfiles.read_report_set` on Dask: one task per partition, exact merges.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+    scheduler : dask.distributed.Client, address string, or a local scheduler name
+        A ``Client`` runs the tasks on its cluster; an address (``tcp://10.0.0.1:8786``)
+        connects a client for the call; ``"threads"``, ``"processes"`` or ``"sync"`` use a
+        local Dask scheduler; None uses Dask's default (a running client, else threads).
+    d_max, round, protocol, bounds, outliers, expected_nodes, chunk_rows, format
+        As for :func:`~ldpgraph.reportfiles.read_report_set`.
+
+    Returns
+    -------
+    ReportSetSummary
+        Identical to the streaming pass's.
+    """
+    import dask
+
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        raise ValueError("no report files given")
+    acc_kwargs = {
+        "protocol": protocol,
+        "round": round,
+        "d_max": d_max,
+        "bounds": bounds,
+        "outliers": outliers,
+    }
+    ReportAccumulator(**acc_kwargs)  # check the arguments here, not in a worker
+    parts = report_partitions(paths, format=format)
+    if not parts:
+        raise ValueError("the report files hold no partitions")
+    tasks = [dask.delayed(_partition)(p, chunk_rows, acc_kwargs) for p in parts]
+    while len(tasks) > 1:  # pairwise tree reduction
+        nxt = [dask.delayed(_merge)(tasks[i], tasks[i + 1]) for i in range(0, len(tasks) - 1, 2)]
+        if len(tasks) % 2:
+            nxt.append(tasks[-1])
+        tasks = nxt
+    acc = _compute(tasks[0], scheduler)
+    return acc.summary(expected_nodes=expected_nodes)
+
+
+def _compute(task: Any, scheduler: Any) -> ReportAccumulator:
+    import dask
+
+    if scheduler is None:
+        return dask.compute(task)[0]
+    if isinstance(scheduler, str):
+        if scheduler in _LOCAL_SCHEDULERS:
+            return dask.compute(task, scheduler=scheduler)[0]
+        from distributed import Client
+
+        with Client(scheduler) as client:
+            return client.compute(task).result()
+    if hasattr(scheduler, "compute") and hasattr(scheduler, "submit"):
+        return scheduler.compute(task).result()
+    raise TypeError(
+        f"scheduler must be a dask.distributed Client, an address or one of {_LOCAL_SCHEDULERS}, "
+        f"got {type(scheduler).__name__}"
+    )
+
+
 @dataclass(frozen=True)
 class CurationResult:
     """Estimates curated from report files, with what validation and screening found.
@@ -956,7 +1083,7 @@ def curate_files(
         Public bounds for poisoning screening (and the influence bounds of the result).
     scheduler : None, str or dask.distributed.Client
         None: one streaming pass in this process. Otherwise the Dask path
-        (:func:`ldpgraph.reportdask.read_report_set_dask`), whose summary is identical.
+        (:func:`~ldpgraph.reportdask.read_report_set_dask`), whose summary is identical.
     **kwargs
         Passed to :func:`read_report_set` (d_max, round, outliers, expected_nodes, chunk_rows,
         format, protocol).
@@ -976,8 +1103,6 @@ def curate_files(
     if scheduler is None:
         summary = read_report_set(files, bounds=bounds, **kwargs)
     else:
-        from .reportdask import read_report_set_dask
-
         summary = read_report_set_dask(files, scheduler=scheduler, bounds=bounds, **kwargs)
     return curate_summary(summary, statistics, bounds=bounds, files=files)
 

@@ -549,7 +549,7 @@ def test_load_facebook_via_registry_lookup(monkeypatch):
 @pytest.fixture
 def as_igraph(monkeypatch):
     """Make synthetic_graph return the raw igraph.Graph (independent of ldpgraph.graph)."""
-    monkeypatch.setattr(datasets, "_graph_from_igraph", lambda g: g)
+    monkeypatch.setattr(datasets._files, "_graph_from_igraph", lambda g: g)
 
 
 @pytest.mark.parametrize("spec", ["ba:n=300,m=3", "er:n=300,p=0.02", "er:n=300,m=900", "ws:n=300,k=6,p=0.2"])
@@ -652,8 +652,8 @@ def test_parse_spec_values():
 
 
 def test_resolve_graph_dispatch(tmp_path, monkeypatch, as_igraph):
-    monkeypatch.setattr(datasets, "_read_graph", lambda p: ("file", Path(p)))
-    monkeypatch.setattr(datasets, "load_dataset", lambda name, **kw: ("dataset", name))
+    monkeypatch.setattr(datasets._files, "_read_graph", lambda p: ("file", Path(p)))
+    monkeypatch.setattr(datasets.lookup, "load_dataset", lambda name, **kw: ("dataset", name))
     assert resolve_graph("facebook") == ("dataset", "facebook")
     assert resolve_graph(" Wiki-Vote ") == ("dataset", "wiki-vote")
     assert resolve_graph("ba:n=20,m=2", rng=0).vcount() == 20

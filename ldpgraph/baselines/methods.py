@@ -33,15 +33,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from ..estimators.polynomials import (
-    _checked_binomial_kernel,
     binomial,
     binomial_plugin_moments,
     binomial_variance,
+    checked_binomial_kernel,
 )
 from ..graph.statistics import kstar_counts as exact_kstars
 from ..mechanisms import DiscreteLaplace, Laplace
-from ..mechanisms.discrete_laplace import _sample_dlap
-from ..mechanisms.laplace import _sample_symmetric_exponential
+from ..mechanisms.discrete_laplace import sample_dlap
+from ..mechanisms.laplace import sample_symmetric_exponential
 from ..protocols.randomizer import as_degrees, projected_kstar_counts
 
 __all__ = [
@@ -275,10 +275,10 @@ class _DegreeMethod(KStarMethod):
         if self.noise == "dlap":
             mech = DiscreteLaplace(epsilon=eps)
             y = _SCRATCH.get("int", shape, np.int64)
-            _sample_dlap(gen, shape, mech._t, mech.p, out=y, scratch=_SCRATCH.get("float", shape, np.float64))
+            sample_dlap(gen, shape, mech._t, mech.p, out=y, scratch=_SCRATCH.get("float", shape, np.float64))
         else:
             y = _SCRATCH.get("float", shape, np.float64)
-            _sample_symmetric_exponential(gen, shape, Laplace(epsilon=eps).scale, out=y)
+            sample_symmetric_exponential(gen, shape, Laplace(epsilon=eps).scale, out=y)
         y += d  # d + noise, elementwise: the old d[None, :] + noise
         kernel = self._piece_kernel(y, k, eps)
         if kernel is not None:
@@ -309,7 +309,7 @@ class UnbiasedDLap(_DegreeMethod):
         return binomial(reports, k, eps)
 
     def _piece_kernel(self, reports, k, eps):
-        return _checked_binomial_kernel(reports, k, eps)
+        return checked_binomial_kernel(reports, k, eps)
 
     def analytic_mean(self, degrees, k, epsilon):
         return float(exact_kstars(degrees, k))
@@ -328,7 +328,7 @@ class UnbiasedLaplace(_DegreeMethod):
         return binomial(reports, k, eps, noise="laplace")
 
     def _piece_kernel(self, reports, k, eps):
-        return _checked_binomial_kernel(reports, k, eps, noise="laplace")
+        return checked_binomial_kernel(reports, k, eps, noise="laplace")
 
     def analytic_mean(self, degrees, k, epsilon):
         return float(exact_kstars(degrees, k))
@@ -421,7 +421,7 @@ class LocalLapKStars(KStarMethod):
         counts = projected_kstar_counts(d, k, d_max).astype(np.float64)
         mech = Laplace(epsilon=eps, sensitivity=self._scale(d_max, k, 1.0))
         reports = _SCRATCH.get("float", (n_trials, d.size), np.float64)
-        _sample_symmetric_exponential(gen, reports.shape, mech.scale, out=reports)
+        sample_symmetric_exponential(gen, reports.shape, mech.scale, out=reports)
         reports += counts  # the old counts[None, :] + noise
         return self._estimate(reports, k, eps)
 

@@ -99,5 +99,6 @@ __all__ = [
     "resolve_graph",
 ]
 
-# Private hooks kept importable from here (tests replace them on this module).
+# Private names kept importable from here. The two graph hooks are looked up on ._files at call
+# time: a test replaces them there, not here.
 _HOOKS = (_open_binary, _read_graph, _graph_from_igraph, _REGISTRY)

@@ -1,11 +1,16 @@
-"""Low-level file helpers shared by the dataset modules: gzip detection, hashing."""
+"""Low-level file helpers shared by the dataset modules: gzip detection, hashing, graph hooks.
+
+:func:`_read_graph` and :func:`_graph_from_igraph` are the two places where the dataset modules
+build a :class:`~ldpgraph.graph.Graph`; their callers look them up on this module at call time,
+so that a test can replace them here (``monkeypatch.setattr(datasets._files, "_read_graph", ...)``).
+"""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 __all__: list[str] = []
 
@@ -44,3 +49,17 @@ def _hash_stream(fh: IO[bytes], limit: int | None = None) -> tuple[str, int]:
         h.update(chunk)
         n += len(chunk)
     return h.hexdigest(), n
+
+
+def _read_graph(path: Path) -> Any:
+    """Edge-list file (gzip or plain; '#' comments; directed edges symmetrized) -> Graph."""
+    from ..graph import read_edgelist
+
+    return read_edgelist(path)
+
+
+def _graph_from_igraph(g: Any) -> Any:
+    """igraph.Graph -> Graph."""
+    from ..graph import from_igraph
+
+    return from_igraph(g)

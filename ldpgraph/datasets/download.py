@@ -20,7 +20,7 @@ from typing import IO, Any
 from .._validation import check_positive_real
 from ._files import _CHUNK, _is_gzip
 from .errors import ChecksumError, DownloadError
-from .lookup import _FETCH_COMMAND, _data_dirs, _first_file, default_cache_dir
+from .places import _FETCH_COMMAND, _data_dirs, _first_file, default_cache_dir
 from .registry import DatasetInfo, _get_info, bundled_data_dir
 from .verify import _check_content
 
@@ -63,7 +63,7 @@ def _download_to(
     Raise DownloadError on any failure, a short transfer, a body larger than ``max_bytes``, or
     when the overall deadline passes (every socket operation waits at most the time left).
     """
-    from .. import __version__
+    from .._version import __version__
 
     deadline = time.monotonic() + timeout
     req = urllib.request.Request(url, headers={"User-Agent": f"ldpgraph/{__version__}"})

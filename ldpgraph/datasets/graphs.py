@@ -7,24 +7,16 @@ import os
 from pathlib import Path
 from typing import Any
 
+from . import _files, lookup
+from ._files import _graph_from_igraph, _read_graph
 from .registry import _REGISTRY, list_datasets
 from .synthetic import _GRAMMAR, _MODELS, _SPEC_RE, synthetic_graph
 
 __all__ = ["resolve_graph"]
 
-
-def _read_graph(path: Path) -> Any:
-    """Edge-list file (gzip or plain; '#' comments; directed edges symmetrized) -> Graph."""
-    from ..graph import read_edgelist
-
-    return read_edgelist(path)
-
-
-def _graph_from_igraph(g: Any) -> Any:
-    """igraph.Graph -> Graph."""
-    from ..graph import from_igraph
-
-    return from_igraph(g)
+# The hooks _read_graph and _graph_from_igraph live in ._files (tests replace them there); they
+# are imported here too so that their old import path still works.
+_HOOKS = (_graph_from_igraph, _read_graph)
 
 
 def _is_file(p: Path) -> tuple[bool, str]:
@@ -63,8 +55,6 @@ def resolve_graph(source: str | os.PathLike[str], *, rng: Any = None) -> Any:
     >>> resolve_graph("facebook").n_edges  # doctest: +SKIP
     88234
     """
-    from .. import datasets as api  # hooks looked up in the package, where they can be replaced
-
     if isinstance(source, os.PathLike):
         p = Path(source)
         is_file, why = _is_file(p)
@@ -72,7 +62,7 @@ def resolve_graph(source: str | os.PathLike[str], *, rng: Any = None) -> Any:
             if why:
                 raise ValueError(f"cannot use {str(p)!r} as an edge-list file: {why}")
             raise FileNotFoundError(f"edge-list file not found: {p}")
-        return api._read_graph(p)
+        return _files._read_graph(p)
     if not isinstance(source, str):
         raise TypeError(f"source must be a str or path-like, got {type(source).__name__} {source!r}")
     key = source.strip().lower()
@@ -80,7 +70,7 @@ def resolve_graph(source: str | os.PathLike[str], *, rng: Any = None) -> Any:
         info = _REGISTRY[key]
         if info.kind != "graph":
             raise ValueError(f"dataset {info.name!r} is a {info.kind}, not a graph")
-        return api.load_dataset(info.name)
+        return lookup.load_dataset(info.name)
     m = _SPEC_RE.match(source)
     if m is not None and m.group(1).lower() in _MODELS:
         return synthetic_graph(source, rng=rng)
@@ -91,7 +81,7 @@ def resolve_graph(source: str | os.PathLike[str], *, rng: Any = None) -> Any:
     else:
         is_file, why = _is_file(p)
         if is_file:
-            return api._read_graph(p)
+            return _files._read_graph(p)
     graphs = list_datasets("graph")
     shown = source if len(source) <= 200 else source[:200] + f"...<{len(source)} characters>"
     msg = (

@@ -6,47 +6,15 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
+from .download import fetch
 from .errors import ChecksumError, DatasetNotFoundError
+from .places import _FETCH_COMMAND, _data_dirs, _first_file, default_cache_dir
 from .registry import DatasetInfo, _get_info, bundled_data_dir
 from .verify import _check_content, _check_stats, is_marked_verified, mark_verified
 
 __all__ = ["default_cache_dir", "locate_dataset", "dataset_path", "verify_dataset", "load_dataset"]
 
-_FETCH_COMMAND = "ldpgraph datasets fetch {name}"
-
 Origin = Literal["path", "data", "cache", "bundled"]
-
-
-def default_cache_dir() -> Path:
-    """The user cache folder for downloaded datasets.
-
-    ``$LDPGRAPH_CACHE`` if set, else ``$XDG_CACHE_HOME/ldpgraph`` if ``XDG_CACHE_HOME`` is set,
-    else ``~/.cache/ldpgraph``. The folder is not created here. The command line's
-    ``--cache-dir DIR`` sets ``LDPGRAPH_CACHE`` for the command.
-    """
-    env = os.environ.get("LDPGRAPH_CACHE")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        return Path(xdg).expanduser() / "ldpgraph"
-    return Path.home() / ".cache" / "ldpgraph"
-
-
-def _data_dirs() -> list[Path]:
-    env = os.environ.get("LDPGRAPH_DATA", "")
-    return [Path(p).expanduser() for p in env.split(os.pathsep) if p]
-
-
-def _candidates(info: DatasetInfo, folder: Path) -> list[Path]:
-    return [folder / fn for fn in (info.filename, *info.aliases)]
-
-
-def _first_file(info: DatasetInfo, folder: Path) -> Path | None:
-    for c in _candidates(info, folder):
-        if c.is_file():
-            return c
-    return None
 
 
 def _search(
@@ -124,8 +92,6 @@ def _find(
     if found is not None and origin is not None:
         return found, origin
     if download and path is None:
-        from .download import fetch
-
         return fetch(info.name), "cache"
     raise _not_found(info, looked)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from . import _files
 from .histograms import (
     _fingerprint_stats,
     _parse_fingerprint_file,
@@ -92,9 +93,7 @@ class DatasetInfo:
 
 
 def _parse_graph_file(path: Path, info: DatasetInfo) -> Any:
-    from . import _read_graph  # looked up in the package, where it can be replaced
-
-    return _read_graph(path)
+    return _files._read_graph(path)  # looked up at call time, where a test can replace it
 
 
 def _graph_stats(g: Any) -> dict[str, int]:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_rng
+from . import _files
 
 __all__ = ["parse_synthetic_spec", "synthetic_graph", "is_synthetic_spec"]
 
@@ -198,9 +199,8 @@ def synthetic_graph(spec: str, *, rng: Any = None) -> Any:
     """
     model, params = parse_synthetic_spec(spec)
     seed = int(check_rng(rng).integers(0, 2**63, dtype=np.int64))
-    from . import _graph_from_igraph  # looked up in the package, where it can be replaced
-
-    return _graph_from_igraph(_igraph_generate(model, params, seed))
+    # _graph_from_igraph is looked up on ._files at call time, where a test can replace it
+    return _files._graph_from_igraph(_igraph_generate(model, params, seed))
 
 
 def is_synthetic_spec(source: str) -> bool:

@@ -63,6 +63,8 @@ __all__ = [
     "power_variance_estimate",
     "polynomial_variance_estimate",
     "monomial_variance_estimate",
+    "checked_binomial_kernel",
+    "noise_model",
 ]
 
 #: Accepted values of the ``noise`` keyword.
@@ -116,7 +118,13 @@ def _check_noise(noise: Any) -> str:
     return noise
 
 
-def _noise_model(epsilon: Any, sensitivity: Any, noise: Any) -> _NoiseModel:
+def noise_model(epsilon: Any, sensitivity: Any, noise: Any) -> _NoiseModel:
+    """The noise of the reports, checked: its kind and scale, hence its moments.
+
+    >>> nz = noise_model(1.0, 1, "laplace")
+    >>> nz.kind, nz.variance
+    ('laplace', 2.0)
+    """
     eps = check_epsilon(epsilon)
     delta = check_sensitivity(sensitivity)
     kind = _check_noise(noise)
@@ -800,11 +808,11 @@ def binomial(
     array([2.])
     """
     kk = _check_k(k)
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     return _map_chunks(_reports(y, nz.kind), [_binomial_kernel(kk, nz)])[0]
 
 
-def _checked_binomial_kernel(
+def checked_binomial_kernel(
     y: ArrayLike, k: int, epsilon: float, sensitivity: float = 1, *, noise: Noise = "dlap"
 ) -> Callable[[NDArray[np.float64], NDArray[np.float64]], None]:
     """The chunk kernel of :func:`binomial` for the reports ``y``, after its checks of them.
@@ -819,12 +827,12 @@ def _checked_binomial_kernel(
     >>> import numpy as np
     >>> y = np.array([3, 10, -2])
     >>> out = np.empty(3)
-    >>> _checked_binomial_kernel(y, 2, 1.0)(y.astype(np.float64), out)
+    >>> checked_binomial_kernel(y, 2, 1.0)(y.astype(np.float64), out)
     >>> bool(np.array_equal(out, binomial(y, 2, 1.0)))
     True
     """
     kk = _check_k(k)
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     _reports(y, nz.kind)
     return _binomial_kernel(kk, nz)
 
@@ -858,7 +866,7 @@ def binomials(
            [ 4., 20.]])
     """
     kk = _check_ks(ks)
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     yy = _reports(y, nz.kind)
     return _map_chunks(yy, [_binomial_kernel(k, nz) for k in kk])
 
@@ -925,7 +933,7 @@ def sum_binomials(
     array([6., 3., 1.])
     """
     kk = _check_ks(ks)
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     yy = _reports(y, nz.kind)
     K = max(kk)
     flat = np.ascontiguousarray(yy).reshape(-1)
@@ -1031,7 +1039,7 @@ def polynomial(
     array([2.])
     """
     coef = _check_coefficients(coefficients)
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     yy = _reports(y, nz.kind)
     return _polyval(_debias_coefficients(coef, nz), yy)
 
@@ -1073,7 +1081,7 @@ def power(
     array([10.4278753])
     """
     kk = _check_k(k)
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     yy = _reports(y, nz.kind)
     coef = np.zeros(kk + 1)
     coef[kk] = 1.0
@@ -1123,7 +1131,7 @@ def monomial(
     >>> monomial([[2, 3]], [2, 1], epsilon=50.0)
     array([12.])
     """
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     yy = _reports(y, nz.kind, min_ndim=1)
     exps = _check_exponents(exponents, yy.shape[-1])
     out = np.ones(yy.shape[:-1])
@@ -1156,7 +1164,7 @@ def binomial_plugin_moments(
     >>> round(float(mean[0] - 45), 6)  # E C(y, 2) - C(x, 2) = E[eta^2] / 2 = c
     0.920674
     """
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     k = _check_k(k)
     xf = _reports(x, nz.kind, name="x").astype(np.float64)
     phi, phi_abs = _binomial_taylor_pair(xf, k)
@@ -1209,7 +1217,7 @@ def binomial_variance(
     array([2.])
     """
     kk = _check_k(k)
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     xx = _reports(x, nz.kind, name="x")
     memo: dict[float, float] = {}
     return _rows_chunked(lambda xf: _binomial_variance_array(xf, kk, nz, memo), xx, _rows_for_degree(kk))
@@ -1267,7 +1275,7 @@ def polynomial_variance(
     array([8.])
     """
     coef = _check_coefficients(coefficients)
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     xx = _reports(x, nz.kind, name="x")
     rows = _rows_for_degree(coef.size - 1)
     memo: dict[float, float] = {}
@@ -1338,7 +1346,7 @@ def monomial_variance(
     >>> monomial_variance([[2.0, 3.0]], [1, 1], epsilon=1.0, noise="laplace")  # 2*9 + 2*4 + 2*2
     array([30.])
     """
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     xx = _reports(x, nz.kind, name="x", min_ndim=1)
     exps = _check_exponents(exponents, xx.shape[-1])
     xf = xx.astype(np.float64)
@@ -1388,7 +1396,7 @@ def binomial_variance_estimate(
     array([1.84134719])
     """
     kk = _check_k(k)
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     yy = _reports(y, nz.kind)
 
     def fn(yf: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -1435,7 +1443,7 @@ def polynomial_variance_estimate(
     array([18.])
     """
     coef = _check_coefficients(coefficients)
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     yy = _reports(y, nz.kind)
     return _polynomial_variance_estimate(coef, yy, nz)
 
@@ -1501,7 +1509,7 @@ def monomial_variance_estimate(
     >>> monomial_variance_estimate([[2.0, 3.0]], [1, 1], epsilon=1.0, noise="laplace")
     array([22.])
     """
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     yy = _reports(y, nz.kind, min_ndim=1)
     exps = _check_exponents(exponents, yy.shape[-1])
     factors = _monomial_factors(yy, exps, nz)
@@ -1515,3 +1523,8 @@ def monomial_variance_estimate(
         R = G * R + V * H
         H = H * (G - V)
     return R
+
+
+# The former private names, kept importable for code written against them.
+_checked_binomial_kernel = checked_binomial_kernel
+_noise_model = noise_model

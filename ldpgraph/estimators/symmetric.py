@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_nonnegative_int
-from .polynomials import Noise, _noise_model, _NoiseModel, _reports
+from .polynomials import Noise, _NoiseModel, _reports, noise_model
 
 __all__ = [
     "elementary_symmetric",
@@ -42,6 +42,7 @@ __all__ = [
     "sum_of_products_variance_estimate",
     "square_of_sum_variance_estimate",
     "sample_variance_variance_estimate",
+    "sample_variance_constant",
 ]
 
 # Largest number of float64 values a product-tree level may hold at once (~32 MB).
@@ -150,7 +151,7 @@ def _esym_excess(v: NDArray[np.float64], r: int, s2: float) -> NDArray[np.float6
 def _setup(
     y: ArrayLike, epsilon: float, sensitivity: float, noise: Any, name: str = "y"
 ) -> tuple[NDArray[np.float64], _NoiseModel]:
-    nz = _noise_model(epsilon, sensitivity, noise)
+    nz = noise_model(epsilon, sensitivity, noise)
     yy = _reports(y, nz.kind, name=name, min_ndim=1)
     return np.asarray(yy, dtype=np.float64), nz
 
@@ -172,7 +173,7 @@ def _centered_ss(v: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.einsum("...i,...i->...", dev, dev)
 
 
-def _sample_variance_constant(n: int, nz: _NoiseModel) -> float:
+def sample_variance_constant(n: int, nz: _NoiseModel) -> float:
     """Var(eta^T M eta), M = I - J/n: (mu4 - 3 sigma^4)(n-1)^2/n + 2 sigma^4 (n-1)."""
     s2 = nz.variance
     return (nz.fourth_moment - 3.0 * s2 * s2) * (n - 1) ** 2 / n + 2.0 * s2 * s2 * (n - 1)
@@ -488,7 +489,7 @@ def sample_variance_variance(
     xf, nz = _setup(x, epsilon, sensitivity, noise, name="x")
     n = xf.shape[-1]
     d = _check_ddof(ddof, n)
-    return (4.0 * nz.variance * _centered_ss(xf) + _sample_variance_constant(n, nz)) / (n - d) ** 2
+    return (4.0 * nz.variance * _centered_ss(xf) + sample_variance_constant(n, nz)) / (n - d) ** 2
 
 
 def sample_variance_variance_estimate(
@@ -511,4 +512,8 @@ def sample_variance_variance_estimate(
     d = _check_ddof(ddof, n)
     s2 = nz.variance
     q = _centered_ss(yf) - (n - 1) * s2
-    return (4.0 * s2 * q + _sample_variance_constant(n, nz)) / (n - d) ** 2
+    return (4.0 * s2 * q + sample_variance_constant(n, nz)) / (n - d) ** 2
+
+
+# The former private names, kept importable for code written against them.
+_sample_variance_constant = sample_variance_constant

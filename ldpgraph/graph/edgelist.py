@@ -74,6 +74,7 @@ from numpy.typing import NDArray
 from ldpgraph._cores import usable_cores
 from ldpgraph._validation import digit_count_text
 from ldpgraph.graph.core import Graph, _build_owned, _graph_from_owned_ids
+from ldpgraph.graph.tables import _name_positions
 
 __all__ = ["ParsedEdges", "parse_edge_pairs", "parse_edgelist", "read_edge_pairs", "read_edgelist"]
 
@@ -769,25 +770,6 @@ def _small(x: NDArray[np.integer]) -> NDArray[np.integer]:
     if x.size and int(x.max()) < 2**31:
         return x.astype(np.int32)
     return x.astype(np.int64, copy=False)
-
-
-def _name_positions(
-    us: list[Any], vs: list[Any]
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[Any]]:
-    """Positions of the names in their sorted distinct list (pyarrow kernels, no Python loop)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    u = pa.chunked_array(us, type=pa.string())
-    v = pa.chunked_array(vs, type=pa.string())
-    distinct = pc.unique(pa.chunked_array(us + vs, type=pa.string()))
-    # UTF-8 byte order is code point order, which is Python's order of str
-    ordered = pc.take(distinct, pc.array_sort_indices(distinct))
-    names = np.empty(len(ordered), dtype=object)
-    names[:] = ordered.to_pylist()
-    pu = pc.index_in(u, value_set=ordered).to_numpy().astype(np.int64)
-    pv = pc.index_in(v, value_set=ordered).to_numpy().astype(np.int64)
-    return pu, pv, names
 
 
 def _count_lines(raw: bytes) -> int:

@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ldpgraph.graph.core import Graph, _build_owned, _graph_from_owned_ids
 
@@ -204,8 +205,6 @@ def _graph_from_arrow(u: Any, v: Any, names: list[str], source: str, notes: list
         ids = [a, b]  # the only references: the build frees each column once read
         del a, b
         return _graph_from_owned_ids(ids, source=source, notes=tuple(notes))
-    from ldpgraph.graph.edgelist import _name_positions
-
     pu, pv, node_ids = _name_positions(list(a.chunks), list(b.chunks))
     del a, b
     positions = [pu, pv]
@@ -213,3 +212,26 @@ def _graph_from_arrow(u: Any, v: Any, names: list[str], source: str, notes: list
     return _build_owned(
         positions, node_ids.size, node_ids, source=source, relabelled=True, notes=tuple(notes)
     )
+
+
+def _name_positions(
+    us: list[Any], vs: list[Any]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[Any]]:
+    """Positions of the names in their sorted distinct list (pyarrow kernels, no Python loop).
+
+    Shared with :mod:`ldpgraph.graph.edgelist` (text edge lists with names), which imports it
+    from here.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    u = pa.chunked_array(us, type=pa.string())
+    v = pa.chunked_array(vs, type=pa.string())
+    distinct = pc.unique(pa.chunked_array(us + vs, type=pa.string()))
+    # UTF-8 byte order is code point order, which is Python's order of str
+    ordered = pc.take(distinct, pc.array_sort_indices(distinct))
+    names = np.empty(len(ordered), dtype=object)
+    names[:] = ordered.to_pylist()
+    pu = pc.index_in(u, value_set=ordered).to_numpy().astype(np.int64)
+    pv = pc.index_in(v, value_set=ordered).to_numpy().astype(np.int64)
+    return pu, pv, names

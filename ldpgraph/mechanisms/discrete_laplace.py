@@ -13,7 +13,7 @@ from ._common import _real_points
 from .laplace import _sign_bit_pieces
 from .secure import sample_dlap_exact
 
-__all__ = ["DiscreteLaplace"]
+__all__ = ["DiscreteLaplace", "sample_dlap"]
 
 # Largest value numpy's standard_exponential can return: its ziggurat's base layer draws
 # r - log1p(-U) with r = 7.69711747013104972 and U = k / 2^53 <= 1 - 2^-53, so E <= r + 53 ln 2.
@@ -201,7 +201,7 @@ class DiscreteLaplace:
             )
         gen = check_rng(rng)
         shape = () if size is None else size
-        out = _sample_dlap(gen, shape, self._t, self.p)
+        out = sample_dlap(gen, shape, self._t, self.p)
         return out[()] if size is None else out
 
     def randomize(self, values: ArrayLike, *, rng=None, secure: bool | None = None) -> NDArray[np.int64]:
@@ -216,7 +216,7 @@ class DiscreteLaplace:
         return x + self.sample(x.shape, rng=rng, secure=secure)
 
 
-def _sample_dlap(
+def sample_dlap(
     gen: np.random.Generator,
     shape,
     t: float,
@@ -254,3 +254,7 @@ def _sample_dlap(
     signs -= np.int8(1)
     np.multiply(out, signs, out=out)
     return out
+
+
+# The former private names, kept importable for code written against them.
+_sample_dlap = sample_dlap

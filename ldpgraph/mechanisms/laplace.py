@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import check_epsilon, check_real_reports, check_rng, check_sensitivity
 from ._common import _real_points
 
-__all__ = ["Laplace"]
+__all__ = ["Laplace", "sample_symmetric_exponential"]
 
 
 class Laplace:
@@ -105,7 +105,7 @@ class Laplace:
         only; deploy :class:`~ldpgraph.mechanisms.DiscreteLaplace` on integer releases.
         """
         gen = check_rng(rng)
-        out = _sample_symmetric_exponential(gen, () if size is None else size, self.scale)
+        out = sample_symmetric_exponential(gen, () if size is None else size, self.scale)
         return out[()] if size is None else out
 
     def randomize(self, values: ArrayLike, *, rng=None) -> NDArray[np.float64]:
@@ -142,7 +142,7 @@ def _sign_bit_pieces(gen: np.random.Generator, n: int):
         yield lo, hi, np.unpackbits(raw[lo // 8 : (hi + 7) // 8], count=hi - lo)
 
 
-def _sample_symmetric_exponential(
+def sample_symmetric_exponential(
     gen: np.random.Generator, shape, scale: float, *, out: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
     """Laplace(scale) noise: scale * Exp(1) with a random sign.
@@ -161,3 +161,7 @@ def _sample_symmetric_exponential(
     for lo, hi, bits in _sign_bit_pieces(gen, flat.size):
         np.copysign(flat[lo:hi], np.subtract(bits, 0.5), out=flat[lo:hi])  # signs +-0.5, as _random_signs
     return out
+
+
+# The former private names, kept importable for code written against them.
+_sample_symmetric_exponential = sample_symmetric_exponential

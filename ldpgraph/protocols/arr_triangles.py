@@ -63,7 +63,7 @@ from ..graph.core import Graph
 from ..mechanisms import DiscreteLaplace
 from .base import FLOAT_BITS, Round
 from .randomized_response import DEFAULT_MAX_BYTES, expected_noisy_edges, flip_probability, keep_probability
-from .triangle_methods import WedgeTriangleProtocol
+from .triangle_base import WedgeTriangleProtocol
 from .triangles import LowerWedges, _projected_lower, lower_wedges, two_round_budget, wedge_memory_check
 
 __all__ = [

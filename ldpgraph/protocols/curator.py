@@ -32,13 +32,13 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import check_nonnegative_int, dlap_c
 from ..estimators.order_statistics import HighVarianceWarning, maximum, order_statistic_variance
 from ..estimators.polynomials import (
-    _noise_model,
     binomial,
     binomial_variance_estimate,
+    noise_model,
     power,
     power_variance_estimate,
 )
-from ..estimators.symmetric import _sample_variance_constant
+from ..estimators.symmetric import sample_variance_constant
 from ._histogram_entropy import entropy_from_histogram
 from .randomizer import NodeReports, ReleasedValues
 from .report_histogram import ReportHistogram
@@ -392,11 +392,11 @@ def degree_variance(reports: DegreeSource) -> Estimate:
         raise ValueError(f"the degree variance needs at least 2 nodes, got {n}")
     s1 = hist.power_sum(1)
     q = Fraction(hist.power_sum(2)) - Fraction(s1 * s1, n)
-    nz = _noise_model(hist.epsilon, 1.0, "dlap")
+    nz = noise_model(hist.epsilon, 1.0, "dlap")
     s2 = Fraction(nz.variance)
     qhat = q - (n - 1) * s2
     value = float(qhat / n)
-    var = float((4 * s2 * qhat + Fraction(_sample_variance_constant(n, nz))) / (n * n))
+    var = float((4 * s2 * qhat + Fraction(sample_variance_constant(n, nz))) / (n * n))
     return _estimate(value, var, "degree_variance")
 
 

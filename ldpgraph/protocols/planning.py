@@ -50,8 +50,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_positive_real, dlap_c
-from ..estimators.polynomials import _noise_model, binomial_variance, power_variance
-from ..estimators.symmetric import _sample_variance_constant
+from ..estimators.polynomials import binomial_variance, noise_model, power_variance
+from ..estimators.symmetric import sample_variance_constant
 from ..mechanisms import DiscreteLaplace
 
 __all__ = [
@@ -212,13 +212,13 @@ def estimator_variance(statistic: str, model: DegreeModel, epsilon: float) -> fl
     if kind == "counts":
         return n * _noise_var(eps, _counts_sensitivity(model, param))
     if kind == "degree_variance":
-        nz = _noise_model(eps, 1.0, "dlap")
+        nz = noise_model(eps, 1.0, "dlap")
         if model.is_bounded:
             q = (n * n - (n % 2)) * model.d_max**2 / (4.0 * n)  # max of sum (d - dbar)^2 on [0, d_max]^n
         else:
             mean = _per_node_sum(model, model.values.astype(np.float64)) / n
             q = _per_node_sum(model, (model.values - mean) ** 2)
-        return (4.0 * nz.variance * q + _sample_variance_constant(n, nz)) / (n * n)
+        return (4.0 * nz.variance * q + sample_variance_constant(n, nz)) / (n * n)
     fn = binomial_variance if kind == "kstars" else power_variance
     if model.is_bounded:
         return n * float(np.max(fn(np.arange(model.d_max + 1), param, eps)))

@@ -38,7 +38,7 @@ def spies(monkeypatch):
     from ldpgraph.mechanisms import discrete_laplace as dl
 
     calls = {"exact": 0, "fast": 0}
-    exact, fast = dl.sample_dlap_exact, dl._sample_dlap
+    exact, fast = dl.sample_dlap_exact, dl.sample_dlap
 
     def spy_exact(*a, **k):
         calls["exact"] += 1
@@ -49,7 +49,7 @@ def spies(monkeypatch):
         return fast(*a, **k)
 
     monkeypatch.setattr(dl, "sample_dlap_exact", spy_exact)
-    monkeypatch.setattr(dl, "_sample_dlap", spy_fast)
+    monkeypatch.setattr(dl, "sample_dlap", spy_fast)
     return calls
 
 
