@@ -11,7 +11,7 @@ starts, block ends and inside blocks; the parse with pyarrow allowed must equal,
 byte, the parse with pyarrow disabled (ids, line count, names and notes, or the same error
 message), and agree with the independent reference reading of tests/edgelist_reference.py.
 Hypothesis runs derandomized, without shrinking (a 400 KiB text shrinks slowly; the failing
-case is printed as a short recipe, ``Case``); ``GRAMMAR_EXAMPLES`` (default 30) sets the
+case is printed as a short recipe, ``Case``); ``GRAMMAR_EXAMPLES`` (default 15) sets the
 number of texts (200 passed on 8c15c03's parser, 100 on 7d4c335's; 897268b's fails at the
 first csv case).
 """
@@ -220,7 +220,7 @@ def blocks_of_128k(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return taken
 
 
-@settings(max_examples=int(os.environ.get("GRAMMAR_EXAMPLES", "30")), derandomize=True, deadline=None, database=None,
+@settings(max_examples=int(os.environ.get("GRAMMAR_EXAMPLES", "15")), derandomize=True, deadline=None, database=None,
           phases=[Phase.explicit, Phase.generate],  # no shrinking: a 400 KiB text shrinks slowly
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.large_base_example])
