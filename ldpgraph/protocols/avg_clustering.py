@@ -40,7 +40,7 @@ from .._validation import check_epsilon, check_nonnegative_int
 from ..core.plan import Plan, Release, RoundPlan, split_budget
 from ..core.protocol import Accumulator, Option, Round
 from ..core.registry import register
-from ..core.rows import Rows, empty_rows, quantity_rows
+from ..core.rows import Rows
 from ..core.sampling import Sampler
 from .clustering import count_sensitivity
 from .deploy_triangles import (
@@ -53,7 +53,7 @@ from .deploy_triangles import (
     TriangleBroadcast,
 )
 from .rr_triangles import RandomizedResponseRound
-from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol
+from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
 
 __all__ = ["AvgClustering", "clustering_release"]
 
@@ -104,18 +104,8 @@ class _LocalRound(Round):
                 sampler: Sampler) -> Rows:
         b = _check_broadcast(broadcast, plan)
         eps_d, eps_t = plan.release(DEGREE).epsilon, plan.release(LOCAL_COUNT).epsilon
-        nodes = np.asarray(nodes, dtype=np.int64)
-        if nodes.size == 0:
-            return empty_rows(plan, 2)
-        if int(nodes.max()) >= b.n_nodes:
-            raise ValueError(f"node {int(nodes.max())} is not a node of the broadcast's round 1 "
-                             f"(nodes 0..{b.n_nodes - 1})")
-        values = np.empty((nodes.size, 3), dtype=np.int64)
-        for i, (v, nb) in enumerate(zip(nodes.tolist(), neighbours, strict=True)):
-            values[i, :2] = clustering_release(v, nb, b, eps_d, eps_t, sampler.stream(2, v))
-        values[:, 2] = b.run_id
-        quantity = np.tile(np.array([DEGREE, LOCAL_COUNT, RUN_ID], dtype=object), nodes.size)
-        return quantity_rows(plan, 2, np.repeat(nodes, 3), quantity, values.ravel())
+        return round_two_rows(plan, nodes, neighbours, b, sampler, (DEGREE, LOCAL_COUNT),
+                              lambda v, nb, s: clustering_release(v, nb, b, eps_d, eps_t, s))
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
         return LocalCountAccumulator(plan, _check_broadcast(broadcast, plan), **options)

@@ -72,6 +72,25 @@ def local_count_release(node: int, neighbours: NDArray[np.int64], broadcast: Tri
     return rounded + int(stream.dlap(epsilon, float(max(d - 1, 1)), 1)[0])
 
 
+def round_two_rows(plan: Plan, nodes: Any, neighbours: Any, broadcast: TriangleBroadcast, sampler: Sampler,
+                   quantities: tuple[str, ...], release_one: Any) -> Rows:
+    """Round-2 rows against the broadcast: per node, ``release_one(v, neighbours, stream)`` (one
+    value per quantity, on the node's round-2 stream), then the broadcast's run id."""
+    nodes = np.asarray(nodes, dtype=np.int64)
+    if nodes.size == 0:
+        return empty_rows(plan, 2)
+    if int(nodes.max()) >= broadcast.n_nodes:
+        raise ValueError(f"node {int(nodes.max())} is not a node of the broadcast's round 1 "
+                         f"(nodes 0..{broadcast.n_nodes - 1})")
+    k = len(quantities)
+    values = np.empty((nodes.size, k + 1), dtype=np.int64)
+    for i, (v, nb) in enumerate(zip(nodes.tolist(), neighbours, strict=True)):
+        values[i, :k] = release_one(v, nb, sampler.stream(2, v))
+    values[:, k] = broadcast.run_id
+    quantity = np.tile(np.array([*quantities, RUN_ID], dtype=object), nodes.size)
+    return quantity_rows(plan, 2, np.repeat(nodes, k + 1), quantity, values.ravel())
+
+
 class LocalCountRound(Round):
     """Round 2: each node's noisy local count against the broadcast, and the broadcast's run id."""
 
@@ -82,18 +101,8 @@ class LocalCountRound(Round):
                 sampler: Sampler) -> Rows:
         check_broadcast_plan(broadcast, plan)
         eps2 = plan.release(LOCAL_COUNT).epsilon
-        nodes = np.asarray(nodes, dtype=np.int64)
-        if nodes.size == 0:
-            return empty_rows(plan, 2)
-        if int(nodes.max()) >= broadcast.n_nodes:
-            raise ValueError(f"node {int(nodes.max())} is not a node of the broadcast's round 1 "
-                             f"(nodes 0..{broadcast.n_nodes - 1})")
-        values = np.empty((nodes.size, 2), dtype=np.int64)
-        for i, (v, nb) in enumerate(zip(nodes.tolist(), neighbours, strict=True)):
-            values[i, 0] = local_count_release(v, nb, broadcast, eps2, sampler.stream(2, v))
-        values[:, 1] = broadcast.run_id
-        quantity = np.tile(np.array([LOCAL_COUNT, RUN_ID], dtype=object), nodes.size)
-        rows = quantity_rows(plan, 2, np.repeat(nodes, 2), quantity, values.ravel())
+        rows = round_two_rows(plan, nodes, neighbours, broadcast, sampler, (LOCAL_COUNT,),
+                              lambda v, nb, s: (local_count_release(v, nb, broadcast, eps2, s),))
         rows["sensitivity"][0::2] = broadcast.sensitivities()[LOCAL_COUNT]  # max(D - 1, 1), D broadcast
         return rows
 
