@@ -157,9 +157,9 @@ CONCURRENT_NETWORKX = """
             pairs = r.integers(0, n + 200, (100, 2)).tolist()
             for u, v in pairs:
                 g.add_edge(u, v)
-            for u, v in pairs[::2]:  # the graph stays about the same size
-                if g.has_edge(u, v):
-                    g.remove_edge(u, v)
+            for u, v in pairs:  # every edge added is removed again: the graph does not grow (a
+                if g.has_edge(u, v):  # MultiGraph kept half its parallel edges and grew without bound,
+                    g.remove_edge(u, v)  # and the conversions slowed until the child timed out)
             extra = int(r.integers(n, n + 200))
             if extra in g:
                 g.remove_node(extra)
