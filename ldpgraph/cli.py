@@ -906,8 +906,8 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="the public roster of participants (CSV 'node,label'): its nodes 0..n-1 must all "
                    "report, and no other (as --expected-nodes n)")
     p.add_argument("--curator-key", metavar="FILE",
-                   help="the curator's secret key, which signs each broadcast (HMAC-SHA-256, beside it as "
-                   "FILE.hmac) and checks it before the next round (default: $LDPGRAPH_CURATOR_KEY or "
+                   help="the curator's secret key, which signs each broadcast (HMAC-SHA-256, in "
+                   "<broadcast>.hmac beside it) and checks it before the next round (default: $LDPGRAPH_CURATOR_KEY or "
                    "~/.config/ldpgraph/curator.key, created on first use)")
     p.add_argument("--chunk-rows", type=_int("chunk rows", minimum=1), default=1 << 20,
                    help="rows per streaming chunk (default 1048576; results do not depend on it)")
