@@ -907,8 +907,8 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    "report, and no other (as --expected-nodes n)")
     p.add_argument("--curator-key", metavar="FILE",
                    help="the curator's secret key, which signs each broadcast (HMAC-SHA-256, in "
-                   "<broadcast>.hmac beside it) and checks it before the next round (default: $LDPGRAPH_CURATOR_KEY or "
-                   "~/.config/ldpgraph/curator.key, created on first use)")
+                   "<broadcast>.hmac beside it) and checks it before the next round (default: "
+                   "$LDPGRAPH_CURATOR_KEY or ~/.config/ldpgraph/curator.key, created on first use)")
     p.add_argument("--chunk-rows", type=_int("chunk rows", minimum=1), default=1 << 20,
                    help="rows per streaming chunk (default 1048576; results do not depend on it)")
     p.add_argument("--scheduler", metavar="ADDR",
