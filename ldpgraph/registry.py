@@ -31,6 +31,7 @@ from .protocols.base import FLOAT_BITS, Protocol, Round
 __all__ = [
     "KStarProtocol",
     "DegreeReportsProtocol",
+    "LayerSimulation",
     "get_method",
     "method_names",
     "methods_for",
@@ -39,6 +40,8 @@ __all__ = [
 ]
 
 _FACTORIES: dict[str, Callable[[], Protocol]] = {}
+#: names registered through :class:`LayerSimulation` (the layer protocols without a simulator)
+_FROM_LAYER: set[str] = set()
 
 
 def register(name: str, factory: Callable[[], Protocol]) -> None:
@@ -49,8 +52,23 @@ def register(name: str, factory: Callable[[], Protocol]) -> None:
 
 
 def _ensure() -> None:
-    if _FACTORIES:
-        return
+    if not _FACTORIES:
+        _register_built_in()
+    from .core import registry as layer
+
+    current = set(layer.names())
+    for name in _FROM_LAYER - current:  # unregistered from the layer since
+        del _FACTORIES[name]
+        _FROM_LAYER.discard(name)
+    simulated = {m.deployed_as[0] for n, m in ((n, f()) for n, f in _FACTORIES.items())
+                 if n not in _FROM_LAYER and m.deployed_as is not None}
+    for name in layer.names():  # a layer protocol without a simulator of its own: the generic one
+        if name not in _FACTORIES and name not in simulated:
+            register(name, lambda name=name: LayerSimulation(layer.get(name)))
+            _FROM_LAYER.add(name)
+
+
+def _register_built_in() -> None:
     from .baselines.methods import METHODS
     from .protocols.clustering_methods import CLUSTERING_METHODS
     from .protocols.triangle_methods import TRIANGLE_METHODS
@@ -264,3 +282,105 @@ class DegreeReportsProtocol(KStarProtocol):
 
     def analytic_variance(self, data, statistic, param, epsilon):
         return super().analytic_variance(data, statistic, param, epsilon) if statistic == "kstars" else None
+
+
+class LayerSimulation(Protocol):
+    """A protocol of the protocol layer (:mod:`ldpgraph.core`) seen by the experiment runner.
+
+    Every trial is one :func:`~ldpgraph.run.run_in_memory` run with a seeded sampler whose seed is
+    drawn from ``rng``: the same code a deployment runs. A protocol may add, as optional methods,
+    ``truth(graph, statistic)`` (default: :func:`~ldpgraph.protocols.statistics.graph_statistic_truth`)
+    and ``analytic_variance(graph, statistic, plan)`` / ``analytic_mean(...)``; ``public`` holds
+    the options every trial uses (the protocol's defaults otherwise).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> from ldpgraph.core import registry as layer
+    >>> sim = LayerSimulation(layer.get("rr-triangles"))
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> sim.estimate_trials(g, "triangles", None, 60.0, 2, rng=0).round(6).tolist()
+    [1.0, 1.0]
+    >>> sim.budget(1.0)
+    {'rr': 1.0}
+    """
+
+    needs = "adjacency"
+    vectorized = False
+
+    def __init__(self, protocol: Any, **public: Any) -> None:
+        self.protocol = protocol
+        self.public = dict(public)
+        self.name = protocol.name
+        self.statistics = tuple(protocol.statistics)
+        self.needs = protocol.needs
+        self.unbiased = bool(getattr(protocol, "unbiased", False))
+        self.reference = protocol.reference
+        if protocol.deployable:
+            self.deployed_as = (protocol.name, {})
+        else:
+            self.not_deployable = (getattr(protocol, "not_deployable", "")
+                                   or "its releases are not integer report rows")
+
+    def _plan(self, graph: Any, epsilon: float) -> Any:
+        from .run.memory import resolve_public
+
+        return self.protocol.plan(epsilon, **resolve_public(self.protocol, graph, self.public))
+
+    def rounds(self, epsilon, statistic=None):
+        eps = check_epsilon(epsilon)
+        try:
+            plan = self.protocol.plan(eps, **self.public)
+        except ValueError:  # a public bound the simulation takes from the graph
+            return (Round("all", "see `ldpgraph methods`", "-", eps, "from the graph"),)
+        return tuple(
+            Round(rp.name, ", ".join(q for rel in rp.releases for q in rel.quantities),
+                  "+".join(rel.mechanism for rel in rp.releases),
+                  rp.epsilon, "see the plan")
+            for rp in plan.rounds
+        )
+
+    def estimate_trials(self, data, statistic, param, epsilon, n_trials=1, *, rng=None):
+        from .core.sampling import Seeded
+        from .protocols.base import require_graph
+        from .run.memory import run_in_memory
+
+        self._check_statistic(statistic)
+        graph = require_graph(data, self.name)
+        gen = check_rng(rng)
+        n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
+        seeds = gen.integers(0, 2**63 - 1, size=n_trials)
+        out = np.empty(n_trials)
+        for t, seed in enumerate(seeds.tolist()):
+            run = run_in_memory(self.protocol, graph, epsilon, sampler=Seeded(seed), statistic=statistic,
+                                **self.public)
+            out[t] = float(run.estimate.value)
+        return out
+
+    def truth(self, data, statistic, param):
+        from .protocols.base import require_graph
+        from .protocols.statistics import GRAPH_STATISTICS, get_statistic, graph_statistic_truth
+
+        self._check_statistic(statistic)
+        graph = require_graph(data, self.name)
+        own = getattr(self.protocol, "truth", None)
+        if own is not None:
+            return float(own(graph, statistic))
+        if statistic in GRAPH_STATISTICS:
+            return graph_statistic_truth(statistic, graph)
+        return float(get_statistic(statistic).truth(graph.degrees, param))
+
+    def analytic_mean(self, data, statistic, param, epsilon):
+        return self._analytic("analytic_mean", data, statistic, epsilon)
+
+    def analytic_variance(self, data, statistic, param, epsilon):
+        return self._analytic("analytic_variance", data, statistic, epsilon)
+
+    def _analytic(self, hook, data, statistic, epsilon):
+        from .protocols.base import require_graph
+
+        fn = getattr(self.protocol, hook, None)
+        if fn is None:
+            return None
+        graph = require_graph(data, self.name)
+        return fn(graph, statistic, self._plan(graph, epsilon))

@@ -18,7 +18,7 @@ import importlib
 
 from .protocol import Protocol
 
-__all__ = ["register", "get", "names", "protocols", "MODULES"]
+__all__ = ["register", "unregister", "get", "names", "protocols", "MODULES"]
 
 #: the modules holding the built-in protocols (imported on first use of the registry)
 MODULES = (
@@ -41,6 +41,14 @@ def register(cls: type[Protocol]) -> type[Protocol]:
         raise ValueError(f"protocol name {cls.name!r} is already registered by {old.__module__}")
     _PROTOCOLS[cls.name] = cls
     return cls
+
+
+def unregister(name: str) -> None:
+    """Remove the protocol registered under ``name`` (a test's or a notebook's own protocol)."""
+    _load()
+    if name not in _PROTOCOLS:
+        raise ValueError(f"unknown protocol {name!r}; choose from {', '.join(_PROTOCOLS)}")
+    del _PROTOCOLS[name]
 
 
 def _load() -> None:

@@ -287,13 +287,21 @@ def _build_units(
                         key = cell_key("kstars", g.stream_id or g.label, k, eps, m.name)
                         units.append(_Unit(g.label, stat, k, eps, (m.name,), key, m))
                 else:
-                    if not degree_methods:
+                    # other protocols of the registry (the layer's) that estimate a degree statistic
+                    others = [m for m in methods if isinstance(m, Protocol) and m.supports(stat)
+                              and m.name not in (UNBIASED_METHOD, NAIVE_METHOD)]
+                    if not degree_methods and not others:
+                        from ..registry import method_names
+
                         raise ValueError(
-                            f"statistic {stat!r} is estimated by {UNBIASED_METHOD} and {NAIVE_METHOD} only; "
-                            f"neither is among the methods {names}"
+                            f"statistic {stat!r} is estimated by {', '.join(method_names(stat))}; "
+                            f"none is among the methods {names}"
                         )
-                    key = cell_key(stat, g.stream_id or g.label, k, eps, "degree-reports")
-                    units.append(_Unit(g.label, stat, k, eps, degree_methods, key))
+                    if degree_methods:
+                        key = cell_key(stat, g.stream_id or g.label, k, eps, "degree-reports")
+                        units.append(_Unit(g.label, stat, k, eps, degree_methods, key))
+                    if others:
+                        units.extend(_graph_units(g, stat, k, eps, others))
     return units
 
 
