@@ -129,3 +129,10 @@ def test_bash_blocks_parse():
                     for extra in m.group(1).split(",") if m else ():
                         assert extra in extras, f"README installs {target}: pyproject.toml has no extra {extra!r}"
     assert commands >= 2
+
+
+def test_ci_runs_the_readme_test_command():
+    """``.ci/run`` runs exactly the test command the README gives."""
+    readme = re.findall(r"^pip install \"\.\[test\]\" && (python -m pytest.*)$", README, re.M)
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("python -m pytest")]
+    assert len(readme) == 1 and ci == readme
