@@ -532,7 +532,8 @@ def _iter_csv(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
     import pyarrow.csv as pcsv
 
     with open(path, "rb") as fh:
-        header = fh.readline().decode("utf-8", "replace").strip().replace('"', "").split(",")
+        # utf-8-sig: a byte-order mark (Excel's "CSV UTF-8") is not part of a name; pyarrow skips it
+        header = fh.readline().decode("utf-8-sig", "replace").strip().replace('"', "").split(",")
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise ValueError(
@@ -569,7 +570,7 @@ def _csv_parse_error(path: Path, exc: Exception) -> str:
     """Name the first malformed CSV line (a slow scan, on the error path only)."""
     import csv
 
-    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+    with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
         reader = csv.reader(fh)
         width = len(next(reader, []))
         for row, fields in enumerate(reader):

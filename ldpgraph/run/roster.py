@@ -70,7 +70,7 @@ def read_roster(path: str | os.PathLike) -> Roster:
     """Read and check a roster file (header ``node,label``; nodes ``0..n-1`` in order)."""
     p = Path(path)
     try:
-        fh = open(p, newline="", encoding="utf-8")
+        fh = open(p, newline="", encoding="utf-8-sig")  # a byte-order mark is not part of the header
     except OSError as exc:
         raise OSError(f"cannot read the roster {p}: {exc.strerror}") from None
     with fh:

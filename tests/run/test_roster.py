@@ -72,3 +72,19 @@ def test_curate_checks_the_participants_against_the_roster(tmp_path, capsys):
     assert "missing nodes" in _run(capsys, "curate", rows, "--epsilon", 2, "--roster", long, code=1).err
     err = _run(capsys, "curate", rows, "--epsilon", 2, "--roster", full, "--expected-nodes", 5, code=2).err
     assert "contradicts the roster's 12 participants" in err
+
+
+def test_a_byte_order_mark_is_not_part_of_the_header(tmp_path):
+    """Excel's "CSV UTF-8" starts with a BOM: the roster and a report CSV read as without it."""
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbfnode,label\r\n0,alice\r\n1,bob\r\n")
+    assert read_roster(bom).labels == ("alice", "bob")
+
+    from ldpgraph.protocols import DegreeRandomizer
+    from ldpgraph.reportfiles import iter_report_chunks, write_reports
+
+    plain = write_reports(tmp_path / "r.csv", DegreeRandomizer(epsilon=1.0).randomize([3, 1, 2], rng=0))
+    marked = tmp_path / "r_bom.csv"
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    want = [c.value.tolist() for c in iter_report_chunks(plain)]
+    assert [c.value.tolist() for c in iter_report_chunks(marked)] == want
