@@ -107,8 +107,8 @@ def methods_for(statistic: str) -> list[Protocol]:
 def statistic_names() -> list[str]:
     """Every statistic some registered method estimates.
 
-    >>> statistic_names()[-4:]
-    ['triangles', 'transitivity', 'avg_clustering', 'degree_weighted_triangles']
+    >>> statistic_names()[-5:]
+    ['triangles', 'transitivity', 'avg_clustering', 'degree_weighted_triangles', 'four_cycles']
     """
     from .protocols.statistics import GRAPH_STATISTICS
     from .protocols.statistics import statistic_names as degree_stats
