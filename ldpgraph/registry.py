@@ -11,7 +11,8 @@ r"""One registry of every compared method, across all statistics.
 - The triangle protocols (:mod:`ldpgraph.protocols.triangle_methods`) estimate
   ``triangles`` and ``transitivity``, the clustering protocols
   (:mod:`ldpgraph.protocols.clustering_methods`) ``avg_clustering`` and
-  ``degree_weighted_triangles``; they need the graph's adjacency.
+  ``degree_weighted_triangles``, the 4-cycle protocols
+  (:mod:`ldpgraph.protocols.four_cycle_methods`) ``four_cycles``; they need the graph's adjacency.
 
 This module sits above protocols, baselines and the experiment statistics (it imports them
 lazily), so that those keep their one-way dependencies.
@@ -53,6 +54,7 @@ def _ensure() -> None:
         return
     from .baselines.methods import METHODS
     from .protocols.clustering_methods import CLUSTERING_METHODS
+    from .protocols.four_cycle_methods import FOUR_CYCLE_METHODS
     from .protocols.triangle_methods import TRIANGLE_METHODS
 
     for name in METHODS:
@@ -60,7 +62,7 @@ def _ensure() -> None:
             register(name, lambda name=name: DegreeReportsProtocol(name))
         else:
             register(name, lambda name=name: KStarProtocol(name))
-    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items()):
+    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(), *FOUR_CYCLE_METHODS.items()):
         register(name, factory)
 
 
