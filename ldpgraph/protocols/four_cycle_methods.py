@@ -46,6 +46,8 @@ __all__ = ["FourCycleProtocol", "RRFourCycles", "TwoRoundFourCycles", "WLocalFou
 #: share of the budget spent on round 1 by ``two-round-four-cycles-dlap``
 RR_SHARE = 2.0 / 3.0
 
+_RR_RELEASE = "bits a_vj for j < v by randomized response"
+
 
 class FourCycleProtocol(Protocol):
     """Common part: adjacency input, per-trial simulation, truth and memoised moments."""
@@ -81,8 +83,8 @@ class FourCycleProtocol(Protocol):
     def estimate_trials(self, data, statistic, param, epsilon, n_trials=1, *, rng=None):
         self._check_statistic(statistic)
         g = require_graph(data, self.name)
-        return self._simulate(g, check_epsilon(epsilon), check_nonnegative_int(n_trials, "n_trials", minimum=1),
-                              check_rng(rng))
+        n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
+        return self._simulate(g, check_epsilon(epsilon), n_trials, check_rng(rng))
 
     def _simulate(self, g, eps, n_trials, gen):
         raise NotImplementedError
@@ -106,7 +108,7 @@ class RRFourCycles(FourCycleProtocol):
 
     def rounds(self, epsilon, statistic=None):
         eps = check_epsilon(epsilon)
-        return (Round("rr", "bits a_vj for j < v by randomized response", "randomized-response", eps, "1 bit"),)
+        return (Round("rr", _RR_RELEASE, "randomized-response", eps, "1 bit"),)
 
     def _simulate(self, g, eps, n_trials, gen):
         return simulate_rr_four_cycles(g, eps, n_trials, rng=gen)
@@ -148,7 +150,7 @@ class TwoRoundFourCycles(FourCycleProtocol):
     def rounds(self, epsilon, statistic=None):
         e1, e2 = self._split(epsilon)
         return (
-            Round("rr", "bits a_vj for j < v by randomized response", "randomized-response", e1, "1 bit"),
+            Round("rr", _RR_RELEASE, "randomized-response", e1, "1 bit"),
             Round("local-count", "sum_{u<w in N(v)} (Z_uw - 1), rounded, + DLap", "dlap", e2,
                   "S (broadcast: two largest row sums of the d_max - 1 largest |Z - 1|)"),
         )
