@@ -100,6 +100,7 @@ __all__ = [
     "simulate_rr_four_cycles",
     "z_matrix",
     "four_cycle_sensitivity",
+    "cached_z_and_sensitivity",
     "two_round_rr_variance",
     "two_round_noise_variance",
     "simulate_two_round_four_cycles",
@@ -276,6 +277,26 @@ def four_cycle_sensitivity(z: NDArray[np.float64], d_max: int) -> int:
     t = np.sort(top.sum(axis=1))
     total = t[-1] + (t[-2] if t.size > 1 else 0.0)
     return max(1, math.ceil(total))
+
+
+# (run id, n, epsilon, d_max) -> (Z, S); the run id hashes the broadcast's header and noisy edges
+_CACHE: dict[tuple[int, int, float, int], tuple[NDArray[np.float64], int]] = {}
+
+
+def cached_z_and_sensitivity(run_id: int, n: int, epsilon: float, d_max: int, index: NDArray[np.int64]
+                             ) -> tuple[NDArray[np.float64], int]:
+    """``(Z, S)`` of a broadcast, computed once per run id (the last one is kept: Z is n x n).
+
+    >>> z, s = cached_z_and_sensitivity(7, 3, 50.0, 2, np.array([0, 2]))   # the path 0 - 1 - 2
+    >>> s
+    2
+    """
+    key = (int(run_id), int(n), float(epsilon), int(d_max))
+    if key not in _CACHE:
+        z = z_matrix(n, index, epsilon)
+        _CACHE.clear()
+        _CACHE[key] = (z, four_cycle_sensitivity(z, d_max))
+    return _CACHE[key]
 
 
 def two_round_rr_variance(graph: Graph, epsilon1: float) -> float:
