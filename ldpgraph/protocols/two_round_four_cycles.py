@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
 from ..core.plan import Plan, Release, RoundPlan, split_budget
-from ..core.protocol import Accumulator, Option, Protocol, Round
+from ..core.protocol import Accumulator, Option, Round
 from ..core.registry import register
 from ..core.rows import Rows
 from ..core.sampling import Sampler
@@ -56,7 +56,7 @@ from .deploy_triangles import (
     TriangleBroadcast,
 )
 from .four_cycles import cached_z_and_sensitivity, rr_four_cycle_estimate, two_round_noise_variance
-from .rr_triangles import RandomizedResponseRound, rr_round_plan
+from .rr_triangles import RandomizedResponseRound, RRTrianglesProtocol
 from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
 
 __all__ = ["RRFourCyclesProtocol", "TwoRoundFourCycles", "broadcast_sensitivity", "four_cycle_release"]
@@ -183,27 +183,17 @@ class TwoRoundFourCycles(RRBroadcastProtocol):
 
 
 @register
-class RRFourCyclesProtocol(Protocol):
-    """``rr-four-cycles``: one round of RR, the curator's unbiased 4-cycle inversion."""
+class RRFourCyclesProtocol(RRTrianglesProtocol):
+    """``rr-four-cycles``: one round of RR (as ``rr-triangles``), the curator's unbiased 4-cycle inversion."""
 
     name = RR_FOUR_CYCLES
-    version = 1
     statistics = ("four_cycles",)
-    needs = "adjacency"
     reference = "ours (RR as Imola et al. USENIX 2021; unbiased 4-cycle inversion)"
-
-    def plan(self, epsilon: float, **public: Any) -> Plan:
-        self.check_public(public)
-        eps = check_epsilon(epsilon)
-        return Plan(self.name, self.version, eps, (rr_round_plan(eps),))
-
-    def rounds(self) -> tuple[Round, ...]:
-        return (RandomizedResponseRound(),)
 
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
         self.check_statistic(statistic)
         value = rr_four_cycle_estimate(result.n_nodes, result.index, result.epsilon)
         return Estimate(value, None, None, "four_cycles")
 
-    def describe_result(self, result: Any, round: Round) -> list[str]:
-        return [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges"]
+    def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
+        return {}
