@@ -77,16 +77,21 @@ def broadcast_sensitivity(broadcast: TriangleBroadcast) -> int:
 
 
 def four_cycle_release(node: int, neighbours: NDArray[np.int64], broadcast: TriangleBroadcast,
-                       epsilon: float, stream: Any) -> int:
-    """Round 2 at node v: the integer :math:`r_v` (see the module docstring)."""
+                       epsilon: float, stream: Any, size: int | None = None) -> Any:
+    """Round 2 at node v: the integer :math:`r_v` (see the module docstring); with ``size``, that
+    many independent releases (an int64 array; the draws of ``size=None`` in the same order)."""
     z, s = _z(broadcast)
-    kept = neighbours
-    if kept.size > broadcast.bound:
-        kept = stream.subset(kept, broadcast.bound)
-    i, j = np.triu_indices(kept.size, k=1)
-    f = math.fsum((z[kept[i], kept[j]] - 1.0).tolist())
-    rounded = math.floor(f + float(stream.uniform(1)[0]))
-    return rounded + int(stream.dlap(epsilon, float(s), 1)[0])
+    runs = 1 if size is None else int(size)
+    f = np.empty(runs)
+    for t in range(runs if neighbours.size > broadcast.bound else 1):
+        kept = neighbours
+        if kept.size > broadcast.bound:
+            kept = stream.subset(kept, broadcast.bound)
+        i, j = np.triu_indices(kept.size, k=1)
+        f[t:] = math.fsum((z[kept[i], kept[j]] - 1.0).tolist())
+    rounded = np.floor(f + stream.uniform(runs)).astype(np.int64)
+    out = rounded + stream.dlap(epsilon, float(s), runs)
+    return int(out[0]) if size is None else out
 
 
 def _check_broadcast(broadcast: Any, plan: Plan) -> TriangleBroadcast:

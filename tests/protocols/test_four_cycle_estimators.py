@@ -119,3 +119,68 @@ def test_sensitivity_bounds_every_neighbouring_pair_of_lists():
                                 swapped = tuple(x for x in lst if x != l_old) + (l_new,)
                                 worst = max(worst, abs(f(swapped) - f(lst)))
                 assert worst <= s + 1e-9
+
+
+# ------------------------------------------------------------------------------ audit of round 2
+
+N_AUDIT = 100_000
+
+
+def _audit_setup():
+    from ldpgraph.protocols.deploy_triangles import FOUR_CYCLE_PROTOCOL, TriangleBroadcast
+    from ldpgraph.protocols.two_round_four_cycles import broadcast_sensitivity
+
+    rng = np.random.default_rng(11)
+    n = 9
+    idx = np.flatnonzero(rng.random(n * (n - 1) // 2) < 0.5).astype(np.int64)
+    b = TriangleBroadcast.build(FOUR_CYCLE_PROTOCOL, n, 0.5, 3, idx)
+    return b, broadcast_sensitivity(b)
+
+
+def _release_runs(b, eps, nb, size, rng, release=None):
+    """``size`` independent releases of node 8 through the layer's code, on one seeded stream."""
+    from ldpgraph.core import Seeded
+    from ldpgraph.protocols.two_round_four_cycles import four_cycle_release
+
+    stream = Seeded(int(np.random.default_rng(rng).integers(0, 2**62))).stream(2, 8)
+    nb = np.array(nb, dtype=np.int64)
+    if release is None:
+        return four_cycle_release(8, nb, b, eps, stream, size=size)
+    return np.array([release(8, nb, b, eps, stream) for _ in range(size)])
+
+
+def test_audit_round_two_release_is_private_at_its_epsilon():
+    from ldpgraph.audit import audit_neighbours
+
+    b, s = _audit_setup()
+    eps = 1.0
+
+    def node(nb, size, rng):
+        return _release_runs(b, eps, nb, size, rng)
+
+    added = [((0, 1), (0, 1, 2)), ((4, 5), (4, 5, 7)), ((), (3,))]
+    assert audit_neighbours(node, added, eps, n_samples=N_AUDIT, rng=1).passed
+    swapped = [((0, 1, 3), (0, 1, 2, 3))]  # 4 > d_max = 3 neighbours: a projection swaps 2 in
+    assert audit_neighbours(node, swapped, eps, n_samples=N_AUDIT // 5, rng=3).passed
+
+
+def test_audit_catches_a_release_that_ignores_the_sensitivity():
+    from ldpgraph.audit import audit_neighbours
+    from ldpgraph.protocols.four_cycles import cached_z_and_sensitivity
+
+    b, s = _audit_setup()
+    z = cached_z_and_sensitivity(b.run_id, b.n_nodes, b.epsilon, b.bound, b.index)[0]
+    # the pair whose change of f is largest, so that sensitivity 1 is far too small
+    change = {l: abs(sum(z[l, w] - 1.0 for w in (0, 1))) for l in range(2, 8)}
+    worst = max(change, key=change.get)
+    assert change[worst] > 2.0
+
+    def leaky(node, nb, bb, eps, stream):
+        kept = nb
+        f = sum(z[u, w] - 1.0 for u, w in itertools.combinations(kept.tolist(), 2))
+        return math.floor(f + float(stream.uniform(1)[0])) + int(stream.dlap(eps, 1.0, 1)[0])
+
+    def node(nb, size, rng):
+        return _release_runs(b, 1.0, nb, size, rng, release=leaky)
+
+    assert audit_neighbours(node, [((0, 1), (0, 1, worst))], 1.0, n_samples=20_000, rng=2).violation
