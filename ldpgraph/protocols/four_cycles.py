@@ -361,15 +361,17 @@ def simulate_two_round_four_cycles(
     n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
     p, q = keep_probability(e1), flip_probability(e1)
     n = g.n_nodes
-    a = _dense_adjacency(g)
+    import scipy.sparse as sp  # deferred: slow to import
+
+    a = sp.csr_array((np.ones(g.indices.size), g.indices, g.indptr), shape=(n, n))
     deg = g.degrees
     out = np.empty(n_trials)
     sens = np.empty(n_trials, dtype=np.int64)
     for t in range(n_trials):
         _, index = noisy_lower_pairs(g, p, q, rng=gen)
         z = z_matrix(n, index, e1)
-        # f_v = sum_{u<w in N(v)} Z_uw - C(d_v, 2) = (A Z A)_vv / 2 - C(d_v, 2)
-        f = 0.5 * np.einsum("vu,uv->v", a, z @ a) - deg * (deg - 1) / 2.0
+        # f_v = sum_{u<w in N(v)} Z_uw - C(d_v, 2) = (A Z A)_vv / 2 - C(d_v, 2), A and Z symmetric
+        f = 0.5 * np.asarray(a.multiply(a @ z).sum(axis=1)).ravel() - deg * (deg - 1) / 2.0
         s = four_cycle_sensitivity(z, d)
         rounded = np.floor(f + gen.random(n))
         noise = DiscreteLaplace(epsilon=e2, sensitivity=float(s)).sample(n, rng=gen)
