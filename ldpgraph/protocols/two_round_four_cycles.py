@@ -16,9 +16,9 @@ broadcast        the noisy graph, n, ε₁, the public degree bound d_max and a 
 
 Curator: ``rr-four-cycles``: :func:`~ldpgraph.protocols.four_cycles.rr_four_cycle_estimate`;
 ``two-round-four-cycles-dlap``: :math:`\hat C_4 = \frac14 \sum_v r_v`, unbiased (without
-projection), with the standard error of the exact RR variance's estimate left out (it needs the
-true graph): the noise part alone is reported. Proofs (unbiasedness, sensitivity S, variance)
-in :mod:`ldpgraph.protocols.four_cycles`. Default split ε₁ = 2ε/3, ε₂ = ε/3 (``shares``).
+projection), without a standard error (the RR part of its exact variance needs the true
+graph; :func:`~ldpgraph.protocols.four_cycles.two_round_noise_variance` is the DLap part).
+Proofs (unbiasedness, sensitivity S, variance) in :mod:`ldpgraph.protocols.four_cycles`. Default split ε₁ = 2ε/3, ε₂ = ε/3 (``shares``).
 
 Examples
 --------
@@ -55,7 +55,7 @@ from .deploy_triangles import (
     RUN_ID,
     TriangleBroadcast,
 )
-from .four_cycles import cached_z_and_sensitivity, rr_four_cycle_estimate, two_round_noise_variance
+from .four_cycles import cached_z_and_sensitivity, rr_four_cycle_estimate
 from .rr_triangles import RandomizedResponseRound, RRTrianglesProtocol
 from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
 
@@ -174,11 +174,9 @@ class TwoRoundFourCycles(RRBroadcastProtocol):
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
         self.check_statistic(statistic)
         r = result.values()[LOCAL_COUNT]
-        b = result.broadcast
-        noise = two_round_noise_variance(b.n_nodes, result.epsilon[LOCAL_COUNT][0], broadcast_sensitivity(b))
-        # the noise part of the variance only (the RR part needs the true graph)
-        return Estimate(float(r.sum(dtype=np.int64)) / 4.0, math.sqrt(noise) / 4.0, noise / 16.0,
-                        "four_cycles")
+        # no standard error: the DLap part, n 2a/(1-a)^2 / 16, is known, but the RR part of the
+        # variance needs the true graph (an interval from the noise alone would be too narrow)
+        return Estimate(float(r.sum(dtype=np.int64)) / 4.0, None, None, "four_cycles")
 
     def screening(self, result: Any, round: Round) -> dict[str, Any]:
         return dict(result.screening) if round.number == 1 else {}
