@@ -18,7 +18,8 @@ Curator: ``rr-four-cycles``: :func:`~ldpgraph.protocols.four_cycles.rr_four_cycl
 ``two-round-four-cycles-dlap``: :math:`\hat C_4 = \frac14 \sum_v r_v`, unbiased (without
 projection), without a standard error (the RR part of its exact variance needs the true
 graph; :func:`~ldpgraph.protocols.four_cycles.two_round_noise_variance` is the DLap part).
-Proofs (unbiasedness, sensitivity S, variance) in :mod:`ldpgraph.protocols.four_cycles`. Default split ε₁ = 2ε/3, ε₂ = ε/3 (``shares``).
+Proofs (unbiasedness, sensitivity S, variance) in :mod:`ldpgraph.protocols.four_cycles`.
+Default split ε₁ = 2ε/3, ε₂ = ε/3 (``shares``).
 
 Examples
 --------
