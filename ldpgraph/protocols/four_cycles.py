@@ -189,11 +189,9 @@ def rr_four_cycle_variance(graph: Graph, epsilon: float) -> float:
     _, _, nu = rr_coefficients(epsilon)
     g = _check_graph(graph)
     n, m = g.n_nodes, g.n_edges
-    a = _dense_adjacency(g)
-    c = a @ a
+    a, c = _adjacency_and_codegrees(g)
     deg = g.degrees
-    np.fill_diagonal(c, 0.0)
-    c3 = c @ a  # (A^2 with zero diagonal) A = A^3 - diag(d) A
+    c3 = _times_adjacency(g, c)  # (A^2 with zero diagonal) A = A^3 - diag(d) A
     p3 = c3 + deg[:, None] * a - a * (deg[:, None] + deg[None, :] - 1)
     np.fill_diagonal(p3, 0.0)
     s2 = int((deg * (deg - 1) // 2).sum())
@@ -311,10 +309,8 @@ def two_round_rr_variance(graph: Graph, epsilon1: float) -> float:
     _, _, nu = rr_coefficients(epsilon1)
     g = _check_graph(graph)
     n = g.n_nodes
-    a = _dense_adjacency(g)
-    c = a @ a
-    np.fill_diagonal(c, 0.0)
-    r = c @ a
+    _, c = _adjacency_and_codegrees(g)
+    r = _times_adjacency(g, c)
     grad = r + r.T
     np.fill_diagonal(grad, 0.0)
     return math.fsum((nu * float((grad * grad).sum()) / 2.0, nu * nu * (n - 2) * float((c * c).sum()) / 2.0))
@@ -361,9 +357,7 @@ def simulate_two_round_four_cycles(
     n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
     p, q = keep_probability(e1), flip_probability(e1)
     n = g.n_nodes
-    import scipy.sparse as sp  # deferred: slow to import
-
-    a = sp.csr_array((np.ones(g.indices.size), g.indices, g.indptr), shape=(n, n))
+    a = _sparse(g)
     deg = g.degrees
     out = np.empty(n_trials)
     sens = np.empty(n_trials, dtype=np.int64)
@@ -447,9 +441,21 @@ def _check_graph(graph: Any) -> Graph:
     return graph
 
 
-def _dense_adjacency(g: Graph) -> NDArray[np.float64]:
+def _sparse(g: Graph) -> Any:
+    import scipy.sparse as sp  # deferred: slow to import
+
     n = g.n_nodes
-    a = np.zeros((n, n), dtype=np.float64)
-    rows = np.repeat(np.arange(n), g.degrees)
-    a[rows, g.indices] = 1.0
-    return a
+    return sp.csr_array((np.ones(g.indices.size), g.indices, g.indptr), shape=(n, n))
+
+
+def _adjacency_and_codegrees(g: Graph) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Dense A and C = A^2 with zero diagonal (float64: exact integers)."""
+    a = _sparse(g)
+    c = (a @ a).toarray()
+    np.fill_diagonal(c, 0.0)
+    return a.toarray(), c
+
+
+def _times_adjacency(g: Graph, c: NDArray[np.float64]) -> NDArray[np.float64]:
+    """C A for a symmetric dense C, as (A C)^T with the sparse A (nnz n operations, not n^3)."""
+    return np.ascontiguousarray((_sparse(g) @ c).T)

@@ -184,3 +184,14 @@ def test_audit_catches_a_release_that_ignores_the_sensitivity():
         return _release_runs(b, 1.0, nb, size, rng, release=leaky)
 
     assert audit_neighbours(node, [((0, 1), (0, 1, worst))], 1.0, n_samples=20_000, rng=2).violation
+
+
+def test_two_round_simulation_is_unbiased_within_4_se():
+    """The simulated protocol (RR, local counts, rounding, DLap) averages to the truth (Monte-Carlo:
+    the DLap scale follows the random S, so its variance has no closed form; its mean is exact)."""
+    from ldpgraph.protocols.four_cycles import simulate_two_round_four_cycles
+
+    g = from_edge_array(GRAPHS["k4+pendant"], n_nodes=5)
+    est = simulate_two_round_four_cycles(g, 1.5, 1.5, 4, 3000, rng=7)
+    se = est.std(ddof=1) / math.sqrt(est.size)
+    assert abs(est.mean() - four_cycle_count(g)) <= 4 * se
