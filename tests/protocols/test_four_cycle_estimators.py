@@ -192,6 +192,6 @@ def test_two_round_simulation_is_unbiased_within_4_se():
     from ldpgraph.protocols.four_cycles import simulate_two_round_four_cycles
 
     g = from_edge_array(GRAPHS["k4+pendant"], n_nodes=5)
-    est = simulate_two_round_four_cycles(g, 1.5, 1.5, 4, 3000, rng=7)
+    est = simulate_two_round_four_cycles(g, 1.5, 1.5, 4, 1000, rng=7)
     se = est.std(ddof=1) / math.sqrt(est.size)
     assert abs(est.mean() - four_cycle_count(g)) <= 4 * se
