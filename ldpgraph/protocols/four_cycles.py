@@ -397,7 +397,7 @@ def simulate_wlocal_four_cycles(graph: Graph, epsilon: float, n_trials: int = 1,
     """
     import scipy.sparse as sp  # deferred: slow to import
 
-    g = _check_graph(graph)
+    g = _check_graph(graph, dense=False)  # sparse: any size
     eps = check_epsilon(epsilon)
     gen = check_rng(rng)
     n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
@@ -431,13 +431,14 @@ def _check_dense(n: int) -> None:
         )
 
 
-def _check_graph(graph: Any) -> Graph:
+def _check_graph(graph: Any, *, dense: bool = True) -> Graph:
     if not isinstance(graph, Graph):
         raise TypeError(
             f"graph must be an ldpgraph Graph (the 4-cycle protocols need the adjacency), got "
             f"{type(graph).__name__}"
         )
-    _check_dense(graph.n_nodes)
+    if dense:
+        _check_dense(graph.n_nodes)
     return graph
 
 
