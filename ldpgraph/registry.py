@@ -11,7 +11,8 @@ r"""One registry of every compared method, across all statistics.
 - The triangle protocols (:mod:`ldpgraph.protocols.triangle_methods`) estimate
   ``triangles`` and ``transitivity``, the clustering protocols
   (:mod:`ldpgraph.protocols.clustering_methods`) ``avg_clustering`` and
-  ``degree_weighted_triangles``; they need the graph's adjacency.
+  ``degree_weighted_triangles``, the 4-cycle protocols
+  (:mod:`ldpgraph.protocols.four_cycle_methods`) ``four_cycles``; they need the graph's adjacency.
 
 This module sits above protocols, baselines and the experiment statistics (it imports them
 lazily), so that those keep their one-way dependencies.
@@ -71,6 +72,7 @@ def _ensure() -> None:
 def _register_built_in() -> None:
     from .baselines.methods import METHODS
     from .protocols.clustering_methods import CLUSTERING_METHODS
+    from .protocols.four_cycle_methods import FOUR_CYCLE_METHODS
     from .protocols.triangle_methods import TRIANGLE_METHODS
 
     for name in METHODS:
@@ -78,7 +80,8 @@ def _register_built_in() -> None:
             register(name, lambda name=name: DegreeReportsProtocol(name))
         else:
             register(name, lambda name=name: KStarProtocol(name))
-    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items()):
+    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(),
+                          *FOUR_CYCLE_METHODS.items()):
         register(name, factory)
 
 
@@ -125,8 +128,8 @@ def methods_for(statistic: str) -> list[Protocol]:
 def statistic_names() -> list[str]:
     """Every statistic some registered method estimates.
 
-    >>> statistic_names()[-4:]
-    ['triangles', 'transitivity', 'avg_clustering', 'degree_weighted_triangles']
+    >>> statistic_names()[-5:]
+    ['triangles', 'transitivity', 'avg_clustering', 'degree_weighted_triangles', 'four_cycles']
     """
     from .protocols.statistics import GRAPH_STATISTICS
     from .protocols.statistics import statistic_names as degree_stats

@@ -10,11 +10,14 @@
   (:func:`from_dataframe`, :func:`read_parquet_edges`);
 - :mod:`~ldpgraph.graph.convert`: :func:`from_networkx`, :func:`from_igraph`,
   :func:`from_scipy_sparse`;
-- :mod:`~ldpgraph.graph.statistics`: exact degrees statistics, k-stars and triangles.
+- :mod:`~ldpgraph.graph.statistics`: exact degrees statistics, k-stars and triangles;
+- :mod:`~ldpgraph.graph.cycles`: exact 4-cycle counts (:func:`four_cycle_count`,
+  :func:`local_four_cycle_counts`).
 """
 
 from ldpgraph.graph.convert import from_igraph, from_networkx, from_scipy_sparse
 from ldpgraph.graph.core import Graph, LoadReport, from_edge_array
+from ldpgraph.graph.cycles import four_cycle_count, local_four_cycle_counts
 from ldpgraph.graph.edgelist import (
     ParsedEdges,
     parse_edge_pairs,
@@ -64,4 +67,6 @@ __all__ = [
     "two_star_count",
     "transitivity",
     "triple_class_counts",
+    "four_cycle_count",
+    "local_four_cycle_counts",
 ]

@@ -115,12 +115,15 @@ __all__ = [
 RR_PROTOCOL = "rr-triangles"
 DLAP_PROTOCOL = "two-round-triangles-dlap"
 CLUSTERING_PROTOCOL = "avg-clustering"
+#: the 4-cycle protocols (:mod:`ldpgraph.protocols.two_round_four_cycles`), on the same rows
+RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL = "rr-four-cycles", "two-round-four-cycles-dlap"
 #: triangle protocols that can be deployed -> the version of their rows
 TRIANGLE_PROTOCOLS: dict[str, int] = {
-    p: PROTOCOLS[p] for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
+    p: PROTOCOLS[p]
+    for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL, RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL)
 }
 #: the protocols with a round 2 (and a broadcast)
-TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
+TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL, FOUR_CYCLE_PROTOCOL)
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
 LOWER_DEGREE = "lower_degree"
 # the curator's variance estimate holds n x n float64 matrices up to this many nodes
@@ -233,6 +236,11 @@ class TriangleBroadcast:
         """The sensitivity of every round-2 quantity."""
         if self.protocol == DLAP_PROTOCOL:
             return {LOCAL_COUNT: float(max(self.bound - 1, 1)), RUN_ID: 0.0}
+        if self.protocol == FOUR_CYCLE_PROTOCOL:  # S, a function of the noisy graph
+            from .four_cycles import cached_z_and_sensitivity
+
+            s = cached_z_and_sensitivity(self.run_id, self.n_nodes, self.epsilon, self.bound, self.index)[1]
+            return {LOCAL_COUNT: float(s), RUN_ID: 0.0}
         from .clustering import count_sensitivity
 
         return {DEGREE: 1.0, LOCAL_COUNT: float(count_sensitivity(self.bound, self.projection)), RUN_ID: 0.0}

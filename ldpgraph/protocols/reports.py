@@ -88,6 +88,8 @@ PROTOCOLS: dict[str, int] = {
     "rr-triangles": 1,
     "two-round-triangles-dlap": 1,
     "avg-clustering": 1,
+    "rr-four-cycles": 1,
+    "two-round-four-cycles-dlap": 1,
 }
 #: largest magnitude of a value a truthful node sends (exact in float64)
 MAX_ABS_VALUE = 2**53

@@ -52,12 +52,14 @@ __all__ = [
 #: statistics of the graph's adjacency, estimated by the protocols of
 #: :mod:`ldpgraph.protocols.triangle_methods` (triangles, transitivity) and
 #: :mod:`ldpgraph.protocols.clustering_methods` (average local clustering, sum of d_v t_v),
-#: per trial, from the graph itself
+#: :mod:`ldpgraph.protocols.rr_four_cycles` and :mod:`ldpgraph.protocols.two_round_four_cycles`
+#: (4-cycles), per trial, from the graph itself
 GRAPH_STATISTICS: tuple[str, ...] = (
     "triangles",
     "transitivity",
     "avg_clustering",
     "degree_weighted_triangles",
+    "four_cycles",
 )
 
 #: method names under which the non-k-star statistics are recorded
@@ -203,8 +205,9 @@ def graph_statistic_truth(name: str, graph: object) -> float:
     >>> from ldpgraph.graph import from_edge_array
     >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
     >>> [round(graph_statistic_truth(s, g), 6) for s in GRAPH_STATISTICS]
-    [1.0, 0.6, 0.583333, 7.0]
+    [1.0, 0.6, 0.583333, 7.0, 0.0]
     """
+    from ..graph.cycles import four_cycle_count
     from ..graph.statistics import transitivity, triangle_count
     from . import clustering
 
@@ -213,6 +216,7 @@ def graph_statistic_truth(name: str, graph: object) -> float:
         "transitivity": transitivity,
         "avg_clustering": clustering.average_clustering_truth,
         "degree_weighted_triangles": clustering.degree_weighted_triangles_truth,
+        "four_cycles": four_cycle_count,
     }
     if name not in truths:
         raise ValueError(f"unknown adjacency statistic {name!r}; choose from {', '.join(GRAPH_STATISTICS)}")

@@ -27,6 +27,9 @@ CASES = [
     ("two-round-triangles-dlap", {"private_bound": True}),
     ("avg-clustering", {}),
     ("avg-clustering", {"d_max": 8, "projection": True}),  # below the largest degree: projection
+    ("rr-four-cycles", {}),
+    ("two-round-four-cycles-dlap", {}),
+    ("two-round-four-cycles-dlap", {"d_max": 8}),  # below the largest degree: projection
 ]
 
 

@@ -1,0 +1,203 @@
+r"""The deployable 4-cycle protocols: ``rr-four-cycles`` (one round) and ``two-round-four-cycles-dlap``.
+
+================ =============================================================================
+round            node v releases
+================ =============================================================================
+1 ``rr``         RR at ε₁ on its lower adjacency bits (:class:`~ldpgraph.protocols.rr_triangles.
+                 RandomizedResponseRound`; ``rr-four-cycles`` stops here, ε₁ = ε)
+broadcast        the noisy graph, n, ε₁, the public degree bound d_max and a run id
+                 (:class:`~ldpgraph.protocols.deploy_triangles.TriangleBroadcast`; file form: an
+                 edge list). The sensitivity S is a function of it (:func:`broadcast_sensitivity`):
+                 every party computes it from the broadcast
+2 ``local-count`` :math:`r_v = \lfloor f_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/S})`,
+                 :math:`f_v = \sum_{u<w \in N_v} (Z_{uw} - 1)` over the neighbour list projected
+                 to a uniform d_max-subset when longer; and the run id
+================ =============================================================================
+
+Curator: ``rr-four-cycles``: :func:`~ldpgraph.protocols.four_cycles.rr_four_cycle_estimate`;
+``two-round-four-cycles-dlap``: :math:`\hat C_4 = \frac14 \sum_v r_v`, unbiased (without
+projection), without a standard error (the RR part of its exact variance needs the true
+graph; :func:`~ldpgraph.protocols.four_cycles.two_round_noise_variance` is the DLap part).
+Proofs (unbiasedness, sensitivity S, variance) in :mod:`ldpgraph.protocols.four_cycles`.
+Default split ε₁ = 2ε/3, ε₂ = ε/3 (``shares``).
+
+Examples
+--------
+>>> from ldpgraph.graph import from_edge_array
+>>> from ldpgraph.run import run_in_memory
+>>> g = from_edge_array([[0, 1], [1, 2], [2, 3], [3, 0]])
+>>> round(run_in_memory("rr-four-cycles", g, 60.0, sampler=0).estimate.value, 6)
+1.0
+>>> TwoRoundFourCycles().plan(1.0, d_max=3).describe()
+'epsilon 1 = rr 0.6667 + local-count 0.3333'
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import check_epsilon, check_nonnegative_int
+from ..core.plan import Plan, Release, RoundPlan, split_budget
+from ..core.protocol import Accumulator, Option, Round
+from ..core.registry import register
+from ..core.rows import Rows
+from ..core.sampling import Sampler
+from .curator import Estimate
+from .deploy_triangles import (
+    FOUR_CYCLE_PROTOCOL,
+    LOCAL_COUNT,
+    RR_COUNT,
+    RR_EDGE,
+    RR_FOUR_CYCLES,
+    RUN_ID,
+    TriangleBroadcast,
+)
+from .four_cycles import cached_z_and_sensitivity, rr_four_cycle_estimate
+from .rr_triangles import RandomizedResponseRound, RRTrianglesProtocol
+from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
+
+__all__ = ["RRFourCyclesProtocol", "TwoRoundFourCycles", "broadcast_sensitivity", "four_cycle_release"]
+
+
+def _z(b: TriangleBroadcast) -> tuple[NDArray[np.float64], int]:
+    return cached_z_and_sensitivity(b.run_id, b.n_nodes, b.epsilon, b.bound, b.index)
+
+
+def broadcast_sensitivity(broadcast: TriangleBroadcast) -> int:
+    """S of the broadcast (:func:`~ldpgraph.protocols.four_cycles.four_cycle_sensitivity` of its Z).
+
+    >>> b = TriangleBroadcast.build(FOUR_CYCLE_PROTOCOL, 3, 50.0, 2, np.array([0, 2]))  # path 0-1-2
+    >>> broadcast_sensitivity(b)   # |Z_01 - 1| = |Z_12 - 1| = 1: S = 1 + 1
+    2
+    """
+    return _z(broadcast)[1]
+
+
+def four_cycle_release(node: int, neighbours: NDArray[np.int64], broadcast: TriangleBroadcast,
+                       epsilon: float, stream: Any, size: int | None = None) -> Any:
+    """Round 2 at node v: the integer :math:`r_v` (see the module docstring); with ``size``, that
+    many independent releases (an int64 array; the draws of ``size=None`` in the same order)."""
+    z, s = _z(broadcast)
+    runs = 1 if size is None else int(size)
+    f = np.empty(runs)
+    for t in range(runs if neighbours.size > broadcast.bound else 1):
+        kept = neighbours
+        if kept.size > broadcast.bound:
+            kept = stream.subset(kept, broadcast.bound)
+        i, j = np.triu_indices(kept.size, k=1)
+        f[t:] = math.fsum((z[kept[i], kept[j]] - 1.0).tolist())
+    rounded = np.floor(f + stream.uniform(runs)).astype(np.int64)
+    out = rounded + stream.dlap(epsilon, float(s), runs)
+    return int(out[0]) if size is None else out
+
+
+def _check_broadcast(broadcast: Any, plan: Plan) -> TriangleBroadcast:
+    if not isinstance(broadcast, TriangleBroadcast) or broadcast.protocol != FOUR_CYCLE_PROTOCOL:
+        raise TypeError(f"round 2 needs the round-1 broadcast of {FOUR_CYCLE_PROTOCOL!r}")
+    eps, d = plan.release(RR_COUNT).epsilon, plan.public["d_max"]
+    if (broadcast.epsilon, broadcast.bound) != (eps, d):
+        raise ValueError(
+            f"the broadcast (epsilon_rr {broadcast.epsilon!r}, d_max {broadcast.bound}) was not made "
+            f"under the plan ({plan.describe()}, d_max {d}): use the --epsilon and options of round 1"
+        )
+    return broadcast
+
+
+class _FirstRound(RandomizedResponseRound):
+    def broadcast(self, result: Any, plan: Plan) -> TriangleBroadcast:
+        return TriangleBroadcast.build(FOUR_CYCLE_PROTOCOL, result.n_nodes, result.epsilon,
+                                       plan.public["d_max"], result.index)
+
+
+class _LocalRound(Round):
+    number = 2
+    name = "local-count"
+
+    def release(self, plan: Plan, nodes: NDArray[np.int64], neighbours: Any, broadcast: Any,
+                sampler: Sampler) -> Rows:
+        b = _check_broadcast(broadcast, plan)
+        eps = plan.release(LOCAL_COUNT).epsilon
+        rows = round_two_rows(plan, nodes, neighbours, b, sampler, (LOCAL_COUNT,),
+                              lambda v, nb, s: (four_cycle_release(v, nb, b, eps, s),))
+        rows["sensitivity"][0::2] = float(broadcast_sensitivity(b))
+        return rows
+
+    def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
+        return LocalCountAccumulator(plan, _check_broadcast(broadcast, plan), **options)
+
+
+@register
+class TwoRoundFourCycles(RRBroadcastProtocol):
+    """``two-round-four-cycles-dlap`` (see the module docstring)."""
+
+    name = FOUR_CYCLE_PROTOCOL
+    version = 1
+    statistics = ("four_cycles",)
+    needs = "adjacency"
+    reference = "ours; two rounds after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
+    options = (
+        Option("d_max", int, None, "public bound on every node's degree; longer lists are projected to a "
+               "uniform d_max-subset (simulation default: the true maximum degree)"),
+        Option("shares", dict, None, "budget split rr=F,local_count=F (default 2/3, 1/3)"),
+    )
+
+    def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
+        return {"d_max": max(int(graph.degrees.max(initial=0)), 1)}
+
+    def plan(self, epsilon: float, **public: Any) -> Plan:
+        pub = self.check_public(public)
+        if pub["d_max"] is None:
+            raise ValueError(f"{self.name} needs the public degree bound d_max (--d-max)")
+        d = check_nonnegative_int(pub["d_max"], "d_max", minimum=1)
+        default = {"rr": 2.0 / 3.0, "local_count": 1.0 / 3.0}
+        shares = pub["shares"] or default
+        if sorted(shares) != sorted(default):
+            raise ValueError(f"shares of {self.name}: rr=F,local_count=F, got {shares}")
+        eps = split_budget(check_epsilon(epsilon), shares)
+        # the local count's sensitivity S follows the broadcast (a function of the noisy graph)
+        second = Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"],
+                         {LOCAL_COUNT: math.nan, RUN_ID: 0.0})
+        return Plan(self.name, self.version, epsilon, (
+            RoundPlan(1, "rr", (Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0),)),
+            RoundPlan(2, "local-count", (second,)),
+        ), {"d_max": d})
+
+    def rounds(self) -> tuple[Round, ...]:
+        return (_FirstRound(), _LocalRound())
+
+    def check_broadcast(self, broadcast: Any, plan: Plan) -> TriangleBroadcast:
+        return _check_broadcast(broadcast, plan)
+
+    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
+        self.check_statistic(statistic)
+        r = result.values()[LOCAL_COUNT]
+        # no standard error: the DLap part, n 2a/(1-a)^2 / 16, is known, but the RR part of the
+        # variance needs the true graph (an interval from the noise alone would be too narrow)
+        return Estimate(float(r.sum(dtype=np.int64)) / 4.0, None, None, "four_cycles")
+
+    def screening(self, result: Any, round: Round) -> dict[str, Any]:
+        return dict(result.screening) if round.number == 1 else {}
+
+    def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
+        return {}
+
+
+@register
+class RRFourCyclesProtocol(RRTrianglesProtocol):
+    """``rr-four-cycles``: one round of RR (as ``rr-triangles``), the curator's unbiased 4-cycle inversion."""
+
+    name = RR_FOUR_CYCLES
+    statistics = ("four_cycles",)
+    reference = "ours (RR as Imola et al. USENIX 2021; unbiased 4-cycle inversion)"
+
+    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
+        self.check_statistic(statistic)
+        value = rr_four_cycle_estimate(result.n_nodes, result.index, result.epsilon)
+        return Estimate(value, None, None, "four_cycles")
+
+    def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
+        return {}
