@@ -563,7 +563,7 @@ def _table(rows: list[tuple[str, ...]], right: set[int]) -> str:
 # ------------------------------------------------------------------------------ commands
 
 
-def _print_single_run(run: Any) -> None:
+def _print_single_run(run: Any, notes: Sequence[str] = ()) -> None:
     what = run.statistic if run.k is None else f"{run.statistic}, k = {run.k}"
     print(f"graph      {run.graph} ({run.n_nodes:,} nodes, {run.n_edges:,} edges)")
     print(f"statistic  {what}")
@@ -588,6 +588,9 @@ def _print_single_run(run: Any) -> None:
     if starred:
         note += "; * estimated by the curator from the reports"
     print(note + "; '-' where none exists, 'overflow' where it exceeds the float range.")
+    if notes:
+        print()
+        print("\n".join(notes))
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
@@ -602,6 +605,10 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         methods = _methods_arg(_flatten(args.methods), None, [stat])
     else:
         methods = _methods_arg(_flatten(args.methods), _default_methods())
+    from .registry import method_names
+
+    if methods is not None and not set(methods) & set(method_names(stat)):
+        raise _UsageError(_no_method_for(stat, methods))  # (both ways: k-star and triangle methods)
     ks = _flatten(args.k) or [2]
     spec = args.graph if args.graph is not None else _default_graph()
     graph = _graph_input_args([spec], None if args.label is None else [args.label], args)[0]
@@ -616,8 +623,13 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         runs.append(run)
         if run.k is None:  # the statistic takes no parameter: one run
             break
+    from .notes import single_run_notes
+
+    data = graph.graph if stat in GRAPH_STATISTICS else graph.degrees
+    notes = [single_run_notes(r, data) for r in runs]
     if args.json:
-        docs = [{**r.to_dict(), "graph_notes": graph_notes} for r in runs]
+        docs = [{**r.to_dict(), "graph_notes": graph_notes, "notes": n}
+                for r, n in zip(runs, notes, strict=True)]
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
         return 0
     if args.quiet:
@@ -625,8 +637,16 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     for i, run in enumerate(runs):
         if i:
             print()
-        _print_single_run(run)
+        _print_single_run(run, notes[i])
     return 0
+
+
+def _no_method_for(stat: str, methods: Sequence[str] | None) -> str:
+    """The refusal of an estimate none of whose methods estimates ``stat``."""
+    from .registry import method_names
+
+    return (f"statistic {stat!r} is estimated by {', '.join(method_names(stat))}; none is among "
+            f"--methods {' '.join(methods or ())}")
 
 
 _PLOT_FORMATS = {"png", "svg", "svgz", "pdf", "ps", "eps", "jpg", "jpeg", "tif", "tiff", "webp"}
@@ -1145,12 +1165,19 @@ def _cmd_curate(args: argparse.Namespace) -> int:
     if not 0 < args.level < 1:
         raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
     intervals = [_interval_or_none(est, args.level) for _, _, est, _ in result.estimates]
+    from .notes import estimate_notes
+
+    eps = {name: q.epsilon for name, q in s.quantities.items()}
+    notes = [estimate_notes(est.statistic, est.value, est.std_error, level=args.level,
+                            epsilon=eps.get("degree", next(iter(eps.values()), None)))
+             for _, _, est, _ in result.estimates]
     if args.json:
         out = result.to_dict()
         out["n_nodes_inferred"] = args.expected_nodes is None
-        for entry, ci in zip(out["estimates"], intervals, strict=True):
+        for entry, ci, n in zip(out["estimates"], intervals, notes, strict=True):
             entry["interval"] = None if ci is None else list(ci)
             entry["level"] = args.level
+            entry["notes"] = n
         if args.broadcast_out is not None:
             out["broadcast"] = str(bpath)
         print(json.dumps(out, indent=2))
@@ -1172,6 +1199,8 @@ def _cmd_curate(args: argparse.Namespace) -> int:
         rows.append((est.statistic, _fmt_num(est.value), _fmt_num(est.std_error), shown,
                      "-" if bound is None else _fmt_num(bound)))
     print(_table(rows, right={1, 2, 3, 4}))
+    if any(notes):
+        print("\n" + "\n".join(line for n in notes for line in n))
     if bounds is None:
         print("\nno public bound given (--n-nodes / --degree-bound): reports were not screened for poisoning")
     if args.broadcast_out is not None:
@@ -1410,11 +1439,15 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     negative = est.variance_estimate is not None and est.variance_estimate <= 0
     ci = None if negative else _interval_or_none(est, args.level)
     why = _no_std_error_reason(est, negative, n_nodes)
+    from .notes import estimate_notes
+
+    notes = estimate_notes(est.statistic, est.value, None if negative else est.std_error,
+                           epsilon=plan.epsilon, level=args.level, no_std_error=why)
     if args.json:
         out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
                              "variance_estimate": est.variance_estimate,
                              "interval": None if ci is None else list(ci), "level": args.level,
-                             "one_node_bound": one_node, "no_std_error_reason": why}]
+                             "one_node_bound": one_node, "no_std_error_reason": why, "notes": notes}]
         print(json.dumps(out, indent=2))
         return 0
     print("\n".join(lines))
@@ -1428,8 +1461,8 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
         moved = _fmt_num(out["one_node_round1_bound"])
         print(f"\none node's round-1 bits can move it by at most {moved} more, through the other nodes' "
               "local counts")
-    if why is not None:
-        print(f"\nno standard error: {why}")
+    if notes:
+        print("\n" + "\n".join(notes))
     return 0
 
 
