@@ -77,7 +77,12 @@ def _epsilon_list(text: str) -> list[float]:
             raise argparse.ArgumentTypeError(f"invalid epsilon {tok!r}: expected a number > 0") from None
         if not (math.isfinite(v) and v > 0):
             raise argparse.ArgumentTypeError(f"invalid epsilon {tok!r}: must be finite and > 0")
-        out.append(v)
+        from .limits import check_smallest_epsilon
+
+        try:
+            out.append(check_smallest_epsilon(v))
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     if not out:
         raise argparse.ArgumentTypeError(f"invalid epsilon list {text!r}")
     return out
@@ -1012,9 +1017,9 @@ def _cmd_node(args: argparse.Namespace) -> int:
     import numpy as np
 
     from .protocols import DegreeRandomizer
-    from .reportfiles import read_broadcast, report_format, write_reports
+    from .reportfiles import read_broadcast, write_reports
 
-    report_format(args.out)  # refuse a bad suffix before any noise is drawn
+    _check_report_suffix(args.out, "--out")  # refuse a bad suffix before any noise is drawn
     _resolve_labels(args)
     if args.protocol != "degree":
         return _cmd_node_protocol(args)
@@ -1122,7 +1127,19 @@ def _files_protocol(paths: Sequence[str], given: str | None) -> str | None:
     return given
 
 
+def _check_report_suffix(path: str, what: str) -> None:
+    """A report file's format comes from its suffix: a usage error in CLI words otherwise."""
+    from .reportfiles import FORMATS
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise _UsageError(f"{what} {path}: cannot tell the report format from the suffix "
+                          f"{suffix or '(none)'!r}; name the file {', '.join(sorted(FORMATS))}")
+
+
 def _cmd_curate(args: argparse.Namespace) -> int:
+    for path in args.reports:
+        _check_report_suffix(path, "report file")
     if args.roster is not None:
         from .run.roster import read_roster
 
@@ -1266,7 +1283,17 @@ def _own_neighbours(args: argparse.Namespace) -> list[int]:
         except OSError as exc:
             raise OSError(f"cannot read --neighbors-file {args.neighbors_file}: {exc.strerror}") from None
         nbrs = _read_id_list(text, args.neighbors_file)
-    return sorted(set(nbrs) - {args.node_id})
+    own = sorted(set(nbrs) - {args.node_id})
+    dropped = []
+    if args.node_id in nbrs:
+        dropped.append(f"the node itself ({args.node_id}, a self-loop)")
+    if len(set(nbrs)) < len(nbrs):
+        reps = len(nbrs) - len(set(nbrs))
+        dropped.append(f"{reps} repeated id{'' if reps == 1 else 's'}")
+    if dropped:
+        _notice(f"--neighbors: {' and '.join(dropped)} dropped: node {args.node_id} releases degree "
+                f"{len(own)}")
+    return own
 
 
 def _protocol_public(proto: Any, args: argparse.Namespace) -> dict[str, Any]:

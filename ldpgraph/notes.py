@@ -216,6 +216,11 @@ def estimate_notes(
     """
     prefix = f"{method}: " if method else ""
     out: list[str] = []
+    if not math.isfinite(value):
+        ratio = statistic.partition(":")[0] == "transitivity"
+        why = ("a ratio whose noisy denominator is <= 0 (transitivity: the 2-star estimate)" if ratio
+               else "the computation overflowed or divided by 0")
+        out.append(f"{prefix}no estimate ({value}): {why}; the noise dominates at this epsilon")
     finite_se = std_error is not None and math.isfinite(std_error)
     rng = statistic_range(statistic)
     if rng is not None and math.isfinite(value) and not rng[0] <= value <= rng[1]:

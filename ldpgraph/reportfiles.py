@@ -782,6 +782,10 @@ def iter_report_chunks(
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"report file not found: {p}")
+    if p.stat().st_size == 0:
+        what = "the header line" if fmt == "csv" else "a row" if fmt == "jsonl" else "a Parquet footer"
+        raise ValueError(f"{p}: empty file (0 bytes): a report file holds at least {what}; was it written "
+                         "completely?")
     if fmt == "parquet":
         return _iter_parquet(p, chunk_rows)
     if fmt == "csv":

@@ -1,0 +1,219 @@
+"""What a newcomer trips on (issue 27): honest output notes, refusals and error wording.
+
+Each test is one item of the issue, run in-process through ``ldpgraph.cli.main``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from ldpgraph.cli import main
+from ldpgraph.notes import epsilon_for_relative_se, estimate_notes, statistic_range
+
+SMALL = "ba:n=120,m=4"  # a synthetic graph: small, seeded, with triangles
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# ------------------------------------------------------------------ 1. output notes
+
+
+@pytest.mark.parametrize("stat, eps", [("avg_clustering", "1"), ("transitivity", "0.3"), ("triangles", "0.3")])
+def test_every_estimate_gets_the_notes_the_rule_asks_for(stat, eps, capsys):
+    """Out of range -> a note with the interval; no SE -> the reason; SE > |truth| -> a warning."""
+    code, out, _ = _run(["estimate", SMALL, "--stat", stat, "--epsilon", eps, "--seed", "4", "--json"], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    lo, hi = statistic_range(stat)
+    notes = doc["notes"]
+    seen = {"range": 0, "no_se": 0, "noise": 0}
+    for e in doc["estimates"]:
+        mine = [n for n in notes if n.split(": ")[0] == e["method"] or n.startswith(f"warning: {e['method']}:")]
+        if e["estimate"] is None:  # NaN: transitivity with a noisy 2-star count <= 0
+            assert any("no estimate (nan)" in n for n in mine), (e, mine)
+        elif not lo <= e["estimate"] <= hi:
+            seen["range"] += 1
+            assert any("is outside" in n and "interval" in n for n in mine), (e, mine)
+        if e["std_error"] is None:
+            seen["no_se"] += 1
+            assert any("no standard error: " in n for n in mine), (e, mine)
+        elif e["std_error"] > abs(doc["truth"]):
+            seen["noise"] += 1
+            assert any(n.startswith("warning:") and "is noise" in n for n in mine), (e, mine)
+        else:
+            assert not any(n.startswith("warning:") for n in mine), (e, mine)
+    assert len(notes) >= sum(seen.values())
+    assert seen["no_se"] >= 1  # arr-triangles / avg-clustering-dlap-private report none
+    if stat == "avg_clustering":
+        assert seen["range"] >= 1 and seen["noise"] >= 1  # at epsilon 1 it is far outside [0, 1]
+
+
+def test_the_epsilon_named_by_the_warning_makes_the_standard_error_the_truth(capsys):
+    """The ε the warning names: there the method's exact standard error equals |truth| (2%)."""
+    from ldpgraph.datasets import resolve_graph
+    from ldpgraph.registry import get_method
+
+    code, out, _ = _run(["estimate", SMALL, "--stat", "avg_clustering", "--epsilon", "1", "--seed", "4",
+                         "--methods", "avg-clustering-dlap"], capsys)
+    assert code == 0
+    line = next(ln for ln in out.splitlines() if ln.startswith("warning: avg-clustering-dlap"))
+    need = float(line.split("about epsilon ")[1].split()[0])
+    g = resolve_graph(SMALL, rng=0)
+    p = get_method("avg-clustering-dlap")
+    truth = p.truth(g, "avg_clustering", None)
+    sd = math.sqrt(p.analytic_variance(g, "avg_clustering", None, need))
+    assert abs(math.log(sd / truth)) < 0.06  # the ε is printed to 2 significant digits
+
+
+def test_epsilon_for_relative_se_solves_a_known_variance():
+    # sd = 3 / e^2: sd = 0.5 at e = sqrt(6)
+    e = epsilon_for_relative_se(lambda e: 9 / e**4, reference=0.5, epsilon=0.1)
+    assert e == pytest.approx(math.sqrt(6), rel=0.02)
+    assert epsilon_for_relative_se(lambda e: 9 / e**4, 0.5, 0.1, epsilon_max=1.0) is None  # not reachable
+
+
+def test_an_accurate_estimate_gets_no_note():
+    assert estimate_notes("kstars_2", 9.3e6, 5.8e3, method="unbiased-dlap", epsilon=1.0) == []
+    assert estimate_notes("triangles", -5.0, 2.0)[0].startswith("the estimate -5 is outside [0, inf)")
+
+
+def test_curate_notes_from_the_rows(tmp_path, capsys):
+    rows = tmp_path / "r.csv"
+    assert main(["node", "--graph", SMALL, "--epsilon", "0.01", "--simulate", "--seed", "1",
+                 "--out", str(rows)]) == 0
+    capsys.readouterr()
+    code, out, _ = _run(["curate", str(rows), "--stat", "kstars", "edges", "--json"], capsys)
+    assert code == 0
+    for e in json.loads(out)["estimates"]:
+        noisy = e["std_error"] > abs(e["value"])
+        assert any(n.startswith("warning:") for n in e["notes"]) == noisy
+        assert any("is outside" in n for n in e["notes"]) == (e["value"] < 0)
+
+
+# ------------------------------------------------------------------ 2. refusals
+
+
+@pytest.mark.parametrize("stat, method", [("kstars", "rr-triangles"), ("triangles", "unbiased-dlap"),
+                                          ("avg_clustering", "arr-triangles")])
+def test_methods_of_another_statistic_are_refused(stat, method, capsys):
+    code, out, err = _run(["estimate", SMALL, "--stat", stat, "--methods", method, "--epsilon", "1"], capsys)
+    assert code == 2 and out == ""
+    assert f"statistic {stat!r} is estimated by" in err and f"--methods {method}" in err
+
+
+# ------------------------------------------------------------------ 3. epsilon too small
+
+
+@pytest.mark.parametrize("argv", [
+    ["estimate", SMALL, "--epsilon", "1e-20"],
+    ["experiment", SMALL, "--epsilons", "1,1e-20", "--out", "{tmp}/x"],
+    ["node", "--node-id", "1", "--neighbors", "2,3", "--epsilon", "1e-20", "--out", "{tmp}/n.csv"],
+])
+def test_too_small_epsilon_is_a_usage_error(argv, tmp_path, capsys):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    code, _, err = _run(argv, capsys)
+    assert code == 2
+    assert "too small" in err and "smallest supported epsilon is 1e-13" in err and "Warning" not in err
+    assert not (tmp_path / "x").exists() and not (tmp_path / "n.csv").exists()
+
+
+def test_the_smallest_supported_epsilon_releases_and_curates(tmp_path, capsys):
+    """At the floor itself a release fits the report format: node writes it, curate reads it."""
+    rows = tmp_path / "r.csv"
+    for flags in (["--simulate", "--seed", "0"], []):  # fast and exact samplers
+        assert main(["node", "--node-id", "1", "--neighbors", "2,3", "--epsilon", "1e-13",
+                     "--out", str(rows), *flags]) == 0
+        assert main(["curate", str(rows), "--stat", "edges"]) == 0
+    capsys.readouterr()
+
+
+# ------------------------------------------------------------------ 4. what is dropped is said
+
+
+def test_self_loops_and_repeated_edges_are_noted(tmp_path, capsys):
+    loops = tmp_path / "loops.txt"
+    loops.write_text("0 0\n1 1\n")
+    code, _, err = _run(["estimate", str(loops), "--epsilon", "1"], capsys)
+    assert code == 1 and "2 self-loops dropped" in err
+    dup = tmp_path / "dup.txt"
+    dup.write_text("0 1\n0 1\n1 2\n2 2\n0 2\n")
+    code, _, err = _run(["estimate", str(dup), "--epsilon", "1", "--seed", "0"], capsys)
+    assert code == 0
+    assert "1 self-loop (v v) dropped" in err and "1 repeated edge dropped" in err
+
+
+def test_node_says_what_it_drops_from_its_neighbours(tmp_path, capsys):
+    out = tmp_path / "n.csv"
+    code, _, err = _run(["node", "--node-id", "1", "--neighbors", "1,2,2,5", "--epsilon", "1", "--simulate",
+                         "--seed", "0", "--out", str(out)], capsys)
+    assert code == 0
+    assert "the node itself (1, a self-loop) and 1 repeated id dropped: node 1 releases degree 2" in err
+
+
+# ------------------------------------------------------------------ 5. error wording
+
+
+def test_mixed_epsilon_names_the_offending_budget(tmp_path, capsys):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    assert main(["node", "--graph", "ba:n=20,m=2", "--epsilon", "1", "--simulate", "--seed", "0",
+                 "--out", str(a)]) == 0
+    assert main(["node", "--node-id", "20", "--neighbors", "1", "--epsilon", "2", "--simulate", "--seed", "0",
+                 "--out", str(b)]) == 0
+    capsys.readouterr()
+    code, _, err = _run(["curate", str(a), str(b)], capsys)
+    assert code == 1
+    assert "a.csv row 0 (line 2) has 1" in err and "b.csv row 0 (line 2) has 2" in err
+
+
+def test_a_broadcast_cut_mid_line_is_truncated(tmp_path, capsys):
+    r1, bc = tmp_path / "r1.csv", tmp_path / "b.txt"
+    opts = ["--epsilon", "2", "--d-max", "20"]
+    assert main(["node", "--protocol", "two-round-triangles-dlap", "--graph", "ba:n=60,m=3", "--simulate",
+                 "--seed", "0", "--out", str(r1), *opts]) == 0
+    assert main(["curate", str(r1), "--broadcast-out", str(bc), *opts]) == 0
+    data = bc.read_bytes()
+    cut = tmp_path / "cut.txt"
+    cut.write_bytes(data[:-3])  # inside the last edge line
+    capsys.readouterr()
+    code, _, err = _run(["node", "--protocol", "two-round-triangles-dlap", "--graph", "ba:n=60,m=3", "--simulate",
+                         "--round", "2", "--broadcast", str(cut), "--out", str(tmp_path / "r2.csv"), *opts],
+                        capsys)
+    assert code == 1 and "truncated" in err and "out of order" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["node", "--node-id", "1", "--neighbors", "2", "--epsilon", "1", "--out", "{tmp}/rows.txt"],
+    ["curate", "{tmp}/rows.tsv"],
+])
+def test_cli_errors_do_not_suggest_api_keywords(argv, tmp_path, capsys):
+    code, _, err = _run([a.replace("{tmp}", str(tmp_path)) for a in argv], capsys)
+    assert code == 2 and "format=" not in err and ".csv" in err and ".parquet" in err
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_an_empty_report_file_is_said_to_be_empty(suffix, tmp_path, capsys):
+    empty = tmp_path / f"r{suffix}"
+    empty.write_bytes(b"")
+    code, _, err = _run(["curate", str(empty)], capsys)
+    assert code == 1 and "empty file (0 bytes)" in err and "missing" not in err
+
+
+def test_a_binary_edge_list_shows_a_few_bytes_and_the_offset(tmp_path, capsys):
+    import numpy as np
+
+    path = tmp_path / "g.txt"
+    path.write_bytes(b"0 1\n" + np.random.default_rng(0).bytes(2000) + b"\x00")
+    code, _, err = _run(["estimate", str(path), "--epsilon", "1"], capsys)
+    assert code == 1 and "binary data" in err and "byte offset" in err
+    assert len(err) < 400
+    ctrl = tmp_path / "c.txt"
+    ctrl.write_bytes(bytes(range(1, 256)) * 3)  # control bytes, no NUL: the line shown stays short
+    code, _, err = _run(["estimate", str(ctrl), "--epsilon", "1"], capsys)
+    assert code == 1 and len(err) < 400
