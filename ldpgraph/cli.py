@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import cli_help
+
 __all__ = ["main", "build_parser", "DEFAULT_GRAPH", "FALLBACK_GRAPH", "STUDY_EPSILONS"]
 
 #: the default graph (shipped with the package)
@@ -44,6 +46,8 @@ FALLBACK_GRAPH = "ba:n=4039,m=22"
 STUDY_EPSILONS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0)
 
 _PROG = "ldpgraph"
+#: plot formats written by default (``experiment --plot-formats``)
+_DEFAULT_PLOT_FORMATS = ("png",)
 
 
 class _UsageError(Exception):
@@ -272,8 +276,10 @@ def _load_graph_arg(spec: str, args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def _graph_notes(graph: Any) -> list[str]:
+    from .notes import dropped_edge_notes
+
     report = getattr(graph, "report", None)
-    return list(getattr(report, "notes", ()))
+    return [*getattr(report, "notes", ()), *dropped_edge_notes(report)]
 
 
 def _print_graph_notes(notes: dict[str, list[str]], quiet: bool) -> None:
@@ -361,22 +367,18 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="one simulated run: truth and every method's estimate with its standard error",
         description="Simulate one run of the protocol on GRAPH and print the truth and every method's "
-        "estimate and standard error. For k-star methods the standard error is the closed-form standard "
-        "deviation of the estimate at the true degrees; for the curator statistics it is the curator's "
-        "own estimate from the reports (marked *) where no closed form exists.",
+        "estimate and standard error: the closed-form standard deviation of the estimate at the true graph, "
+        "or, where no closed form exists, the curator's own estimate from the reports (marked *). Notes "
+        "follow every estimate outside the statistic's range, without a standard error (and why), or with "
+        "a relative standard error above 1 (with the epsilon that would be needed).",
     )
     p.add_argument("graph", nargs="?", metavar="GRAPH", help=graph_help)
     p.add_argument("--epsilon", "-e", type=_epsilon, required=True, help="privacy budget per node (> 0)")
-    p.add_argument("--stat", default="kstars", metavar="STAT",
-                   help="statistic: kstars (default), edges, degree_moment, degree_mean, degree_variance, "
-                   "max_degree, degree_entropy; triangles, transitivity, avg_clustering, "
-                   "degree_weighted_triangles (need an edge list; default methods: their protocols)")
-    p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K",
+    p.add_argument("--stat", default="kstars", metavar="STAT", help=cli_help.stat_help(many=False))
+    p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K", default=[[2]],
                    help="star sizes for kstars, powers for degree_moment; several give one run each "
                    "(default 2)")
-    p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
-                   help="methods, or 'all' (default: " + " ".join(_default_methods()) + "; "
-                   "'ldpgraph methods' lists them all)")
+    p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD", help=cli_help.methods_help())
     p.add_argument("--label", metavar="LABEL",
                    help="name of the graph in the output; the random streams then follow the label "
                    "(default: they follow the graph's content, whatever its name or path)")
@@ -394,24 +396,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="the grid graphs x statistics x epsilons x methods x trials: CSV, summary, plots",
         description="Run the experiment grid in parallel and write records.csv (one row per trial), "
         "summary.csv and summary.txt (relative RMSE with confidence interval, bias, analytic RMSE), "
-        "experiment.json and plots/ (log-log relative RMSE vs epsilon, PNG and SVG) into --out. "
+        "experiment.json and plots/ (log-log relative RMSE vs epsilon, one file per statistic and k in "
+        f"each --plot-formats, {'/'.join(_DEFAULT_PLOT_FORMATS).upper()} by default) into --out. "
         "Lists take spaces or commas: --epsilons 0.5,1,2. Results depend only on the seed, the grid and "
         "--block-size, not on --jobs or the backend.",
     )
     p.add_argument("graphs", nargs="*", metavar="GRAPH", help=graph_help)
-    p.add_argument("--epsilons", nargs="+", type=_epsilon_list, metavar="E",
+    p.add_argument("--epsilons", nargs="+", type=_epsilon_list, metavar="E", default=[list(STUDY_EPSILONS)],
                    help="privacy budgets (default: " + ",".join(f"{e:g}" for e in STUDY_EPSILONS) + ")")
-    p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K",
+    p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K", default=[list(_default_ks())],
                    help="star sizes for kstars, powers for degree_moment (default: "
                    + " ".join(map(str, _default_ks())) + ")")
     p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
-                   help="methods, or 'all' (default: " + " ".join(_default_methods()) + ", plus every "
-                   "triangle or clustering protocol when --stat names an adjacency statistic); each "
-                   "statistic uses the listed methods that estimate it; 'ldpgraph methods' lists them all")
-    p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
-                   help="statistics, or 'all' (the degree statistics; default: kstars); also triangles, "
-                   "transitivity, avg_clustering, degree_weighted_triangles (need an edge list); NAME:P "
-                   "pins a parameter")
+                   help=cli_help.methods_help(", plus every triangle or clustering protocol when --stat "
+                                              "names one; each statistic uses the listed methods that "
+                                              "estimate it"))
+    p.add_argument("--stat", nargs="+", type=_split, metavar="STAT", help=cli_help.stat_help(many=True))
     p.add_argument("--trials", type=_int("trials", minimum=1), default=100,
                    help="trials per cell (default 100)")
     p.add_argument("--jobs", "-j", type=_int("jobs", nonzero=True), default=None,
@@ -431,8 +431,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="names of the graphs in the outputs, one per GRAPH in order; the random streams "
                    "then follow the labels (default: they follow each graph's content)")
     p.add_argument("--no-plots", action="store_true", help="do not draw plots")
-    p.add_argument("--plot-formats", type=_split, default=["png"], metavar="FMT",
-                   help="plot file formats, e.g. png,svg,pdf (default png; each costs one rendering)")
+    p.add_argument("--plot-formats", type=_split, default=list(_DEFAULT_PLOT_FORMATS), metavar="FMT",
+                   help="plot file formats, e.g. png,svg,pdf (default " + ",".join(_DEFAULT_PLOT_FORMATS)
+                   + "; each costs one rendering)")
     _output_options(p)
     _graph_file_options(p)
     p.set_defaults(handler=_cmd_experiment)
@@ -851,17 +852,18 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "(CSV, JSON Lines or Parquet, from the --out suffix). A node passes its own neighbour list "
         "(--node-id with --neighbors or --neighbors-file); --graph simulates every node of a graph. "
         "Noise is drawn with the exact integer sampler on the OS CSPRNG unless --simulate is given "
-        "(the fast seeded sampler, for tests and experiments). --protocol rr-triangles, "
-        "two-round-triangles-dlap or avg-clustering release randomized-response bits (round 1) and "
-        "local counts against the curator's --broadcast (round 2) instead "
-        "(ldpgraph.protocols.deploy_triangles).",
+        "(the fast seeded sampler, for tests and experiments). --protocol "
+        f"{cli_help.or_list(_registered_protocols())} releases that protocol's rows instead, round by round "
+        "(a later round against the curator's --broadcast; 'ldpgraph methods' shows their plans).",
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--neighbors", "--neighbours", metavar="IDS",
                      help="this node's neighbour ids, comma separated ('' for none)")
     src.add_argument("--neighbors-file", "--neighbours-file", metavar="FILE",
                      help="file of this node's neighbour ids (whitespace or comma separated)")
-    src.add_argument("--graph", metavar="GRAPH", help="simulate every node of GRAPH: " + graph_help)
+    src.add_argument("--graph", metavar="GRAPH", help="simulate every node of GRAPH: "
+                     + graph_help.split("; default:")[0] + " (no default: give one of --neighbors, "
+                     "--neighbors-file, --graph)")
     p.add_argument("--node-id", metavar="ID",
                    help="this node's id (with --neighbors*): its number, or its label with --roster")
     p.add_argument("--roster", metavar="FILE",
@@ -888,7 +890,7 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--seed", type=_int("seed", minimum=0),
                    help="seed for --simulate (default: fresh, printed)")
     p.add_argument("--graph-seed", type=_int("graph seed", minimum=0), default=0,
-                   help="seed of synthetic graphs")
+                   help="seed of synthetic graphs (default 0)")
     p.add_argument("--out", "-o", required=True, metavar="FILE",
                    help="report file (.csv, .jsonl or .parquet)")
     _graph_file_options(p)
@@ -905,15 +907,13 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "the range a truthful node sends except with probability 1e-12 are clipped or rejected, and "
         "the output says how many and how far one node could have moved each estimate. "
         "--broadcast-out writes the broadcast file that nodes read for the next round. Rows of "
-        "rr-triangles, two-round-triangles-dlap and avg-clustering (detected from the first row) are "
+        f"{cli_help.or_list(_registered_protocols(), 'and')} (detected from the first row) are "
         "curated into the noisy graph (round 1: the estimate, or the broadcast edge list) and checked "
         "against the broadcast's run id (round 2); their rows are screened likewise (--outliers; the "
         "ranges need only the public n, D and node ids, --n-nodes / --degree-bound tighten them).",
     )
     p.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (.csv, .jsonl, .parquet)")
-    p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
-                   help="statistics (default kstars): kstars, edges, degree_moment, degree_mean, "
-                   "degree_variance, max_degree, degree_entropy, kstars_from_counts; NAME:K pins k")
+    p.add_argument("--stat", nargs="+", type=_split, metavar="STAT", help=cli_help.curate_stat_help())
     p.add_argument("--k", type=_int("k", minimum=0), default=2,
                    help="k for kstars / kstars_from_counts, power for degree_moment (default 2)")
     p.add_argument("--d-max", type=_int("d_max", minimum=1), help="public degree bound of k-star count rows")
@@ -940,10 +940,10 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="curate on Dask: a scheduler address, or threads / processes / sync")
     p.add_argument("--broadcast-out", metavar="FILE", help="write the broadcast for the next round")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS,
-                   help="protocol of the rows (default: the first row's); the triangle protocols "
-                   "estimate --stat triangles, avg-clustering --stat avg_clustering (round 1 of the "
-                   "two-round ones writes the broadcast: needs --broadcast-out and --d-max, the public "
-                   "bound on lower degrees, or on degrees for avg-clustering)")
+                   help="protocol of the rows (default: the first row's); round 1 of the two-round ones "
+                   "writes the broadcast: needs --broadcast-out, and the public bound --d-max (on lower "
+                   "degrees; on degrees for avg-clustering) unless the rows carry lower_degree "
+                   "(--private-bound), whose noisy maximum is the bound")
     p.add_argument("--epsilon", "-e", type=_epsilon,
                    help="the nodes' total budget per node (the plan of the protocols listed by "
                    "'ldpgraph methods'; the degree protocol takes it from the rows)")

@@ -50,6 +50,7 @@ __all__ = [
     "estimate_notes",
     "needed_epsilon",
     "single_run_notes",
+    "dropped_edge_notes",
 ]
 
 _INF = math.inf
@@ -304,4 +305,28 @@ def single_run_notes(run: Any, data: Any = None) -> list[str]:
 
         out += estimate_notes(stat, e.estimate, e.std_error, method=e.method, epsilon=run.epsilon,
                               reference=run.truth, needed_epsilon=need)
+    return out
+
+
+def dropped_edge_notes(report: Any) -> list[str]:
+    """Notes on what reading a graph dropped: self-loops and repeated edges (a simple graph has
+    neither), from the counts of its :class:`~ldpgraph.graph.core.LoadReport`.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> for line in dropped_edge_notes(from_edge_array([[0, 0], [0, 1], [0, 1]]).report):
+    ...     print(line)
+    1 self-loop (v v) dropped: the graph is simple (its node is kept)
+    1 repeated edge dropped (the same edge again): the graph is simple, each edge counts once
+    """
+    out = []
+    loops = int(getattr(report, "self_loops_dropped", 0) or 0)
+    if loops:
+        out.append(f"{loops:,} self-loop{'' if loops == 1 else 's'} (v v) dropped: the graph is simple "
+                   f"({'its node is' if loops == 1 else 'their nodes are'} kept)")
+    rep = int(getattr(report, "repeated_duplicates_dropped", 0) or 0)
+    if rep:
+        out.append(f"{rep:,} repeated edge{'' if rep == 1 else 's'} dropped (the same edge again): the graph "
+                   "is simple, each edge counts once")
     return out

@@ -636,13 +636,6 @@ def _graph_of(
             f"{n_both:,} edges are given in both directions (u v and v u): the input is read as "
             f"undirected, {m_read:,} edges in -> {n_unique:,} undirected edges"
         )
-    if n_loops:
-        all_notes.append(f"{n_loops:,} self-loop{'' if n_loops == 1 else 's'} (v v) dropped: the graph is "
-                         f"simple ({'its node is' if n_loops == 1 else 'their nodes are'} kept)")
-    if n_dup - n_both > 0:
-        n_rep = n_dup - n_both
-        all_notes.append(f"{n_rep:,} repeated edge{'' if n_rep == 1 else 's'} dropped (the same edge again): "
-                         "the graph is simple, each edge counts once")
     report = LoadReport(
         source=source,
         edges_read=m_read if edges_read is None else edges_read,

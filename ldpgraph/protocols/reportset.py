@@ -469,9 +469,9 @@ class ReportAccumulator:
             where = rows.where(mixed)
             odd = float(eps[np.flatnonzero(mixed)[0]])
             raise ValueError(
-                f"{name} was released with mixed epsilon: {q.first} has {q.epsilon:g}, "
-                f"{chunk.where(where[0])} has {odd:g} (rows of another epsilon: "
-                f"{chunk.rows_text(where)}); every node of a run must use one budget"
+                f"{name} was released with mixed epsilon ({q.first} has {q.epsilon:g}, "
+                f"{chunk.where(where[0])} has {odd:g}): {chunk.rows_text(where)}; every node of a run "
+                "must use one budget"
             )
         v = rows.take(chunk.value)
         ids = rows.take(chunk.node)
