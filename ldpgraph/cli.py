@@ -702,11 +702,15 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     )
     paths = result.write(out, plots=not args.no_plots, plot_formats=args.plot_formats)
     cfg = result.config
+    from .notes import experiment_notes
+
+    accuracy_notes = experiment_notes(result, graphs)
     if args.json:
         doc = {
             "config": cfg,
             "files": {k: [str(p) for p in v] if isinstance(v, list) else str(v) for k, v in paths.items()},
             "notes": result.notes,
+            "accuracy_notes": accuracy_notes,
             "graph_notes": graph_notes,
             "summary": [r.to_dict() if hasattr(r, "to_dict") else _row_dict(r) for r in result.summary],
         }
@@ -715,6 +719,9 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     if args.quiet:
         return 0
     print(result.table())
+    if accuracy_notes:
+        print()
+        print("\n".join(accuracy_notes))
     print()
     print(f"{cfg['n_cells']} cells x {cfg['n_trials']} trials in {cfg['total_seconds']:.1f} s "
           f"({cfg['backend']}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")

@@ -51,6 +51,7 @@ __all__ = [
     "needed_epsilon",
     "single_run_notes",
     "dropped_edge_notes",
+    "experiment_notes",
 ]
 
 _INF = math.inf
@@ -160,7 +161,7 @@ def epsilon_for_relative_se(
             return None
         if abs(f1) < tol:
             return math.exp(x1)
-        if f1 >= f0:  # not decreasing: no reliable answer
+        if (f1 - f0) * (x1 - x0) >= 0:  # not decreasing in epsilon: no reliable answer
             return None
         x2 = x1 - f1 * (x1 - x0) / (f1 - f0)
         x2 = min(max(x2, lo), hi)
@@ -329,4 +330,63 @@ def dropped_edge_notes(report: Any) -> list[str]:
     if rep:
         out.append(f"{rep:,} repeated edge{'' if rep == 1 else 's'} dropped (the same edge again): the graph "
                    "is simple, each edge counts once")
+    return out
+
+
+def experiment_notes(result: Any, graphs: Any = ()) -> list[str]:
+    """The notes of an experiment, per (graph, method, statistic, k): estimates outside the
+    statistic's range (how many trials at which ε), a relative RMSE above 1 (the ε at which the
+    analytic standard error reaches the truth, where ``graphs`` gives the graph inputs), and no
+    analytic RMSE (why).
+
+    Parameters
+    ----------
+    result : ExperimentResult
+        Its ``records`` and ``summary``.
+    graphs : sequence of GraphInput
+        The resolved graphs, matched to the summary by label (optional).
+    """
+    from .experiments.statistics import GRAPH_STATISTICS
+
+    data = {g.label: g for g in graphs}
+    out: list[str] = []
+    outside: dict[tuple, list[str]] = {}
+    for cell in result.records:
+        rng = statistic_range(cell.statistic)
+        est = cell.estimates
+        if rng is None or not len(est):
+            continue
+        n_out = int(((est < rng[0]) | (est > rng[1])).sum())
+        if n_out:
+            key = (cell.graph, cell.method, cell.statistic, cell.k)
+            outside.setdefault(key, []).append(f"{n_out} of {len(est)} trials at epsilon {cell.epsilon:g}")
+    groups: dict[tuple, list[Any]] = {}
+    for r in result.summary:
+        groups.setdefault((r.graph, r.method, r.statistic, r.k), []).append(r)
+    for key, rows in groups.items():
+        graph, method, stat, k = key
+        what = f"{method} on {graph}, {stat}" + ("" if k is None else f" k={k}")
+        if key in outside:
+            rng = statistic_range(stat)
+            shown = f"[{_num(rng[0])}, {_num(rng[1])}" + ("]" if math.isfinite(rng[1]) else ")")
+            out.append(f"{what}: estimates outside {shown} in {', '.join(outside[key])} (noisy estimates "
+                       "are not clipped, which would bias them)")
+        noisy = sorted(r.epsilon for r in rows if math.isfinite(r.relative_rmse) and r.relative_rmse > 1)
+        if noisy:
+            at = ", ".join(f"{e:g}" for e in noisy)
+            text = f"warning: {what}: relative RMSE > 1 at epsilon {at}: its estimates are noise there"
+            g = data.get(graph)
+            if g is not None:
+                d = g.graph if stat in GRAPH_STATISTICS else g.degrees
+                truth = next(r.truth for r in rows)
+                try:
+                    need = needed_epsilon(method, d, stat, k, noisy[-1], truth)
+                except (TypeError, ValueError, MemoryError):
+                    need = None
+                if need is not None:
+                    text += (f"; about epsilon {float(f'{need:.2g}'):g} would be needed for a relative RMSE "
+                             "of 1")
+            out.append(text)
+        if not any(math.isfinite(r.relative_analytic_rmse) for r in rows):
+            out.append(f"{what}: no analytic RMSE: {no_std_error_reason(method)}")
     return out

@@ -217,3 +217,38 @@ def test_a_binary_edge_list_shows_a_few_bytes_and_the_line(tmp_path, capsys):
     ctrl.write_bytes(bytes(range(1, 256)) * 3)  # control bytes, no NUL: the line shown stays short
     code, _, err = _run(["estimate", str(ctrl), "--epsilon", "1"], capsys)
     assert code == 1 and len(err) < 450
+
+
+def test_experiment_notes_follow_the_same_rule(tmp_path, capsys):
+    """Cells with estimates out of range are counted, a relative RMSE > 1 warned of with the ε the
+    analytic variance says is needed, and a method without an analytic RMSE says why."""
+    from ldpgraph.datasets import resolve_graph
+    from ldpgraph.registry import get_method
+
+    out = tmp_path / "res"
+    code, text, _ = _run(["experiment", SMALL, "--stat", "avg_clustering", "--epsilons", "1,2", "--trials", "4",
+                          "--seed", "0", "--no-plots", "--out", str(out), "--json"], capsys)
+    assert code == 0
+    doc = json.loads(text)
+    notes = doc["accuracy_notes"]
+    import csv
+
+    with open(out / "records.csv", newline="") as fh:
+        records = list(csv.DictReader(fh))
+    for method in ("avg-clustering-dlap", "avg-clustering-dlap-private"):
+        mine = [n for n in notes if f"{method} on" in n.split(":")[0] or n.startswith(f"warning: {method} on")]
+        for eps in ("1", "2"):
+            est = [float(r["estimate"]) for r in records if r["method"] == method and float(r["epsilon"]) == float(eps)]
+            n_out = sum(not 0 <= e <= 1 for e in est)
+            if n_out:
+                assert any(f"{n_out} of {len(est)} trials at epsilon {eps}" in n for n in mine), (method, mine)
+        row = [r for r in doc["summary"] if r["method"] == method]
+        if any(r["relative_rmse"] > 1 for r in row):
+            assert any(n.startswith("warning:") for n in mine)
+    assert any("avg-clustering-dlap-private" in n and "no analytic RMSE: " in n for n in notes)
+    warn = next(n for n in notes if n.startswith("warning: avg-clustering-dlap on"))
+    need = float(warn.split("about epsilon ")[1].split()[0])
+    g = resolve_graph(SMALL, rng=0)
+    p = get_method("avg-clustering-dlap")
+    rel = math.sqrt(p.analytic_variance(g, "avg_clustering", None, need)) / p.truth(g, "avg_clustering", None)
+    assert abs(math.log(rel)) < 0.06
