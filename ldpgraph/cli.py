@@ -24,6 +24,7 @@ bad usage); ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -175,6 +176,16 @@ def _output_options(p: argparse.ArgumentParser) -> None:
                    "or table")
 
 
+def _scheduler_timeout_option(p: argparse.ArgumentParser) -> None:
+    """``--scheduler-timeout``: the same option, default and message on experiment and curate."""
+    from .dask_connect import SCHEDULER_TIMEOUT
+
+    p.add_argument("--scheduler-timeout", type=_positive_seconds, default=SCHEDULER_TIMEOUT,
+                   metavar="SECONDS",
+                   help="seconds the Dask scheduler of --scheduler has to answer (default "
+                   f"{SCHEDULER_TIMEOUT:g})")
+
+
 # ------------------------------------------------------------------------------ graph files
 
 _DELIMITERS = {",": ",", "comma": ",", "\t": "\t", "\\t": "\t", "tab": "\t", " ": " ", "space": " ",
@@ -314,7 +325,7 @@ def _graph_input_args(specs: list[str], labels: list[str] | None, args: argparse
 #: options whose value may start with '-' (a negative number is then an error about the value,
 #: not "expected one argument")
 _VALUE_OPTIONS = ("--epsilons", "--epsilon", "-e", "--k", "--trials", "--jobs", "-j", "--seed",
-                  "--graph-seed", "--block-size", "--timeout")
+                  "--graph-seed", "--block-size", "--timeout", "--scheduler-timeout")
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:
@@ -427,6 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output folder (default ./ldpgraph-results)")
     p.add_argument("--scheduler", metavar="ADDR",
                    help="run on a Dask cluster, e.g. tcp://10.0.0.1:8786 (needs ldpgraph[distributed])")
+    _scheduler_timeout_option(p)
     p.add_argument("--label", nargs="+", type=_split, metavar="LABEL",
                    help="names of the graphs in the outputs, one per GRAPH in order; the random streams "
                    "then follow the labels (default: they follow each graph's content)")
@@ -659,7 +671,6 @@ _PLOT_FORMATS = {"png", "svg", "svgz", "pdf", "ps", "eps", "jpg", "jpeg", "tif",
 
 
 def _cmd_experiment(args: argparse.Namespace) -> int:
-    from .experiments import run_experiment
     from .experiments.runner import check_scheduler_address
 
     epsilons = _flatten(args.epsilons) or list(STUDY_EPSILONS)
@@ -681,7 +692,32 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     if bad:
         raise _UsageError(f"argument --plot-formats: unknown format {bad[0]!r}; choose from "
                           + ", ".join(sorted(_PLOT_FORMATS)))
+    created = not Path(args.out).expanduser().exists()
     out = _prepare_out(args.out)
+    with _removed_if_left_empty(out, created):  # a failed run leaves no empty --out behind
+        return _run_experiment_cmd(args, out, specs, labels, epsilons, ks, methods, stats)
+
+
+@contextlib.contextmanager
+def _removed_if_left_empty(folder: Path, created: bool):
+    """Remove ``folder`` (made by this command) when the command fails and leaves it empty."""
+    try:
+        yield
+    except BaseException:
+        if created:
+            try:
+                folder.rmdir()  # only an empty folder: never anything written
+            except OSError:
+                pass
+        raise
+
+
+def _run_experiment_cmd(
+    args: argparse.Namespace, out: Path, specs: list[str], labels: list[str] | None, epsilons: list[float],
+    ks: list[int], methods: list[str] | None, stats: list[str],
+) -> int:
+    from .experiments import run_experiment
+
     graphs = _graph_input_args(specs, labels, args)
     graph_notes = {g.label: _graph_notes(g.graph) for g in graphs if _graph_notes(g.graph)}
     _print_graph_notes(graph_notes, args.quiet or args.json)
@@ -945,6 +981,7 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="rows per streaming chunk (default 1048576; results do not depend on it)")
     p.add_argument("--scheduler", metavar="ADDR",
                    help="curate on Dask: a scheduler address, or threads / processes / sync")
+    _scheduler_timeout_option(p)
     p.add_argument("--broadcast-out", metavar="FILE", help="write the broadcast for the next round")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS,
                    help="protocol of the rows (default: the first row's); round 1 of the two-round ones "
@@ -1514,6 +1551,20 @@ def _no_std_error_reason(est: Any, negative: bool, n_nodes: int) -> str | None:
 # ------------------------------------------------------------------------------ entry point
 
 
+@contextlib.contextmanager
+def _scheduler_timeout(seconds: float | None):
+    """``--scheduler-timeout`` for this command (the module default is restored after it)."""
+    from . import dask_connect
+
+    saved = dask_connect.SCHEDULER_TIMEOUT
+    if seconds is not None:
+        dask_connect.SCHEDULER_TIMEOUT = seconds
+    try:
+        yield
+    finally:
+        dask_connect.SCHEDULER_TIMEOUT = saved
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 success, 1 failure, 2 usage, 130 interrupt).
 
@@ -1535,7 +1586,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if cache_dir is not None:  # honoured by every command (lookup, fetch, verified marks)
             os.environ["LDPGRAPH_CACHE"] = str(Path(cache_dir).expanduser())
-        return int(args.handler(args) or 0)
+        with _scheduler_timeout(getattr(args, "scheduler_timeout", None)):
+            return int(args.handler(args) or 0)
     except _UsageError as exc:
         if debug:
             raise

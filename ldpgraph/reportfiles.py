@@ -978,9 +978,9 @@ def _compute(task: Any, scheduler: Any) -> ReportAccumulator:
     if isinstance(scheduler, str):
         if scheduler in _LOCAL_SCHEDULERS:
             return dask.compute(task, scheduler=scheduler)[0]
-        from distributed import Client
+        from .dask_connect import connect
 
-        with Client(scheduler) as client:
+        with connect(scheduler) as client:  # one timeout and one message, as experiment's
             return client.compute(task).result()
     if hasattr(scheduler, "compute") and hasattr(scheduler, "submit"):
         return scheduler.compute(task).result()

@@ -252,3 +252,40 @@ def test_experiment_notes_follow_the_same_rule(tmp_path, capsys):
     p = get_method("avg-clustering-dlap")
     rel = math.sqrt(p.analytic_variance(g, "avg_clustering", None, need)) / p.truth(g, "avg_clustering", None)
     assert abs(math.log(rel)) < 0.06
+
+
+# ------------------------------------------------------------------ 6. a failed experiment leaves no --out
+
+
+def test_a_failed_experiment_leaves_no_empty_out_folder(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0 0\n")
+    out = tmp_path / "new"
+    assert main(["experiment", str(bad), "--out", str(out)]) == 1
+    assert not out.exists()
+    kept = tmp_path / "mine"
+    kept.mkdir()  # a folder the user made is left alone
+    assert main(["experiment", str(bad), "--out", str(kept)]) == 1
+    assert kept.is_dir()
+    capsys.readouterr()
+
+
+# ------------------------------------------------------------------ 7. one scheduler timeout
+
+
+def test_an_unreachable_scheduler_is_one_message_with_one_option(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    rows = tmp_path / "r.csv"
+    assert main(["node", "--graph", "ba:n=20,m=2", "--epsilon", "1", "--simulate", "--seed", "0",
+                 "--out", str(rows)]) == 0
+    capsys.readouterr()
+    addr = "tcp://127.0.0.1:9"  # the discard port: nothing listens
+    errors = []
+    for argv in (["experiment", "ba:n=20,m=2", "--epsilons", "1", "--trials", "2", "--out", str(tmp_path / "o")],
+                 ["curate", str(rows)]):
+        code, _, err = _run([*argv, "--scheduler", addr, "--scheduler-timeout", "0.5"], capsys)
+        assert code == 1
+        errors.append(err.split("error: ", 1)[1].split(" (")[0])
+        assert "within 0.5 s" in err and "--scheduler-timeout SECONDS" in err
+    assert errors[0] == errors[1] == f"cannot connect to the Dask scheduler at {addr} within 0.5 s"
+    assert not (tmp_path / "o").exists()

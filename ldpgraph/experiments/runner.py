@@ -394,7 +394,7 @@ def _parallel_context(
     if scheduler is not None:
         check_scheduler_address(scheduler)
     try:
-        from distributed import Client
+        import distributed  # noqa: F401
     except ImportError:
         raise ImportError(f"the Dask backend needs dask.distributed; {dask_install_hint()}") from None
     if scheduler is None:
@@ -404,10 +404,9 @@ def _parallel_context(
         with joblib.parallel_config(backend="dask", client=client, scatter=scatter):
             yield
         return
-    try:
-        client = Client(scheduler, set_as_default=False, timeout=SCHEDULER_CONNECT_TIMEOUT)
-    except (OSError, TimeoutError) as exc:
-        raise ConnectionError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}") from None
+    from ..dask_connect import connect
+
+    client = connect(scheduler)  # one timeout and one message, as curate's
     try:
         with joblib.parallel_config(backend="dask", client=client, scatter=scatter):
             yield
@@ -415,8 +414,7 @@ def _parallel_context(
         client.close()
 
 
-#: seconds to wait for a Dask scheduler to answer
-SCHEDULER_CONNECT_TIMEOUT = 10.0
+from ..dask_connect import SCHEDULER_TIMEOUT as SCHEDULER_CONNECT_TIMEOUT  # noqa: E402,F401 (kept importable)
 
 _SCHEDULER_RE = re.compile(
     r"^(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})/?$|^inproc://\S+$"
