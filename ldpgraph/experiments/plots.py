@@ -123,7 +123,7 @@ def relative_rmse_figure(
         per = f"{trials[0]}" if len(trials) == 1 else f"{trials[0]}-{trials[-1]}"
         name = f"{graph} (synthetic stand-in)" if synthetic else graph
         title = f"{name}: relative RMSE of {what}, {per} trials per point"
-    title = "\n".join(textwrap.wrap(title, 85, break_on_hyphens=False)) or title  # a long path: 2+ lines
+    title = "\n".join(textwrap.wrap(title, 96, break_on_hyphens=False)) or title  # a long path: 2+ lines
     above = 0.3 + 0.17 * (title.count("\n") + 1)
     below = 0.6 + 0.17 * legend_rows + 0.15
     height = above + 3.3 + below
