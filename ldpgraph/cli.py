@@ -1230,8 +1230,9 @@ def _cmd_curate(args: argparse.Namespace) -> int:
 
     eps = {name: q.epsilon for name, q in s.quantities.items()}
     notes = [estimate_notes(est.statistic, est.value, est.std_error, level=args.level,
-                            epsilon=eps.get("degree", next(iter(eps.values()), None)))
-             for _, _, est, _ in result.estimates]
+                            epsilon=eps.get("degree", next(iter(eps.values()), None)),
+                            needed_epsilon=_curate_planned(s, stat, k, abs(est.value), d_max))
+             for stat, k, est, _ in result.estimates]
     if args.json:
         out = result.to_dict()
         out["n_nodes_inferred"] = args.expected_nodes is None
@@ -1267,6 +1268,24 @@ def _cmd_curate(args: argparse.Namespace) -> int:
     if args.broadcast_out is not None:
         print(f"\nwrote {bpath} (d_max {broadcast['values']['d_max']} for round {s.round + 1})")
     return 0
+
+
+def _curate_planned(summary: Any, stat: str, k: int | None, rmse: float, d_max: int | None) -> Any:
+    """The planner's ε for an RMSE of ``rmse``, under the noisy degrees (a callable: computed
+    only when a warning needs it)."""
+
+    def need() -> float | None:
+        from .notes import planned_epsilon
+
+        q = summary.quantities.get("degree")
+        if q is None or not q.histogram.n:
+            return None
+        import numpy as np
+
+        degrees = np.repeat(np.asarray(q.histogram.values), np.asarray(q.histogram.counts))
+        return planned_epsilon(stat, k, degrees, rmse, d_max)
+
+    return need
 
 
 def _node_neighbours(args: argparse.Namespace) -> tuple[list[int], list[Any], Any]:

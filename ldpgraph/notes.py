@@ -52,6 +52,7 @@ __all__ = [
     "single_run_notes",
     "dropped_edge_notes",
     "experiment_notes",
+    "planned_epsilon",
 ]
 
 _INF = math.inf
@@ -390,3 +391,33 @@ def experiment_notes(result: Any, graphs: Any = ()) -> list[str]:
         if not any(math.isfinite(r.relative_analytic_rmse) for r in rows):
             out.append(f"{what}: no analytic RMSE: {no_std_error_reason(method)}")
     return out
+
+
+def planned_epsilon(
+    statistic: str, k: int | None, degrees: Any, rmse: float, d_max: int | None = None
+) -> float | None:
+    """The ε the planner (:func:`ldpgraph.protocols.planning.epsilon_for_rmse`) says reaches an
+    RMSE of ``rmse`` for a degree statistic, under the assumed degree ``degrees`` (a curator has
+    only the noisy reports: their degrees clipped at 0 stand in); None for a statistic the
+    planner does not know.
+
+    Examples
+    --------
+    >>> e = planned_epsilon("edges", None, [3, 1, 2, 2] * 250, rmse=10.0)
+    >>> round(e, 3)   # n Var(eta)/4 = 100: 2p/(1-p)^2 = 0.4, p = (7 - sqrt(45))/2, e = -ln p
+    1.925
+    """
+    from .protocols.planning import PLANNED_STATISTICS, DegreeModel, epsilon_for_rmse
+
+    name = {"kstars": f"kstars_{k}", "degree_moment": f"degree_moment_{k}",
+            "kstars_from_counts": f"kstars_{k}_from_counts"}.get(statistic, statistic)
+    known = {p.replace("<k>", str(k)).replace("<j>", str(k)) for p in PLANNED_STATISTICS}
+    if name not in known or not math.isfinite(rmse) or rmse <= 0:
+        return None
+    import numpy as np
+
+    model = DegreeModel.from_degrees(np.clip(np.asarray(degrees, dtype=np.int64), 0, None), d_max=d_max)
+    try:
+        return float(epsilon_for_rmse(name, model, rmse=rmse))
+    except ValueError:
+        return None

@@ -91,10 +91,27 @@ def test_curate_notes_from_the_rows(tmp_path, capsys):
     capsys.readouterr()
     code, out, _ = _run(["curate", str(rows), "--stat", "kstars", "edges", "--json"], capsys)
     assert code == 0
+    import numpy as np
+
+    from ldpgraph.protocols.planning import DegreeModel, estimator_variance
+    from ldpgraph.reportfiles import read_report_set
+
+    noisy_degrees = np.clip(read_report_set([rows]).quantities["degree"].histogram.values, 0, None)
+    n_warned = 0
     for e in json.loads(out)["estimates"]:
         noisy = e["std_error"] > abs(e["value"])
-        assert any(n.startswith("warning:") for n in e["notes"]) == noisy
+        warned = [n for n in e["notes"] if n.startswith("warning:")]
+        assert bool(warned) == noisy
         assert any("is outside" in n for n in e["notes"]) == (e["value"] < 0)
+        if warned:  # the planner's epsilon: there its RMSE under the noisy degrees is |estimate|
+            n_warned += 1
+            need = float(warned[0].split("about epsilon ")[1].split()[0])
+            counts = read_report_set([rows]).quantities["degree"].histogram.counts
+            model = DegreeModel.from_degrees(np.repeat(noisy_degrees, counts))
+            name = "kstars_2" if e["statistic"].startswith("kstars") else e["statistic"]
+            rmse = math.sqrt(estimator_variance(name, model, need))
+            assert abs(math.log(rmse / abs(e["value"]))) < 0.1  # epsilon printed to 2 digits
+    assert n_warned >= 1
 
 
 # ------------------------------------------------------------------ 2. refusals
