@@ -21,10 +21,12 @@ def data_file(name: str) -> Path:
     """
     root = os.environ.get("LDPGRAPH_DATA")
     if not root or not (Path(root) / name).is_file():
+        from ldpgraph.datasets import dataset_info, list_datasets
         from ldpgraph.datasets.registry import bundled_data_dir
 
         shipped = bundled_data_dir()
-        if shipped is not None and (shipped / name).is_file():
+        bundled = {dataset_info(d).filename for d in list_datasets() if dataset_info(d).bundled}
+        if shipped is not None and name in bundled and (shipped / name).is_file():
             return shipped / name
     if not root:
         pytest.skip(f"{name}: set LDPGRAPH_DATA to the folder holding the real datasets")
