@@ -214,6 +214,13 @@ def test_cli_errors_do_not_suggest_api_keywords(argv, tmp_path, capsys):
     assert code == 2 and "format=" not in err and ".csv" in err and ".parquet" in err
 
 
+def test_an_edge_list_hint_names_the_cli_flag(tmp_path, capsys):
+    path = tmp_path / "g.txt"
+    path.write_text("1 2\nalice bob\n")
+    code, _, err = _run(["estimate", str(path), "--epsilon", "1"], capsys)
+    assert code == 1 and "--node-type str" in err
+
+
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
 def test_an_empty_report_file_is_said_to_be_empty(suffix, tmp_path, capsys):
     empty = tmp_path / f"r{suffix}"

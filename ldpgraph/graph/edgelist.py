@@ -1181,9 +1181,9 @@ def _check_id(tok: str, d: _Dialect, source: str, number: int, line: bytes) -> N
     else:
         hint = ""
         if d.auto:
-            hint = (" (node_type='str' reads ids as names)" if d.first_line == number else
-                    f" (the ids of line {d.first_line} are integers; node_type='str' reads ids "
-                    "as names)")
+            names = "node_type='str' (--node-type str) reads ids as names"
+            hint = (f" ({names})" if d.first_line == number else
+                    f" (the ids of line {d.first_line} are integers; {names})")
         _fail(source, number, line, f"node id {_show(tok)} is not a non-negative integer{hint}")
 
 
