@@ -51,6 +51,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
+from ..dask_connect import SCHEDULER_TIMEOUT
 from .inputs import GraphInput, resolve_graph_inputs
 from .inputs import content_id as content_id  # re-exported: defined in .inputs
 from .records import CellRecords, Records, write_records_csv
@@ -414,7 +415,8 @@ def _parallel_context(
         client.close()
 
 
-from ..dask_connect import SCHEDULER_TIMEOUT as SCHEDULER_CONNECT_TIMEOUT  # noqa: E402,F401 (kept importable)
+#: seconds to wait for a Dask scheduler to answer (:data:`ldpgraph.dask_connect.SCHEDULER_TIMEOUT`)
+SCHEDULER_CONNECT_TIMEOUT = SCHEDULER_TIMEOUT
 
 _SCHEDULER_RE = re.compile(
     r"^(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})/?$|^inproc://\S+$"
