@@ -63,6 +63,7 @@ STATISTIC_RANGES: dict[str, tuple[float, float]] = {
     "transitivity": (0.0, 1.0),
     "triangles": (0.0, _INF),
     "degree_weighted_triangles": (0.0, _INF),
+    "four_cycles": (0.0, _INF),
     "kstars": (0.0, _INF),
     "kstars_from_counts": (0.0, _INF),
     "edges": (0.0, _INF),
