@@ -627,6 +627,11 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
     if methods is not None and not set(methods) & set(method_names(stat)):
         raise _UsageError(_no_method_for(stat, methods))  # (both ways: k-star and triangle methods)
+    other = [m for m in methods or () if m not in method_names(stat)]
+    if other:
+        verb = "does" if len(other) == 1 else "do"
+        quiet = args.quiet or args.json
+        _notice(f"--methods: {', '.join(other)} {verb} not estimate {stat}: left out", quiet)
     ks = _flatten(args.k) or [2]
     spec = args.graph if args.graph is not None else _default_graph()
     graph = _graph_input_args([spec], None if args.label is None else [args.label], args)[0]

@@ -125,6 +125,13 @@ def test_methods_of_another_statistic_are_refused(stat, method, capsys):
     assert f"statistic {stat!r} is estimated by" in err and f"--methods {method}" in err
 
 
+def test_a_method_of_another_statistic_among_others_is_left_out_with_a_note(capsys):
+    code, out, err = _run(["estimate", SMALL, "--methods", "unbiased-dlap", "rr-triangles", "--epsilon", "1",
+                           "--seed", "0"], capsys)
+    assert code == 0 and "unbiased-dlap" in out and "rr-triangles" not in out
+    assert "--methods: rr-triangles does not estimate kstars: left out" in err
+
+
 # ------------------------------------------------------------------ 3. epsilon too small
 
 
