@@ -24,6 +24,7 @@ bad usage); ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -32,6 +33,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from . import cli_help
 
 __all__ = ["main", "build_parser", "DEFAULT_GRAPH", "FALLBACK_GRAPH", "STUDY_EPSILONS"]
 
@@ -44,6 +47,8 @@ FALLBACK_GRAPH = "ba:n=4039,m=22"
 STUDY_EPSILONS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0)
 
 _PROG = "ldpgraph"
+#: plot formats written by default (``experiment --plot-formats``)
+_DEFAULT_PLOT_FORMATS = ("png",)
 
 
 class _UsageError(Exception):
@@ -77,7 +82,12 @@ def _epsilon_list(text: str) -> list[float]:
             raise argparse.ArgumentTypeError(f"invalid epsilon {tok!r}: expected a number > 0") from None
         if not (math.isfinite(v) and v > 0):
             raise argparse.ArgumentTypeError(f"invalid epsilon {tok!r}: must be finite and > 0")
-        out.append(v)
+        from .limits import check_smallest_epsilon
+
+        try:
+            out.append(check_smallest_epsilon(v))
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     if not out:
         raise argparse.ArgumentTypeError(f"invalid epsilon list {text!r}")
     return out
@@ -164,6 +174,16 @@ def _output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", "-q", action="store_true",
                    help="print nothing but errors (and the JSON with --json): no progress bar, notes "
                    "or table")
+
+
+def _scheduler_timeout_option(p: argparse.ArgumentParser) -> None:
+    """``--scheduler-timeout``: the same option, default and message on experiment and curate."""
+    from .dask_connect import SCHEDULER_TIMEOUT
+
+    p.add_argument("--scheduler-timeout", type=_positive_seconds, default=SCHEDULER_TIMEOUT,
+                   metavar="SECONDS",
+                   help="seconds the Dask scheduler of --scheduler has to answer (default "
+                   f"{SCHEDULER_TIMEOUT:g})")
 
 
 # ------------------------------------------------------------------------------ graph files
@@ -267,8 +287,10 @@ def _load_graph_arg(spec: str, args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def _graph_notes(graph: Any) -> list[str]:
+    from .notes import dropped_edge_notes
+
     report = getattr(graph, "report", None)
-    return list(getattr(report, "notes", ()))
+    return [*getattr(report, "notes", ()), *dropped_edge_notes(report)]
 
 
 def _print_graph_notes(notes: dict[str, list[str]], quiet: bool) -> None:
@@ -303,7 +325,7 @@ def _graph_input_args(specs: list[str], labels: list[str] | None, args: argparse
 #: options whose value may start with '-' (a negative number is then an error about the value,
 #: not "expected one argument")
 _VALUE_OPTIONS = ("--epsilons", "--epsilon", "-e", "--k", "--trials", "--jobs", "-j", "--seed",
-                  "--graph-seed", "--block-size", "--timeout")
+                  "--graph-seed", "--block-size", "--timeout", "--scheduler-timeout")
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:
@@ -356,22 +378,18 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="one simulated run: truth and every method's estimate with its standard error",
         description="Simulate one run of the protocol on GRAPH and print the truth and every method's "
-        "estimate and standard error. For k-star methods the standard error is the closed-form standard "
-        "deviation of the estimate at the true degrees; for the curator statistics it is the curator's "
-        "own estimate from the reports (marked *) where no closed form exists.",
+        "estimate and standard error: the closed-form standard deviation of the estimate at the true graph, "
+        "or, where no closed form exists, the curator's own estimate from the reports (marked *). Notes "
+        "follow every estimate outside the statistic's range, without a standard error (and why), or with "
+        "a relative standard error above 1 (with the epsilon that would be needed).",
     )
     p.add_argument("graph", nargs="?", metavar="GRAPH", help=graph_help)
     p.add_argument("--epsilon", "-e", type=_epsilon, required=True, help="privacy budget per node (> 0)")
-    p.add_argument("--stat", default="kstars", metavar="STAT",
-                   help="statistic: kstars (default), edges, degree_moment, degree_mean, degree_variance, "
-                   "max_degree, degree_entropy; triangles, transitivity, avg_clustering, "
-                   "degree_weighted_triangles (need an edge list; default methods: their protocols)")
-    p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K",
+    p.add_argument("--stat", default="kstars", metavar="STAT", help=cli_help.stat_help(many=False))
+    p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K", default=[[2]],
                    help="star sizes for kstars, powers for degree_moment; several give one run each "
                    "(default 2)")
-    p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
-                   help="methods, or 'all' (default: " + " ".join(_default_methods()) + "; "
-                   "'ldpgraph methods' lists them all)")
+    p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD", help=cli_help.methods_help())
     p.add_argument("--label", metavar="LABEL",
                    help="name of the graph in the output; the random streams then follow the label "
                    "(default: they follow the graph's content, whatever its name or path)")
@@ -389,24 +407,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="the grid graphs x statistics x epsilons x methods x trials: CSV, summary, plots",
         description="Run the experiment grid in parallel and write records.csv (one row per trial), "
         "summary.csv and summary.txt (relative RMSE with confidence interval, bias, analytic RMSE), "
-        "experiment.json and plots/ (log-log relative RMSE vs epsilon, PNG and SVG) into --out. "
+        "experiment.json and plots/ (log-log relative RMSE vs epsilon, one file per statistic and k in "
+        f"each --plot-formats, {'/'.join(_DEFAULT_PLOT_FORMATS).upper()} by default) into --out. "
         "Lists take spaces or commas: --epsilons 0.5,1,2. Results depend only on the seed, the grid and "
         "--block-size, not on --jobs or the backend.",
     )
     p.add_argument("graphs", nargs="*", metavar="GRAPH", help=graph_help)
-    p.add_argument("--epsilons", nargs="+", type=_epsilon_list, metavar="E",
+    p.add_argument("--epsilons", nargs="+", type=_epsilon_list, metavar="E", default=[list(STUDY_EPSILONS)],
                    help="privacy budgets (default: " + ",".join(f"{e:g}" for e in STUDY_EPSILONS) + ")")
-    p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K",
+    p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K", default=[list(_default_ks())],
                    help="star sizes for kstars, powers for degree_moment (default: "
                    + " ".join(map(str, _default_ks())) + ")")
     p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
-                   help="methods, or 'all' (default: " + " ".join(_default_methods()) + ", plus every "
-                   "triangle or clustering protocol when --stat names an adjacency statistic); each "
-                   "statistic uses the listed methods that estimate it; 'ldpgraph methods' lists them all")
-    p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
-                   help="statistics, or 'all' (the degree statistics; default: kstars); also triangles, "
-                   "transitivity, avg_clustering, degree_weighted_triangles (need an edge list); NAME:P "
-                   "pins a parameter")
+                   help=cli_help.methods_help(", plus every triangle or clustering protocol when --stat "
+                                              "names one; each statistic uses the listed methods that "
+                                              "estimate it"))
+    p.add_argument("--stat", nargs="+", type=_split, metavar="STAT", help=cli_help.stat_help(many=True))
     p.add_argument("--trials", type=_int("trials", minimum=1), default=100,
                    help="trials per cell (default 100)")
     p.add_argument("--jobs", "-j", type=_int("jobs", nonzero=True), default=None,
@@ -422,12 +438,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output folder (default ./ldpgraph-results)")
     p.add_argument("--scheduler", metavar="ADDR",
                    help="run on a Dask cluster, e.g. tcp://10.0.0.1:8786 (needs ldpgraph[distributed])")
+    _scheduler_timeout_option(p)
     p.add_argument("--label", nargs="+", type=_split, metavar="LABEL",
                    help="names of the graphs in the outputs, one per GRAPH in order; the random streams "
                    "then follow the labels (default: they follow each graph's content)")
     p.add_argument("--no-plots", action="store_true", help="do not draw plots")
-    p.add_argument("--plot-formats", type=_split, default=["png"], metavar="FMT",
-                   help="plot file formats, e.g. png,svg,pdf (default png; each costs one rendering)")
+    p.add_argument("--plot-formats", type=_split, default=list(_DEFAULT_PLOT_FORMATS), metavar="FMT",
+                   help="plot file formats, e.g. png,svg,pdf (default " + ",".join(_DEFAULT_PLOT_FORMATS)
+                   + "; each costs one rendering)")
     _output_options(p)
     _graph_file_options(p)
     p.set_defaults(handler=_cmd_experiment)
@@ -563,7 +581,7 @@ def _table(rows: list[tuple[str, ...]], right: set[int]) -> str:
 # ------------------------------------------------------------------------------ commands
 
 
-def _print_single_run(run: Any) -> None:
+def _print_single_run(run: Any, notes: Sequence[str] = ()) -> None:
     what = run.statistic if run.k is None else f"{run.statistic}, k = {run.k}"
     print(f"graph      {run.graph} ({run.n_nodes:,} nodes, {run.n_edges:,} edges)")
     print(f"statistic  {what}")
@@ -588,6 +606,9 @@ def _print_single_run(run: Any) -> None:
     if starred:
         note += "; * estimated by the curator from the reports"
     print(note + "; '-' where none exists, 'overflow' where it exceeds the float range.")
+    if notes:
+        print()
+        print("\n".join(notes))
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
@@ -602,6 +623,15 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         methods = _methods_arg(_flatten(args.methods), None, [stat])
     else:
         methods = _methods_arg(_flatten(args.methods), _default_methods())
+    from .registry import method_names
+
+    if methods is not None and not set(methods) & set(method_names(stat)):
+        raise _UsageError(_no_method_for(stat, methods))  # (both ways: k-star and triangle methods)
+    other = [m for m in methods or () if m not in method_names(stat)]
+    if other:
+        verb = "does" if len(other) == 1 else "do"
+        quiet = args.quiet or args.json
+        _notice(f"--methods: {', '.join(other)} {verb} not estimate {stat}: left out", quiet)
     ks = _flatten(args.k) or [2]
     spec = args.graph if args.graph is not None else _default_graph()
     graph = _graph_input_args([spec], None if args.label is None else [args.label], args)[0]
@@ -616,8 +646,13 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         runs.append(run)
         if run.k is None:  # the statistic takes no parameter: one run
             break
+    from .notes import single_run_notes
+
+    data = graph.graph if stat in GRAPH_STATISTICS else graph.degrees
+    notes = [single_run_notes(r, data) for r in runs]
     if args.json:
-        docs = [{**r.to_dict(), "graph_notes": graph_notes} for r in runs]
+        docs = [{**r.to_dict(), "graph_notes": graph_notes, "notes": n}
+                for r, n in zip(runs, notes, strict=True)]
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
         return 0
     if args.quiet:
@@ -625,15 +660,22 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     for i, run in enumerate(runs):
         if i:
             print()
-        _print_single_run(run)
+        _print_single_run(run, notes[i])
     return 0
+
+
+def _no_method_for(stat: str, methods: Sequence[str] | None) -> str:
+    """The refusal of an estimate none of whose methods estimates ``stat``."""
+    from .registry import method_names
+
+    return (f"statistic {stat!r} is estimated by {', '.join(method_names(stat))}; none is among "
+            f"--methods {' '.join(methods or ())}")
 
 
 _PLOT_FORMATS = {"png", "svg", "svgz", "pdf", "ps", "eps", "jpg", "jpeg", "tif", "tiff", "webp"}
 
 
 def _cmd_experiment(args: argparse.Namespace) -> int:
-    from .experiments import run_experiment
     from .experiments.runner import check_scheduler_address
 
     epsilons = _flatten(args.epsilons) or list(STUDY_EPSILONS)
@@ -655,7 +697,32 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     if bad:
         raise _UsageError(f"argument --plot-formats: unknown format {bad[0]!r}; choose from "
                           + ", ".join(sorted(_PLOT_FORMATS)))
+    created = not Path(args.out).expanduser().exists()
     out = _prepare_out(args.out)
+    with _removed_if_left_empty(out, created):  # a failed run leaves no empty --out behind
+        return _run_experiment_cmd(args, out, specs, labels, epsilons, ks, methods, stats)
+
+
+@contextlib.contextmanager
+def _removed_if_left_empty(folder: Path, created: bool):
+    """Remove ``folder`` (made by this command) when the command fails and leaves it empty."""
+    try:
+        yield
+    except BaseException:
+        if created:
+            try:
+                folder.rmdir()  # only an empty folder: never anything written
+            except OSError:
+                pass
+        raise
+
+
+def _run_experiment_cmd(
+    args: argparse.Namespace, out: Path, specs: list[str], labels: list[str] | None, epsilons: list[float],
+    ks: list[int], methods: list[str] | None, stats: list[str],
+) -> int:
+    from .experiments import run_experiment
+
     graphs = _graph_input_args(specs, labels, args)
     graph_notes = {g.label: _graph_notes(g.graph) for g in graphs if _graph_notes(g.graph)}
     _print_graph_notes(graph_notes, args.quiet or args.json)
@@ -676,11 +743,15 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     )
     paths = result.write(out, plots=not args.no_plots, plot_formats=args.plot_formats)
     cfg = result.config
+    from .notes import experiment_notes
+
+    accuracy_notes = experiment_notes(result, graphs)
     if args.json:
         doc = {
             "config": cfg,
             "files": {k: [str(p) for p in v] if isinstance(v, list) else str(v) for k, v in paths.items()},
             "notes": result.notes,
+            "accuracy_notes": accuracy_notes,
             "graph_notes": graph_notes,
             "summary": [r.to_dict() if hasattr(r, "to_dict") else _row_dict(r) for r in result.summary],
         }
@@ -689,6 +760,9 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     if args.quiet:
         return 0
     print(result.table())
+    if accuracy_notes:
+        print()
+        print("\n".join(accuracy_notes))
     print()
     print(f"{cfg['n_cells']} cells x {cfg['n_trials']} trials in {cfg['total_seconds']:.1f} s "
           f"({cfg['backend']}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")
@@ -826,17 +900,18 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "(CSV, JSON Lines or Parquet, from the --out suffix). A node passes its own neighbour list "
         "(--node-id with --neighbors or --neighbors-file); --graph simulates every node of a graph. "
         "Noise is drawn with the exact integer sampler on the OS CSPRNG unless --simulate is given "
-        "(the fast seeded sampler, for tests and experiments). --protocol rr-triangles, "
-        "two-round-triangles-dlap or avg-clustering release randomized-response bits (round 1) and "
-        "local counts against the curator's --broadcast (round 2) instead "
-        "(ldpgraph.protocols.deploy_triangles).",
+        "(the fast seeded sampler, for tests and experiments). --protocol "
+        f"{cli_help.or_list(_registered_protocols())} releases that protocol's rows instead, round by round "
+        "(a later round against the curator's --broadcast; 'ldpgraph methods' shows their plans).",
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--neighbors", "--neighbours", metavar="IDS",
                      help="this node's neighbour ids, comma separated ('' for none)")
     src.add_argument("--neighbors-file", "--neighbours-file", metavar="FILE",
                      help="file of this node's neighbour ids (whitespace or comma separated)")
-    src.add_argument("--graph", metavar="GRAPH", help="simulate every node of GRAPH: " + graph_help)
+    src.add_argument("--graph", metavar="GRAPH", help="simulate every node of GRAPH: "
+                     + graph_help.split("; default:")[0] + " (no default: give one of --neighbors, "
+                     "--neighbors-file, --graph)")
     p.add_argument("--node-id", metavar="ID",
                    help="this node's id (with --neighbors*): its number, or its label with --roster")
     p.add_argument("--roster", metavar="FILE",
@@ -863,7 +938,7 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--seed", type=_int("seed", minimum=0),
                    help="seed for --simulate (default: fresh, printed)")
     p.add_argument("--graph-seed", type=_int("graph seed", minimum=0), default=0,
-                   help="seed of synthetic graphs")
+                   help="seed of synthetic graphs (default 0)")
     p.add_argument("--out", "-o", required=True, metavar="FILE",
                    help="report file (.csv, .jsonl or .parquet)")
     _graph_file_options(p)
@@ -880,15 +955,13 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "the range a truthful node sends except with probability 1e-12 are clipped or rejected, and "
         "the output says how many and how far one node could have moved each estimate. "
         "--broadcast-out writes the broadcast file that nodes read for the next round. Rows of "
-        "rr-triangles, two-round-triangles-dlap and avg-clustering (detected from the first row) are "
+        f"{cli_help.or_list(_registered_protocols(), 'and')} (detected from the first row) are "
         "curated into the noisy graph (round 1: the estimate, or the broadcast edge list) and checked "
         "against the broadcast's run id (round 2); their rows are screened likewise (--outliers; the "
         "ranges need only the public n, D and node ids, --n-nodes / --degree-bound tighten them).",
     )
     p.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (.csv, .jsonl, .parquet)")
-    p.add_argument("--stat", nargs="+", type=_split, metavar="STAT",
-                   help="statistics (default kstars): kstars, edges, degree_moment, degree_mean, "
-                   "degree_variance, max_degree, degree_entropy, kstars_from_counts; NAME:K pins k")
+    p.add_argument("--stat", nargs="+", type=_split, metavar="STAT", help=cli_help.curate_stat_help())
     p.add_argument("--k", type=_int("k", minimum=0), default=2,
                    help="k for kstars / kstars_from_counts, power for degree_moment (default 2)")
     p.add_argument("--d-max", type=_int("d_max", minimum=1), help="public degree bound of k-star count rows")
@@ -913,12 +986,13 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="rows per streaming chunk (default 1048576; results do not depend on it)")
     p.add_argument("--scheduler", metavar="ADDR",
                    help="curate on Dask: a scheduler address, or threads / processes / sync")
+    _scheduler_timeout_option(p)
     p.add_argument("--broadcast-out", metavar="FILE", help="write the broadcast for the next round")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS,
-                   help="protocol of the rows (default: the first row's); the triangle protocols "
-                   "estimate --stat triangles, avg-clustering --stat avg_clustering (round 1 of the "
-                   "two-round ones writes the broadcast: needs --broadcast-out and --d-max, the public "
-                   "bound on lower degrees, or on degrees for avg-clustering)")
+                   help="protocol of the rows (default: the first row's); round 1 of the two-round ones "
+                   "writes the broadcast: needs --broadcast-out, and the public bound --d-max (on lower "
+                   "degrees; on degrees for avg-clustering) unless the rows carry lower_degree "
+                   "(--private-bound), whose noisy maximum is the bound")
     p.add_argument("--epsilon", "-e", type=_epsilon,
                    help="the nodes' total budget per node (the plan of the protocols listed by "
                    "'ldpgraph methods'; the degree protocol takes it from the rows)")
@@ -992,9 +1066,9 @@ def _cmd_node(args: argparse.Namespace) -> int:
     import numpy as np
 
     from .protocols import DegreeRandomizer
-    from .reportfiles import read_broadcast, report_format, write_reports
+    from .reportfiles import read_broadcast, write_reports
 
-    report_format(args.out)  # refuse a bad suffix before any noise is drawn
+    _check_report_suffix(args.out, "--out")  # refuse a bad suffix before any noise is drawn
     _resolve_labels(args)
     if args.protocol != "degree":
         return _cmd_node_protocol(args)
@@ -1102,7 +1176,19 @@ def _files_protocol(paths: Sequence[str], given: str | None) -> str | None:
     return given
 
 
+def _check_report_suffix(path: str, what: str) -> None:
+    """A report file's format comes from its suffix: a usage error in CLI words otherwise."""
+    from .reportfiles import FORMATS
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise _UsageError(f"{what} {path}: cannot tell the report format from the suffix "
+                          f"{suffix or '(none)'!r}; name the file {', '.join(sorted(FORMATS))}")
+
+
 def _cmd_curate(args: argparse.Namespace) -> int:
+    for path in args.reports:
+        _check_report_suffix(path, "report file")
     if args.roster is not None:
         from .run.roster import read_roster
 
@@ -1145,12 +1231,20 @@ def _cmd_curate(args: argparse.Namespace) -> int:
     if not 0 < args.level < 1:
         raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
     intervals = [_interval_or_none(est, args.level) for _, _, est, _ in result.estimates]
+    from .notes import estimate_notes
+
+    eps = {name: q.epsilon for name, q in s.quantities.items()}
+    notes = [estimate_notes(est.statistic, est.value, est.std_error, level=args.level,
+                            epsilon=eps.get("degree", next(iter(eps.values()), None)),
+                            needed_epsilon=_curate_planned(s, stat, k, abs(est.value), d_max))
+             for stat, k, est, _ in result.estimates]
     if args.json:
         out = result.to_dict()
         out["n_nodes_inferred"] = args.expected_nodes is None
-        for entry, ci in zip(out["estimates"], intervals, strict=True):
+        for entry, ci, n in zip(out["estimates"], intervals, notes, strict=True):
             entry["interval"] = None if ci is None else list(ci)
             entry["level"] = args.level
+            entry["notes"] = n
         if args.broadcast_out is not None:
             out["broadcast"] = str(bpath)
         print(json.dumps(out, indent=2))
@@ -1172,11 +1266,31 @@ def _cmd_curate(args: argparse.Namespace) -> int:
         rows.append((est.statistic, _fmt_num(est.value), _fmt_num(est.std_error), shown,
                      "-" if bound is None else _fmt_num(bound)))
     print(_table(rows, right={1, 2, 3, 4}))
+    if any(notes):
+        print("\n" + "\n".join(line for n in notes for line in n))
     if bounds is None:
         print("\nno public bound given (--n-nodes / --degree-bound): reports were not screened for poisoning")
     if args.broadcast_out is not None:
         print(f"\nwrote {bpath} (d_max {broadcast['values']['d_max']} for round {s.round + 1})")
     return 0
+
+
+def _curate_planned(summary: Any, stat: str, k: int | None, rmse: float, d_max: int | None) -> Any:
+    """The planner's ε for an RMSE of ``rmse``, under the noisy degrees (a callable: computed
+    only when a warning needs it)."""
+
+    def need() -> float | None:
+        from .notes import planned_epsilon
+
+        q = summary.quantities.get("degree")
+        if q is None or not q.histogram.n:
+            return None
+        import numpy as np
+
+        degrees = np.repeat(np.asarray(q.histogram.values), np.asarray(q.histogram.counts))
+        return planned_epsilon(stat, k, degrees, rmse, d_max)
+
+    return need
 
 
 def _node_neighbours(args: argparse.Namespace) -> tuple[list[int], list[Any], Any]:
@@ -1237,7 +1351,17 @@ def _own_neighbours(args: argparse.Namespace) -> list[int]:
         except OSError as exc:
             raise OSError(f"cannot read --neighbors-file {args.neighbors_file}: {exc.strerror}") from None
         nbrs = _read_id_list(text, args.neighbors_file)
-    return sorted(set(nbrs) - {args.node_id})
+    own = sorted(set(nbrs) - {args.node_id})
+    dropped = []
+    if args.node_id in nbrs:
+        dropped.append(f"the node itself ({args.node_id}, a self-loop)")
+    if len(set(nbrs)) < len(nbrs):
+        reps = len(nbrs) - len(set(nbrs))
+        dropped.append(f"{reps} repeated id{'' if reps == 1 else 's'}")
+    if dropped:
+        _notice(f"--neighbors: {' and '.join(dropped)} dropped: node {args.node_id} releases degree "
+                f"{len(own)}")
+    return own
 
 
 def _protocol_public(proto: Any, args: argparse.Namespace) -> dict[str, Any]:
@@ -1410,11 +1534,15 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     negative = est.variance_estimate is not None and est.variance_estimate <= 0
     ci = None if negative else _interval_or_none(est, args.level)
     why = _no_std_error_reason(est, negative, n_nodes)
+    from .notes import estimate_notes
+
+    notes = estimate_notes(est.statistic, est.value, None if negative else est.std_error,
+                           epsilon=plan.epsilon, level=args.level, no_std_error=why)
     if args.json:
         out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
                              "variance_estimate": est.variance_estimate,
                              "interval": None if ci is None else list(ci), "level": args.level,
-                             "one_node_bound": one_node, "no_std_error_reason": why}]
+                             "one_node_bound": one_node, "no_std_error_reason": why, "notes": notes}]
         print(json.dumps(out, indent=2))
         return 0
     print("\n".join(lines))
@@ -1428,8 +1556,8 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
         moved = _fmt_num(out["one_node_round1_bound"])
         print(f"\none node's round-1 bits can move it by at most {moved} more, through the other nodes' "
               "local counts")
-    if why is not None:
-        print(f"\nno standard error: {why}")
+    if notes:
+        print("\n" + "\n".join(notes))
     return 0
 
 
@@ -1445,6 +1573,20 @@ def _no_std_error_reason(est: Any, negative: bool, n_nodes: int) -> str | None:
 
 
 # ------------------------------------------------------------------------------ entry point
+
+
+@contextlib.contextmanager
+def _scheduler_timeout(seconds: float | None):
+    """``--scheduler-timeout`` for this command (the module default is restored after it)."""
+    from . import dask_connect
+
+    saved = dask_connect.SCHEDULER_TIMEOUT
+    if seconds is not None:
+        dask_connect.SCHEDULER_TIMEOUT = seconds
+    try:
+        yield
+    finally:
+        dask_connect.SCHEDULER_TIMEOUT = saved
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1468,7 +1610,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if cache_dir is not None:  # honoured by every command (lookup, fetch, verified marks)
             os.environ["LDPGRAPH_CACHE"] = str(Path(cache_dir).expanduser())
-        return int(args.handler(args) or 0)
+        with _scheduler_timeout(getattr(args, "scheduler_timeout", None)):
+            return int(args.handler(args) or 0)
     except _UsageError as exc:
         if debug:
             raise

@@ -783,6 +783,10 @@ def iter_report_chunks(
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"report file not found: {p}")
+    if p.stat().st_size == 0:
+        what = "the header line" if fmt == "csv" else "a row" if fmt == "jsonl" else "a Parquet footer"
+        raise ValueError(f"{p}: empty file (0 bytes): a report file holds at least {what}; was it written "
+                         "completely?")
     if fmt == "parquet":
         return _iter_parquet(p, chunk_rows)
     if fmt == "csv":
@@ -975,9 +979,9 @@ def _compute(task: Any, scheduler: Any) -> ReportAccumulator:
     if isinstance(scheduler, str):
         if scheduler in _LOCAL_SCHEDULERS:
             return dask.compute(task, scheduler=scheduler)[0]
-        from distributed import Client
+        from .dask_connect import connect
 
-        with Client(scheduler) as client:
+        with connect(scheduler) as client:  # one timeout and one message, as experiment's
             return client.compute(task).result()
     if hasattr(scheduler, "compute") and hasattr(scheduler, "submit"):
         return scheduler.compute(task).result()
@@ -1004,6 +1008,33 @@ class CurationResult:
     estimates: list[tuple[str, int | None, Any, float | None]]
     summary: ReportSetSummary
     files: list[str]
+
+    def _table_columns(self) -> dict[str, list[Any]]:
+        est = [(stat, k, e, b) for stat, k, e, b in self.estimates]
+        return {
+            "statistic": [e.statistic for _, _, e, _ in est],
+            "k": [k for _, k, _, _ in est],
+            "value": [float(e.value) for _, _, e, _ in est],
+            "std_error": [e.std_error for _, _, e, _ in est],
+            "variance_estimate": [e.variance_estimate for _, _, e, _ in est],
+            "influence_bound": [b for _, _, _, b in est],
+        }
+
+    def to_pandas(self) -> Any:
+        """The estimates as a pandas DataFrame, one row per statistic, with the columns of
+        ``ldpgraph curate --json``'s estimates (``statistic, k, value, std_error,
+        variance_estimate, influence_bound``); pandas is imported only here."""
+        from .tables import to_frame
+
+        return to_frame(self._table_columns(), integers=("k",))
+
+    def _repr_html_(self) -> str:
+        from .tables import html_table
+
+        s = self.summary
+        caption = (f"{len(self.files)} file(s), {s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol "
+                   f"{s.protocol}, round {s.round}")
+        return html_table(self._table_columns(), caption=caption)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (what ``ldpgraph curate --json`` prints)."""

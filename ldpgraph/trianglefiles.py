@@ -130,6 +130,7 @@ def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
             f"{path} line 2: a broadcast after round {header.get('round')!r}; round 2 needs round 1's"
         )
     n = header["n_nodes"]
+    _check_not_cut(path, header["n_edges"])
     _check_canonical_edges(path)
     try:
         table = pcsv.read_csv(
@@ -169,6 +170,18 @@ def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
     if broadcast_run_id(header, index) != run_id:
         raise ValueError(f"{path}: the edges and header do not match the run id {run_id} (edited or corrupt)")
     return TriangleBroadcast(proto, n, float(eps), header["bound"], index, run_id, projection)
+
+
+def _check_not_cut(path: Path, n_edges: int) -> None:
+    """ValueError when the file does not end with a newline: it was cut mid-line (truncated)."""
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        size = fh.tell()
+        fh.seek(max(size - 1, 0))
+        last = fh.read(1)
+    if last != b"\n":
+        raise ValueError(f"{path}: truncated: the file ends mid-line ({size:,} bytes, no final newline); the "
+                         f"header announces {n_edges:,} edges: copy the whole broadcast again")
 
 
 def _check_canonical_edges(path: Path) -> None:

@@ -1,7 +1,8 @@
 """Shared test fixtures.
 
 Real data is found through the ``LDPGRAPH_DATA`` environment variable (``.ci/run`` sets it to
-``../shared/datasets``); tests that need it skip with a clear reason where it is absent.
+``../shared/datasets``); tests that need it skip with a clear reason where it is absent, except
+for the Facebook graph, which ships inside the package and is always found.
 """
 
 from __future__ import annotations
@@ -13,8 +14,20 @@ import pytest
 
 
 def data_file(name: str) -> Path:
-    """Path of a real data file under ``$LDPGRAPH_DATA``, or skip the test if unavailable."""
+    """Path of a real data file under ``$LDPGRAPH_DATA``, or skip the test if unavailable.
+
+    A file that ships inside the package (the Facebook graph) is found without
+    ``LDPGRAPH_DATA``: the shipped copy is used, so its tests always run.
+    """
     root = os.environ.get("LDPGRAPH_DATA")
+    if not root or not (Path(root) / name).is_file():
+        from ldpgraph.datasets import dataset_info, list_datasets
+        from ldpgraph.datasets.registry import bundled_data_dir
+
+        shipped = bundled_data_dir()
+        bundled = {dataset_info(d).filename for d in list_datasets() if dataset_info(d).bundled}
+        if shipped is not None and name in bundled and (shipped / name).is_file():
+            return shipped / name
     if not root:
         pytest.skip(f"{name}: set LDPGRAPH_DATA to the folder holding the real datasets")
     path = Path(root) / name

@@ -93,7 +93,7 @@ def test_curate_table_reports_screening(tmp_path, capsys):
     (["node", "--graph", GRAPH, "--epsilon", "1", "--seed", "3", "--out", "x.csv"], 2, "--seed needs --simulate"),
     (["node", "--neighbors", "1,2", "--epsilon", "1", "--out", "x.csv"], 2, "--node-id is required"),
     (["node", "--node-id", "1", "--neighbors", "1,01", "--epsilon", "1", "--out", "x.csv"], 2, "canonical"),
-    (["node", "--node-id", "1", "--neighbors", "2", "--epsilon", "1", "--out", "x.txt"], 1, "suffix"),
+    (["node", "--node-id", "1", "--neighbors", "2", "--epsilon", "1", "--out", "x.txt"], 2, "suffix"),
     (["curate", "missing.parquet"], 1, "not found"),
     (["curate", "x.csv", "--stat", "triangles"], 2, "unknown statistic"),
 ])

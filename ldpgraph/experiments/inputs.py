@@ -92,6 +92,9 @@ def as_graph_input(
     if d.size == 0 or n_edges == 0:
         what = "no nodes" if d.size == 0 else f"{d.size:,} node{'' if d.size == 1 else 's'} but no edges"
         hint = "; check the file (are the edges commented out or in other columns?)"
+        loops = getattr(getattr(obj, "report", None), "self_loops_dropped", 0)
+        if loops:
+            what += f" ({loops:,} self-loop{'' if loops == 1 else 's'} dropped: a simple graph has none)"
         raise ValueError(f"graph {label!r} has {what}: every statistic is 0 and no relative error exists"
                          + (hint if origin == "file" else ""))
     d.setflags(write=False)

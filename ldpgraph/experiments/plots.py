@@ -1,12 +1,15 @@
 r"""Log-log plots of relative RMSE against epsilon, one line per method (matplotlib, Agg).
 
-One figure per (graph, statistic, k): markers with confidence-interval error bars are the
-Monte-Carlo relative RMSE, each method with its own colour, marker (filled or hollow) and line
-style, so that methods whose curves overlap (unbiased DLap and unbiased Laplace) stay apart; a
-thin dashed line of the same colour is the analytic relative RMSE, drawn and listed in the legend
-only for the methods that have one. The epsilon axis is ticked at the grid's values. A synthetic
-stand-in graph is labelled as such in the title. Each figure is saved as PNG and SVG (by
-default). The figures are built on ``matplotlib.figure.Figure`` directly (no pyplot state),
+One figure per (graph, statistic, k): markers on solid lines with confidence-interval error
+bars are the Monte-Carlo relative RMSE, each method with its own colour and marker (filled or
+hollow), so that methods whose curves overlap (unbiased DLap and unbiased Laplace) stay apart;
+a thin dashed line of the same colour is the analytic relative RMSE, drawn only for the methods
+that have one; the legend, below the axes, states the two styles once. Bars whose lower end is
+off the log axis stop at its edge with a caret. The epsilon axis is ticked at the grid's values.
+The title names graph, statistic and trials; a synthetic stand-in graph is labelled as such.
+:func:`plot_relative_rmse` saves each figure in the formats asked for (PNG and SVG by default;
+``ldpgraph experiment`` writes PNG unless ``--plot-formats`` says otherwise). The figures are
+built on ``matplotlib.figure.Figure`` directly (no pyplot state),
 so plotting works headless and in threads; the SVG carries no date and fixed element ids, so
 the same summary gives the same file.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,8 +33,7 @@ __all__ = [
 ]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-_MARKERS = "os^vDPX*<>"
-_LINESTYLES = ("-", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)))
+_MARKERS = "os^DPX*<>ph"  # not "v": the caret of a bar off the axis
 _ANALYTIC_STYLE = (0, (4, 2))
 
 
@@ -48,10 +51,36 @@ def _positive(values: Sequence[float]) -> bool:
     return any(math.isfinite(v) and v > 0 for v in values)
 
 
+def _legend_columns(labels: Sequence[str]) -> int:
+    """Columns of the legend below the axes: as many as fit across the figure (8.4 in at 8 pt,
+    about 125 characters of DejaVu Sans with ~9 for each handle and gap)."""
+    longest = max((len(t) for t in labels), default=1)
+    return max(1, min(3, 125 // (longest + 9)))
+
+
+def _y_limits(values: Sequence[float]) -> tuple[float, float]:
+    """Log-axis limits around the positive finite values, with a margin of a fifth of a decade."""
+    pos = [v for v in values if math.isfinite(v) and v > 0]
+    lo, hi = min(pos), max(pos)
+    if hi <= lo:
+        lo, hi = lo / 3.0, hi * 3.0
+    return lo / 10 ** 0.2, hi * 10 ** 0.2
+
+
 def relative_rmse_figure(
     rows: Sequence[SummaryRow], *, synthetic: bool = False, title: str | None = None
 ) -> Any:
     """The log-log figure of relative RMSE vs epsilon of one (graph, statistic, k) group.
+
+    One style per meaning, stated once in the legend's first two entries: markers joined by
+    solid lines with confidence-interval bars are the Monte-Carlo relative RMSE (each method
+    its own colour and marker, filled or hollow, so that overlapping curves stay apart); a thin
+    dashed line in the method's colour is its analytic relative RMSE, where a closed form
+    exists. An interval whose lower end is not positive (few trials) cannot be drawn on a log
+    axis: its bar stops at the bottom of the axes, which a downward caret marks. The legend
+    sits below the axes, in as many columns as the names allow, and the bottom margin grows
+    with its rows, so no text leaves the figure. The title names the graph, the statistic and
+    the trials per point.
 
     Parameters
     ----------
@@ -68,43 +97,67 @@ def relative_rmse_figure(
         Not attached to pyplot; save it with ``fig.savefig``.
     """
     from matplotlib.figure import Figure
-    from matplotlib.legend_handler import HandlerTuple
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
     graph, statistic, k = rows[0].graph, rows[0].statistic, rows[0].k
-    # fixed margins: a constrained layout doubles the drawing time
-    fig = Figure(figsize=(8.4, 4.4))
-    fig.subplots_adjust(left=0.1, right=0.7, bottom=0.12, top=0.91)  # the legend goes on the right
-    ax = fig.add_subplot()
     methods = list(dict.fromkeys(r.method for r in rows))
-    any_analytic = False
+    by_method = {m: sorted((r for r in rows if r.method == m), key=lambda r: r.epsilon) for m in methods}
+    every = [v for r in rows for v in (r.relative_rmse, r.relative_rmse_ci_low, r.relative_rmse_ci_high,
+                                        r.relative_analytic_rmse)]
+    y_lo, y_hi = _y_limits(every)
+    any_analytic = _positive([r.relative_analytic_rmse for r in rows])
+    key = [Line2D([], [], color="0.3", marker="o", lw=1.2, ms=5),
+           Line2D([], [], color="0.3", linestyle=_ANALYTIC_STYLE, lw=0.9)]
+    key_labels = ["simulated (bars: confidence interval)", "analytic RMSE (dashed)"]
+    if not any_analytic:
+        key, key_labels = key[:1], key_labels[:1]
+    n_entries = len(key) + len(methods)
+    ncol = _legend_columns([*key_labels, *methods])
+    legend_rows = -(-n_entries // ncol)
+    # fixed margins (a constrained layout doubles the drawing time): the title 0.45 in, the axes
+    # 3.3 in, the tick labels and x label 0.6 in, the legend 0.17 in per row and 0.15 in of edge
+    if title is None:
+        what = statistic if k is None else f"{statistic}, k = {k}"
+        trials = sorted({r.trials for r in rows})
+        per = f"{trials[0]}" if len(trials) == 1 else f"{trials[0]}-{trials[-1]}"
+        name = f"{graph} (synthetic stand-in)" if synthetic else graph
+        title = f"{name}: relative RMSE of {what}, {per} trials per point"
+    title = "\n".join(textwrap.wrap(title, 96, break_on_hyphens=False)) or title  # a long path: 2+ lines
+    above = 0.3 + 0.17 * (title.count("\n") + 1)
+    below = 0.6 + 0.17 * legend_rows + 0.15
+    height = above + 3.3 + below
+    fig = Figure(figsize=(8.4, height))
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=below / height, top=1 - above / height)
+    ax = fig.add_subplot()
     handles: list[Any] = []
-    labels: list[str] = []
     for i, method in enumerate(methods):
-        mrows = sorted((r for r in rows if r.method == method), key=lambda r: r.epsilon)
+        mrows = by_method[method]
         eps = np.array([r.epsilon for r in mrows])
         y = np.array([r.relative_rmse for r in mrows])
         lo = np.array([r.relative_rmse_ci_low for r in mrows])
         hi = np.array([r.relative_rmse_ci_high for r in mrows])
         color = f"C{i % 10}"
-        err = np.vstack([np.clip(y - lo, 0, None), np.clip(hi - y, 0, None)])
+        cut = ~(np.isfinite(lo) & (lo >= y_lo))  # the lower end is off the axis (<= 0 or below it)
+        lo_drawn = np.where(cut, y_lo, lo)
+        hi_drawn = np.where(np.isfinite(hi), np.minimum(hi, y_hi), y)
+        err = np.vstack([np.clip(y - lo_drawn, 0, None), np.clip(hi_drawn - y, 0, None)])
         err = np.where(np.isfinite(err), err, 0.0)
         marker = _MARKERS[i % len(_MARKERS)]
         mc = ax.errorbar(eps, y, yerr=err, marker=marker, color=color, ms=5, lw=1.2, capsize=2,
-                         linestyle=_LINESTYLES[i % len(_LINESTYLES)],
-                         mfc="none" if i % 2 else color, mew=1.2, label=method)
+                         linestyle="-", mfc="none" if i % 2 else color, mew=1.2, label=method)
+        shown = cut & np.isfinite(y) & (y > y_lo)
+        if shown.any():  # the bar runs off the log axis: a caret at the bottom edge says so
+            ax.plot(eps[shown], np.full(int(shown.sum()), y_lo), linestyle="none", marker="v", ms=5,
+                    color=color, clip_on=False, label="_nolegend_", gid="off-axis-caret")
         analytic = np.array([r.relative_analytic_rmse for r in mrows])
         if _positive(analytic.tolist()):
-            any_analytic = True
-            (line,) = ax.plot(eps, analytic, linestyle=_ANALYTIC_STYLE, color=color, lw=0.9, alpha=0.8,
-                              label=f"{method} (analytic)")
-            handles.append((mc, line))  # one legend entry: the simulation and its analytic curve
-            labels.append(f"{method} (+ analytic)")
-        else:
-            handles.append(mc)
-            labels.append(method)
+            ax.plot(eps, analytic, linestyle=_ANALYTIC_STYLE, color=color, lw=0.9, alpha=0.85,
+                    label=f"{method} (analytic)")
+        handles.append(mc)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.set_ylim(y_lo, y_hi)
     grid_eps = sorted({r.epsilon for r in rows})
     ax.xaxis.set_major_locator(FixedLocator(grid_eps))
     ax.xaxis.set_minor_locator(NullLocator())
@@ -116,18 +169,12 @@ def relative_rmse_figure(
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     ax.set_xlabel("epsilon")
     ax.set_ylabel("relative RMSE")
-    if title is None:
-        what = statistic if k is None else f"{statistic}, k = {k}"
-        trials = max(r.trials for r in rows)
-        name = f"{graph} (synthetic stand-in)" if synthetic else graph
-        extra = "; thin dashed: analytic RMSE" if any_analytic else ""
-        title = f"{name}: {what} ({trials} trials{extra})"
     ax.set_title(title, fontsize=10, y=1.01)  # a fixed position: no layout pass over the tick labels
     ax.grid(True, which="major", alpha=0.3)
-    # beside the axes (a fixed place: "best" would cost a search); one entry per method, showing its
-    # analytic curve beside its markers where it has one
-    ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0,
-              handler_map={tuple: HandlerTuple(ndivide=None, pad=0.6)}, handlelength=4.0)
+    # below the axes (a fixed place: "best" would cost a search); the style key first
+    ax.legend([*key, *handles], [*key_labels, *methods], fontsize=8, loc="lower center",
+              bbox_to_anchor=(0.5, 0.06 / height), bbox_transform=fig.transFigure, borderaxespad=0,
+              ncol=ncol, handlelength=2.6, frameon=False, columnspacing=1.5, labelspacing=0.3)
     return fig
 
 

@@ -21,6 +21,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -136,6 +137,30 @@ class Records(Sequence[CellRecords]):
     @property
     def n_rows(self) -> int:
         return sum(c.n_trials for c in self._cells)
+
+    def _csv_columns(self) -> dict[str, Any]:
+        cols: dict[str, Any] = self.columns()
+        cols["k"] = [None if k < 0 else int(k) for k in cols["k"].tolist()]
+        return cols
+
+    def to_pandas(self) -> Any:
+        """The records as a pandas DataFrame with the columns of ``records.csv`` (:data:`COLUMNS`;
+        ``k`` nullable ``Int64``, missing where the statistic has no parameter); pandas is
+        imported only here.
+
+        >>> cell = CellRecords("g", "m", "edges", None, 1.0, 3.0, np.array([2.5, 3.5]), 0, ("1/0", "1/0"))
+        >>> frame = Records([cell]).to_pandas()
+        >>> list(frame.columns) == list(COLUMNS), frame["estimate"].tolist()
+        (True, [2.5, 3.5])
+        """
+        from ..tables import to_frame
+
+        return to_frame(self._csv_columns(), integers=("k",))
+
+    def _repr_html_(self) -> str:
+        from ..tables import html_table
+
+        return html_table(self._csv_columns(), caption=repr(self))
 
     def rows(self) -> Iterator[tuple]:
         """Tidy rows in :data:`COLUMNS` order (``k`` is ``''`` where the statistic has none)."""

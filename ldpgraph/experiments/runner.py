@@ -51,6 +51,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
+from ..dask_connect import SCHEDULER_TIMEOUT
 from .inputs import GraphInput, resolve_graph_inputs
 from .inputs import content_id as content_id  # re-exported: defined in .inputs
 from .records import CellRecords, Records, write_records_csv
@@ -402,7 +403,7 @@ def _parallel_context(
     if scheduler is not None:
         check_scheduler_address(scheduler)
     try:
-        from distributed import Client
+        import distributed  # noqa: F401
     except ImportError:
         raise ImportError(f"the Dask backend needs dask.distributed; {dask_install_hint()}") from None
     if scheduler is None:
@@ -412,10 +413,9 @@ def _parallel_context(
         with joblib.parallel_config(backend="dask", client=client, scatter=scatter):
             yield
         return
-    try:
-        client = Client(scheduler, set_as_default=False, timeout=SCHEDULER_CONNECT_TIMEOUT)
-    except (OSError, TimeoutError) as exc:
-        raise ConnectionError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}") from None
+    from ..dask_connect import connect
+
+    client = connect(scheduler)  # one timeout and one message, as curate's
     try:
         with joblib.parallel_config(backend="dask", client=client, scatter=scatter):
             yield
@@ -423,8 +423,8 @@ def _parallel_context(
         client.close()
 
 
-#: seconds to wait for a Dask scheduler to answer
-SCHEDULER_CONNECT_TIMEOUT = 10.0
+#: seconds to wait for a Dask scheduler to answer (:data:`ldpgraph.dask_connect.SCHEDULER_TIMEOUT`)
+SCHEDULER_CONNECT_TIMEOUT = SCHEDULER_TIMEOUT
 
 _SCHEDULER_RE = re.compile(
     r"^(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})/?$|^inproc://\S+$"
@@ -537,6 +537,46 @@ class ExperimentResult:
         """The summary as a plain-text table (with a note per skipped cell)."""
         return format_summary(self.summary, notes=self.notes)
 
+    def _table_columns(self, table: str) -> dict[str, list[Any]]:
+        from dataclasses import astuple
+
+        from .summary import SUMMARY_COLUMNS
+
+        if table == "summary":
+            rows = [astuple(r) for r in self.summary]
+            return {c: [r[i] for r in rows] for i, c in enumerate(SUMMARY_COLUMNS)}
+        if table == "costs":
+            costs = self.config.get("cell_costs", [])
+            return {c: [x[c] for x in costs] for c in _COSTS_COLUMNS}
+        raise ValueError(f"table must be 'summary', 'records' or 'costs', got {table!r}")
+
+    def to_pandas(self, table: str = "summary") -> Any:
+        """One table of the result as a pandas DataFrame, with the columns of its CSV file:
+        ``"summary"`` (``summary.csv``), ``"records"`` (``records.csv``, as
+        ``records.to_pandas()``) or ``"costs"`` (``costs.csv``); ``k`` is nullable ``Int64``.
+        pandas is imported only here.
+
+        >>> res = run_experiment({"toy": [3, 1, 2, 2]}, epsilons=[1.0], ks=[2], methods=["unbiased-dlap"],
+        ...                      n_trials=4, seed=0, quiet=True)
+        >>> res.to_pandas()[["method", "k", "epsilon", "trials"]].to_dict("records")
+        [{'method': 'unbiased-dlap', 'k': 2, 'epsilon': 1.0, 'trials': 4}]
+        >>> res.to_pandas("records").shape
+        (4, 10)
+        """
+        if table == "records":
+            return self.records.to_pandas()
+        from ..tables import to_frame
+
+        return to_frame(self._table_columns(table), integers=("k",))
+
+    def _repr_html_(self) -> str:
+        from ..tables import html_table
+
+        cfg = self.config
+        caption = (f"{cfg.get('n_cells', len(self.summary))} cells x {cfg.get('n_trials', '?')} trials; seed "
+                   f"{cfg.get('seed', '?')} (to_pandas('summary' | 'records' | 'costs'))")
+        return html_table(self._table_columns("summary"), caption=caption)
+
     def write(
         self, out_dir: str | os.PathLike[str], *, plots: bool = True, plot_formats: Sequence[str] = ("png",)
     ) -> dict[str, Any]:
@@ -588,12 +628,16 @@ class ExperimentResult:
         return write_atomically(out_dir, produce, config=self.config)
 
 
+#: columns of costs.csv
+_COSTS_COLUMNS = ("graph", "method", "statistic", "k", "epsilon", "upload_bits_per_node",
+                  "download_bits_per_node", "seconds_per_trial", "budget")
+
+
 def _write_costs_csv(costs: list[dict[str, Any]], path: Path) -> Path:
     """Per-cell communication and time of the per-trial protocols (one row per cell)."""
     import csv
 
-    cols = ["graph", "method", "statistic", "k", "epsilon", "upload_bits_per_node",
-            "download_bits_per_node", "seconds_per_trial", "budget"]
+    cols = _COSTS_COLUMNS
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(cols)

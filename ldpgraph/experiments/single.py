@@ -54,6 +54,28 @@ class SingleRun:
     truth: float
     estimates: tuple[MethodEstimate, ...]
 
+    def _table_columns(self) -> dict[str, list[Any]]:
+        rows = self.to_dict()["estimates"]
+        n = len(rows)
+        head = {c: [getattr(self, c)] * n for c in ("graph", "statistic", "k", "epsilon", "seed", "truth")}
+        per = ("method", "estimate", "std_error", "std_error_kind", "error", "relative_error")
+        return {**head, **{c: [r[c] for r in rows] for c in per}}
+
+    def to_pandas(self) -> Any:
+        """One row per method (graph, statistic, k, epsilon, seed, truth, method, estimate,
+        std_error, std_error_kind, error, relative_error: the fields of ``ldpgraph estimate
+        --json``); pandas is imported only here."""
+        from ..tables import to_frame
+
+        return to_frame(self._table_columns(), integers=("k",))
+
+    def _repr_html_(self) -> str:
+        from ..tables import html_table
+
+        what = self.statistic if self.k is None else f"{self.statistic}, k = {self.k}"
+        return html_table(self._table_columns(), caption=f"{self.graph}: {what}, epsilon {self.epsilon:g}, "
+                          f"truth {self.truth:.6g}, seed {self.seed}")
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (NaN and infinities as None)."""
 

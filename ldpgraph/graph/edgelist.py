@@ -1181,9 +1181,9 @@ def _check_id(tok: str, d: _Dialect, source: str, number: int, line: bytes) -> N
     else:
         hint = ""
         if d.auto:
-            hint = (" (node_type='str' reads ids as names)" if d.first_line == number else
-                    f" (the ids of line {d.first_line} are integers; node_type='str' reads ids "
-                    "as names)")
+            names = "node_type='str' (--node-type str) reads ids as names"
+            hint = (f" ({names})" if d.first_line == number else
+                    f" (the ids of line {d.first_line} are integers; {names})")
         _fail(source, number, line, f"node id {_show(tok)} is not a non-negative integer{hint}")
 
 
@@ -1191,12 +1191,29 @@ def _show(text: str | bytes, limit: int = 60) -> str:
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogateescape")
     text = text.decode("utf-8", "replace")  # bytes that are not UTF-8 show as U+FFFD
-    return repr(text[:limit]) + ("..." if len(text) > limit else "")
+    shown = repr(text[:limit])
+    if len(shown) > limit + 2:  # escapes (control bytes) count: a few, not a screenful
+        return shown[:limit] + "'..."
+    return shown + ("..." if len(text) > limit else "")
 
 
 def _fail(source: str, number: int, line: bytes, reason: str) -> None:
-    shown = _show(line.rstrip(b"\r"), limit=80)
+    raw = bytes(line.rstrip(b"\r"))
+    shown = _show(raw, limit=80)
+    if b"\x00" in raw or not _is_utf8(raw):  # binary data: a few bytes in hex, not a screenful of escapes
+        first = " ".join(f"{b:02x}" for b in raw[:8])
+        reason += (f" (binary data, not a text edge list? the line holds NUL or non-UTF-8 bytes: "
+                   f"{len(raw):,} bytes, the first {min(len(raw), 8)} {first})")
+        shown = _show(raw, limit=24)
     raise ValueError(f"{source}, line {number}: {reason}; the line is {shown}")
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------

@@ -349,7 +349,8 @@ def reports_from_records(
         mixed = [i for i in rows if eps[i] != eps_q]
         if mixed:
             raise ValueError(
-                f"{q} was released with mixed epsilon (row {rows[0]} has {eps_q:g}): {_rows_text(mixed)}"
+                f"{q} was released with mixed epsilon (row {rows[0]} has {eps_q:g}, row {mixed[0]} has "
+                f"{eps[mixed[0]]:g}): {_rows_text(mixed)}"
             )
         have = {nodes[i] for i in rows}
         missing = [v for v in all_nodes if v not in have]

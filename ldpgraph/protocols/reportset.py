@@ -466,9 +466,12 @@ class ReportAccumulator:
             bad = mixed & ~(np.isfinite(eps) & (eps > 0))
             if bad.any():
                 raise ValueError(f"epsilon must be finite and > 0: {chunk.rows_text(rows.where(bad))}")
+            where = rows.where(mixed)
+            odd = float(eps[np.flatnonzero(mixed)[0]])
             raise ValueError(
-                f"{name} was released with mixed epsilon ({q.first} has {q.epsilon:g}): "
-                f"{chunk.rows_text(rows.where(mixed))}"
+                f"{name} was released with mixed epsilon ({q.first} has {q.epsilon:g}, "
+                f"{chunk.where(where[0])} has {odd:g}): {chunk.rows_text(where)}; every node of a run "
+                "must use one budget"
             )
         v = rows.take(chunk.value)
         ids = rows.take(chunk.node)

@@ -78,7 +78,8 @@ def test_defaults_are_shared_by_cli_and_api():
     from ldpgraph.cli import build_parser
 
     args = build_parser().parse_args(["experiment"])
-    assert args.jobs is None and args.k is None and args.methods is None  # filled from the API defaults
+    assert args.jobs is None and args.methods is None  # filled from the API defaults
+    assert args.k == [list(DEFAULT_KS)]  # the API default, shown in the help
     res = run_experiment({"toy": [3, 1, 2, 2]}, epsilons=[1.0], n_trials=2, seed=0, quiet=True)
     assert {c.k for c in res.records} == set(DEFAULT_KS) == {2, 3}
     assert list(dict.fromkeys(c.method for c in res.records)) == list(DEFAULT_METHODS)
@@ -222,16 +223,17 @@ def test_plot_ticks_legend_styles_and_synthetic_label():
     assert list(ax.get_xticks()) == [0.5, 1.5, 4.0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0.5", "1.5", "4"]
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    # the private-bound method has no closed form: no analytic entry for it
-    assert legend == ["unbiased-dlap (+ analytic)", "unbiased-laplace (+ analytic)", "local-lap-kstars-private"]
+    # the styles are stated once; the private-bound method has no closed form: no dashed curve
+    assert legend == ["simulated (bars: confidence interval)", "analytic RMSE (dashed)", "unbiased-dlap",
+                      "unbiased-laplace", "local-lap-kstars-private"]
     dashed = [ln for ln in ax.lines if ln.get_label().endswith("(analytic)")]
     assert [ln.get_label() for ln in dashed] == ["unbiased-dlap (analytic)", "unbiased-laplace (analytic)"]
     mc = [c.lines[0] for c in ax.containers]
-    styles = {(ln.get_marker(), str(ln.get_linestyle()), ln.get_markerfacecolor() == "none") for ln in mc}
-    assert len(styles) == 3  # unbiased DLap and Laplace overlap: told apart by marker and line style
+    styles = {(ln.get_marker(), ln.get_markerfacecolor() == "none") for ln in mc}
+    assert len(styles) == 3  # unbiased DLap and Laplace overlap: told apart by marker and fill
     assert "(synthetic stand-in)" in ax.get_title()
-    assert "analytic" not in relative_rmse_figure(
-        [r for r in res.summary if r.method == "local-lap-kstars-private"]).axes[0].get_title()
+    lone = relative_rmse_figure([r for r in res.summary if r.method == "local-lap-kstars-private"]).axes[0]
+    assert "analytic" not in " ".join(t.get_text() for t in lone.get_legend().get_texts())
 
 
 def test_a_cell_whose_noisy_graph_does_not_fit_is_skipped_not_the_grid():

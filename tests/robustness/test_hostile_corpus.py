@@ -115,7 +115,7 @@ REPORTS: dict[str, tuple[str, str, str, str | None, str]] = {
     "bom_header.csv": (ERR, ERR, ERR, "missing", "a BOM before the header: column '\\ufeffnode'"),
     "binary.csv": (ERR, ERR, ERR, None, "random bytes"),
     "binary.jsonl": (ERR, ERR, ERR, r"line 1", "random bytes"),
-    "empty.csv": (ERR, ERR, ERR, "missing", "no header"),
+    "empty.csv": (ERR, ERR, ERR, r"empty file \(0 bytes\)", "no header: said to be empty"),
     "header_only.csv": (OK, ERR, ERR, None, "no row: nothing to curate"),
     "deep_nesting.jsonl": (ERR, ERR, ERR, r"line 1", "5,000 nested arrays on one short line"),
     "deep_nesting_value.jsonl": (ERR, ERR, ERR, r"line 1", "a value nested 5,000 deep"),
