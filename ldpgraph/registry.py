@@ -53,6 +53,7 @@ def _ensure() -> None:
         return
     from .baselines.methods import METHODS
     from .protocols.clustering_methods import CLUSTERING_METHODS
+    from .protocols.kcore_methods import KCORE_METHODS
     from .protocols.triangle_methods import TRIANGLE_METHODS
 
     for name in METHODS:
@@ -60,7 +61,7 @@ def _ensure() -> None:
             register(name, lambda name=name: DegreeReportsProtocol(name))
         else:
             register(name, lambda name=name: KStarProtocol(name))
-    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items()):
+    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(), *KCORE_METHODS.items()):
         register(name, factory)
 
 
@@ -107,8 +108,8 @@ def methods_for(statistic: str) -> list[Protocol]:
 def statistic_names() -> list[str]:
     """Every statistic some registered method estimates.
 
-    >>> statistic_names()[-4:]
-    ['triangles', 'transitivity', 'avg_clustering', 'degree_weighted_triangles']
+    >>> statistic_names()[-5:]
+    ['triangles', 'transitivity', 'avg_clustering', 'degree_weighted_triangles', 'core_numbers']
     """
     from .protocols.statistics import GRAPH_STATISTICS
     from .protocols.statistics import statistic_names as degree_stats

@@ -46,19 +46,21 @@ Notes
 Privacy of ``svt`` (ε = ε_ρ + ε_ν per node, whatever the number of rounds). Fix the public
 levels of the other nodes (the broadcasts: post-processing of their releases). The node's
 queries :math:`U_v(r)` have sensitivity 1 in its neighbour list and are *monotone*: adding a
-neighbour w raises every :math:`U_v(r)` by :math:`1[\ell_w(r) = r] \ge 0`. The node's output
-is a run of moves ending at its first failure (AboveThreshold on the queries
-:math:`-U_v(r)` against :math:`-k_g`, halting at the first answer above). For an output of
-m moves and a failure, with :math:`U' = U + 1` (the other case is symmetric), shift
-:math:`\rho' = \rho + 1`: the m moves keep holding (their fresh noise unchanged, each
-:math:`U'(r) \ge U(r)`... shifted by at most 1) and the failure
-:math:`U'(m) + \nu < k + \rho'` holds on the same ν; the shift costs a factor
-:math:`e^{\varepsilon_\rho}` in the DLap mass of ρ and none elsewhere except the failing
-round, where monotonicity lets ν absorb the remaining unit at a factor
-:math:`e^{\varepsilon_\nu}` (Lyu, Su, Li, VLDB 2017, Theorem 2 with monotone queries, c = 1;
-the shifts are integers, so the discrete Laplace densities obey the same ratios). So the
-whole transcript of a node is (ε_ρ + ε_ν)-DP in its neighbour list; the audit
-(:func:`svt_node_release`) checks it empirically.
+neighbour w changes every :math:`U_v(r)` by :math:`1[\ell_w(r) = r] \in \{0, 1\}`, all in the
+same direction. The node's transcript is a run of m moves and then a failure (or no failure
+when the protocol ends): AboveThreshold on the queries :math:`-U_v(r)` against the thresholds
+:math:`-k_g` (Dwork and Roth, Theorem 3.23), halting at the first answer above. Write its
+probability as a sum over ρ of :math:`P[\rho]` times the indicator that the m moves hold
+(:math:`\rho \le \min_{i<m}(U_i + \nu_i - k_i)`, fresh ν fixed) times
+:math:`P[\nu_m < k_m + \rho - U_m]`. When a neighbour is added (U grows by 0 or 1 in every
+round) the same ρ keeps the moves and the failure needs ν_m one smaller: one unit of ν costs
+:math:`e^{\varepsilon_\nu}`. When one is removed, ρ' = ρ - 1 keeps the moves
+(:math:`e^{\varepsilon_\rho}`) and the failure holds with ν_m shifted by at most one
+(:math:`e^{\varepsilon_\nu}`). So every transcript's
+probability changes by at most :math:`e^{\varepsilon_\rho + \varepsilon_\nu}` (Lyu, Su, Li,
+VLDB 2017, Theorem 2: monotone queries need noise of scale 1/ε_ν, not 2/ε_ν); the shifts are
+integers, and the discrete Laplace masses obey the same ratios as the continuous densities.
+The audit of :func:`svt_node_release` in the tests checks it empirically.
 
 Examples
 --------
@@ -68,7 +70,7 @@ Examples
 [2, 2, 2, 1]
 >>> run = svt_kcore(g, 200.0, rng=0)
 >>> run.core_numbers.tolist(), run.levels.tolist()
-[[2.0, 2.0, 2.0, 1.0], [4, 4, 4, 2]]
+([2.0, 2.0, 2.0, 1.0], [4, 4, 4, 2])
 """
 
 from __future__ import annotations
