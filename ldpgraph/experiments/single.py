@@ -168,7 +168,8 @@ def estimate_once(
             details = getattr(p, "trial_details", None)
             if details is not None:  # a vector statistic: the run's measures, its mean factor as estimate
                 extra = details(unit.data, eps, rng=gen)
-                out.append(MethodEstimate(p.name, float(extra["mean_approximation_factor"]), None, None, extra))
+                mean = float(extra["mean_approximation_factor"])
+                out.append(MethodEstimate(p.name, mean, None, None, extra))
                 continue
             est = float(p.estimate_trials(unit.data, unit.statistic, k, eps, 1, rng=gen)[0])
             sd = _sd(p.analytic_variance(unit.data, unit.statistic, k, eps))

@@ -189,7 +189,7 @@ def reference_parameters(n: int, psi: float = 0.5) -> dict[str, float]:
 
 def reference_core_estimate(levels: ArrayLike, levels_per_group: float, psi: float = 0.5,
                             lam: float = 0.5) -> NDArray[np.float64]:
-    r""":math:`(2+\lambda)(1+\psi)^{\max(\lfloor(\ell+1)/L\rfloor-1, 0)}` (Algorithm 3.4, λ = 1/2 as in the code).
+    r""":math:`(2+\lambda)(1+\psi)^{\max(\lfloor(\ell+1)/L\rfloor-1, 0)}` (Algorithm 3.4, λ = 1/2).
 
     >>> reference_core_estimate([0, 5, 10], 5.25).tolist()
     [2.5, 2.5, 3.75]
@@ -273,8 +273,8 @@ def _dlap_vector(gen: np.random.Generator, scale_eps: NDArray[np.float64]) -> ND
 
 
 def svt_thresholds(psi: float, limit: int) -> NDArray[np.int64]:
-    r"""The group thresholds :math:`k_0 = 1 < k_1 < \dots`, :math:`k_g = \max(k_{g-1}+1, \mathrm{round}((1+\psi)^g))`,
-    up to the first one above ``limit``.
+    r"""The group thresholds :math:`k_0 = 1 < k_1 < \dots`,
+    :math:`k_g = \max(k_{g-1}+1, \mathrm{round}((1+\psi)^g))`, up to the first one above ``limit``.
 
     >>> svt_thresholds(0.5, 12).tolist()
     [1, 2, 3, 4, 5, 8, 11, 17]

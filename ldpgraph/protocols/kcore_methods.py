@@ -73,8 +73,8 @@ class KCoreMethod(Protocol):
         self.levels_per_group = check_nonnegative_int(levels_per_group, "levels_per_group", minimum=1)
         if name == "kcore-svt":
             self.deployed_as = ("kcore-svt", {})
-            self.reference = ("ours: the level data structure of Dhulipala et al. (FOCS 2022) with sparse-vector "
-                              "level moves")
+            self.reference = ("ours: the level data structure of Dhulipala et al. (FOCS 2022) with "
+                              "sparse-vector level moves")
         else:
             self.not_deployable = "the reference algorithm is simulated only (kcore-svt deploys)"
             self.reference = ("Mundra, Papamanthou, Shun, Liu, PVLDB (arXiv 2506.20828), k-CoreD as in "
@@ -110,8 +110,9 @@ class KCoreMethod(Protocol):
         n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
         gen = check_rng(rng)
         truth = self._truth_cores(g)
-        return np.array([core_summary(self.run(g, epsilon, gen).core_numbers, truth)["mean_approximation_factor"]
-                         for _ in range(n_trials)], dtype=np.float64)
+        runs = [self.run(g, epsilon, gen) for _ in range(n_trials)]
+        return np.array([core_summary(r.core_numbers, truth)["mean_approximation_factor"] for r in runs],
+                        dtype=np.float64)
 
     def trial_details(self, data: Any, epsilon: float, *, rng: Any = None) -> dict[str, Any]:
         """One run's measures: mean and max approximation factor, degeneracy (estimated and true),
