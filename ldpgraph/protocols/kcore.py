@@ -96,6 +96,7 @@ __all__ = [
     "svt_core_estimate",
     "svt_kcore",
     "svt_node_release",
+    "svt_transcript_pmf",
     "svt_rounds",
     "same_level_counts",
 ]
@@ -335,6 +336,48 @@ def svt_node_release(counts: ArrayLike, thresholds: ArrayLike, epsilon: float, *
     nu = _dlap(gen, eps_nu, size * u.size).reshape(size, u.size)
     passed = (u[None, :] + nu) >= (k[None, :] + rho[:, None])
     return np.where(passed.all(axis=1), u.size, np.argmin(passed, axis=1)).astype(np.int64)
+
+
+def _dlap_pmf(eps: float, tol: float = 1e-17) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Support and mass of DLap(e^-eps), truncated where the tail is below ``tol``."""
+    p = math.exp(-eps)
+    m = int(math.ceil(math.log(tol) / math.log(p))) + 1
+    x = np.arange(-m, m + 1)
+    return x, (1 - p) / (1 + p) * p ** np.abs(x)
+
+
+def svt_transcript_pmf(counts: ArrayLike, thresholds: ArrayLike, epsilon: float, *,
+                       rho_share: float = 0.5) -> NDArray[np.float64]:
+    r"""Exact law of :func:`svt_node_release`: P[m moves then a failure], m = 0..len (len: no failure).
+
+    .. math:: P[m] = \sum_\rho P[\rho] \prod_{i<m} P[\nu \ge k_i + \rho - U_i]\;
+              P[\nu < k_m + \rho - U_m],
+
+    summed over the discrete Laplace support (truncated where the mass is below 1e-17).
+
+    >>> p = svt_transcript_pmf([5, 5, 5], [1, 2, 9], 1.0)
+    >>> round(float(p.sum()), 12), int(p.argmax())
+    (1.0, 2)
+    """
+    eps_rho, eps_nu = _svt_split(check_epsilon(epsilon), rho_share)
+    u = np.asarray(counts, dtype=np.int64)
+    k = np.asarray(thresholds, dtype=np.int64)
+    r, pr = _dlap_pmf(eps_rho)
+    x, px = _dlap_pmf(eps_nu)
+    tail = np.concatenate([np.cumsum(px[::-1])[::-1], [0.0]])  # tail[j] = P[nu >= x[j]]
+
+    def at_least(t: NDArray[np.int64]) -> NDArray[np.float64]:
+        j = np.clip(t - x[0], 0, x.size)
+        return tail[j]
+
+    out = np.empty(u.size + 1)
+    alive = pr.copy()
+    for i in range(u.size):
+        ok = at_least(k[i] + r - u[i])
+        out[i] = float(np.sum(alive * (1.0 - ok)))
+        alive = alive * ok
+    out[u.size] = float(alive.sum())
+    return out
 
 
 def svt_kcore(graph: Any, epsilon: float, *, psi: float = 0.25, levels_per_group: int = 2,
