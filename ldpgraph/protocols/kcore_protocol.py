@@ -30,7 +30,7 @@ Examples
 >>> from ldpgraph.run import run_in_memory
 >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
 >>> run = run_in_memory("kcore-svt", g, 200.0, sampler=1)
->>> run.plan.describe()[:58]
+>>> run.plan.describe()[:61]
 'epsilon 200 = levels 200 (sparse vector: threshold noise once'
 >>> run.estimate.core_numbers.tolist(), run.n_rounds
 ([2.0, 2.0, 2.0, 1.0], 5)
