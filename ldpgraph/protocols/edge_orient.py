@@ -127,7 +127,8 @@ def local_bounds(out_degrees: ArrayLike, epsilon_bound: float, *, bounds: str = 
     ``"local"``: :math:`D_v = \max(1, \tilde m_v + c)`,
     :math:`c = \lceil \text{margin}/\varepsilon_0\rceil`;
     a node is projected (:math:`m_v > D_v`) with probability
-    :math:`P[\eta \le -c-1] = e^{-\varepsilon_0(c+1)}/(1+e^{-\varepsilon_0})` (:func:`projection_probability`).
+    :math:`P[\eta \le -c-1] = e^{-\varepsilon_0(c+1)}/(1+e^{-\varepsilon_0})`
+    (:func:`projection_probability`).
     ``"global"``: every :math:`D_v = D = \max(1, \max_v \tilde m_v)`, as ``two-round-triangles-dlap``'s
     private bound.
 
