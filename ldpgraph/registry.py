@@ -53,6 +53,7 @@ def _ensure() -> None:
         return
     from .baselines.methods import METHODS
     from .protocols.clustering_methods import CLUSTERING_METHODS
+    from .protocols.edge_orient_methods import EDGE_ORIENT_METHODS
     from .protocols.kcore_methods import KCORE_METHODS
     from .protocols.triangle_methods import TRIANGLE_METHODS
 
@@ -61,7 +62,8 @@ def _ensure() -> None:
             register(name, lambda name=name: DegreeReportsProtocol(name))
         else:
             register(name, lambda name=name: KStarProtocol(name))
-    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(), *KCORE_METHODS.items()):
+    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(), *KCORE_METHODS.items(),
+                          *EDGE_ORIENT_METHODS.items()):
         register(name, factory)
 
 
