@@ -120,7 +120,7 @@ def edge_orient_budget(epsilon: float, shares: dict[str, float] | None = None) -
 
 
 def local_bounds(out_degrees: ArrayLike, epsilon_bound: float, *, bounds: str = "local",
-                 margin: float = 3.0, rng: Any = None) -> NDArray[np.int64]:
+                 margin: float = 2.0, rng: Any = None) -> NDArray[np.int64]:
     r"""The public out-degree bounds from the noisy out-degrees
     :math:`\tilde m_v = m_v + \mathrm{DLap}(e^{-\varepsilon_0})`.
 
@@ -167,7 +167,7 @@ class EdgeOrientTrial:
 
 
 def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] | None = None,
-                      bounds: str = "local", margin: float = 3.0, oriented: Graph | None = None,
+                      bounds: str = "local", margin: float = 2.0, oriented: Graph | None = None,
                       bound_values: ArrayLike | None = None, rng: Any = None) -> EdgeOrientTrial:
     r"""One run of our EdgeOrientΔ (module docstring) at per-node budget ``epsilon``.
 
@@ -205,7 +205,7 @@ def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] 
 
 
 def simulate_edge_orient(graph: Graph, epsilon: float, n_trials: int = 1, *,
-                         shares: dict[str, float] | None = None, bounds: str = "local", margin: float = 3.0,
+                         shares: dict[str, float] | None = None, bounds: str = "local", margin: float = 2.0,
                          rng: Any = None) -> NDArray[np.float64]:
     """Estimates of ``n_trials`` independent runs (:func:`edge_orient_trial`)."""
     n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)

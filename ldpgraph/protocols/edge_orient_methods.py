@@ -4,7 +4,7 @@ r"""EdgeOrientΔ triangle counting as experiment methods (``triangles``, ``trans
 method                          rounds at per-node budget ε (defaults)
 =============================== ===================================================================
 ``edge-orient-triangles``       ours: order (noisy degree) 0.05 ε and RR 0.375 ε; out-degree
-                                0.2 ε (a public bound per node: its noisy out-degree + 3/ε₀);
+                                0.2 ε (a public bound per node: its noisy out-degree + 2/ε₀);
                                 local count 0.375 ε (DLap at D_v - 1)
 ``edge-orient-triangles-global`` the same with one bound D = max of the noisy out-degrees (no
                                 node projected unless the maximum falls below the truth)
@@ -52,7 +52,7 @@ class EdgeOrientTriangles(TriangleProtocol):
     not_deployable = "simulated only for now (its rounds are those of two-round-triangles-dlap after a "\
                      "relabelling by the public order)"
 
-    def __init__(self, *, bounds: str = "local", margin: float = 3.0, **kw: Any) -> None:
+    def __init__(self, *, bounds: str = "local", margin: float = 2.0, **kw: Any) -> None:
         super().__init__(**kw)
         self.bounds = bounds
         self.margin = float(margin)
