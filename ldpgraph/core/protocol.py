@@ -81,6 +81,9 @@ class Round(ABC):
     number: int = 1
     #: short name, as in :meth:`Plan.budget`
     name: str = ""
+    #: whether it may run again on its own broadcast (:meth:`again`): then it reads a broadcast
+    #: from its second run on, and only its broadcast says whether it was the last
+    repeating: bool = False
 
     @abstractmethod
     def release(

@@ -160,6 +160,10 @@ class CoreNumbers:
     levels: NDArray[np.int64] = field(repr=False)
     rounds: int
     statistic: str = "core_numbers"
+    std_error: None = None
+    variance_estimate: None = None
+    no_std_error_reason: str = ("a vector of core numbers: its error is the approximation factor of each "
+                                "node, with no standard error (value: the estimated degeneracy)")
 
     @property
     def value(self) -> float:
@@ -193,6 +197,7 @@ class LevelRound(Round):
 
     number = 1
     name = "levels"
+    repeating = True
 
     def release(self, plan: Plan, nodes: NDArray[np.int64], neighbours: Any, broadcast: Any,
                 sampler: Sampler) -> Rows:
