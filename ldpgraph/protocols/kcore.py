@@ -24,6 +24,13 @@ authors' Go code ``algorithms/kcore-ldp.go`` runs it (where code and paper diffe
 - rounds :math:`\min(\lceil 4 (\log_{1+\psi} n)^{1.2}\rceil - 2, \max_v t_v)`;
 - core estimate :math:`(2 + 1/2)(1+\psi)^{\max(\lfloor(\ell+1)/L\rfloor - 1, 0)}` at level ℓ.
 
+Where the code and the paper (Algorithms 3.1-3.4) differ, this follows the code, since its
+numbers are the ones reported: the bias B (the paper's formula is garbled in print), the
+rounds (paper: :math:`\min(4\log n \log \tilde d_{max} - 1, \max_v t_v)`), the move test
+against :math:`(1+\psi)^g` (paper: :math:`(1+\eta/5)^{F(r)}`) and λ = 1/2 (paper:
+:math:`(5-2\eta)\eta/(\eta+5)^2`). The code's k-core runner always runs at ε = 1
+(``experiments.go``: ``epsilons := []float64{1.0}``); here ε is a parameter.
+
 A node spends ε₁/2 + ε₂/2 = ε/2 (the paper's ε-LEDP counts both endpoints of an edge); so
 that every method of ldpgraph is compared at the same *per-node* budget, :func:`reference_kcore`
 takes the per-node ε and runs the published algorithm at ε_paper = 2ε. For small s the bias B
