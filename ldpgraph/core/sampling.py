@@ -85,15 +85,21 @@ class Sampler(ABC):
     def secret(self, node: int, key: str, draw: Any) -> int:
         """The private integer ``draw(stream)`` of ``node`` under ``key``, the same in every round.
 
-        Seeded samplers draw it from the node's round-0 stream each time (a pure function of the
-        seed); others keep the first draw (:class:`Secure`).
+        ``key`` names the draw *and its parameters* (e.g. ``"kcore-svt-rho-0.5"``): a value is
+        kept per (key, node). Seeded samplers draw it from the node's round-0 stream (a pure
+        function of the seed, so every process finds the same value); others keep the first
+        draw (:class:`Secure`).
 
         >>> s = Seeded(3)
         >>> s.secret(7, "rho", lambda st: int(st.dlap(1.0, 1.0, 1)[0])) == s.secret(
         ...     7, "rho", lambda st: int(st.dlap(1.0, 1.0, 1)[0]))
         True
         """
-        return int(draw(self.stream(0, node)))
+        cache = self.__dict__.setdefault("_secret_cache", {})  # the same value: computed once per process
+        name = (key, int(node))
+        if name not in cache:
+            cache[name] = int(draw(self.stream(0, node)))
+        return cache[name]
 
 
 class _SeededStream(NodeStream):
