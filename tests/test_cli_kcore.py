@@ -47,3 +47,17 @@ def test_kcore_svt_steps_through_signed_broadcasts(tmp_path, capsys, monkeypatch
         assert status != 0
         assert "signature" in capsys.readouterr().err
     assert np.all(np.asarray(doc["core_numbers"]) >= 1)
+
+
+def test_estimate_core_numbers_json_carries_the_papers_measures(capsys):
+    capsys.readouterr()
+    assert main(["estimate", "ba:n=200,m=3", "--stat", "core_numbers", "--epsilon", "2", "--seed", "4",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    got = {e["method"]: e for e in doc["estimates"]}
+    assert set(got) == {"kcore-svt", "kcore-reference"} and doc["truth"] == 1.0
+    for e in got.values():
+        assert e["mean_approximation_factor"] == e["estimate"] >= 1.0
+        assert e["max_approximation_factor"] >= e["mean_approximation_factor"]
+        assert e["degeneracy"] == 3.0 and e["rounds"] >= 1
+        assert e["true_kcore_sizes"] == {"1": 200, "2": 200, "3": 200}
