@@ -61,3 +61,21 @@ def test_estimate_core_numbers_json_carries_the_papers_measures(capsys):
         assert e["max_approximation_factor"] >= e["mean_approximation_factor"]
         assert e["degeneracy"] == 3.0 and e["rounds"] >= 1
         assert e["true_kcore_sizes"] == {"1": 200, "2": 200, "3": 200}
+
+
+def test_secure_node_keeps_its_threshold_noise_in_a_state_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("LDPGRAPH_CURATOR_KEY", str(tmp_path / "key"))
+    graph = tmp_path / "g.txt"
+    graph.write_text("".join(f"{a} {b}\n" for a, b in EDGES))
+    opts = ["--protocol", "kcore-svt", "--epsilon", "2", "--d-max", "4"]
+    node = ["node", *opts, "--graph", str(graph), "--round", "1"]
+    assert main([*node, "--out", str(tmp_path / "x.csv")]) == 2  # secure and repeating: needs --state
+    assert "--state" in capsys.readouterr().err
+    state = tmp_path / "node.state"
+    assert main([*node, "--out", str(tmp_path / "r0.csv"), "--state", str(state)]) == 0
+    kept = state.read_text()
+    assert oct(state.stat().st_mode & 0o777) == "0o600" and len(json.loads(kept)) == len({v for e in EDGES for v in e})
+    b1 = tmp_path / "b1.json"
+    assert main(["curate", str(tmp_path / "r0.csv"), *opts, "--round", "1", "--broadcast-out", str(b1)]) == 0
+    assert main([*node, "--out", str(tmp_path / "r1.csv"), "--state", str(state), "--broadcast", str(b1)]) == 0
+    assert state.read_text() == kept  # step 1 used the same secrets, drew none anew
