@@ -929,6 +929,9 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--round", type=_int("round", minimum=1), default=1, help="protocol round (default 1)")
     p.add_argument("--broadcast", metavar="FILE",
                    help="the curator's broadcast after the previous round (gives d_max for round 2)")
+    p.add_argument("--state", metavar="FILE",
+                   help="the node's private state between the runs of a repeating round (kcore-svt: its "
+                   "threshold noise, drawn once); created with mode 0600, never sent: keep it on the node")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default="degree",
                    help="protocol (default degree); the others (see 'ldpgraph methods') take --epsilon as "
                    "each node's total budget, split by their plan, and the same options in node and curate")
@@ -1029,6 +1032,8 @@ def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> No
                                help=f"{text}; default {'yes' if o.default else 'no'}")
             elif o.type is int:
                 p.add_argument(o.flag, type=_int(o.name, minimum=1), help=text)
+            elif o.type is float:
+                p.add_argument(o.flag, type=float, metavar="F", help=text)
             else:
                 p.add_argument(o.flag, metavar="Q=F,...", help=text)
 
@@ -1412,13 +1417,18 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
     rounds = proto.rounds()
     if not 1 <= args.round <= len(rounds):
         raise _UsageError(f"{proto.name} has no round {args.round}")
-    if (args.round > 1) != (args.broadcast is not None):
+    repeating = rounds[args.round - 1].repeating  # reads the broadcast from its second run on
+    if (args.round > 1 and args.broadcast is None) or (args.round == 1 and args.broadcast is not None
+                                                       and not repeating):
         raise _UsageError(f"round {args.round} of {proto.name} "
                           + ("needs --broadcast (the curator's broadcast of the previous round)"
                              if args.round > 1 else "takes no --broadcast"))
     if args.seed is not None and not args.simulate:
         raise _UsageError("--seed needs --simulate (the secure sampler cannot be seeded)")
-    sampler: Any = Secure()
+    if rounds[args.round - 1].repeating and not args.simulate and args.state is None:
+        raise _UsageError(f"round {args.round} of {proto.name} repeats and the node keeps a secret between "
+                          "its runs: pass --state FILE (the same file at every step; it stays on the node)")
+    sampler: Any = Secure(state=args.state)
     if args.simulate:
         seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
         sampler = Seeded(seed)
@@ -1456,15 +1466,17 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     if not 0 < args.level < 1:
         raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
     rounds = proto.rounds()
-    rnd = args.round if args.round is not None else (2 if args.broadcast is not None else 1)
+    second = args.broadcast is not None and len(rounds) > 1
+    rnd = args.round if args.round is not None else (2 if second else 1)
     if not 1 <= rnd <= len(rounds):
         raise _UsageError(f"{name} has no round {rnd}")
-    last = rnd == len(rounds)
-    if (rnd > 1) != (args.broadcast is not None):
+    repeating = rounds[rnd - 1].repeating  # its own broadcast says whether it runs again
+    last = rnd == len(rounds) and not repeating
+    if (rnd > 1 and args.broadcast is None) or (rnd == 1 and args.broadcast is not None and not repeating):
         raise _UsageError(f"round {rnd} of {name} " + ("needs --broadcast (the previous round's broadcast)"
                                                        if rnd > 1 else "takes no --broadcast (round 1 writes "
                                                        "it: --broadcast-out)"))
-    if not last and args.broadcast_out is None:
+    if rnd < len(rounds) and args.broadcast_out is None:
         raise _UsageError(f"round {rnd} of {name} writes the broadcast of round {rnd + 1}: pass "
                           "--broadcast-out FILE")
     if last and args.broadcast_out is not None:
@@ -1510,18 +1522,30 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
         }
     bounds_out = proto.one_node_bounds(result, plan, step)
     if broadcast is not None:
-        out.update(run_id=broadcast.run_id, bound=broadcast.bound)
+        out.update(run_id=broadcast.run_id, bound=getattr(broadcast, "bound", None))
+    b = step.broadcast(result, plan) if repeating else None
+    if repeating:  # a data-dependent number of rounds: the new broadcast says whether it runs again
+        again = step.again(b)
+        last = rnd == len(rounds) and not again
+        out["step"] = getattr(b, "step", None)
+        if again and args.broadcast_out is None:
+            raise _UsageError(f"round {rnd} of {name} runs again: pass --broadcast-out FILE (the broadcast "
+                              "of its next run)")
+        if last and args.broadcast_out is not None:
+            lines.append(f"note       the run is over (no node runs round {rnd} again): no broadcast written")
     if not last:
-        b = step.broadcast(result, plan)
+        b = step.broadcast(result, plan) if b is None else b
         bpath = proto.write_broadcast(args.broadcast_out, b)
         sig = sign_broadcast(bpath, key)
-        out.update(broadcast=str(bpath), signature=str(sig), run_id=b.run_id, bound=b.bound)
+        out.update(broadcast=str(bpath), signature=str(sig), run_id=b.run_id, bound=getattr(b, "bound", None))
         if bounds_out:
             out["one_node_bound"] = bounds_out
         down = Path(bpath).stat().st_size
-        lines.append(f"\nwrote {bpath} (noisy graph and bound D = {b.bound} for round {rnd + 1}; run id "
-                     f"{b.run_id}); every node downloads {down:,} bytes")
-        lines.append(f"signed {sig.name} with the curator key (round {rnd + 1} of curate accepts only it)")
+        nxt = f"round {rnd} again (step {b.step})" if repeating else f"round {rnd + 1}"
+        what = "the levels" if repeating else f"noisy graph and bound D = {b.bound}"
+        lines.append(f"\nwrote {bpath} ({what} for {nxt}; run id {b.run_id}); every node downloads {down:,} "
+                     "bytes")
+        lines.append(f"signed {sig.name} with the curator key ({nxt} of curate accepts only it)")
         if args.json:
             print(json.dumps(out, indent=2))
         else:
@@ -1538,6 +1562,10 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
 
     notes = estimate_notes(est.statistic, est.value, None if negative else est.std_error,
                            epsilon=plan.epsilon, level=args.level, no_std_error=why)
+    per_node = getattr(est, "core_numbers", None)  # a vector statistic: every node's value too
+    if per_node is not None:
+        out.update(core_numbers=per_node.tolist(), rounds=est.rounds)
+        lines.append(f"rounds     {est.rounds} (the run is over); every node's core number: --json")
     if args.json:
         out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
                              "variance_estimate": est.variance_estimate,
@@ -1563,6 +1591,8 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
 
 def _no_std_error_reason(est: Any, negative: bool, n_nodes: int) -> str | None:
     """Why an estimate has no standard error (None when it has one)."""
+    if getattr(est, "no_std_error_reason", None):
+        return str(est.no_std_error_reason)
     if negative:
         return (f"the unbiased variance estimate is {est.variance_estimate:.3g} <= 0 (the noise dominates): "
                 "no standard error or interval")

@@ -73,6 +73,8 @@ def _register_built_in() -> None:
     from .baselines.methods import METHODS
     from .protocols.clustering_methods import CLUSTERING_METHODS
     from .protocols.four_cycle_methods import FOUR_CYCLE_METHODS
+    from .protocols.edge_orient_methods import EDGE_ORIENT_METHODS
+    from .protocols.kcore_methods import KCORE_METHODS
     from .protocols.triangle_methods import TRIANGLE_METHODS
 
     for name in METHODS:
@@ -80,8 +82,8 @@ def _register_built_in() -> None:
             register(name, lambda name=name: DegreeReportsProtocol(name))
         else:
             register(name, lambda name=name: KStarProtocol(name))
-    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(),
-                          *FOUR_CYCLE_METHODS.items()):
+    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(), *FOUR_CYCLE_METHODS.items(),
+                          *KCORE_METHODS.items(), *EDGE_ORIENT_METHODS.items()):
         register(name, factory)
 
 
@@ -129,7 +131,7 @@ def statistic_names() -> list[str]:
     """Every statistic some registered method estimates.
 
     >>> statistic_names()[-5:]
-    ['triangles', 'transitivity', 'avg_clustering', 'degree_weighted_triangles', 'four_cycles']
+    ['transitivity', 'avg_clustering', 'degree_weighted_triangles', 'four_cycles', 'core_numbers']
     """
     from .protocols.statistics import GRAPH_STATISTICS
     from .protocols.statistics import statistic_names as degree_stats

@@ -74,11 +74,17 @@ class Release:
 
 @dataclass(frozen=True)
 class RoundPlan:
-    """The releases of round ``number`` (1-based)."""
+    """The releases of round ``number`` (1-based).
+
+    ``repeats``: for a round that runs again while the data say so (:meth:`~ldpgraph.core.
+    protocol.Round.again`), how its releases compose over the repetitions to its ε (printed by
+    :meth:`Plan.describe`); empty for a round that runs once.
+    """
 
     number: int
     name: str
     releases: tuple[Release, ...]
+    repeats: str = ""
 
     @property
     def epsilon(self) -> float:
@@ -147,6 +153,7 @@ class Plan:
                     "round": r.number,
                     "name": r.name,
                     "epsilon": r.epsilon,
+                    **({"repeats": r.repeats} if r.repeats else {}),
                     "releases": [
                         {"quantities": list(x.quantities), "mechanism": x.mechanism, "epsilon": x.epsilon,
                          "sensitivity": {q: _json_number(x.sensitivity_of(q)) for q in x.quantities}}
@@ -160,7 +167,8 @@ class Plan:
 
     def describe(self) -> str:
         """One line: the total and each round's share, e.g. ``ε 1 = rr 0.5 + local-count 0.5``."""
-        parts = " + ".join(f"{name} {eps:.6g}" for name, eps in self.budget().items())
+        parts = " + ".join(f"{r.name} {r.epsilon:.6g}" + (f" ({r.repeats})" if r.repeats else "")
+                           for r in self.rounds)
         return f"epsilon {self.epsilon:.6g} = {parts}"
 
 

@@ -26,6 +26,7 @@ MODULES = (
     "ldpgraph.protocols.two_round_triangles",
     "ldpgraph.protocols.avg_clustering",
     "ldpgraph.protocols.two_round_four_cycles",
+    "ldpgraph.protocols.kcore_protocol",
 )
 
 _PROTOCOLS: dict[str, type[Protocol]] = {}

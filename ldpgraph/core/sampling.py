@@ -13,7 +13,12 @@ an experiment, ``ldpgraph node --simulate`` and a deployment:
   the same exact samplers on seeded streams, for tests and audits of that code path.
 
 Both hand out a :class:`NodeStream` per (round, node), with the draws a release needs:
-``dlap``, ``keep`` (randomized response), ``uniform`` and ``subset``.
+``dlap``, ``keep`` (randomized response), ``uniform`` and ``subset``; and
+:meth:`Sampler.secret`, a value a node draws once and keeps *private* across rounds (the
+threshold noise of a sparse-vector protocol): the seeded samplers draw it from the node's
+round-0 stream (no protocol round is numbered 0), so every executor and process recomputes
+the same value; :class:`Secure` draws it once with its exact samplers and keeps it, in memory
+or in a node-side state file (``Secure(state=PATH)``, mode 0600; never sent).
 
 Examples
 --------
@@ -27,7 +32,9 @@ True
 from __future__ import annotations
 
 import functools
+import json
 import math
+import os
 import secrets
 from abc import ABC, abstractmethod
 from fractions import Fraction
@@ -74,6 +81,25 @@ class Sampler(ABC):
     def describe(self) -> str:
         """One phrase for output lines."""
         raise NotImplementedError
+
+    def secret(self, node: int, key: str, draw: Any) -> int:
+        """The private integer ``draw(stream)`` of ``node`` under ``key``, the same in every round.
+
+        ``key`` names the draw *and its parameters* (e.g. ``"kcore-svt-rho-0.5"``): a value is
+        kept per (key, node). Seeded samplers draw it from the node's round-0 stream (a pure
+        function of the seed, so every process finds the same value); others keep the first
+        draw (:class:`Secure`).
+
+        >>> s = Seeded(3)
+        >>> s.secret(7, "rho", lambda st: int(st.dlap(1.0, 1.0, 1)[0])) == s.secret(
+        ...     7, "rho", lambda st: int(st.dlap(1.0, 1.0, 1)[0]))
+        True
+        """
+        cache = self.__dict__.setdefault("_secret_cache", {})  # the same value: computed once per process
+        name = (key, int(node))
+        if name not in cache:
+            cache[name] = int(draw(self.stream(0, node)))
+        return cache[name]
 
 
 class _SeededStream(NodeStream):
@@ -160,13 +186,45 @@ class _ExactStream(NodeStream):
 
 
 class Secure(Sampler):
-    """Deployment: the exact samplers on the OS CSPRNG (unseedable)."""
+    """Deployment: the exact samplers on the OS CSPRNG (unseedable).
+
+    ``state``: a node-side JSON file that keeps the nodes' :meth:`secret` values between the
+    rounds of a multi-round protocol (created with mode 0600; it must stay on the node). Without
+    it they are kept in memory, for one process.
+    """
 
     secure = True
     _stream = _ExactStream()
 
+    def __init__(self, state: Any = None) -> None:
+        self.state = state
+        self._secrets: dict[str, int] | None = None
+
     def __repr__(self) -> str:
-        return "Secure()"
+        return "Secure()" if self.state is None else f"Secure(state={str(self.state)!r})"
+
+    def _load(self) -> dict[str, int]:
+        if self._secrets is None:
+            self._secrets = {}
+            if self.state is not None and os.path.exists(self.state):
+                with open(self.state, encoding="utf-8") as fh:
+                    data = json.load(fh)
+                if not isinstance(data, dict) or not all(isinstance(v, int) for v in data.values()):
+                    raise ValueError(f"{self.state}: not a node state file (a JSON object of integers)")
+                self._secrets = dict(data)
+        return self._secrets
+
+    def secret(self, node: int, key: str, draw: Any) -> int:
+        """Drawn once with the exact samplers, then kept (in the ``state`` file when given)."""
+        secrets_ = self._load()
+        name = f"{key}:{int(node)}"
+        if name not in secrets_:
+            secrets_[name] = int(draw(self.stream(0, node)))
+            if self.state is not None:
+                fd = os.open(self.state, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(secrets_, fh)
+        return secrets_[name]
 
     def stream(self, round: int, node: int) -> NodeStream:
         return self._stream

@@ -32,12 +32,16 @@ class MethodEstimate:
         true degrees; ``"estimated"``: the curator's standard error from the reports; None
         where neither exists.
     std_error_kind : {"analytic", "estimated", None}
+    details : dict or None
+        More measures of the same run, from a method's ``trial_details`` (the k-core methods:
+        mean and max approximation factor, degeneracy, k-core sizes, rounds).
     """
 
     method: str
     estimate: float
     std_error: float | None
     std_error_kind: Literal["analytic", "estimated"] | None
+    details: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,7 @@ class SingleRun:
                     "relative_error": clean(abs(e.estimate - self.truth) / abs(self.truth))
                     if self.truth
                     else None,
+                    **(e.details or {}),
                 }
                 for e in self.estimates
             ],
@@ -182,6 +187,12 @@ def estimate_once(
         if unit.protocol is not None:  # an adjacency protocol: the first trial of its cell
             p = unit.protocol
             p.prepare(unit.data)
+            details = getattr(p, "trial_details", None)
+            if details is not None:  # a vector statistic: the run's measures, its mean factor as estimate
+                extra = details(unit.data, eps, rng=gen)
+                mean = float(extra["mean_approximation_factor"])
+                out.append(MethodEstimate(p.name, mean, None, None, extra))
+                continue
             est = float(p.estimate_trials(unit.data, unit.statistic, k, eps, 1, rng=gen)[0])
             sd = _sd(p.analytic_variance(unit.data, unit.statistic, k, eps))
             out.append(MethodEstimate(p.name, est, sd, None if sd is None else "analytic"))

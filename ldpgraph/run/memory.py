@@ -39,8 +39,9 @@ __all__ = ["Run", "run_in_memory", "node_lists", "resolve_public", "as_protocol"
 class Run:
     """One run: the plan, each round's rows, results and broadcasts, and the estimate.
 
-    The estimate is computed on first access (a curator's variance estimate can cost more than
-    the run itself)."""
+    ``rows`` and ``results`` hold one entry per round *run* (a repeating round once per
+    repetition: :attr:`n_rounds` counts them). The estimate is computed on first access (a
+    curator's variance estimate can cost more than the run itself)."""
 
     protocol: Protocol
     plan: Plan
@@ -48,6 +49,11 @@ class Run:
     rows: list[dict[str, NDArray[Any]]] = field(repr=False)
     results: list[Any] = field(repr=False)
     broadcasts: list[Any] = field(repr=False)
+
+    @property
+    def n_rounds(self) -> int:
+        """Rounds of communication run (each repetition of a repeating round counts)."""
+        return len(self.results)
 
     @cached_property
     def estimate(self) -> Any:
@@ -115,14 +121,17 @@ def run_in_memory(
     rows_by_round, results, broadcasts = [], [], []
     broadcast = None
     for rnd in proto.rounds():
-        rows = rnd.release(plan, nodes, lists, broadcast, smp)
-        acc = rnd.accumulator(plan, broadcast)
-        acc.add(chunk_from_columns(rows))
-        result = acc.result()
-        rows_by_round.append(rows)
-        results.append(result)
-        nxt = rnd.broadcast(result, plan)
-        if nxt is not None:
-            broadcast = nxt
-            broadcasts.append(nxt)
+        again = True
+        while again:  # a repeating round runs while its own broadcast says so (Round.again)
+            rows = rnd.release(plan, nodes, lists, broadcast, smp)
+            acc = rnd.accumulator(plan, broadcast)
+            acc.add(chunk_from_columns(rows))
+            result = acc.result()
+            rows_by_round.append(rows)
+            results.append(result)
+            nxt = rnd.broadcast(result, plan)
+            if nxt is not None:
+                broadcast = nxt
+                broadcasts.append(nxt)
+            again = nxt is not None and rnd.again(nxt)
     return Run(proto, plan, stat, rows_by_round, results, broadcasts)

@@ -22,6 +22,9 @@ TRIANGLE_NAMES = [
     "two-round-triangles-dlap",
     "two-round-triangles-dlap-private",
     "arr-triangles",
+    "edge-orient-triangles",
+    "edge-orient-triangles-global",
+    "edge-orient-reference",
 ]
 
 
