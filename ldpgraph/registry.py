@@ -72,8 +72,8 @@ def _ensure() -> None:
 def _register_built_in() -> None:
     from .baselines.methods import METHODS
     from .protocols.clustering_methods import CLUSTERING_METHODS
-    from .protocols.four_cycle_methods import FOUR_CYCLE_METHODS
     from .protocols.edge_orient_methods import EDGE_ORIENT_METHODS
+    from .protocols.four_cycle_methods import FOUR_CYCLE_METHODS
     from .protocols.kcore_methods import KCORE_METHODS
     from .protocols.triangle_methods import TRIANGLE_METHODS
 
