@@ -72,10 +72,10 @@ def test_monotone():
     rr = [numerical_epsilon(e, n, delta, "binary-rr") for e in grid]
     cf = [closed_form_epsilon(e, n, delta) for e in grid]
     for seq in (num, rr, cf):
-        assert all(b >= a for a, b in zip(seq, seq[1:]))
-    assert all(r <= g <= e0 for r, g, e0 in zip(rr, num, grid))
+        assert np.all(np.diff(seq) >= 0)
+    assert np.all(np.array(rr) <= num) and np.all(np.array(num) <= grid)
     deltas = [clones_delta(e, 3.0, n) for e in np.linspace(0, 3, 30)]
-    assert all(b <= a for a, b in zip(deltas, deltas[1:]))
+    assert np.all(np.diff(deltas) <= 0)
     # more users, more amplification
     assert numerical_epsilon(2.0, 10**5, delta) < numerical_epsilon(2.0, 10**4, delta)
 
