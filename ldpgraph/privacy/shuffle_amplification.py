@@ -189,7 +189,7 @@ def clones_delta_bruteforce(epsilon: float, epsilon0: float, n: int,
         pc = alpha * b0 + (1 - alpha) * b1
         qc = (1 - alpha) * b0 + alpha * b1
         total += stats.binom.pmf(c, n - 1, p) * float(np.maximum(pc - e * qc, 0.0).sum())
-    return total
+    return float(total)
 
 
 def numerical_epsilon(epsilon0: float, n: int, delta: float, randomizer: Randomizer = "generic") -> float:
