@@ -78,6 +78,9 @@ class Round(ABC):
     number: int = 1
     #: short name, as in :meth:`Plan.budget`
     name: str = ""
+    #: whether the round's rows go through a shuffler (node ids dropped, rows permuted) before the
+    #: curator sees them (:mod:`ldpgraph.run.shuffler`); the in-memory executor shuffles them too
+    shuffled: bool = False
 
     @abstractmethod
     def release(
