@@ -191,9 +191,9 @@ class WedgeCountAccumulator(Accumulator):
                              f"{plan.protocol} reach the curator through the shuffler (ldpgraph shuffle)")
         bad = np.flatnonzero(chunk.epsilon != plan.epsilon)
         if bad.size:
-            raise ValueError(f"{chunk.where(bad[0])}: released at epsilon {chunk.epsilon[bad[0]]!r}, the plan "
-                             f"({plan.describe()}) has {plan.epsilon!r}: curate with the nodes' --epsilon "
-                             "and options")
+            raise ValueError(f"{chunk.where(bad[0])}: released at epsilon {chunk.epsilon[bad[0]]!r}, the "
+                             f"plan ({plan.describe()}) has {plan.epsilon!r}: curate with the nodes' "
+                             "--epsilon and options")
         quantities = {q for rel in plan.round(1).releases for q in rel.quantities}
         for code in np.unique(chunk.quantity):
             name = chunk.quantity_names[code]
@@ -287,7 +287,8 @@ def codegree_sums(graph: Any) -> dict[str, float]:
     import scipy.sparse as sp
 
     n = graph.n_nodes
-    a = sp.csr_matrix((np.ones(graph.indices.size, dtype=np.int64), graph.indices, graph.indptr), shape=(n, n))
+    a = sp.csr_matrix((np.ones(graph.indices.size, dtype=np.int64), graph.indices, graph.indptr),
+                      shape=(n, n))
     deg = np.diff(graph.indptr)
     work = np.cumsum(np.asarray(a @ deg.astype(np.int64)).ravel())  # 2-paths from rows 0..v
     out = dict.fromkeys(("t1", "t2", "c2sq", "edge_t2", "tri_local_sq", "c4_local_sq"), 0.0)
@@ -360,8 +361,8 @@ class _WedgeShuffleBase(Protocol):
             seed = check_nonnegative_int(seed, "pairing_seed")
         eps0 = _local_epsilon(eps, n, delta, accounting)
         local = accounting == "local"
-        release = Release(self._quantities(), "randomized-response" if local else "shuffled-randomized-response",
-                          eps, 1.0)
+        mechanism = "randomized-response" if local else "shuffled-randomized-response"
+        release = Release(self._quantities(), mechanism, eps, 1.0)
         return Plan(self.name, self.version, eps, (RoundPlan(1, "wedge-shuffle", (release,)),), {
             "n_users": n, "pairing_seed": seed, "accounting": accounting, "local_epsilon": eps0,
             "edge_epsilon": eps, "delta": 0.0 if local else delta, "central_epsilon": eps,
@@ -381,8 +382,8 @@ class _WedgeShuffleBase(Protocol):
                         stat, "normal")
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
-        return [f"pairs      {result.n_pairs:,} ({result.n_nodes:,} users); {int(result.wedge.sum()):,} wedge "
-                f"rows, {int(result.edge.sum()):,} pair_edge rows"]
+        return [f"pairs      {result.n_pairs:,} ({result.n_nodes:,} users); {int(result.wedge.sum()):,} "
+                f"wedge rows, {int(result.edge.sum()):,} pair_edge rows"]
 
     # ---------------------------------------------------------------- simulation hooks
 
@@ -397,7 +398,8 @@ class _WedgeShuffleBase(Protocol):
         n = graph.n_nodes
         if n != plan.public["n_users"]:
             raise ValueError(f"the plan is for {plan.public['n_users']} users, the graph has {n} nodes")
-        a = sp.csr_matrix((np.ones(graph.indices.size, dtype=np.int8), graph.indices, graph.indptr), shape=(n, n))
+        a = sp.csr_matrix((np.ones(graph.indices.size, dtype=np.int8), graph.indices, graph.indptr),
+                          shape=(n, n))
         m = n - 2
         q1 = 1.0 / (1.0 + math.exp(plan.public["local_epsilon"]))
         q2 = 1.0 / (1.0 + math.exp(plan.public["edge_epsilon"]))

@@ -119,7 +119,8 @@ def run_in_memory(
         rows = rnd.release(plan, nodes, lists, broadcast, smp)
         if rnd.shuffled:  # the shuffler: seeded in simulation, the OS CSPRNG with the secure sampler
             seed = getattr(smp, "seed", None)
-            rows = shuffle_rows(rows, None if seed is None else np.random.SeedSequence(seed, spawn_key=(rnd.number,)))
+            rng = None if seed is None else np.random.SeedSequence(seed, spawn_key=(rnd.number,))
+            rows = shuffle_rows(rows, rng)
         acc = rnd.accumulator(plan, broadcast)
         acc.add(chunk_from_columns(rows))
         result = acc.result()

@@ -94,7 +94,8 @@ def read_rows(paths: Sequence[str | os.PathLike], *, format: str | None = None) 
             parts["protocol"].append(p_names[ch.protocol] if len(ch) else np.empty(0, dtype=object))
             parts["protocol_version"].append(ch.protocol_version)
     empty = {"quantity": object, "protocol": object, "epsilon": np.float64, "sensitivity": np.float64}
-    return {c: (np.concatenate(v) if v else np.empty(0, dtype=empty.get(c, np.int64))) for c, v in parts.items()}
+    return {c: np.concatenate(v) if v else np.empty(0, dtype=empty.get(c, np.int64))
+            for c, v in parts.items()}
 
 
 def shuffle_files(
