@@ -62,6 +62,10 @@ def _ensure() -> None:
             register(name, lambda name=name: KStarProtocol(name))
     for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items()):
         register(name, factory)
+    from .protocols.wedge_shuffle_methods import WEDGE_SHUFFLE_METHODS
+
+    for name, factory in WEDGE_SHUFFLE_METHODS.items():
+        register(name, factory)
 
 
 def get_method(name: str) -> Protocol:
