@@ -26,6 +26,7 @@ MODULES = (
     "ldpgraph.protocols.two_round_triangles",
     "ldpgraph.protocols.avg_clustering",
     "ldpgraph.protocols.wedge_shuffle",
+    "ldpgraph.protocols.wedge_shuffle_ignore",
 )
 
 _PROTOCOLS: dict[str, type[Protocol]] = {}

@@ -167,8 +167,8 @@ class WedgeCountAccumulator(Accumulator):
     """Shuffled rows counted per pair; refuses rows that carry node ids (not shuffled) when the round
     is shuffled, rows of another protocol, plan or round, and more rows per pair than users."""
 
-    def __init__(self, plan: Plan, shuffled: bool) -> None:
-        self.plan, self.shuffled = plan, shuffled
+    def __init__(self, plan: Plan, shuffled: bool, round_number: int = 1) -> None:
+        self.plan, self.shuffled, self.round_number = plan, shuffled, round_number
         n = plan.public["n_users"]
         self.wedge = np.zeros(n // 2, dtype=np.int64)
         self.edge = np.zeros(n // 2, dtype=np.int64)
@@ -182,19 +182,21 @@ class WedgeCountAccumulator(Accumulator):
         if names != [plan.protocol]:
             raise ValueError(f"{chunk.source}: rows of protocol {', '.join(map(repr, names))}, curating "
                              f"{plan.protocol!r}")
-        bad = np.flatnonzero((chunk.protocol_version != plan.version) | (chunk.round != 1))
+        bad = np.flatnonzero((chunk.protocol_version != plan.version) | (chunk.round != self.round_number))
         if bad.size:
-            raise ValueError(f"{chunk.where(bad[0])}: {plan.protocol} has one round, version {plan.version}")
+            raise ValueError(f"{chunk.where(bad[0])}: the wedge rows of {plan.protocol} are round "
+                             f"{self.round_number}, version {plan.version}")
         if self.shuffled and np.any(chunk.node != 0):
             i = int(np.flatnonzero(chunk.node != 0)[0])
             raise ValueError(f"{chunk.where(i)} carries node id {int(chunk.node[i])}: the rows of "
                              f"{plan.protocol} reach the curator through the shuffler (ldpgraph shuffle)")
-        bad = np.flatnonzero(chunk.epsilon != plan.epsilon)
+        want = plan.round(self.round_number).epsilon
+        bad = np.flatnonzero(chunk.epsilon != want)
         if bad.size:
             raise ValueError(f"{chunk.where(bad[0])}: released at epsilon {chunk.epsilon[bad[0]]!r}, the "
-                             f"plan ({plan.describe()}) has {plan.epsilon!r}: curate with the nodes' "
+                             f"plan ({plan.describe()}) has {want!r}: curate with the nodes' "
                              "--epsilon and options")
-        quantities = {q for rel in plan.round(1).releases for q in rel.quantities}
+        quantities = {q for rel in plan.round(self.round_number).releases for q in rel.quantities}
         for code in np.unique(chunk.quantity):
             name = chunk.quantity_names[code]
             at = chunk.quantity == code
@@ -239,7 +241,7 @@ class WedgeShuffleRound(Round):
                 sampler: Sampler) -> Rows:
         nodes = np.asarray(nodes, dtype=np.int64)
         if nodes.size == 0:
-            return empty_rows(plan, 1)
+            return empty_rows(plan, self.number)
         n = plan.public["n_users"]
         if int(nodes.max()) >= n or int(nodes.min()) < 0:
             raise ValueError(f"node ids must be in 0..{n - 1} (the plan's n_users {n})")
@@ -249,7 +251,8 @@ class WedgeShuffleRound(Round):
         partner = np.full(n, -1, dtype=np.int64)
         partner[pairs[:, 0]], partner[pairs[:, 1]] = pairs[:, 1], pairs[:, 0]
         eps0 = plan.public["local_epsilon"]
-        with_edge = PAIR_EDGE in plan.round(1).releases[0].quantities
+        with_edge = PAIR_EDGE in plan.round(self.number).releases[0].quantities
+        eps_edge = plan.public["edge_epsilon"]
         ind = np.zeros(n, dtype=np.bool_)
         node_parts, q_parts, v_parts = [], [], []
         for v, nb in zip(nodes.tolist(), neighbours, strict=True):
@@ -262,7 +265,7 @@ class WedgeShuffleRound(Round):
                 noisy[own[v]] = False  # a pair's own nodes send no wedge bit for it
             vals = np.flatnonzero(noisy).astype(np.int64)
             quantity = [WEDGE] * vals.size
-            if with_edge and own[v] >= 0 and bool(ind[partner[v]]) == bool(stream.keep(plan.epsilon, 1)[0]):
+            if with_edge and own[v] >= 0 and bool(ind[partner[v]]) == bool(stream.keep(eps_edge, 1)[0]):
                 vals = np.r_[vals, own[v]]
                 quantity.append(PAIR_EDGE)
             ind[nb] = False
@@ -270,19 +273,23 @@ class WedgeShuffleRound(Round):
             q_parts.append(quantity)
             v_parts.append(vals)
         quantity_col = np.array([q for part in q_parts for q in part], dtype=object)
-        return quantity_rows(plan, 1, np.concatenate(node_parts), quantity_col, np.concatenate(v_parts))
+        return quantity_rows(plan, self.number, np.concatenate(node_parts), quantity_col,
+                             np.concatenate(v_parts))
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> WedgeCountAccumulator:
-        return WedgeCountAccumulator(plan, self.shuffled)
+        return WedgeCountAccumulator(plan, self.shuffled, self.number)
 
 
-def codegree_sums(graph: Any) -> dict[str, float]:
+def codegree_sums(graph: Any, weights: Any = None) -> dict[str, float]:
     r"""Sums over node pairs of functions of the codegrees :math:`t_{uw} = |N(u) \cap N(w)|`.
 
     Keys: ``pairs`` (C(n, 2)), ``t1`` = Σ t, ``t2`` = Σ t², ``c2sq`` = Σ C(t, 2)² over all pairs
     u < w; ``edge_t2`` = Σ t² over the edges; ``tri_local_sq`` = Σ_v T_v² (local triangle counts);
-    ``c4_local_sq`` = Σ_v (Σ_w C(t_vw, 2))²; ``triangles``, ``four_cycles``, ``edges``. From sparse
-    products :math:`A_R A` over blocks R of rows (memory bounded by the block's 2-paths).
+    ``c4_local_sq`` = Σ_v (Σ_w C(t_vw, 2))²; ``triangles``, ``four_cycles``, ``edges``. With node
+    ``weights`` s (default 1) and :math:`s_e = s_u s_w`: ``w_edges`` = Σ_edges s_e, ``w_t2`` = Σ_pairs
+    s_e t², ``w_triangles`` = Σ_edges s_e t / 3, ``w_edge_t2`` = Σ_edges s_e t², ``w2_edge_t2`` =
+    Σ_edges s_e² t², ``w2_tri_local_sq`` = Σ_v (s_v Σ_u s_u a_uv t_uv / 2)². From sparse products
+    :math:`A_R A` over blocks R of rows (memory bounded by the block's 2-paths).
     """
     import scipy.sparse as sp
 
@@ -291,7 +298,10 @@ def codegree_sums(graph: Any) -> dict[str, float]:
                       shape=(n, n))
     deg = np.diff(graph.indptr)
     work = np.cumsum(np.asarray(a @ deg.astype(np.int64)).ravel())  # 2-paths from rows 0..v
-    out = dict.fromkeys(("t1", "t2", "c2sq", "edge_t2", "tri_local_sq", "c4_local_sq"), 0.0)
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    keys = ("t1", "t2", "c2sq", "edge_t2", "tri_local_sq", "c4_local_sq", "w_edges", "w_t2", "w_triangles",
+            "w_edge_t2", "w2_edge_t2", "w2_tri_local_sq")
+    out = dict.fromkeys(keys, 0.0)
     tri3 = 0.0
     c4_total = 0.0
     start, block = 0, 1 << 22
@@ -315,6 +325,16 @@ def codegree_sums(graph: Any) -> dict[str, float]:
         out["edge_t2"] += float((t[upper & edge] ** 2).sum())
         tri_v = np.bincount(r[edge] - start, weights=t[edge], minlength=stop - start) / 2.0
         out["tri_local_sq"] += float((tri_v**2).sum())
+        se = w[r] * w[c]
+        ue = upper & edge
+        out["w_edges"] += float(se[ue].sum())
+        out["w_t2"] += float((se[upper] * t[upper] ** 2).sum())
+        out["w_triangles"] += float((se[ue] * t[ue]).sum()) / 3.0
+        out["w_edge_t2"] += float((se[ue] * t[ue] ** 2).sum())
+        out["w2_edge_t2"] += float((se[ue] ** 2 * t[ue] ** 2).sum())
+        wt_v = w[start:stop] * np.bincount(r[edge] - start, weights=w[c[edge]] * t[edge],
+                                           minlength=stop - start)
+        out["w2_tri_local_sq"] += float(((wt_v / 2.0) ** 2).sum())
         tri3 += float(tri_v.sum())
         start = stop
     out.update(pairs=n * (n - 1) / 2.0, triangles=tri3 / 3.0, four_cycles=c4_total / 4.0,
