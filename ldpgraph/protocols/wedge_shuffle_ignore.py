@@ -24,11 +24,12 @@ t_e`, :math:`s_e = s_i s_j` the probabilities that both users are dense; it pays
 each dropped pair removes its pure-noise term :math:`\sigma_u^2\sigma_v^2`.
 :meth:`WedgeShuffleIgnore.moments` gives the mean and variance with the threshold at its mean
 :math:`c\,\bar d` and the users dense independently (exact given θ; θ's own noise has standard
-deviation :math:`\sqrt{2}/(\varepsilon_D\sqrt n)`, negligible against :math:`\bar d`).
+deviation :math:`\sqrt{2}/(\varepsilon_D\sqrt n)`: its effect on the mean enters the variance by
+the delta method).
 
 Examples
 --------
->>> WedgeShuffleIgnore().plan(1.0, n_users=4039).describe()
+>>> WedgeShuffleIgnore().plan(1.0, n_users=4039, pairing_seed=1).describe()
 'epsilon 1 = degree 0.1 + wedge-shuffle 0.9'
 """
 
@@ -376,6 +377,19 @@ class WedgeShuffleIgnore(Protocol):
         k = _scale(n, "triangles")
         mean = k * pi * h1
         var = k * k * (pi * sv + pi * cs["w_edge_t2"] + pi2 * (h1 * h1 + h2 - gh) - (pi * h1) ** 2)
+        # θ's own noise (delta method): d mean / d θ by a central difference, times Var(θ)
+        eps_d = plan.public["degree_epsilon"]
+        if self._noise() == "laplace":
+            var_eta = 2.0 / eps_d**2
+        else:
+            from ..mechanisms import DiscreteLaplace
+
+            var_eta = DiscreteLaplace(epsilon=eps_d).variance
+        sd_theta = plan.public["threshold"] * math.sqrt(var_eta / n)
+        h = max(sd_theta, 0.5)
+        ends = [3.0 * codegree_sums(graph, weights=keep_probabilities(deg, theta + x, eps_d, self._noise()))[
+            "w_triangles"] for x in (h, -h)]
+        var += (k * pi * (ends[0] - ends[1]) / (2.0 * h)) ** 2 * sd_theta**2
         return mean, var
 
 

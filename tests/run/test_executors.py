@@ -34,6 +34,8 @@ CASES = [
     ("wshuffle-four-cycles", {"pairing_seed": 5}),
     ("wshuffle-four-cycles-rr", {"pairing_seed": 5}),
     ("wlocal-four-cycles", {"pairing_seed": 5}),
+    ("wshuffle-triangles-ignore", {"pairing_seed": 5}),
+    ("wshuffle-triangles-ignore-rr", {"pairing_seed": 5, "threshold": 0.5}),
 ]
 
 
