@@ -10,10 +10,11 @@ protocols whose rounds are shuffled (``Round.shuffled``) refuse rows that still 
   ``Generator.permutation``; the executors apply it to every shuffled round
   (:func:`~ldpgraph.run.memory.run_in_memory`).
 - Deployed (``rng=None``; ``ldpgraph shuffle IN... --out OUT``, :func:`shuffle_files`), the
-  permutation is a Fisher–Yates shuffle driven by the OS CSPRNG (``random.SystemRandom``,
-  i.e. ``os.urandom``), never by a seeded generator: a permutation seeded from a few bytes of
-  entropy is one of at most 2^(8 bytes) permutations, and a seeded PRNG's state can be
-  recovered from its output. ``scripts/bench_shuffler.py`` measures its speed.
+  permutation comes from the OS CSPRNG (:func:`secure_permutation`: independent 64-bit
+  ``os.urandom`` keys sorted, or Fisher–Yates on ``random.SystemRandom``), never from a seeded
+  generator: a permutation seeded from a few bytes of entropy is one of at most 2^(8 bytes)
+  permutations, and a seeded PRNG's state can be recovered from its output.
+  ``scripts/bench_wedge_shuffle.py`` measures its speed.
 
 The whole row set is held in memory (a uniform permutation needs every row); the rows are
 written in the report format, readable by ``ldpgraph curate``.
@@ -41,15 +42,31 @@ from numpy.typing import NDArray
 __all__ = ["secure_permutation", "shuffle_rows", "shuffle_files", "read_rows"]
 
 
-def secure_permutation(n: int) -> NDArray[np.int64]:
-    """A uniformly random permutation of ``0..n-1`` from the OS CSPRNG (Fisher–Yates with
-    ``random.SystemRandom``: every index from ``os.urandom``, unbiased ``randbelow``)."""
+def secure_permutation(n: int, method: str = "sort") -> NDArray[np.int64]:
+    """A uniformly random permutation of ``0..n-1`` from the OS CSPRNG.
+
+    ``method="sort"`` (default): every row gets an independent 64-bit key from ``os.urandom``
+    and the rows are ordered by key; if two keys tie (probability at most n² / 2^65, 3e-8 for a
+    million rows) all keys are drawn again, so every ordering is equally likely by symmetry.
+    ``method="fisher-yates"``: ``random.SystemRandom().shuffle`` (one ``os.urandom`` call per
+    index, unbiased ``randbelow``): the same law, about 100 times slower
+    (``scripts/bench_wedge_shuffle.py``).
+    """
     n = int(n)
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
-    order = list(range(n))
-    random.SystemRandom().shuffle(order)
-    return np.asarray(order, dtype=np.int64)
+    if method == "fisher-yates":
+        order = list(range(n))
+        random.SystemRandom().shuffle(order)
+        return np.asarray(order, dtype=np.int64)
+    if method != "sort":
+        raise ValueError(f"method must be 'sort' or 'fisher-yates', got {method!r}")
+    while True:
+        keys = np.frombuffer(os.urandom(8 * n), dtype=np.uint64)
+        order = np.argsort(keys)
+        ranked = keys[order]
+        if not np.any(ranked[1:] == ranked[:-1]):
+            return order.astype(np.int64)
 
 
 def shuffle_rows(rows: dict[str, Any], rng: Any = None) -> dict[str, NDArray[Any]]:
