@@ -114,11 +114,9 @@ def _local_epsilon(epsilon: float, n: int, delta: float, accounting: str) -> flo
     return local_epsilon_for(epsilon, n - 2, delta, method, randomizer)
 
 
-def _pairing_of(plan: Plan, sampler: Sampler | None = None, rng: Any = None) -> NDArray[np.int64]:
+def _pairing_of(plan: Plan, sampler: Sampler) -> NDArray[np.int64]:
     n, seed = plan.public["n_users"], plan.public["pairing_seed"]
     if seed is None:
-        if rng is not None:
-            return public_pairing(n, int(rng.integers(2**63)))
         sseed = getattr(sampler, "seed", None)
         if sseed is None:
             raise ValueError(f"{plan.protocol}: every node must pair the users the same way: give the public "
@@ -409,7 +407,8 @@ class _WedgeShuffleBase(Protocol):
 
     def fast_simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any = None
                       ) -> NDArray[np.float64]:
-        """``n_trials`` estimates, each with a fresh pairing (unless the plan fixes it): the counts
+        """``n_trials`` estimates, each with a fresh uniform pairing (the plan's ``pairing_seed`` is the
+        deployment's; the estimator is unbiased over the pairing, so a simulation draws it), the counts
         drawn from their binomial laws given the pairs' codegrees (the same law as the rows)."""
         import scipy.sparse as sp
 
@@ -425,7 +424,7 @@ class _WedgeShuffleBase(Protocol):
         q2 = 1.0 / (1.0 + math.exp(plan.public["edge_epsilon"]))
         out = np.empty(int(n_trials))
         for trial in range(int(n_trials)):
-            pairs = _pairing_of(plan, rng=gen)
+            pairs = public_pairing(n, int(gen.integers(2**63)))
             left, right = a[pairs[:, 0]], a[pairs[:, 1]]
             t = np.asarray(left.multiply(right).sum(axis=1)).ravel().astype(np.int64)
             wedge = gen.binomial(t, 1.0 - q1) + gen.binomial(m - t, q1)
