@@ -10,6 +10,8 @@ method                              accounting of the local ε₀ (central (ε, 
 ==================================  ==========================================================
 ``wshuffle-triangles``              numerical bound of Feldman et al. (the reference's)
 ``wshuffle-triangles-rr`` (ours)    the same, clone probability 2/(e^ε₀ + 1) of randomized response
+``wshuffle-triangles-ignore``       numerical; 0.1 ε on a noisy degree, pairs below the average dropped
+``wshuffle-triangles-ignore-rr``    (ours) the same with the randomized-response clones and DLap degrees
 ``wlocal-triangles``                none: no shuffler, ε₀ = ε (WLocal)
 ``wshuffle-four-cycles`` ...        the same three for 4-cycles
 ==================================  ==========================================================
@@ -52,12 +54,15 @@ class WedgeShuffleMethod(Protocol):
         self.protocol = get_deployable(name)
         self.name = name
         self.statistics = self.protocol.statistics
-        self.deployed_as = (name, {})
+        self.ignore = "ignore" in name
+        # the ignoring curator needs the public pairing (any seed: a simulation draws its own)
+        self.deployed_as = (name, {"pairing_seed": 1} if self.ignore else {})
+        self.unbiased = not self.ignore
         self.reference = self.protocol.reference
         self._sums: dict[int, tuple[Any, dict[str, float]]] = {}
 
     def _plan(self, graph: Any, epsilon: float) -> Any:
-        return self.protocol.plan(check_epsilon(epsilon), n_users=graph.n_nodes)
+        return self.protocol.plan(check_epsilon(epsilon), n_users=graph.n_nodes, **self.deployed_as[1])
 
     def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[Round, ...]:
         eps = check_epsilon(epsilon)
@@ -65,7 +70,12 @@ class WedgeShuffleMethod(Protocol):
         if "triangles" in self.statistics:
             what += ", and the bit on its partner at eps"
         mech = "randomized-response" if self.name.startswith("wlocal") else "shuffled-randomized-response"
-        return (Round("wedge-shuffle", what, mech, eps, "1 bit (central (eps, 1e-8) by amplification)"),)
+        if not self.ignore:
+            return (Round("wedge-shuffle", what, mech, eps, "1 bit (central (eps, 1e-8) by amplification)"),)
+        noise = "Lap(10/eps)" if self.protocol.simulated_noise == "laplace" else "DLap(e^-eps/10)"
+        return (Round("degree", f"d_v + {noise}", self.protocol.simulated_noise, 0.1 * eps, "1"),
+                Round("wedge-shuffle", what + " (kept pairs)", mech, eps - 0.1 * eps,
+                      "1 bit (central (0.9 eps, 1e-8) by amplification)"))
 
     def prepare(self, data: Any) -> None:
         g = require_graph(data, self.name)
@@ -101,6 +111,7 @@ class WedgeShuffleMethod(Protocol):
 
 WEDGE_SHUFFLE_METHODS: dict[str, Any] = {
     name: (lambda name=name: WedgeShuffleMethod(name))
-    for name in ("wshuffle-triangles", "wshuffle-triangles-rr", "wlocal-triangles",
-                 "wshuffle-four-cycles", "wshuffle-four-cycles-rr", "wlocal-four-cycles")
+    for name in ("wshuffle-triangles", "wshuffle-triangles-rr", "wshuffle-triangles-ignore",
+                 "wshuffle-triangles-ignore-rr", "wlocal-triangles", "wshuffle-four-cycles",
+                 "wshuffle-four-cycles-rr", "wlocal-four-cycles")
 }
