@@ -83,6 +83,11 @@ class DenseBroadcast:
     run_id: int
 
     @property
+    def index(self) -> NDArray[np.int64]:
+        """The dense users' ids, sorted (what the file form lists)."""
+        return np.flatnonzero(self.dense).astype(np.int64)
+
+    @property
     def bound(self) -> float:
         """The threshold (what the CLI prints as the broadcast's bound)."""
         return self.threshold
