@@ -67,7 +67,8 @@ from .wedge_shuffle import (
     public_pairing,
 )
 
-__all__ = ["WedgeShuffleIgnore", "WedgeShuffleIgnoreRR", "DenseBroadcast", "keep_probabilities"]
+__all__ = ["WedgeShuffleIgnore", "WedgeShuffleIgnoreRR", "DenseBroadcast", "NoisyDegrees",
+           "keep_probabilities"]
 
 DEGREE = "degree"
 
@@ -94,6 +95,18 @@ class DenseBroadcast:
 
     def kept_pairs(self, pairs: NDArray[np.int64]) -> NDArray[np.bool_]:
         return self.dense[pairs[:, 0]] & self.dense[pairs[:, 1]]
+
+
+@dataclass(frozen=True)
+class NoisyDegrees:
+    """Round 1's result: every user's noisy degree."""
+
+    values: NDArray[np.int64]
+    n_rows: int
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.values.size)
 
 
 class _DegreeAccumulator(Accumulator):
@@ -129,13 +142,13 @@ class _DegreeAccumulator(Accumulator):
         self.seen += other.seen
         return self
 
-    def result(self) -> NDArray[np.int64]:
+    def result(self) -> NoisyDegrees:
         wrong = np.flatnonzero(self.seen != 1)
         if wrong.size:
             v = int(wrong[0])
             raise ValueError(f"node {v} sent {int(self.seen[v])} degree rows (one expected from each of the "
                              f"{self.values.size} users)")
-        return self.values.copy()
+        return NoisyDegrees(self.values.copy(), int(self.seen.sum()))
 
 
 class _DegreeRound(Round):
@@ -156,7 +169,7 @@ class _DegreeRound(Round):
         return _DegreeAccumulator(plan)
 
     def broadcast(self, result: Any, plan: Plan) -> DenseBroadcast:
-        return dense_broadcast(plan, result)
+        return dense_broadcast(plan, result.values)
 
 
 def dense_broadcast(plan: Plan, noisy_degrees: NDArray[np.int64]) -> DenseBroadcast:
@@ -312,7 +325,7 @@ class WedgeShuffleIgnore(Protocol):
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         if round.number == 1:
-            return [f"degree     {result.size:,} noisy degrees, mean {float(np.mean(result)):.4g}"]
+            return [f"degree     {result.n_nodes:,} noisy degrees, mean {float(np.mean(result.values)):.4g}"]
         return [f"pairs      {result.n_pairs:,}; {int(result.wedge.sum()):,} wedge rows, "
                 f"{int(result.edge.sum()):,} pair_edge rows"]
 
@@ -412,5 +425,3 @@ class WedgeShuffleIgnoreRR(WedgeShuffleIgnore):
     simulated_noise = "dlap"
     reference = "ours; WShuffle-ignore with the clone probability 2/(e^eps0 + 1) and discrete Laplace degrees"
 
-
-__all__ += ["WedgeCounts"]
