@@ -53,7 +53,7 @@ Examples
 >>> round(closed_form_epsilon(4.0, 10**5, 1e-6), 3)
 0.535
 >>> eps0 = local_epsilon_for(1.0, 4037, 1e-8)
->>> round(eps0, 3), numerical_epsilon(eps0, 4037, 1e-8) <= 1.0
+>>> round(eps0, 3), clones_delta(1.0, eps0, 4037) <= 1e-8
 (3.592, True)
 """
 
@@ -262,19 +262,26 @@ def local_epsilon_for(
 
     At least ε (shuffling ε-LDP reports is ε-DP). Bisection on ε₀ over [ε, ε_max], where
     ε_max is the first of ε + 1, ε + 2, ... whose bound exceeds ε; the bound is non-decreasing in
-    ε₀ (tested), so the lower end of the bracket, returned, always satisfies it.
+    ε₀ (tested), so the lower end of the bracket, returned, always satisfies it. For the numerical
+    bound the test is :func:`clones_delta` at ε itself (the privacy statement; the ε that
+    :func:`numerical_epsilon` returns for it is within its 1e-9 bisection tolerance of ε).
 
     Examples
     --------
     >>> eps0 = local_epsilon_for(1.0, 20000, 1e-8)
-    >>> amplified_epsilon(eps0, 20000, 1e-8) <= 1.0 < amplified_epsilon(eps0 + 1e-6, 20000, 1e-8)
+    >>> clones_delta(1.0, eps0, 20000) <= 1e-8 < clones_delta(1.0, eps0 + 1e-6, 20000)
     True
     """
     eps = check_epsilon(epsilon)
     n, delta = _check_n(n), _check_delta(delta)
+    if method == "numerical":  # δ(ε) <= δ at the target ε itself: one bisection, not nested ones
 
-    def ok(e0: float) -> bool:
-        return amplified_epsilon(e0, n, delta, method, randomizer) <= eps
+        def ok(e0: float) -> bool:
+            return clones_delta(eps, e0, n, randomizer) <= delta
+    else:
+
+        def ok(e0: float) -> bool:
+            return amplified_epsilon(e0, n, delta, method, randomizer) <= eps
 
     lo, hi = eps, eps + 1.0
     while ok(hi):

@@ -66,7 +66,7 @@ def test_numerical_bound_close_to_the_exact_divergence_small_n():
 
 
 def test_monotone():
-    n, delta = 4037, 1e-8
+    n, delta = 1000, 1e-8
     grid = np.linspace(0.1, 6.0, 12)
     num = [numerical_epsilon(e, n, delta) for e in grid]
     rr = [numerical_epsilon(e, n, delta, "binary-rr") for e in grid]
@@ -116,7 +116,7 @@ def test_inverse():
     n, delta = 4037, 1e-8
     for method, randomizer in (("numerical", "generic"), ("numerical", "binary-rr"), ("closed-form", "generic")):
         eps0 = local_epsilon_for(1.0, n, delta, method, randomizer)
-        assert amplified_epsilon(eps0, n, delta, method, randomizer) <= 1.0
+        assert amplified_epsilon(eps0, n, delta, method, randomizer) <= 1.0 + 1e-8
         assert amplified_epsilon(eps0 + 1e-6, n, delta, method, randomizer) > 1.0
     # the reference's closed-form inverse scans eps0 down from log(n / (16 log(2/δ))) by 0.001
     # (CalcEpsL): it stops within 0.001 below ours

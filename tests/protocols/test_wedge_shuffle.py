@@ -243,7 +243,7 @@ def test_plan_carries_the_central_guarantee():
     assert (pub["edge_dp_epsilon"], pub["edge_dp_delta"]) == (2.0, 2e-8)
     from ldpgraph.privacy import numerical_epsilon
 
-    assert numerical_epsilon(pub["local_epsilon"], 4037, 1e-8) <= 1.0
+    assert numerical_epsilon(pub["local_epsilon"], 4037, 1e-8) <= 1.0 + 1e-8
     ours = registry.get("wshuffle-triangles-rr").plan(1.0, n_users=4039).public["local_epsilon"]
     assert ours > pub["local_epsilon"] + 0.5  # about twice as many clones: e^eps0 about doubles
     assert registry.get("wlocal-triangles").plan(1.0, n_users=4039).public["local_epsilon"] == 1.0
