@@ -104,6 +104,13 @@ class WedgeShuffleMethod(Protocol):
     def analytic_variance(self, data: Any, statistic: str, param: int | None, epsilon: float) -> float | None:
         return self._moments(data, statistic, epsilon)[1]
 
+    def privacy(self, data: Any, epsilon: float) -> dict[str, Any]:
+        """The central guarantee of a run (the experiments' ``costs.csv``, column ``privacy``)."""
+        pub = self._plan(require_graph(data, self.name), epsilon).public
+        keys = ("central_epsilon", "central_delta", "edge_dp_epsilon", "edge_dp_delta", "local_epsilon",
+                "accounting", "shuffled_users")
+        return {k: pub[k] for k in keys}
+
     def communication(self, data: Any, epsilon: float, statistic: str | None = None) -> tuple[float, float]:
         g = require_graph(data, self.name)
         return float(g.n_nodes // 2), 0.0

@@ -288,3 +288,15 @@ def test_ignore_variant_keep_probabilities_exact():
     assert s == pytest.approx([pmf[(x + ks) > 9.5].sum() for x in d], rel=1e-12)
     lap = keep_probabilities(d, 9.5, 0.7, "laplace")
     assert lap == pytest.approx(stats.laplace(scale=1 / 0.7).sf(9.5 - d), rel=1e-12)
+
+
+def test_experiment_records_carry_the_central_guarantee():
+    from ldpgraph.experiments import run_experiment
+
+    res = run_experiment({"tiny": TINY}, epsilons=[1.0], methods=["wshuffle-four-cycles", "wlocal-triangles"],
+                         statistics=["four_cycles", "triangles"], n_trials=3, seed=1)
+    priv = {c["method"]: c["privacy"] for c in res.config["cell_costs"]}
+    assert priv["wshuffle-four-cycles"]["central_epsilon"] == 1.0
+    assert priv["wshuffle-four-cycles"]["central_delta"] == 1e-8
+    assert priv["wshuffle-four-cycles"]["edge_dp_delta"] == 2e-8
+    assert priv["wlocal-triangles"]["central_delta"] == 0.0 and priv["wlocal-triangles"]["local_epsilon"] == 1.0
