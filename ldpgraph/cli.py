@@ -477,6 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
     _output_options(q)
     q.set_defaults(handler=_cmd_datasets_path)
     _add_deployment_commands(sub, common, graph_help)
+    _add_shuffle_command(sub, common)
 
     # methods
     p = sub.add_parser("methods", parents=[common], help="every method: statistics, rounds and budget split, "
@@ -1034,6 +1035,8 @@ def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> No
                 p.add_argument(o.flag, type=_int(o.name, minimum=1), help=text)
             elif o.type is float:
                 p.add_argument(o.flag, type=float, metavar="F", help=text)
+            elif o.type in (float, str):
+                p.add_argument(o.flag, type=o.type, help=text)
             else:
                 p.add_argument(o.flag, metavar="Q=F,...", help=text)
 
@@ -1600,6 +1603,45 @@ def _no_std_error_reason(est: Any, negative: bool, n_nodes: int) -> str | None:
         return (f"the variance estimate is dense in the nodes and is not computed for {n_nodes:,} nodes "
                 "(beyond 8,192)")
     return None
+
+
+# ------------------------------------------------------------------------------ deployment: shuffle
+
+
+def _add_shuffle_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``ldpgraph shuffle IN... --out OUT``: the shuffler between the nodes and the curator."""
+    p = sub.add_parser(
+        "shuffle",
+        parents=[common],
+        help="the shuffler: drop the node ids of report rows and permute them (OS CSPRNG)",
+        description="Read the report rows of every IN file (CSV, JSON Lines or Parquet), set every node id "
+        "to 0, permute the rows uniformly at random with the OS CSPRNG (a Fisher-Yates shuffle on "
+        "random.SystemRandom) and write them to OUT, for 'ldpgraph curate'. The shuffle-model protocols "
+        "(wshuffle-*) refuse rows that did not pass through it. --seed (with --simulate) seeds the "
+        "permutation instead: tests and simulations only.",
+    )
+    p.add_argument("inputs", nargs="+", metavar="IN", help="report files of the nodes")
+    p.add_argument("--out", required=True, metavar="OUT",
+                   help="the shuffled report file (.csv, .jsonl, .parquet)")
+    p.add_argument("--simulate", action="store_true", help="seeded permutation (simulation, not deployment)")
+    p.add_argument("--seed", type=_int("seed", minimum=0), help="seed of the simulated permutation")
+    p.set_defaults(handler=_cmd_shuffle)
+
+
+def _cmd_shuffle(args: argparse.Namespace) -> int:
+    from .run.shuffler import shuffle_files
+
+    if args.seed is not None and not args.simulate:
+        raise _UsageError("--seed needs --simulate (the deployed shuffler cannot be seeded)")
+    rng = (args.seed if args.seed is not None else None) if args.simulate else None
+    if args.simulate and rng is None:
+        import numpy as np
+
+        rng = np.random.SeedSequence()
+    path, n_rows = shuffle_files(args.inputs, args.out, rng=rng)
+    how = "seeded permutation (simulation)" if args.simulate else "OS CSPRNG permutation"
+    print(f"wrote {path} ({n_rows:,} rows from {len(args.inputs)} file(s); node ids dropped; {how})")
+    return 0
 
 
 # ------------------------------------------------------------------------------ entry point

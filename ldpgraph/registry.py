@@ -85,6 +85,10 @@ def _register_built_in() -> None:
     for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(), *FOUR_CYCLE_METHODS.items(),
                           *KCORE_METHODS.items(), *EDGE_ORIENT_METHODS.items()):
         register(name, factory)
+    from .protocols.wedge_shuffle_methods import WEDGE_SHUFFLE_METHODS
+
+    for name, factory in WEDGE_SHUFFLE_METHODS.items():
+        register(name, factory)
 
 
 def get_method(name: str) -> Protocol:

@@ -76,6 +76,8 @@ def test_a_deployment_spends_what_its_simulation_spends(epsilon):
         p, public = deployed.get(proto), dict(options)
         if "d_max" in {o.name for o in p.options} and not public.get("private_bound"):
             public["d_max"] = 5  # a public bound (its value does not change the split)
+        if "n_users" in {o.name for o in p.options}:
+            public["n_users"] = 1000  # the shuffle model's public n (its value does not change the split)
         plan = p.plan(epsilon, **public)
         released = sorted(rel.epsilon for r in plan.rounds for rel in r.releases)
         assert released == pytest.approx(sorted(m.budget(epsilon).values()), rel=1e-12), name

@@ -84,6 +84,9 @@ class Round(ABC):
     #: whether it may run again on its own broadcast (:meth:`again`): then it reads a broadcast
     #: from its second run on, and only its broadcast says whether it was the last
     repeating: bool = False
+    #: whether the round's rows go through a shuffler (node ids dropped, rows permuted) before the
+    #: curator sees them (:mod:`ldpgraph.run.shuffler`); the in-memory executor shuffles them too
+    shuffled: bool = False
 
     @abstractmethod
     def release(

@@ -27,6 +27,8 @@ MODULES = (
     "ldpgraph.protocols.avg_clustering",
     "ldpgraph.protocols.two_round_four_cycles",
     "ldpgraph.protocols.kcore_protocol",
+    "ldpgraph.protocols.wedge_shuffle",
+    "ldpgraph.protocols.wedge_shuffle_ignore",
 )
 
 _PROTOCOLS: dict[str, type[Protocol]] = {}

@@ -356,6 +356,9 @@ def _cell_costs(unit: _Unit, seconds: NDArray[np.float64]) -> dict[str, Any]:
         "epsilon": unit.epsilon, "upload_bits_per_node": float(up),
         "download_bits_per_node": float(down), "seconds_per_trial": float(np.mean(seconds)),
         "budget": unit.protocol.budget(unit.epsilon, unit.statistic),
+        # a method's guarantee beyond its per-node ε (the shuffle model's central (ε, δ) and local ε₀)
+        "privacy": (unit.protocol.privacy(unit.data, unit.epsilon) if hasattr(unit.protocol, "privacy")
+                    else None),
     }
 
 
@@ -630,7 +633,7 @@ class ExperimentResult:
 
 #: columns of costs.csv
 _COSTS_COLUMNS = ("graph", "method", "statistic", "k", "epsilon", "upload_bits_per_node",
-                  "download_bits_per_node", "seconds_per_trial", "budget")
+                  "download_bits_per_node", "seconds_per_trial", "budget", "privacy")
 
 
 def _write_costs_csv(costs: list[dict[str, Any]], path: Path) -> Path:
@@ -642,7 +645,8 @@ def _write_costs_csv(costs: list[dict[str, Any]], path: Path) -> Path:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(cols)
         for c in costs:
-            w.writerow(["" if c[x] is None else (json.dumps(c[x]) if x == "budget" else c[x]) for x in cols])
+            w.writerow(["" if c.get(x) is None else (json.dumps(c[x]) if x in ("budget", "privacy") else c[x])
+                        for x in cols])
     return path
 
 

@@ -31,6 +31,7 @@ from ..core.plan import Plan
 from ..core.protocol import Protocol
 from ..core.sampling import as_sampler
 from ..protocols.deploy_triangles import chunk_from_columns
+from .shuffler import shuffle_rows
 
 __all__ = ["Run", "run_in_memory", "node_lists", "resolve_public", "as_protocol"]
 
@@ -124,6 +125,10 @@ def run_in_memory(
         again = True
         while again:  # a repeating round runs while its own broadcast says so (Round.again)
             rows = rnd.release(plan, nodes, lists, broadcast, smp)
+            if rnd.shuffled:  # the shuffler: seeded in simulation, the OS CSPRNG with the secure sampler
+                seed = getattr(smp, "seed", None)
+                rng = None if seed is None else np.random.SeedSequence(seed, spawn_key=(rnd.number,))
+                rows = shuffle_rows(rows, rng)
             acc = rnd.accumulator(plan, broadcast)
             acc.add(chunk_from_columns(rows))
             result = acc.result()

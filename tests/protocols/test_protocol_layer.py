@@ -35,7 +35,9 @@ def test_every_method_is_registered_under_its_name():
     for name in names:
         p = get_method(name)
         assert isinstance(p, Protocol) and p.name == name
-    assert method_names("triangles") == TRIANGLE_NAMES
+    assert method_names("triangles") == [*TRIANGLE_NAMES, "wshuffle-triangles", "wshuffle-triangles-rr",
+                                         "wshuffle-triangles-ignore", "wshuffle-triangles-ignore-rr",
+                                         "wlocal-triangles"]  # (the shuffle model: no transitivity)
     assert method_names("transitivity") == TRIANGLE_NAMES
     assert method_names("kstars") == kstar_method_names()
     assert set(method_names("edges")) == {"unbiased-dlap", "naive-dlap"}

@@ -14,7 +14,7 @@ import pytest
 
 from ldpgraph.core import ExactSeeded, Secure, Seeded, registry
 from ldpgraph.datasets import load_dataset, resolve_graph
-from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
+from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory, shuffle_files
 from ldpgraph.run.memory import resolve_public
 
 SMALL = "ws:n=300,k=10,p=0.1"
@@ -31,6 +31,15 @@ CASES = [
     ("two-round-four-cycles-dlap", {}),
     ("two-round-four-cycles-dlap", {"d_max": 8}),  # below the largest degree: projection
     ("kcore-svt", {"psi": 1.0, "levels_per_group": 1}),  # a round that repeats on its own broadcast
+    # the shuffle-model protocols: a public pairing (the secure sampler cannot draw a common one)
+    ("wshuffle-triangles", {"pairing_seed": 5}),
+    ("wshuffle-triangles-rr", {"pairing_seed": 5}),
+    ("wlocal-triangles", {"pairing_seed": 5}),
+    ("wshuffle-four-cycles", {"pairing_seed": 5}),
+    ("wshuffle-four-cycles-rr", {"pairing_seed": 5}),
+    ("wlocal-four-cycles", {"pairing_seed": 5}),
+    ("wshuffle-triangles-ignore", {"pairing_seed": 5}),
+    ("wshuffle-triangles-ignore-rr", {"pairing_seed": 5, "threshold": 0.5}),
 ]
 
 
@@ -65,6 +74,8 @@ def _through_files(tmp_path, name, graph, epsilon, sampler, options, *, fmt, par
                 path = tmp_path / f"r{rnd.number}-{step}-{i}.{fmt}"
                 release_to_file(path, rnd, plan, nodes[cut], [lists[j] for j in cut], broadcast, sampler)
                 paths.append(path)
+            if rnd.shuffled:  # the shuffler between nodes and curator: one file of id-less, permuted rows
+                paths = [shuffle_files(paths, tmp_path / f"r{rnd.number}-{step}-shuffled.{fmt}", rng=0)[0]]
             result = accumulate_files(paths, rnd, plan, broadcast, chunk_rows=chunk_rows, scheduler=scheduler)
             if results is not None:
                 results.append(result)
