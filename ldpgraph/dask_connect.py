@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 __all__ = ["SCHEDULER_TIMEOUT", "connect", "unreachable_message", "check_timeout"]
@@ -56,10 +57,18 @@ def connect(address: str, timeout: float | None = None) -> Any:
     try:
         from distributed import Client
     except ImportError:
-        from .experiments.runner import dask_install_hint
 
         raise ImportError(f"the Dask backend needs dask.distributed; {dask_install_hint()}") from None
     try:
         return Client(address, set_as_default=False, timeout=t)
     except (OSError, TimeoutError) as exc:
         raise ConnectionError(unreachable_message(address, t, str(exc) or type(exc).__name__)) from None
+
+
+def dask_install_hint() -> str:
+    """How to install the Dask extra: from PyPI, or from a source checkout when running from one."""
+    root = Path(__file__).resolve().parents[1]
+    if (root / "pyproject.toml").is_file() and (root / "ldpgraph").is_dir():
+        return (f"install it with: pip install -e '{root}[distributed]' (this source checkout), "
+                "or pip install 'dask[distributed]'")
+    return "install it with: pip install 'ldpgraph[distributed]' (or pip install 'dask[distributed]')"

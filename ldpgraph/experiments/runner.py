@@ -51,7 +51,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
-from ..dask_connect import SCHEDULER_TIMEOUT
+from ..dask_connect import SCHEDULER_TIMEOUT, dask_install_hint
 from .inputs import GraphInput, resolve_graph_inputs
 from .inputs import content_id as content_id  # re-exported: defined in .inputs
 from .records import CellRecords, Records, write_records_csv
@@ -455,15 +455,6 @@ def check_scheduler_address(address: str) -> str:
             "(start one with `dask scheduler`; its address is printed at start-up)"
         )
     return address.strip()
-
-
-def dask_install_hint() -> str:
-    """How to install the Dask extra: from PyPI, or from a source checkout when running from one."""
-    root = Path(__file__).resolve().parents[2]
-    if (root / "pyproject.toml").is_file() and (root / "ldpgraph").is_dir():
-        return (f"install it with: pip install -e '{root}[distributed]' (this source checkout), "
-                "or pip install 'dask[distributed]'")
-    return "install it with: pip install 'ldpgraph[distributed]' (or pip install 'dask[distributed]')"
 
 
 def _auto_n_jobs(n_jobs: int | None, work: int) -> int:

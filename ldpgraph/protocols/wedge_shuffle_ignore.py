@@ -362,6 +362,9 @@ class WedgeShuffleIgnore(Protocol):
             dense = noisy > plan.public["threshold"] * float(np.mean(noisy))
             pairs = public_pairing(n, int(gen.integers(2**63)))
             pairs = pairs[dense[pairs[:, 0]] & dense[pairs[:, 1]]]
+            if pairs.shape[0] == 0:  # no pair of dense users kept: the sum has no term
+                out[trial] = 0.0
+                continue
             t = np.asarray(a[pairs[:, 0]].multiply(a[pairs[:, 1]]).sum(axis=1)).ravel().astype(np.int64)
             adj = np.asarray(a[pairs[:, 0], pairs[:, 1]]).ravel().astype(np.int64)
             wedge = gen.binomial(t, 1.0 - q1) + gen.binomial(m - t, q1)
