@@ -60,7 +60,8 @@ class RoundOneAccumulator(Accumulator):
 
     def __init__(self, plan: Plan, **options: Any) -> None:
         self.plan = plan
-        self.acc = Round1Accumulator(plan.protocol, **options)
+        sens = {q: plan.release(q).sensitivity_of(q) for q in _quantities(plan, 1)}
+        self.acc = Round1Accumulator(plan.protocol, quantities=sens, version=plan.version, **options)
 
     def add(self, chunk: Any) -> None:
         self.acc.add(chunk)
@@ -101,7 +102,7 @@ class RandomizedResponseRound(Round):
         for v, nb in zip(nodes, neighbours, strict=True):
             v = int(v)
             stream = sampler.stream(1, v)
-            partners = rr_release(v, nb, eps, stream)
+            partners = self.thin(plan, rr_release(v, nb, eps, stream), stream)
             node_parts.append(np.full(partners.size + 1, v, dtype=np.int64))
             values.append(np.r_[partners.size, partners])
             if low_eps is not None:
@@ -116,6 +117,11 @@ class RandomizedResponseRound(Round):
         if low_eps is None:
             return rows
         return concat_rows([rows, quantity_rows(plan, 1, np.asarray(nodes), LOWER_DEGREE, lower)])
+
+    def thin(self, plan: Plan, partners: NDArray[np.int64], stream: Any) -> NDArray[np.int64]:
+        """The reported partners among the randomized-response 1s (all of them here; a subclass
+        may sample them, a post-processing drawn after the bits from the same stream)."""
+        return partners
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> RoundOneAccumulator:
         return RoundOneAccumulator(plan, **options)

@@ -44,7 +44,9 @@ from ..core.protocol import Accumulator, Option, Protocol, Round
 from ..core.registry import register
 from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
+from .curator import Estimate
 from .deploy_triangles import (
+    DEGREE,
     DLAP_PROTOCOL,
     LOCAL_COUNT,
     LOWER_DEGREE,
@@ -56,7 +58,49 @@ from .deploy_triangles import (
 )
 from .rr_triangles import RandomizedResponseRound, check_row_epsilons
 
-__all__ = ["RRBroadcastProtocol", "TwoRoundTrianglesDLap", "LocalCountRound", "local_count_release"]
+__all__ = ["RRBroadcastProtocol", "TwoRoundTrianglesDLap", "LocalCountRound", "local_count_release",
+           "max_lower_degree", "split_with_degree", "transitivity_release_estimate"]
+
+
+#: the simulation's share of the degree release under ``--stat transitivity``
+DEFAULT_DEGREE_SHARE = 0.1
+DEGREE_SHARE = Option("degree_share", float, None, "also release the degree d_v + DLap at this share of the "
+                      "budget (the rest split by the shares), for --stat transitivity (the simulation: 0.1; "
+                      "estimate and experiment take it from --stat, node and curate need it given)")
+
+
+def split_with_degree(epsilon: float, shares: dict[str, float], degree_share: Any) -> dict[str, float]:
+    """``epsilon`` split by ``shares``, after ``degree_share`` of it (when not None) on ``degree``.
+
+    >>> split_with_degree(1.0, {"rr": 0.5, "local_count": 0.5}, 0.1)
+    {'degree': 0.1, 'rr': 0.45, 'local_count': 0.45}
+    """
+    if degree_share is None:
+        return split_budget(epsilon, shares)
+    s = float(degree_share)
+    if not 0.0 < s < 1.0:
+        raise ValueError(f"degree_share must be in (0, 1), got {degree_share!r}")
+    return split_budget(epsilon, {"degree": s, **{k: v * (1.0 - s) for k, v in shares.items()}})
+
+
+def transitivity_release_estimate(triangles: Estimate, result: Any, plan: Plan) -> Estimate:
+    r""":math:`\hat\tau = 3\hat T/\hat S_2` from the triangle estimate and the round's ``degree`` releases,
+    with the delta-method standard error (:func:`~ldpgraph.protocols.transitivity.
+    transitivity_from_estimates`); ValueError when the nodes released no degree."""
+    from .transitivity import transitivity_from_estimates
+
+    if DEGREE not in result.values():
+        raise ValueError(f"transitivity needs the nodes' degree releases: run {plan.protocol} node and "
+                         f"curate with --degree-share F (the simulation spends {DEFAULT_DEGREE_SHARE})")
+    eps_d = plan.release(DEGREE).epsilon
+    tau, var = transitivity_from_estimates(triangles.value, triangles.variance_estimate,
+                                           result.values()[DEGREE], eps_d)
+    note = triangles.note
+    if var is None and note is None:
+        note = ("the triangle estimate has no variance estimate" if triangles.variance_estimate is None else
+                "the two-star estimate is <= 0: no ratio")
+    se = None if var is None else math.sqrt(max(var, 0.0))
+    return Estimate(tau, se, var, "transitivity", note=note)
 
 
 def local_count_release(node: int, neighbours: NDArray[np.int64], broadcast: TriangleBroadcast,
@@ -101,9 +145,16 @@ class LocalCountRound(Round):
                 sampler: Sampler) -> Rows:
         check_broadcast_plan(broadcast, plan)
         eps2 = plan.release(LOCAL_COUNT).epsilon
-        rows = round_two_rows(plan, nodes, neighbours, broadcast, sampler, (LOCAL_COUNT,),
-                              lambda v, nb, s: (local_count_release(v, nb, broadcast, eps2, s),))
-        rows["sensitivity"][0::2] = broadcast.sensitivities()[LOCAL_COUNT]  # max(D - 1, 1), D broadcast
+        if DEGREE in _round_quantities(plan, 2):  # transitivity: the degree too, after the count's draws
+            eps_d = plan.release(DEGREE).epsilon
+            rows = round_two_rows(plan, nodes, neighbours, broadcast, sampler, (LOCAL_COUNT, DEGREE),
+                                  lambda v, nb, s: (local_count_release(v, nb, broadcast, eps2, s),
+                                                    nb.size + int(s.dlap(eps_d, 1.0, 1)[0])))
+        else:
+            rows = round_two_rows(plan, nodes, neighbours, broadcast, sampler, (LOCAL_COUNT,),
+                                  lambda v, nb, s: (local_count_release(v, nb, broadcast, eps2, s),))
+        at = rows["quantity"] == LOCAL_COUNT
+        rows["sensitivity"][at] = broadcast.sensitivities()[LOCAL_COUNT]  # max(D - 1, 1), D broadcast
         return rows
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
@@ -116,7 +167,11 @@ class LocalCountAccumulator(Accumulator):
 
     def __init__(self, plan: Plan, broadcast: TriangleBroadcast, **options: Any) -> None:
         self.plan = plan
-        self.acc = Round2Accumulator(broadcast, **options)
+        # the round's quantities from the plan, their sensitivities from the broadcast's bound
+        sens = broadcast.sensitivities()
+        sens = {q: sens[q] if q in sens else plan.release(q).sensitivity_of(q)
+                for rel in plan.round(2).releases for q in rel.quantities}
+        self.acc = Round2Accumulator(broadcast, sensitivities=sens, version=plan.version, **options)
 
     def add(self, chunk: Any) -> None:
         self.acc.add(chunk)
@@ -129,6 +184,17 @@ class LocalCountAccumulator(Accumulator):
         self.acc.values()  # the whole-set checks (every node, once)
         check_row_epsilons(self.plan, {q: e for q, (e, _) in self.acc.epsilon.items()})
         return self.acc
+
+
+def max_lower_degree(graph: Any) -> int:
+    """The benchmark's public bound D: the largest lower degree of ``graph`` (at least 1)."""
+    rows = np.repeat(np.arange(graph.n_nodes), np.diff(graph.indptr))
+    lower = np.bincount(rows[graph.indices < rows], minlength=graph.n_nodes)
+    return max(int(lower.max(initial=0)), 1)
+
+
+def _round_quantities(plan: Plan, number: int) -> set[str]:
+    return {q for rel in plan.round(number).releases for q in rel.quantities}
 
 
 def check_broadcast_plan(broadcast: Any, plan: Plan) -> None:
@@ -159,6 +225,8 @@ class RRBroadcastProtocol(Protocol):
 
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
         self.check_statistic(statistic)
+        if statistic == "transitivity":
+            return transitivity_release_estimate(result.estimate(), result, plan)
         return result.estimate()
 
     def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
@@ -205,7 +273,7 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
 
     name = DLAP_PROTOCOL
     version = 1
-    statistics = ("triangles",)
+    statistics = ("triangles", "transitivity")
     needs = "adjacency"
     reference = "ours; after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
     options = (
@@ -215,16 +283,17 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
                "in round 1 at the lower_degree share"),
         Option("shares", dict, None, "budget split rr=F,local_count=F (default 0.5 each), with "
                "lower_degree=F for the private bound (default 0.1, 0.45, 0.45)"),
+        DEGREE_SHARE,
     )
+
+    def statistic_public(self, statistic: str) -> dict[str, Any]:
+        """Transitivity needs the degree release: ``degree_share`` 0.1 as the simulation's."""
+        return {"degree_share": DEFAULT_DEGREE_SHARE} if statistic == "transitivity" else {}
 
     def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
         """The benchmark's public bound: the true maximum lower degree (at least 1); none with the
         private bound."""
-        if public.get("private_bound"):
-            return {}
-        rows = np.repeat(np.arange(graph.n_nodes), np.diff(graph.indptr))
-        lower = np.bincount(rows[graph.indices < rows], minlength=graph.n_nodes)
-        return {"d_max": max(int(lower.max(initial=0)), 1)}
+        return {} if public.get("private_bound") else {"d_max": max_lower_degree(graph)}
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
         pub = self.check_public(public)
@@ -243,7 +312,7 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
         if sorted(shares) != sorted(default):
             raise ValueError(f"shares of {self.name}{' (private bound)' if private else ''}: "
                              f"{', '.join(f'{k}=F' for k in default)}, got {shares}")
-        eps = split_budget(check_epsilon(epsilon), shares)
+        eps = split_with_degree(check_epsilon(epsilon), shares, pub["degree_share"])
         first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0)]
         if private:
             first.append(Release((LOWER_DEGREE,), "dlap", eps["lower_degree"], 1.0))
@@ -253,9 +322,10 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
         # the local count's sensitivity max(D - 1, 1) follows the broadcast's D
         second = Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"],
                          {LOCAL_COUNT: float(max(d - 1, 1)) if d else math.nan, RUN_ID: 0.0})
+        last = (second,) if "degree" not in eps else (second, Release((DEGREE,), "dlap", eps["degree"], 1.0))
         return Plan(self.name, self.version, epsilon,
-                    (RoundPlan(1, "rr", tuple(first)), RoundPlan(2, "local-count", (second,))),
-                    {"d_max": d, "private_bound": private})
+                    (RoundPlan(1, "rr", tuple(first)), RoundPlan(2, "local-count", last)),
+                    {"d_max": d, "private_bound": private, "degree_share": pub["degree_share"]})
 
     def rounds(self) -> tuple[Round, ...]:
         return (_FirstRound(), LocalCountRound())

@@ -27,6 +27,9 @@ CASES = [
     ("two-round-triangles-dlap", {"private_bound": True}),
     ("avg-clustering", {}),
     ("avg-clustering", {"d_max": 8, "projection": True}),  # below the largest degree: projection
+    ("arr-triangles", {}),  # double clipping, per-node sensitivities
+    ("arr-triangles", {"clipping": False}),  # public bound, unbiased, a variance estimate
+    ("arr-triangles", {"clipping": False, "d_max": 4, "mu": 0.5}),  # projection
 ]
 
 
