@@ -252,6 +252,8 @@ class RRBroadcastProtocol(Protocol):
                              f"raises D to at most {max(1, sc.hi):,}")
                 lines.append(line)
             return lines
+        if self.name == DLAP_PROTOCOL and DEGREE in result.sensitivity:
+            return ["degree     rows (for transitivity) not screened for outliers; no one-node bound"]
         return []
 
     def screening(self, result: Any, round: Round) -> dict[str, Any]:
@@ -261,6 +263,8 @@ class RRBroadcastProtocol(Protocol):
         if round.number == 1:
             sc = result.screening.get(LOWER_DEGREE)
             return {} if sc is None else {"D": float(max(1, sc.hi))}
+        if self.name == DLAP_PROTOCOL and DEGREE in _round_quantities(plan, 2):
+            return {}  # the bounds are of the triangle estimate; transitivity has none yet
         return {"one_node_bound": result.influence_bound(),
                 "one_node_round1_bound": result.round1_influence_bound()}
 
