@@ -68,7 +68,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
-from ..core.plan import Plan, Release, RoundPlan, split_budget
+from ..core.plan import Plan, Release, RoundPlan
 from ..core.protocol import Accumulator, Option, Round
 from ..core.registry import register
 from ..core.rows import Rows
@@ -85,6 +85,7 @@ from .arr_triangles import (
 )
 from .curator import Estimate
 from .deploy_triangles import (
+    DEGREE,
     LOCAL_COUNT,
     LOWER_DEGREE,
     RR_COUNT,
@@ -96,7 +97,16 @@ from .deploy_triangles import (
 )
 from .reports import PROTOCOLS
 from .rr_triangles import RandomizedResponseRound
-from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, max_lower_degree, round_two_rows
+from .two_round_triangles import (
+    DEFAULT_DEGREE_SHARE,
+    DEGREE_SHARE,
+    LocalCountAccumulator,
+    RRBroadcastProtocol,
+    max_lower_degree,
+    round_two_rows,
+    split_with_degree,
+    transitivity_release_estimate,
+)
 
 __all__ = ["ARR_PROTOCOL", "ARRBroadcast", "ARRTrianglesProtocol", "arr_local_count", "arr_estimate"]
 
@@ -302,8 +312,14 @@ class _LocalCountRound(Round):
                 sampler: Sampler) -> Rows:
         b = _check_broadcast(broadcast, plan)
         eps2 = plan.release(LOCAL_COUNT).epsilon
-        rows = round_two_rows(plan, nodes, neighbours, b, sampler, (LOCAL_COUNT,),
-                              lambda v, nb, s: (arr_local_count(v, nb, b, eps2, s),))
+        if plan.public["degree_share"] is None:
+            rows = round_two_rows(plan, nodes, neighbours, b, sampler, (LOCAL_COUNT,),
+                                  lambda v, nb, s: (arr_local_count(v, nb, b, eps2, s),))
+        else:  # transitivity: the degree too, after the count's draws
+            eps_d = plan.release(DEGREE).epsilon
+            rows = round_two_rows(plan, nodes, neighbours, b, sampler, (LOCAL_COUNT, DEGREE),
+                                  lambda v, nb, s: (arr_local_count(v, nb, b, eps2, s),
+                                                    nb.size + int(s.dlap(eps_d, 1.0, 1)[0])))
         at = rows["quantity"] == LOCAL_COUNT
         rows["sensitivity"][at] = b.node_sensitivities[rows["node"][at]]
         return rows
@@ -332,7 +348,7 @@ class ARRTrianglesProtocol(RRBroadcastProtocol):
 
     name = ARR_PROTOCOL
     version = 1
-    statistics = ("triangles",)
+    statistics = ("triangles", "transitivity")
     needs = "adjacency"
     reference = "Imola, Murakami, Chaudhuri, USENIX Security 2022 (ARROneNS, double clipping)"
     options = (
@@ -346,7 +362,12 @@ class ARRTrianglesProtocol(RRBroadcastProtocol):
                "(simulation default: the true maximum lower degree)"),
         Option("shares", dict, None, "budget split lower_degree=F,arr=F,local_count=F (default 0.1, 0.45, "
                "0.45); without clipping arr=F,local_count=F (default 0.5 each)"),
+        DEGREE_SHARE,
     )
+
+    def statistic_public(self, statistic: str) -> dict[str, Any]:
+        """Transitivity needs the degree release: ``degree_share`` 0.1 as the simulation's."""
+        return {"degree_share": DEFAULT_DEGREE_SHARE} if statistic == "transitivity" else {}
 
     def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
         """Without clipping, the benchmark's public bound: the true maximum lower degree (at least 1)."""
@@ -372,7 +393,7 @@ class ARRTrianglesProtocol(RRBroadcastProtocol):
         if sorted(shares) != sorted(default):
             raise ValueError(f"shares of {self.name}{'' if clipping else ' (no clipping)'}: "
                              f"{', '.join(f'{k}=F' for k in default)}, got {shares}")
-        eps = split_budget(check_epsilon(epsilon), shares)
+        eps = split_with_degree(check_epsilon(epsilon), shares, pub["degree_share"])
         first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["arr"], 1.0)]
         alpha = None
         if clipping:
@@ -381,10 +402,14 @@ class ARRTrianglesProtocol(RRBroadcastProtocol):
             sens = math.nan  # per node: Delta_v from the broadcast
         else:
             sens = float(arr_sensitivity(d_max, None, mu * (1.0 - _keep(eps["arr"]))))
-        second = Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"], {LOCAL_COUNT: sens, RUN_ID: 0.0})
+        second = [Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"],
+                          {LOCAL_COUNT: sens, RUN_ID: 0.0})]
+        if "degree" in eps:
+            second.append(Release((DEGREE,), "dlap", eps["degree"], 1.0))
         return Plan(self.name, self.version, epsilon,
-                    (RoundPlan(1, "arr", tuple(first)), RoundPlan(2, "local-count", (second,))),
-                    {"mu": mu, "beta": beta, "clipping": clipping, "alpha": alpha, "d_max": d_max})
+                    (RoundPlan(1, "arr", tuple(first)), RoundPlan(2, "local-count", tuple(second))),
+                    {"mu": mu, "beta": beta, "clipping": clipping, "alpha": alpha, "d_max": d_max,
+                     "degree_share": pub["degree_share"]})
 
     def rounds(self) -> tuple[Round, ...]:
         return (_ARRRound(), _LocalCountRound())
@@ -398,7 +423,8 @@ class ARRTrianglesProtocol(RRBroadcastProtocol):
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
         self.check_statistic(statistic)
         b = _check_broadcast(broadcast, plan)
-        return arr_estimate(result.values()[LOCAL_COUNT], b, plan.release(LOCAL_COUNT).epsilon)
+        tri = arr_estimate(result.values()[LOCAL_COUNT], b, plan.release(LOCAL_COUNT).epsilon)
+        return transitivity_release_estimate(tri, result, plan) if statistic == "transitivity" else tri
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         if round.number == 1:
@@ -413,8 +439,11 @@ class ARRTrianglesProtocol(RRBroadcastProtocol):
         what = ("per node, Delta_v = arr_sensitivity(D_v, kappa_v, mu q): "
                 f"{int(b.node_sensitivities.min())}..{int(b.node_sensitivities.max())}") if b.clipping else (
             f"{b.node_sensitivities[0]:g} (D - 1)")
-        return [f"local_count sensitivity {what}; not screened for outliers (no admissible range for "
-                "arr-triangles yet)"]
+        lines = [f"local_count sensitivity {what}; not screened for outliers (no admissible range for "
+                 "arr-triangles yet)"]
+        if DEGREE in result.sensitivity:
+            lines.append("degree     rows (for transitivity) not screened for outliers")
+        return lines
 
     def screening(self, result: Any, round: Round) -> dict[str, Any]:
         return dict(result.screening) if round.number == 1 else {}

@@ -1,4 +1,5 @@
-"""Transitivity deployed: two-round-triangles-dlap with a degree release (``degree_share``).
+"""Transitivity deployed: two-round-triangles-dlap (and arr-triangles) with a degree release
+(``degree_share``).
 
 memory == files (CSV, JSON Lines, Parquet) == Dask; the simulator's budget split and law; the
 unbiased variance estimate of the two-star count (exact, by summing the DLap mass); a private node
@@ -28,8 +29,8 @@ NAME = "two-round-triangles-dlap"
 SMALL = "ws:n=300,k=10,p=0.1"
 
 
-def _through_files(tmp_path, graph, epsilon, options, *, fmt, scheduler=None):
-    proto = registry.get(NAME)
+def _through_files(tmp_path, graph, epsilon, options, *, fmt, scheduler=None, name=NAME):
+    proto = registry.get(name)
     plan = proto.plan(epsilon, **resolve_public(proto, graph, {"degree_share": 0.1, **options}))
     nodes, lists = node_lists(graph)
     broadcast = result = None
@@ -46,15 +47,16 @@ def _through_files(tmp_path, graph, epsilon, options, *, fmt, scheduler=None):
     return proto.estimate(result, plan, broadcast, "transitivity")
 
 
-@pytest.mark.parametrize("options", [{}, {"private_bound": True}])
-def test_files_and_dask_equal_memory(tmp_path, options):
+@pytest.mark.parametrize(("name", "options"), [(NAME, {}), (NAME, {"private_bound": True}), ("arr-triangles", {})])
+def test_files_and_dask_equal_memory(tmp_path, name, options):
     g = resolve_graph(SMALL, rng=0)
-    want = run_in_memory(NAME, g, 3.0, sampler=5, statistic="transitivity", **options).estimate
-    assert want.statistic == "transitivity" and want.std_error > 0
-    for fmt in ("csv", "jsonl", "parquet"):
-        got = _through_files(tmp_path, g, 3.0, options, fmt=fmt)
+    want = run_in_memory(name, g, 3.0, sampler=5, statistic="transitivity", **options).estimate
+    assert want.statistic == "transitivity" and np.isfinite(want.value)
+    assert (want.std_error is None) == (options == {} and name != NAME)  # arr-triangles clips: none
+    for fmt in ("csv", "jsonl", "parquet") if name == NAME else ("jsonl",):  # (the formats: test_executors)
+        got = _through_files(tmp_path, g, 3.0, options, fmt=fmt, name=name)
         assert (got.value, got.std_error) == (want.value, want.std_error), fmt
-    got = _through_files(tmp_path, g, 3.0, options, fmt="parquet", scheduler="sync")
+    got = _through_files(tmp_path, g, 3.0, options, fmt="parquet", scheduler="sync", name=name)
     assert (got.value, got.std_error) == (want.value, want.std_error)
 
 
@@ -71,6 +73,17 @@ def test_the_plan_spends_the_simulators_split(private, epsilon):
     g = resolve_graph("ws:n=30,k=4,p=0.1", rng=0)
     assert "degree" in run_in_memory(NAME, g, epsilon, sampler=0, statistic="transitivity").rows[1]["quantity"]
     assert "degree" not in run_in_memory(NAME, g, epsilon, sampler=0).rows[1]["quantity"]
+
+
+@pytest.mark.parametrize("clipping", [True, False])
+def test_arr_plan_spends_the_simulators_split(clipping):
+    from ldpgraph.protocols.arr_triangles import ARRTriangles
+
+    plan = registry.get("arr-triangles").plan(2.0, degree_share=0.1, clipping=clipping,
+                                              **({} if clipping else {"d_max": 5}))
+    released = sorted(rel.epsilon for r in plan.rounds for rel in r.releases)
+    assert released == pytest.approx(sorted(ARRTriangles(clipping=clipping).budget(2.0, "transitivity").values()),
+                                     rel=1e-12)
 
 
 @pytest.mark.parametrize("eps", [0.3, 1.0])
