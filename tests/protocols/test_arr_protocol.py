@@ -130,7 +130,7 @@ def test_unclipped_monte_carlo_matches_the_exact_moments():
     g = from_networkx(nx.gnp_random_graph(18, 0.5, seed=3))
     eps, mu = 3.0, 0.5
     x = np.array([_local_counts(run_in_memory(ARR, g, eps, sampler=s, mu=mu, clipping=False))
-                  for s in range(300)])
+                  for s in range(200)])
     mean, var = arr_moments(g, eps, mu=mu)
     assert mean == triangle_count(g) > 20
     _check_moments(x, mean, var)
@@ -143,7 +143,7 @@ def test_clipped_monte_carlo_when_nothing_binds():
     arr_nonbinding_variance of the simulator."""
     g = from_networkx(nx.gnp_random_graph(18, 0.5, seed=3))
     eps, mu = 3.0, 0.5
-    x = np.array([_local_counts(run_in_memory(ARR, g, eps, sampler=s, mu=mu, beta=1e-9)) for s in range(300)])
+    x = np.array([_local_counts(run_in_memory(ARR, g, eps, sampler=s, mu=mu, beta=1e-9)) for s in range(200)])
     _check_moments(x, triangle_count(g), arr_nonbinding_variance(g, eps, mu=mu, beta=1e-9))
 
 

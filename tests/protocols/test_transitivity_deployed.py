@@ -121,7 +121,7 @@ def test_deployed_ratio_has_the_simulators_law():
     """Two samples, deployed and simulated: their means agree within 4 SE, and the delta-method
     standard error the curator reports is the spread of the deployed estimates (within 25%)."""
     g = from_networkx(nx.gnp_random_graph(40, 0.3, seed=7))
-    eps, n_dep = 4.0, 150
+    eps, n_dep = 4.0, 100
     est = [run_in_memory(NAME, g, eps, sampler=s, statistic="transitivity").estimate for s in range(n_dep)]
     dep = np.array([e.value for e in est])
     sim = TwoRoundTriangles(noise="dlap").estimate_trials(g, "transitivity", None, eps, 3000, rng=1)
