@@ -153,7 +153,9 @@ def read_edge_broadcast(path: str | os.PathLike, versions: dict[str, int]) -> tu
     try:
         table = pcsv.read_csv(
             path,
-            read_options=pcsv.ReadOptions(skip_rows=2, column_names=["u", "v"]),
+            # the two header lines must fit in the first block (arr-triangles: n noisy lower degrees)
+            read_options=pcsv.ReadOptions(skip_rows=2, column_names=["u", "v"],
+                                          block_size=max(1 << 20, len(tag) + len(head) + (1 << 20))),
             parse_options=pcsv.ParseOptions(delimiter=" "),
             convert_options=pcsv.ConvertOptions(column_types={"u": pa.int64(), "v": pa.int64()}),
         )
@@ -191,6 +193,8 @@ def _check_canonical_edges(path: Path) -> None:
     integer reader, which parses the lines, would take ``0x1``, ``01`` or ``-0``)."""
     data = np.fromfile(path, dtype=np.uint8)
     newlines = np.flatnonzero(data[: 1 << 20] == ord("\n"))[:2]  # the two header lines end there
+    if newlines.size < 2:  # a header line longer than 1 MiB (arr-triangles: n noisy lower degrees)
+        newlines = np.flatnonzero(data == ord("\n"))[:2]
     body = data[int(newlines[-1]) + 1:] if newlines.size == 2 else data[:0]
     digit = (body >= ord("0")) & (body <= ord("9"))
     newline = body == ord("\n")

@@ -297,3 +297,21 @@ def test_cli_round_trip_and_a_quarter_of_the_download(tmp_path, capsys):
     # the ARR graph holds mu = 1/4 of the noisy edges, with the noisy lower degrees in the header
     assert 0.2 < arr_bytes / two_bytes < 0.35
 
+
+
+def test_a_header_longer_than_a_mebibyte_still_gets_its_edge_lines_checked(tmp_path):
+    """200,000 noisy lower degrees make a 1.6 MB header line; '05 1' (5 read as 5: same run id) is
+    still refused as a non-canonical edge line."""
+    from ldpgraph.protocols.arr_protocol import read_arr_broadcast
+    from ldpgraph.protocols.randomized_response import pair_index
+    from ldpgraph.trianglefiles import write_triangle_broadcast
+
+    n = 200_000
+    b = ARRBroadcast.build_arr(n, 1.0, pair_index(np.array([5]), np.array([1])), mu=0.25, beta=1e-3,
+                               clipping=True, alpha=3, lower_degrees=np.full(n, 123_456))
+    path = write_triangle_broadcast(tmp_path / "b.txt", b)
+    assert path.stat().st_size > 1 << 20 and read_arr_broadcast(path).run_id == b.run_id
+    text = path.read_text()
+    path.write_text(text[: text.rindex("5 1")] + "05 1\n")
+    with pytest.raises(ValueError, match="line 3: an edge line holds two canonical integers"):
+        read_arr_broadcast(path)
