@@ -96,17 +96,14 @@ from .deploy_triangles import (
     lower_wedge_square_estimate,
 )
 from .reports import PROTOCOLS
-from .rr_triangles import RandomizedResponseRound
-from .two_round_triangles import (
+from .rr_triangles import (
     DEFAULT_DEGREE_SHARE,
     DEGREE_SHARE,
-    LocalCountAccumulator,
-    RRBroadcastProtocol,
-    max_lower_degree,
-    round_two_rows,
+    RandomizedResponseRound,
     split_with_degree,
     transitivity_release_estimate,
 )
+from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, max_lower_degree, round_two_rows
 
 __all__ = ["ARR_PROTOCOL", "ARRBroadcast", "ARRTrianglesProtocol", "arr_local_count", "arr_estimate"]
 
@@ -424,7 +421,9 @@ class ARRTrianglesProtocol(RRBroadcastProtocol):
         self.check_statistic(statistic)
         b = _check_broadcast(broadcast, plan)
         tri = arr_estimate(result.values()[LOCAL_COUNT], b, plan.release(LOCAL_COUNT).epsilon)
-        return transitivity_release_estimate(tri, result, plan) if statistic == "transitivity" else tri
+        if statistic == "transitivity":
+            return transitivity_release_estimate(tri, result.values().get(DEGREE), plan)
+        return tri
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         if round.number == 1:

@@ -26,18 +26,20 @@ Examples
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon
-from ..core.plan import Plan, Release, RoundPlan
-from ..core.protocol import Accumulator, Protocol, Round
+from ..core.plan import Plan, Release, RoundPlan, split_budget
+from ..core.protocol import Accumulator, Option, Protocol, Round
 from ..core.registry import register
 from ..core.rows import Rows, concat_rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from .deploy_triangles import (
+    DEGREE,
     LOWER_DEGREE,
     RR_COUNT,
     RR_EDGE,
@@ -45,7 +47,48 @@ from .deploy_triangles import (
     rr_triangles_estimate,
 )
 
-__all__ = ["RandomizedResponseRound", "RoundOneAccumulator", "RRTrianglesProtocol", "rr_release"]
+__all__ = ["RandomizedResponseRound", "RoundOneAccumulator", "RRTrianglesProtocol", "rr_release",
+           "DEGREE_SHARE", "split_with_degree", "transitivity_release_estimate"]
+
+#: the simulation's share of the degree release under ``--stat transitivity``
+DEFAULT_DEGREE_SHARE = 0.1
+DEGREE_SHARE = Option("degree_share", float, None, "also release the degree d_v + DLap at this share of the "
+                      "budget (the rest split by the shares), for --stat transitivity (the simulation: 0.1; "
+                      "estimate and experiment take it from --stat, node and curate need it given)")
+
+
+def split_with_degree(epsilon: float, shares: dict[str, float], degree_share: Any) -> dict[str, float]:
+    """``epsilon`` split by ``shares``, after ``degree_share`` of it (when not None) on ``degree``.
+
+    >>> split_with_degree(1.0, {"rr": 0.5, "local_count": 0.5}, 0.1)
+    {'degree': 0.1, 'rr': 0.45, 'local_count': 0.45}
+    """
+    if degree_share is None:
+        return split_budget(epsilon, shares)
+    s = float(degree_share)
+    if not 0.0 < s < 1.0:
+        raise ValueError(f"degree_share must be in (0, 1), got {degree_share!r}")
+    return split_budget(epsilon, {"degree": s, **{k: v * (1.0 - s) for k, v in shares.items()}})
+
+
+def transitivity_release_estimate(triangles: Any, degrees: Any, plan: Plan) -> Any:
+    r""":math:`\hat\tau = 3\hat T/\hat S_2` from the triangle estimate and the nodes' ``degree`` releases
+    (in node order), with the delta-method standard error (:func:`~ldpgraph.protocols.transitivity.
+    transitivity_from_estimates`); ValueError when the nodes released no degree (``degrees`` None)."""
+    from .curator import Estimate
+    from .transitivity import transitivity_from_estimates
+
+    if degrees is None:
+        raise ValueError(f"transitivity needs the nodes' degree releases: run {plan.protocol} node and "
+                         f"curate with --degree-share F (the simulation spends {DEFAULT_DEGREE_SHARE})")
+    eps_d = plan.release(DEGREE).epsilon
+    tau, var = transitivity_from_estimates(triangles.value, triangles.variance_estimate, degrees, eps_d)
+    note = triangles.note
+    if var is None and note is None:
+        note = ("the triangle estimate has no variance estimate" if triangles.variance_estimate is None else
+                "the two-star estimate is <= 0: no ratio")
+    se = None if var is None else math.sqrt(max(var, 0.0))
+    return Estimate(tau, se, var, "transitivity", note=note)
 
 
 def rr_release(node: int, neighbours: NDArray[np.int64], epsilon: float, stream: Any) -> NDArray[np.int64]:

@@ -39,12 +39,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
-from ..core.plan import Plan, Release, RoundPlan, split_budget
+from ..core.plan import Plan, Release, RoundPlan
 from ..core.protocol import Accumulator, Option, Protocol, Round
 from ..core.registry import register
 from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
-from .curator import Estimate
 from .deploy_triangles import (
     DEGREE,
     DLAP_PROTOCOL,
@@ -56,51 +55,17 @@ from .deploy_triangles import (
     Round2Accumulator,
     TriangleBroadcast,
 )
-from .rr_triangles import RandomizedResponseRound, check_row_epsilons
+from .rr_triangles import (
+    DEFAULT_DEGREE_SHARE,
+    DEGREE_SHARE,
+    RandomizedResponseRound,
+    check_row_epsilons,
+    split_with_degree,
+    transitivity_release_estimate,
+)
 
 __all__ = ["RRBroadcastProtocol", "TwoRoundTrianglesDLap", "LocalCountRound", "local_count_release",
-           "max_lower_degree", "split_with_degree", "transitivity_release_estimate"]
-
-
-#: the simulation's share of the degree release under ``--stat transitivity``
-DEFAULT_DEGREE_SHARE = 0.1
-DEGREE_SHARE = Option("degree_share", float, None, "also release the degree d_v + DLap at this share of the "
-                      "budget (the rest split by the shares), for --stat transitivity (the simulation: 0.1; "
-                      "estimate and experiment take it from --stat, node and curate need it given)")
-
-
-def split_with_degree(epsilon: float, shares: dict[str, float], degree_share: Any) -> dict[str, float]:
-    """``epsilon`` split by ``shares``, after ``degree_share`` of it (when not None) on ``degree``.
-
-    >>> split_with_degree(1.0, {"rr": 0.5, "local_count": 0.5}, 0.1)
-    {'degree': 0.1, 'rr': 0.45, 'local_count': 0.45}
-    """
-    if degree_share is None:
-        return split_budget(epsilon, shares)
-    s = float(degree_share)
-    if not 0.0 < s < 1.0:
-        raise ValueError(f"degree_share must be in (0, 1), got {degree_share!r}")
-    return split_budget(epsilon, {"degree": s, **{k: v * (1.0 - s) for k, v in shares.items()}})
-
-
-def transitivity_release_estimate(triangles: Estimate, result: Any, plan: Plan) -> Estimate:
-    r""":math:`\hat\tau = 3\hat T/\hat S_2` from the triangle estimate and the round's ``degree`` releases,
-    with the delta-method standard error (:func:`~ldpgraph.protocols.transitivity.
-    transitivity_from_estimates`); ValueError when the nodes released no degree."""
-    from .transitivity import transitivity_from_estimates
-
-    if DEGREE not in result.values():
-        raise ValueError(f"transitivity needs the nodes' degree releases: run {plan.protocol} node and "
-                         f"curate with --degree-share F (the simulation spends {DEFAULT_DEGREE_SHARE})")
-    eps_d = plan.release(DEGREE).epsilon
-    tau, var = transitivity_from_estimates(triangles.value, triangles.variance_estimate,
-                                           result.values()[DEGREE], eps_d)
-    note = triangles.note
-    if var is None and note is None:
-        note = ("the triangle estimate has no variance estimate" if triangles.variance_estimate is None else
-                "the two-star estimate is <= 0: no ratio")
-    se = None if var is None else math.sqrt(max(var, 0.0))
-    return Estimate(tau, se, var, "transitivity", note=note)
+           "max_lower_degree"]
 
 
 def local_count_release(node: int, neighbours: NDArray[np.int64], broadcast: TriangleBroadcast,
@@ -226,7 +191,7 @@ class RRBroadcastProtocol(Protocol):
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
         self.check_statistic(statistic)
         if statistic == "transitivity":
-            return transitivity_release_estimate(result.estimate(), result, plan)
+            return transitivity_release_estimate(result.estimate(), result.values().get(DEGREE), plan)
         return result.estimate()
 
     def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
