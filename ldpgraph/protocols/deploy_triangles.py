@@ -489,6 +489,8 @@ class Round1Summary:
     #: the (screened) ``lower_degree`` releases of nodes 0..n-1, in node order (None without them, or
     #: when screening rejected some)
     lower_degrees: NDArray[np.int64] | None = field(default=None, repr=False)
+    #: the ``degree`` releases of nodes 0..n-1, in node order (``rr-triangles`` for transitivity; else None)
+    degrees: NDArray[np.int64] | None = field(default=None, repr=False)
 
     def private_bound(self) -> int:
         """D = max(1, largest noisy lower degree): the bound of the private variant."""
@@ -536,9 +538,9 @@ class Round1Accumulator(_Base):
             quantities = {RR_COUNT: 1.0, RR_EDGE: 1.0}
             if self.protocol == DLAP_PROTOCOL:
                 quantities[LOWER_DEGREE] = 1.0
-        elif not {RR_COUNT, RR_EDGE} <= set(quantities) <= {RR_COUNT, RR_EDGE, LOWER_DEGREE}:
-            raise ValueError(f"round-1 quantities are rr_count, rr_edge and optionally lower_degree, got "
-                             f"{sorted(quantities)}")
+        elif not {RR_COUNT, RR_EDGE} <= set(quantities) <= {RR_COUNT, RR_EDGE, LOWER_DEGREE, DEGREE}:
+            raise ValueError(f"round-1 quantities are rr_count, rr_edge and optionally lower_degree and "
+                             f"degree, got {sorted(quantities)}")
         self.quantities = dict(quantities)
         self.expected_nodes = (
             None
@@ -553,6 +555,7 @@ class Round1Accumulator(_Base):
         self._low_nodes: list[NDArray[np.int64]] = []
         self._low_values: list[NDArray[np.int64]] = []
         self._low_locs: list[NDArray[np.int64]] = []
+        self._deg: tuple[list[NDArray[np.int64]], ...] = ([], [], [])  # degree rows: nodes, values, locators
         # rr_edge rows seen per node so far: node v has v lower nodes, so more rows are refused as
         # they arrive (memory stays bounded by what truthful nodes send, whatever one node sends)
         self._edge_counts = np.zeros(0, dtype=np.int64)
@@ -604,6 +607,10 @@ class Round1Accumulator(_Base):
             self._low_nodes.append(node[r])
             self._low_values.append(value[r])
             self._low_locs.append(self.rows.locate(chunk, r))
+        if DEGREE in rows:
+            r = rows[DEGREE]
+            for part, x in zip(self._deg, (node[r], value[r], self.rows.locate(chunk, r)), strict=True):
+                part.append(x)
 
     def _count_edges(self, u: NDArray[np.int64], chunk: ReportChunk, r: Any) -> None:
         """Add ``u``'s rr_edge rows to the per-node counts; refuse a node with more than v of them."""
@@ -638,6 +645,9 @@ class Round1Accumulator(_Base):
         self._low_nodes += other._low_nodes
         self._low_values += other._low_values
         self._low_locs += self._locs_of(other, other._low_locs)
+        self._deg[0].extend(other._deg[0])
+        self._deg[1].extend(other._deg[1])
+        self._deg[2].extend(self._locs_of(other, other._deg[2]))
         return self
 
     def summary(self) -> Round1Summary:
@@ -719,8 +729,15 @@ class Round1Accumulator(_Base):
                 top = int(low.max()) if low.size else 0
         else:
             low = None
+        degrees = None
+        if self._deg[0]:  # one per node, every node
+            deg_ids, _ = self._unique_nodes(self._deg[0], self._deg[2], DEGREE)
+            if deg_ids.size != n or int(deg_ids[-1]) != n - 1:
+                raise ValueError(f"some nodes sent degree rows, but not all: {_missing_text(deg_ids, n)} are "
+                                 "missing")
+            degrees = np.concatenate(self._deg[1])[np.argsort(np.concatenate(self._deg[0]), kind="stable")]
         return Round1Summary(
-            self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0, screening, low
+            self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0, screening, low, degrees
         )
 
     def influence_bound(self) -> float:

@@ -141,7 +141,8 @@ class RandomizedResponseRound(Round):
                 sampler: Sampler) -> Rows:
         eps = plan.release(RR_COUNT).epsilon
         low_eps = plan.release(LOWER_DEGREE).epsilon if LOWER_DEGREE in _quantities(plan, 1) else None
-        node_parts, values, lower = [], [], []
+        deg_eps = plan.release(DEGREE).epsilon if DEGREE in _quantities(plan, 1) else None
+        node_parts, values, lower, degree = [], [], [], []
         for v, nb in zip(nodes, neighbours, strict=True):
             v = int(v)
             stream = sampler.stream(1, v)
@@ -150,16 +151,19 @@ class RandomizedResponseRound(Round):
             values.append(np.r_[partners.size, partners])
             if low_eps is not None:
                 lower.append(int(np.count_nonzero(nb < v)) + int(stream.dlap(low_eps, 1.0, 1)[0]))
+            if deg_eps is not None:  # transitivity (rr-triangles): the degree, after the bits' draws
+                degree.append(int(nb.size) + int(stream.dlap(deg_eps, 1.0, 1)[0]))
         if not node_parts:
             return empty_rows(plan, 1)
         node_col = np.concatenate(node_parts)
         lengths = np.array([len(x) for x in values])
         quantity = np.full(node_col.size, RR_EDGE, dtype=object)
         quantity[np.cumsum(lengths) - lengths] = RR_COUNT
-        rows = quantity_rows(plan, 1, node_col, quantity, np.concatenate(values))
-        if low_eps is None:
-            return rows
-        return concat_rows([rows, quantity_rows(plan, 1, np.asarray(nodes), LOWER_DEGREE, lower)])
+        parts = [quantity_rows(plan, 1, node_col, quantity, np.concatenate(values))]
+        for q, vals in ((LOWER_DEGREE, lower), (DEGREE, degree)):
+            if vals:
+                parts.append(quantity_rows(plan, 1, np.asarray(nodes), q, vals))
+        return concat_rows(parts)
 
     def thin(self, plan: Plan, partners: NDArray[np.int64], stream: Any) -> NDArray[np.int64]:
         """The reported partners among the randomized-response 1s (all of them here; a subclass
@@ -185,20 +189,32 @@ class RRTrianglesProtocol(Protocol):
 
     name = "rr-triangles"
     version = 1
-    statistics = ("triangles",)
+    statistics = ("triangles", "transitivity")
     needs = "adjacency"
     reference = "Imola, Murakami, Chaudhuri, USENIX Security 2021 (RR + empirical estimation)"
+    options = (DEGREE_SHARE,)
+
+    def statistic_public(self, statistic: str) -> dict[str, Any]:
+        """Transitivity needs the degree release: ``degree_share`` 0.1 as the simulation's."""
+        return {"degree_share": DEFAULT_DEGREE_SHARE} if statistic == "transitivity" else {}
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
-        self.check_public(public)
+        share = self.check_public(public)["degree_share"]
         eps = check_epsilon(epsilon)
-        return Plan(self.name, self.version, eps, (rr_round_plan(eps),))
+        if share is None:
+            return Plan(self.name, self.version, eps, (rr_round_plan(eps),))
+        split = split_with_degree(eps, {"rr": 1.0}, share)
+        rnd = rr_round_plan(split["rr"])
+        rnd = RoundPlan(1, rnd.name, (*rnd.releases, Release((DEGREE,), "dlap", split["degree"], 1.0)))
+        return Plan(self.name, self.version, eps, (rnd,), {"degree_share": share})
 
     def rounds(self) -> tuple[Round, ...]:
         return (RandomizedResponseRound(),)
 
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
         self.check_statistic(statistic)
+        if statistic == "transitivity":
+            return transitivity_release_estimate(rr_triangles_estimate(result), result.degrees, plan)
         return rr_triangles_estimate(result)
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
@@ -207,4 +223,6 @@ class RRTrianglesProtocol(Protocol):
     def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
         from .poisoning import rr_triangles_influence_bound
 
+        if DEGREE in _quantities(plan, 1):
+            return {}  # the bound is of the triangle estimate; transitivity has none yet
         return {"one_node_bound": rr_triangles_influence_bound(result.n_nodes, result.epsilon)}

@@ -47,12 +47,13 @@ def _through_files(tmp_path, graph, epsilon, options, *, fmt, scheduler=None, na
     return proto.estimate(result, plan, broadcast, "transitivity")
 
 
-@pytest.mark.parametrize(("name", "options"), [(NAME, {}), (NAME, {"private_bound": True}), ("arr-triangles", {})])
+@pytest.mark.parametrize(("name", "options"), [(NAME, {}), (NAME, {"private_bound": True}), ("arr-triangles", {}),
+                                               ("rr-triangles", {})])
 def test_files_and_dask_equal_memory(tmp_path, name, options):
     g = resolve_graph(SMALL, rng=0)
     want = run_in_memory(name, g, 3.0, sampler=5, statistic="transitivity", **options).estimate
     assert want.statistic == "transitivity" and np.isfinite(want.value)
-    assert (want.std_error is None) == (options == {} and name != NAME)  # arr-triangles clips: none
+    assert (want.std_error is None) == (name == "arr-triangles")  # arr-triangles clips: none
     for fmt in ("csv", "jsonl", "parquet") if name == NAME else ("jsonl",):  # (the formats: test_executors)
         got = _through_files(tmp_path, g, 3.0, options, fmt=fmt, name=name)
         assert (got.value, got.std_error) == (want.value, want.std_error), fmt
@@ -73,6 +74,15 @@ def test_the_plan_spends_the_simulators_split(private, epsilon):
     g = resolve_graph("ws:n=30,k=4,p=0.1", rng=0)
     assert "degree" in run_in_memory(NAME, g, epsilon, sampler=0, statistic="transitivity").rows[1]["quantity"]
     assert "degree" not in run_in_memory(NAME, g, epsilon, sampler=0).rows[1]["quantity"]
+
+
+def test_rr_plan_spends_the_simulators_split():
+    from ldpgraph.protocols.triangle_methods import RRTriangles
+
+    plan = registry.get("rr-triangles").plan(2.0, degree_share=0.1)
+    released = sorted(rel.epsilon for r in plan.rounds for rel in r.releases)
+    assert released == pytest.approx(sorted(RRTriangles().budget(2.0, "transitivity").values()), rel=1e-12)
+    assert registry.get("rr-triangles").plan(2.0).describe() == "epsilon 2 = rr 2"
 
 
 @pytest.mark.parametrize("clipping", [True, False])
