@@ -196,3 +196,24 @@ def test_cli_node_and_curate(tmp_path, capsys):
     assert "--degree-share" in capsys.readouterr().err
 
 
+
+
+def test_rr_round_one_with_the_degree_is_private():
+    """rr-triangles with the degree: node 3's bits and degree at eps_rr + eps_d; an edge to a higher
+    node moves the degree only, which eps_d / 3 cannot cover."""
+    proto = registry.get("rr-triangles")
+    plan = proto.plan(2.0, degree_share=0.25)
+    rnd = proto.rounds()[0]
+
+    def node(nb, size, rng):
+        rows = rnd.release(plan, np.full(size, 3), [np.array(nb)] * size, None, _Shared(rng))
+        q, v = rows["quantity"], rows["value"]
+        out = np.zeros((size, 4), dtype=np.int64)
+        for i, a in enumerate(np.flatnonzero(q == "rr_count")):
+            out[i, v[a + 1:a + 1 + int(v[a])]] = 1
+        out[:, 3] = v[q == "degree"]
+        return out
+
+    assert audit_neighbours(node, [((0, 2), (0, 1, 2))], 2.0, n_samples=8000, rng=1).passed
+    assert audit_neighbours(node, [((0, 2), (0, 2, 5))], plan.release("degree").epsilon / 3, n_samples=8000,
+                            rng=2).violation
