@@ -1035,8 +1035,8 @@ def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> No
                 p.add_argument(o.flag, type=_int(o.name, minimum=1), help=text)
             elif o.type is float:
                 p.add_argument(o.flag, type=float, metavar="F", help=text)
-            elif o.type in (float, str):
-                p.add_argument(o.flag, type=o.type, help=text)
+            elif o.type is str:
+                p.add_argument(o.flag, type=str, help=text)
             else:
                 p.add_argument(o.flag, metavar="Q=F,...", help=text)
 
@@ -1599,6 +1599,8 @@ def _no_std_error_reason(est: Any, negative: bool, n_nodes: int) -> str | None:
     if negative:
         return (f"the unbiased variance estimate is {est.variance_estimate:.3g} <= 0 (the noise dominates): "
                 "no standard error or interval")
+    if est.std_error is None and getattr(est, "note", None):
+        return est.note
     if est.std_error is None:
         return (f"the variance estimate is dense in the nodes and is not computed for {n_nodes:,} nodes "
                 "(beyond 8,192)")

@@ -44,6 +44,7 @@ __all__ = [
     "BROADCAST_EDGES_VERSION",
     "write_triangle_broadcast",
     "read_triangle_broadcast",
+    "read_edge_broadcast",
     "is_edge_broadcast",
     "report_protocol",
 ]
@@ -86,6 +87,24 @@ def is_edge_broadcast(path: str | os.PathLike) -> bool:
 
 def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
     """Read and fully check a broadcast edge list (see the module docstring)."""
+    path = Path(path)
+    header, index, run_id = read_edge_broadcast(path, TRIANGLE_PROTOCOLS)
+    bound = header.get("bound")
+    if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
+        raise ValueError(f"{path} line 2: bound must be a non-negative integer, got {bound!r}")
+    projection = header.get("projection", False)
+    if not isinstance(projection, bool):
+        raise ValueError(f"{path} line 2: projection must be true or false, got {projection!r}")
+    if header["protocol"] == CLUSTERING_PROTOCOL and bound < 2:
+        raise ValueError(f"{path} line 2: avg-clustering needs a degree bound >= 2, got {bound}")
+    return TriangleBroadcast(header["protocol"], header["n_nodes"], float(header["epsilon"]), bound, index,
+                             run_id, projection)
+
+
+def read_edge_broadcast(path: str | os.PathLike, versions: dict[str, int]) -> tuple[dict[str, Any], Any, int]:
+    """``(header without run_id, sorted pair indices, run id)`` of a broadcast edge list of one of the
+    protocols ``versions`` (name -> version), after every check of the module docstring but those of
+    the protocol's own header keys (the caller's)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -109,17 +128,17 @@ def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
     if not isinstance(header, dict):
         raise ValueError(f"{path} line 2: expected '# {{...}}' (the broadcast's JSON header)")
     proto = header.get("protocol")
-    if proto not in TRIANGLE_PROTOCOLS or header.get("protocol_version") != TRIANGLE_PROTOCOLS[proto]:
+    if proto not in versions or header.get("protocol_version") != versions[proto]:
         raise ValueError(
             f"{path} line 2: protocol {proto!r} version {header.get('protocol_version')!r}; this package "
-            "reads " + ", ".join(f"{k} version {v}" for k, v in TRIANGLE_PROTOCOLS.items())
+            "reads " + ", ".join(f"{k} version {v}" for k, v in versions.items())
         )
-    for key in ("n_nodes", "n_edges", "bound", "run_id"):
+    for key in ("n_nodes", "n_edges", "run_id"):
         val = header.get(key)
         if (
             isinstance(val, bool)
             or not isinstance(val, int)
-            or val < (1 if key in ("n_nodes", "bound") else 0)
+            or val < (1 if key == "n_nodes" else 0)
         ):
             raise ValueError(f"{path} line 2: {key} must be a non-negative integer, got {val!r}")
     eps = header.get("epsilon")
@@ -135,7 +154,9 @@ def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
     try:
         table = pcsv.read_csv(
             path,
-            read_options=pcsv.ReadOptions(skip_rows=2, column_names=["u", "v"]),
+            # the two header lines must fit in the first block (arr-triangles: n noisy lower degrees)
+            read_options=pcsv.ReadOptions(skip_rows=2, column_names=["u", "v"],
+                                          block_size=max(1 << 20, len(tag) + len(head) + (1 << 20))),
             parse_options=pcsv.ParseOptions(delimiter=" "),
             convert_options=pcsv.ConvertOptions(column_types={"u": pa.int64(), "v": pa.int64()}),
         )
@@ -161,15 +182,10 @@ def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
         raise ValueError(
             f"{path}: the header says {header['n_edges']} edges, the file holds {index.size} (truncated?)"
         )
-    projection = header.get("projection", False)
-    if not isinstance(projection, bool):
-        raise ValueError(f"{path} line 2: projection must be true or false, got {projection!r}")
-    if proto == CLUSTERING_PROTOCOL and header["bound"] < 2:
-        raise ValueError(f"{path} line 2: avg-clustering needs a degree bound >= 2, got {header['bound']}")
     run_id = header.pop("run_id")
     if broadcast_run_id(header, index) != run_id:
         raise ValueError(f"{path}: the edges and header do not match the run id {run_id} (edited or corrupt)")
-    return TriangleBroadcast(proto, n, float(eps), header["bound"], index, run_id, projection)
+    return header, index, run_id
 
 
 def _check_not_cut(path: Path, n_edges: int) -> None:
@@ -190,6 +206,8 @@ def _check_canonical_edges(path: Path) -> None:
     integer reader, which parses the lines, would take ``0x1``, ``01`` or ``-0``)."""
     data = np.fromfile(path, dtype=np.uint8)
     newlines = np.flatnonzero(data[: 1 << 20] == ord("\n"))[:2]  # the two header lines end there
+    if newlines.size < 2:  # a header line longer than 1 MiB (arr-triangles: n noisy lower degrees)
+        newlines = np.flatnonzero(data == ord("\n"))[:2]
     body = data[int(newlines[-1]) + 1:] if newlines.size == 2 else data[:0]
     digit = (body >= ord("0")) & (body <= ord("9"))
     newline = body == ord("\n")

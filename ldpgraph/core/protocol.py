@@ -27,6 +27,7 @@ memory (experiments, ``ldpgraph estimate``), over report files (``ldpgraph node`
 
 Optional hooks (``scipy.stats`` style: the executors call them when present): ``default_public``
 (public bounds a simulation may take from the true graph, e.g. the benchmark's D),
+``statistic_public`` (options a statistic implies),
 ``write_broadcast`` / ``read_broadcast`` (the broadcast's file form), ``describe_result``
 (lines for the CLI).
 
@@ -171,6 +172,12 @@ class Protocol(ABC):
     def default_public(self, graph: Any, public: Mapping[str, Any]) -> dict[str, Any]:
         """Public bounds a *simulation* takes from the true graph when ``public`` (the options given)
         leaves them open (none by default)."""
+        return {}
+
+    def statistic_public(self, statistic: str) -> dict[str, Any]:
+        """Option values that estimating ``statistic`` implies where the caller leaves them open (e.g. a
+        degree release for transitivity); none by default. :func:`~ldpgraph.run.run_in_memory` applies
+        them; ``ldpgraph node`` cannot (a node does not know the curator's statistic)."""
         return {}
 
     def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:

@@ -29,6 +29,7 @@ MODULES = (
     "ldpgraph.protocols.kcore_protocol",
     "ldpgraph.protocols.wedge_shuffle",
     "ldpgraph.protocols.wedge_shuffle_ignore",
+    "ldpgraph.protocols.arr_protocol",
 )
 
 _PROTOCOLS: dict[str, type[Protocol]] = {}

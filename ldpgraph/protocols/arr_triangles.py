@@ -824,7 +824,6 @@ class ARRTriangles(WedgeTriangleProtocol):
     {'arr': 0.5, 'local-count': 0.5}
     """
 
-    not_deployable = "not yet: its round 2 needs the sampled download of the ARR broadcast"
     reference = "Imola, Murakami, Chaudhuri, USENIX Security 2022 (ARROneNS, double clipping)"
     name = "arr-triangles"
     bytes_per_wedge = _BYTES_PER_WEDGE
@@ -850,6 +849,21 @@ class ARRTriangles(WedgeTriangleProtocol):
         self.beta = _check_beta(beta)
         self.alpha = None if alpha is None else check_nonnegative_int(alpha, "alpha")
         self.unbiased = not self.clipping
+        # the deployed form (:mod:`ldpgraph.protocols.arr_protocol`) spends the default split
+        if self.alpha is None:
+            opts: dict[str, Any] = {} if self.clipping else {"clipping": False}
+            if self.mu != DEFAULT_MU:
+                opts["mu"] = self.mu
+            if self.beta != DEFAULT_BETA:
+                opts["beta"] = self.beta
+            if (self.split, self.bound_share if self.clipping else 0.1) != (0.5, 0.1):
+                e0, e1, e2 = _budget(1.0, self.clipping, self.split, self.bound_share)
+                parts = [f"arr={e1:g}", f"local_count={e2:g}"]
+                parts = [f"lower_degree={e0:g}", *parts] if self.clipping else parts
+                opts["shares"] = ",".join(parts)
+            self.deployed_as = ("arr-triangles", opts)
+        else:
+            self.not_deployable = "the deployed form derives alpha from beta (degree_margin)"
 
     def _triangle_rounds(self, eps):
         e0, e1, e2 = _budget(eps, self.clipping, self.split, self.bound_share)

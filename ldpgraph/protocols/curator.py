@@ -89,6 +89,8 @@ class Estimate:
     interval_method: str = "normal"
     #: the reports' histogram, kept by estimates whose interval needs more than value and se
     histogram: ReportHistogram | None = field(default=None, repr=False, compare=False)
+    #: why there is no standard error, or how the one given is meant (None: nothing to add)
+    note: str | None = field(default=None, repr=False, compare=False)
 
     def __float__(self) -> float:
         return float(self.value)

@@ -335,8 +335,10 @@ class _Base:
     def _locs_of(self, other: _Base, locs: list[NDArray[np.int64]]) -> list[NDArray[np.int64]]:
         return [self.rows.remap(other.rows, a) for a in locs]
 
-    def __init__(self, protocol: str, round: int) -> None:
-        self.protocol = _check_protocol_name(protocol)
+    def __init__(self, protocol: str, round: int, version: int | None = None) -> None:
+        # a protocol of the layer passes its plan's name and version; else one of TRIANGLE_PROTOCOLS
+        self.protocol = _check_protocol_name(protocol) if version is None else str(protocol)
+        self.version = TRIANGLE_PROTOCOLS[self.protocol] if version is None else int(version)
         self.round = round
         self.rows = _Rows()
         self.n_rows = 0
@@ -355,11 +357,11 @@ class _Base:
                     f"rows of {what} {name!r}, expected {self.protocol!r}: {chunk.rows_text(rows)}"
                     + (f" (curate them with --protocol {name})" if name in PROTOCOLS else "")
                 )
-        wrong = np.flatnonzero(np.asarray(chunk.protocol_version) != TRIANGLE_PROTOCOLS[self.protocol])
+        wrong = np.flatnonzero(np.asarray(chunk.protocol_version) != self.version)
         if wrong.size:
             raise ValueError(
                 f"protocol {self.protocol!r} version {int(chunk.protocol_version[wrong[0]])} in "
-                f"{chunk.rows_text(wrong)}: this package reads version {TRIANGLE_PROTOCOLS[self.protocol]} "
+                f"{chunk.rows_text(wrong)}: this package reads version {self.version} "
                 "(a file from another protocol version)"
             )
         other = np.flatnonzero(np.asarray(chunk.round) != self.round)
@@ -392,12 +394,25 @@ class _Base:
                     f"mixed epsilon for {name!r}: {float(eps[bad[0]])!r} in {chunk.rows_text(rows[bad])}, "
                     f"{e0!r} in {where}"
                 )
-            bad = np.flatnonzero(np.asarray(chunk.sensitivity)[rows] != sensitivity[name])
-            if bad.size:
-                raise ValueError(
-                    f"{name!r} rows must have sensitivity {sensitivity[name]:g}, got "
-                    f"{float(chunk.sensitivity[rows[bad[0]]]):g}: {chunk.rows_text(rows[bad])}"
-                )
+            want = sensitivity[name]
+            got = np.asarray(chunk.sensitivity)[rows]
+            if np.ndim(want):  # per node (indexed by node id); rows of unknown nodes are refused later
+                node = np.asarray(chunk.node)[rows]
+                known = (node >= 0) & (node < len(want))
+                bad = np.flatnonzero(known & (got != np.asarray(want)[np.where(known, node, 0)]))
+                if bad.size:
+                    v = int(node[bad[0]])
+                    raise ValueError(
+                        f"{name!r} rows must have their node's sensitivity (node {v}: {float(want[v]):g}, "
+                        f"from the broadcast), got {float(got[bad[0]]):g}: {chunk.rows_text(rows[bad])}"
+                    )
+            else:
+                bad = np.flatnonzero(got != want)
+                if bad.size:
+                    raise ValueError(
+                        f"{name!r} rows must have sensitivity {want:g}, got "
+                        f"{float(got[bad[0]]):g}: {chunk.rows_text(rows[bad])}"
+                    )
             out[name] = rows
         self.n_rows += len(chunk)
         return out
@@ -479,6 +494,11 @@ class Round1Summary:
     max_lower_degree: int | None = None
     lower_degree_epsilon: float | None = None
     screening: dict[str, Any] = field(default_factory=dict)
+    #: the (screened) ``lower_degree`` releases of nodes 0..n-1, in node order (None without them, or
+    #: when screening rejected some)
+    lower_degrees: NDArray[np.int64] | None = field(default=None, repr=False)
+    #: the ``degree`` releases of nodes 0..n-1, in node order (``rr-triangles`` for transitivity; else None)
+    degrees: NDArray[np.int64] | None = field(default=None, repr=False)
 
     def private_bound(self) -> int:
         """D = max(1, largest noisy lower degree): the bound of the private variant."""
@@ -493,7 +513,9 @@ class Round1Accumulator(_Base):
     Memory: the noisy graph (one int64 per noisy edge) plus O(n); the curator of these
     protocols needs the noisy graph anyway. ``outliers`` (None, "clip", "reject", "raise")
     screens the ``lower_degree`` rows in :meth:`summary` (node v: [-t, min(v, B) + t],
-    :func:`~ldpgraph.protocols.poisoning.lower_degree_range`, B from ``bounds``).
+    :func:`~ldpgraph.protocols.poisoning.lower_degree_range`, B from ``bounds``). A protocol of
+    the layer passes its plan's ``version`` and the round's ``quantities`` (name -> sensitivity:
+    ``rr_count``, ``rr_edge``, optionally ``lower_degree``); by default those of ``protocol``.
 
     Examples
     --------
@@ -515,9 +537,19 @@ class Round1Accumulator(_Base):
         expected_nodes: int | None = None,
         outliers: str | None = None,
         bounds: Any = None,
+        quantities: dict[str, float] | None = None,
+        version: int | None = None,
     ) -> None:
-        super().__init__(protocol, 1)
+        super().__init__(protocol, 1, version)
         self.outliers, self.bounds = _check_screening(outliers, bounds)
+        if quantities is None:
+            quantities = {RR_COUNT: 1.0, RR_EDGE: 1.0}
+            if self.protocol == DLAP_PROTOCOL:
+                quantities[LOWER_DEGREE] = 1.0
+        elif not {RR_COUNT, RR_EDGE} <= set(quantities) <= {RR_COUNT, RR_EDGE, LOWER_DEGREE, DEGREE}:
+            raise ValueError(f"round-1 quantities are rr_count, rr_edge and optionally lower_degree and "
+                             f"degree, got {sorted(quantities)}")
+        self.quantities = dict(quantities)
         self.expected_nodes = (
             None
             if expected_nodes is None
@@ -531,16 +563,14 @@ class Round1Accumulator(_Base):
         self._low_nodes: list[NDArray[np.int64]] = []
         self._low_values: list[NDArray[np.int64]] = []
         self._low_locs: list[NDArray[np.int64]] = []
+        self._deg: tuple[list[NDArray[np.int64]], ...] = ([], [], [])  # degree rows: nodes, values, locators
         # rr_edge rows seen per node so far: node v has v lower nodes, so more rows are refused as
         # they arrive (memory stays bounded by what truthful nodes send, whatever one node sends)
         self._edge_counts = np.zeros(0, dtype=np.int64)
 
     def add(self, chunk: ReportChunk) -> None:
         """Check one chunk and keep its rows' content (node ids against the public n as they arrive)."""
-        sens = {RR_COUNT: 1.0, RR_EDGE: 1.0}
-        if self.protocol == DLAP_PROTOCOL:
-            sens[LOWER_DEGREE] = 1.0
-        rows = self._check(chunk, sens)
+        rows = self._check(chunk, self.quantities)
         node, value = np.asarray(chunk.node), np.asarray(chunk.value)
         big = np.flatnonzero(node >= MAX_NODES)
         if big.size:
@@ -585,6 +615,10 @@ class Round1Accumulator(_Base):
             self._low_nodes.append(node[r])
             self._low_values.append(value[r])
             self._low_locs.append(self.rows.locate(chunk, r))
+        if DEGREE in rows:
+            r = rows[DEGREE]
+            for part, x in zip(self._deg, (node[r], value[r], self.rows.locate(chunk, r)), strict=True):
+                part.append(x)
 
     def _count_edges(self, u: NDArray[np.int64], chunk: ReportChunk, r: Any) -> None:
         """Add ``u``'s rr_edge rows to the per-node counts; refuse a node with more than v of them."""
@@ -619,6 +653,9 @@ class Round1Accumulator(_Base):
         self._low_nodes += other._low_nodes
         self._low_values += other._low_values
         self._low_locs += self._locs_of(other, other._low_locs)
+        self._deg[0].extend(other._deg[0])
+        self._deg[1].extend(other._deg[1])
+        self._deg[2].extend(self._locs_of(other, other._deg[2]))
         return self
 
     def summary(self) -> Round1Summary:
@@ -685,17 +722,30 @@ class Round1Accumulator(_Base):
                     "are missing (every node sends one for the private bound)"
                 )
             eps0 = self.epsilon[LOWER_DEGREE][0]
-            low = np.concatenate(self._low_values)
+            low_order = np.argsort(np.concatenate(self._low_nodes), kind="stable")
+            low = np.concatenate(self._low_values)[low_order]
             if self.outliers is not None:  # node v has at most v lower nodes
                 from .poisoning import Screening, lower_degree_range, screen_values
 
-                lo, hi = lower_degree_range(np.concatenate(self._low_nodes), epsilon=eps0, bounds=self.bounds)
+                lo, hi = lower_degree_range(np.arange(n, dtype=np.int64), epsilon=eps0, bounds=self.bounds)
                 low, keep, k = screen_values(low, lo, hi, self.outliers, LOWER_DEGREE)
-                low = low[keep]
                 screening[LOWER_DEGREE] = Screening(LOWER_DEGREE, lo, int(hi.max()), self.outliers, k)
-            top = int(low.max()) if low.size else 0
+                kept = low[keep]
+                top = int(kept.max()) if kept.size else 0
+                low = low if kept.size == low.size else None
+            else:
+                top = int(low.max()) if low.size else 0
+        else:
+            low = None
+        degrees = None
+        if self._deg[0]:  # one per node, every node
+            deg_ids, _ = self._unique_nodes(self._deg[0], self._deg[2], DEGREE)
+            if deg_ids.size != n or int(deg_ids[-1]) != n - 1:
+                raise ValueError(f"some nodes sent degree rows, but not all: {_missing_text(deg_ids, n)} are "
+                                 "missing")
+            degrees = np.concatenate(self._deg[1])[np.argsort(np.concatenate(self._deg[0]), kind="stable")]
         return Round1Summary(
-            self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0, screening
+            self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0, screening, low, degrees
         )
 
     def influence_bound(self) -> float:
@@ -711,6 +761,11 @@ class Round1Accumulator(_Base):
 
 class Round2Accumulator(_Base):
     """Streaming validation of round-2 rows against a broadcast (run id, node set, sensitivity).
+
+    A protocol of the layer passes its plan's ``version`` and the round's ``sensitivities``
+    (quantity -> a number, or an array over the nodes 0..n-1 where it is per node; with
+    ``run_id``), and then any broadcast with ``protocol``, ``n_nodes`` and ``run_id``; by
+    default they are the :class:`TriangleBroadcast`'s (:meth:`TriangleBroadcast.sensitivities`).
 
     ``outliers`` None (no screening), "clip", "reject" (``two-round-triangles-dlap`` only) or
     "raise": the poisoning screening of :meth:`screened_values`, which :meth:`estimate` uses;
@@ -730,11 +785,21 @@ class Round2Accumulator(_Base):
     """
 
     def __init__(
-        self, broadcast: TriangleBroadcast, *, outliers: str | None = None, bounds: Any = None
+        self,
+        broadcast: TriangleBroadcast,
+        *,
+        outliers: str | None = None,
+        bounds: Any = None,
+        sensitivities: dict[str, Any] | None = None,
+        version: int | None = None,
     ) -> None:
-        if not isinstance(broadcast, TriangleBroadcast):
-            raise TypeError(f"broadcast must be a TriangleBroadcast, got {type(broadcast).__name__}")
-        super().__init__(broadcast.protocol, 2)
+        if sensitivities is None:
+            if not isinstance(broadcast, TriangleBroadcast):
+                raise TypeError(f"broadcast must be a TriangleBroadcast, got {type(broadcast).__name__}")
+            sensitivities = broadcast.sensitivities()
+        elif RUN_ID not in sensitivities:
+            raise ValueError(f"round-2 quantities include run_id, got {sorted(sensitivities)}")
+        super().__init__(broadcast.protocol, 2, version)
         self.outliers, self.bounds = _check_screening(outliers, bounds)
         if self.outliers == "reject" and broadcast.protocol == CLUSTERING_PROTOCOL:
             raise ValueError(
@@ -742,7 +807,7 @@ class Round2Accumulator(_Base):
                 "node's pair of releases): use 'clip' or 'raise'"
             )
         self.broadcast = broadcast
-        self.sensitivity = broadcast.sensitivities()
+        self.sensitivity = dict(sensitivities)
         self._nodes: dict[str, list[NDArray[np.int64]]] = {q: [] for q in self.sensitivity}
         self._values: dict[str, list[NDArray[np.int64]]] = {q: [] for q in self.sensitivity}
         self._locs: dict[str, list[NDArray[np.int64]]] = {q: [] for q in self.sensitivity}
@@ -927,15 +992,16 @@ def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Es
 
 
 def _dense_z(
-    n: int, index: ArrayLike, eps: float, *, lower: bool
+    n: int, index: ArrayLike, eps: float, *, lower: bool, pq: tuple[float, float] | None = None
 ) -> tuple[NDArray[np.float64], float, float]:
-    """``(Z, p, q)``: z = (b - q)/(p - q) on the lower pairs (and mirrored unless ``lower``)."""
+    """``(Z, p, q)``: z = (b - q)/(p - q) on the lower pairs (and mirrored unless ``lower``); p, q the
+    probabilities of a noisy 1 on an edge and a non-edge (``pq``, default randomized response at ``eps``)."""
     n = check_nonnegative_int(n, "n_nodes")
     if n > _DENSE_VARIANCE_MAX_NODES:
         raise MemoryError(
             f"the variance estimate is dense: at most {_DENSE_VARIANCE_MAX_NODES} nodes, got {n}"
         )
-    p, q = keep_probability(eps), flip_probability(eps)
+    p, q = (keep_probability(eps), flip_probability(eps)) if pq is None else (float(pq[0]), float(pq[1]))
     u, v = pair_from_index(np.asarray(index, dtype=np.int64))
     z = np.full((n, n), -q / (p - q))
     z[u, v] = p / (p - q)
@@ -1019,8 +1085,14 @@ def rr_variance_estimate(
     return prod_sum - rr_triangle_estimate(m, eps) + s2 * q_hat
 
 
-def lower_wedge_square_estimate(n_nodes: int, index: ArrayLike, epsilon: float) -> float:
+def lower_wedge_square_estimate(
+    n_nodes: int, index: ArrayLike, epsilon: float, *, pq: tuple[float, float] | None = None
+) -> float:
     r"""Unbiased estimate of :math:`C = \sum_{j<k} (c^+_{jk})^2` from a randomized-response graph.
+
+    ``pq``: the probabilities (p, q) of a noisy 1 on an edge and on a non-edge when the bits are
+    not plain randomized response at ``epsilon`` (ARR: :math:`(\mu p, \mu q)`); the proof below
+    needs only independent bits with those means.
 
     :math:`c^+_{jk} = \sum_{v > \max(j,k)} a_{vj}a_{vk}`. With :math:`z_{vj} = (b_{vj} - q)/(p-q)`
     for ``j < v`` (zero above), :math:`M = Z^\top Z`:
@@ -1041,7 +1113,7 @@ def lower_wedge_square_estimate(n_nodes: int, index: ArrayLike, epsilon: float) 
     >>> round(lower_wedge_square_estimate(3, [0, 1, 2], 60.0), 6)   # triangle, no noise: c+_01 = 1
     1.0
     """
-    z, p, q = _dense_z(n_nodes, index, check_epsilon(epsilon), lower=True)
+    z, p, q = _dense_z(n_nodes, index, check_epsilon(epsilon), lower=True, pq=pq)
     off_sq, _ = _gram_sums(z)
     del z
     row1, row2, fourth = _row_moments(int(n_nodes), index, p, q, lower=True)

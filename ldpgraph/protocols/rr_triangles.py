@@ -26,18 +26,20 @@ Examples
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon
-from ..core.plan import Plan, Release, RoundPlan
-from ..core.protocol import Accumulator, Protocol, Round
+from ..core.plan import Plan, Release, RoundPlan, split_budget
+from ..core.protocol import Accumulator, Option, Protocol, Round
 from ..core.registry import register
 from ..core.rows import Rows, concat_rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from .deploy_triangles import (
+    DEGREE,
     LOWER_DEGREE,
     RR_COUNT,
     RR_EDGE,
@@ -45,7 +47,48 @@ from .deploy_triangles import (
     rr_triangles_estimate,
 )
 
-__all__ = ["RandomizedResponseRound", "RoundOneAccumulator", "RRTrianglesProtocol", "rr_release"]
+__all__ = ["RandomizedResponseRound", "RoundOneAccumulator", "RRTrianglesProtocol", "rr_release",
+           "DEGREE_SHARE", "split_with_degree", "transitivity_release_estimate"]
+
+#: the simulation's share of the degree release under ``--stat transitivity``
+DEFAULT_DEGREE_SHARE = 0.1
+DEGREE_SHARE = Option("degree_share", float, None, "also release the degree d_v + DLap at this share of the "
+                      "budget (the rest split by the shares), for --stat transitivity (the simulation: 0.1; "
+                      "estimate and experiment take it from --stat, node and curate need it given)")
+
+
+def split_with_degree(epsilon: float, shares: dict[str, float], degree_share: Any) -> dict[str, float]:
+    """``epsilon`` split by ``shares``, after ``degree_share`` of it (when not None) on ``degree``.
+
+    >>> split_with_degree(1.0, {"rr": 0.5, "local_count": 0.5}, 0.1)
+    {'degree': 0.1, 'rr': 0.45, 'local_count': 0.45}
+    """
+    if degree_share is None:
+        return split_budget(epsilon, shares)
+    s = float(degree_share)
+    if not 0.0 < s < 1.0:
+        raise ValueError(f"degree_share must be in (0, 1), got {degree_share!r}")
+    return split_budget(epsilon, {"degree": s, **{k: v * (1.0 - s) for k, v in shares.items()}})
+
+
+def transitivity_release_estimate(triangles: Any, degrees: Any, plan: Plan) -> Any:
+    r""":math:`\hat\tau = 3\hat T/\hat S_2` from the triangle estimate and the nodes' ``degree`` releases
+    (in node order), with the delta-method standard error (:func:`~ldpgraph.protocols.transitivity.
+    transitivity_from_estimates`); ValueError when the nodes released no degree (``degrees`` None)."""
+    from .curator import Estimate
+    from .transitivity import transitivity_from_estimates
+
+    if degrees is None:
+        raise ValueError(f"transitivity needs the nodes' degree releases: run {plan.protocol} node and "
+                         f"curate with --degree-share F (the simulation spends {DEFAULT_DEGREE_SHARE})")
+    eps_d = plan.release(DEGREE).epsilon
+    tau, var = transitivity_from_estimates(triangles.value, triangles.variance_estimate, degrees, eps_d)
+    note = triangles.note
+    if var is None and note is None:
+        note = ("the triangle estimate has no variance estimate" if triangles.variance_estimate is None else
+                "the two-star estimate is <= 0: no ratio")
+    se = None if var is None else math.sqrt(max(var, 0.0))
+    return Estimate(tau, se, var, "transitivity", note=note)
 
 
 def rr_release(node: int, neighbours: NDArray[np.int64], epsilon: float, stream: Any) -> NDArray[np.int64]:
@@ -60,7 +103,8 @@ class RoundOneAccumulator(Accumulator):
 
     def __init__(self, plan: Plan, **options: Any) -> None:
         self.plan = plan
-        self.acc = Round1Accumulator(plan.protocol, **options)
+        sens = {q: plan.release(q).sensitivity_of(q) for q in _quantities(plan, 1)}
+        self.acc = Round1Accumulator(plan.protocol, quantities=sens, version=plan.version, **options)
 
     def add(self, chunk: Any) -> None:
         self.acc.add(chunk)
@@ -97,25 +141,34 @@ class RandomizedResponseRound(Round):
                 sampler: Sampler) -> Rows:
         eps = plan.release(RR_COUNT).epsilon
         low_eps = plan.release(LOWER_DEGREE).epsilon if LOWER_DEGREE in _quantities(plan, 1) else None
-        node_parts, values, lower = [], [], []
+        deg_eps = plan.release(DEGREE).epsilon if DEGREE in _quantities(plan, 1) else None
+        node_parts, values, lower, degree = [], [], [], []
         for v, nb in zip(nodes, neighbours, strict=True):
             v = int(v)
             stream = sampler.stream(1, v)
-            partners = rr_release(v, nb, eps, stream)
+            partners = self.thin(plan, rr_release(v, nb, eps, stream), stream)
             node_parts.append(np.full(partners.size + 1, v, dtype=np.int64))
             values.append(np.r_[partners.size, partners])
             if low_eps is not None:
                 lower.append(int(np.count_nonzero(nb < v)) + int(stream.dlap(low_eps, 1.0, 1)[0]))
+            if deg_eps is not None:  # transitivity (rr-triangles): the degree, after the bits' draws
+                degree.append(int(nb.size) + int(stream.dlap(deg_eps, 1.0, 1)[0]))
         if not node_parts:
             return empty_rows(plan, 1)
         node_col = np.concatenate(node_parts)
         lengths = np.array([len(x) for x in values])
         quantity = np.full(node_col.size, RR_EDGE, dtype=object)
         quantity[np.cumsum(lengths) - lengths] = RR_COUNT
-        rows = quantity_rows(plan, 1, node_col, quantity, np.concatenate(values))
-        if low_eps is None:
-            return rows
-        return concat_rows([rows, quantity_rows(plan, 1, np.asarray(nodes), LOWER_DEGREE, lower)])
+        parts = [quantity_rows(plan, 1, node_col, quantity, np.concatenate(values))]
+        for q, vals in ((LOWER_DEGREE, lower), (DEGREE, degree)):
+            if vals:
+                parts.append(quantity_rows(plan, 1, np.asarray(nodes), q, vals))
+        return concat_rows(parts)
+
+    def thin(self, plan: Plan, partners: NDArray[np.int64], stream: Any) -> NDArray[np.int64]:
+        """The reported partners among the randomized-response 1s (all of them here; a subclass
+        may sample them, a post-processing drawn after the bits from the same stream)."""
+        return partners
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> RoundOneAccumulator:
         return RoundOneAccumulator(plan, **options)
@@ -136,20 +189,32 @@ class RRTrianglesProtocol(Protocol):
 
     name = "rr-triangles"
     version = 1
-    statistics = ("triangles",)
+    statistics = ("triangles", "transitivity")
     needs = "adjacency"
     reference = "Imola, Murakami, Chaudhuri, USENIX Security 2021 (RR + empirical estimation)"
+    options = (DEGREE_SHARE,)
+
+    def statistic_public(self, statistic: str) -> dict[str, Any]:
+        """Transitivity needs the degree release: ``degree_share`` 0.1 as the simulation's."""
+        return {"degree_share": DEFAULT_DEGREE_SHARE} if statistic == "transitivity" else {}
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
-        self.check_public(public)
+        share = self.check_public(public)["degree_share"]
         eps = check_epsilon(epsilon)
-        return Plan(self.name, self.version, eps, (rr_round_plan(eps),))
+        if share is None:
+            return Plan(self.name, self.version, eps, (rr_round_plan(eps),))
+        split = split_with_degree(eps, {"rr": 1.0}, share)
+        rnd = rr_round_plan(split["rr"])
+        rnd = RoundPlan(1, rnd.name, (*rnd.releases, Release((DEGREE,), "dlap", split["degree"], 1.0)))
+        return Plan(self.name, self.version, eps, (rnd,), {"degree_share": share})
 
     def rounds(self) -> tuple[Round, ...]:
         return (RandomizedResponseRound(),)
 
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
         self.check_statistic(statistic)
+        if statistic == "transitivity":
+            return transitivity_release_estimate(rr_triangles_estimate(result), result.degrees, plan)
         return rr_triangles_estimate(result)
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
@@ -158,4 +223,6 @@ class RRTrianglesProtocol(Protocol):
     def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
         from .poisoning import rr_triangles_influence_bound
 
+        if DEGREE in _quantities(plan, 1):
+            return {}  # the bound is of the triangle estimate; transitivity has none yet
         return {"one_node_bound": rr_triangles_influence_bound(result.n_nodes, result.epsilon)}

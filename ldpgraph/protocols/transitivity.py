@@ -30,6 +30,8 @@ __all__ = [
     "transitivity_estimate",
     "transitivity_delta_variance",
     "transitivity_budget",
+    "two_star_variance_estimate",
+    "transitivity_from_estimates",
 ]
 
 
@@ -125,3 +127,50 @@ def transitivity_delta_variance(
     a = 3.0 / two_stars
     b = 3.0 * triangles / two_stars**2
     return a * a * var_triangles + b * b * var_two_stars
+
+
+def two_star_variance_estimate(noisy_degrees: ArrayLike, epsilon: float) -> float:
+    r"""Unbiased estimate of the variance of :func:`two_star_estimate` from the same reports.
+
+    Notes
+    -----
+    :math:`\operatorname{Var}\hat S_2 = \sum_v (E g(\tilde d_v)^2 - \binom{d_v}2^2)`, the reports
+    being independent. :math:`g(\tilde d_v)^2` is unbiased for the first term, and
+    :math:`\binom d2^2 = 6\binom d4 + 6\binom d3 + \binom d2` (check d = 2, 3, 4: 1, 9, 36; both sides
+    are polynomials of degree 4 that vanish at 0 and 1) is estimated unbiasedly term by term with
+    :func:`ldpgraph.estimators.binomial`. It can be negative.
+
+    Examples
+    --------
+    >>> abs(two_star_variance_estimate([3, 1, 1, 1], 60.0)) < 1e-9   # no noise: no variance
+    True
+    """
+    y = check_integer_reports(noisy_degrees, "noisy_degrees").ravel()
+    g2 = np.asarray(binomial(y, 2, epsilon), dtype=np.float64)
+    sq = (6.0 * np.asarray(binomial(y, 4, epsilon), dtype=np.float64)
+          + 6.0 * np.asarray(binomial(y, 3, epsilon), dtype=np.float64) + g2)
+    return math.fsum((g2 * g2 - sq).tolist())
+
+
+def transitivity_from_estimates(
+    triangles: float, var_triangles: float | None, noisy_degrees: ArrayLike, epsilon_degrees: float
+) -> tuple[float, float | None]:
+    r"""``(tau_hat, variance estimate)``: :math:`3\hat T/\hat S_2` from a triangle estimate and the
+    degree reports, with the delta-method variance at the estimates (None without a triangle
+    variance; NaN estimate where :math:`\hat S_2 \le 0`).
+
+    :math:`\hat S_2` is :func:`two_star_estimate`, its variance :func:`two_star_variance_estimate`,
+    and :func:`transitivity_delta_variance` is evaluated at :math:`(\hat T, \hat S_2)`.
+
+    Examples
+    --------
+    >>> tau, var = transitivity_from_estimates(1.0, 0.0, [2, 2, 2], 60.0)   # a triangle, no noise
+    >>> round(tau, 9), abs(var) < 1e-9
+    (1.0, True)
+    """
+    s2 = two_star_estimate(noisy_degrees, epsilon_degrees)
+    tau = float(transitivity_estimate(triangles, s2))
+    if var_triangles is None or not s2 > 0:
+        return tau, None
+    var_s2 = two_star_variance_estimate(noisy_degrees, epsilon_degrees)
+    return tau, transitivity_delta_variance(triangles, s2, var_triangles, max(var_s2, 0.0))

@@ -39,12 +39,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
-from ..core.plan import Plan, Release, RoundPlan, split_budget
+from ..core.plan import Plan, Release, RoundPlan
 from ..core.protocol import Accumulator, Option, Protocol, Round
 from ..core.registry import register
 from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from .deploy_triangles import (
+    DEGREE,
     DLAP_PROTOCOL,
     LOCAL_COUNT,
     LOWER_DEGREE,
@@ -54,9 +55,17 @@ from .deploy_triangles import (
     Round2Accumulator,
     TriangleBroadcast,
 )
-from .rr_triangles import RandomizedResponseRound, check_row_epsilons
+from .rr_triangles import (
+    DEFAULT_DEGREE_SHARE,
+    DEGREE_SHARE,
+    RandomizedResponseRound,
+    check_row_epsilons,
+    split_with_degree,
+    transitivity_release_estimate,
+)
 
-__all__ = ["RRBroadcastProtocol", "TwoRoundTrianglesDLap", "LocalCountRound", "local_count_release"]
+__all__ = ["RRBroadcastProtocol", "TwoRoundTrianglesDLap", "LocalCountRound", "local_count_release",
+           "max_lower_degree"]
 
 
 def local_count_release(node: int, neighbours: NDArray[np.int64], broadcast: TriangleBroadcast,
@@ -101,9 +110,16 @@ class LocalCountRound(Round):
                 sampler: Sampler) -> Rows:
         check_broadcast_plan(broadcast, plan)
         eps2 = plan.release(LOCAL_COUNT).epsilon
-        rows = round_two_rows(plan, nodes, neighbours, broadcast, sampler, (LOCAL_COUNT,),
-                              lambda v, nb, s: (local_count_release(v, nb, broadcast, eps2, s),))
-        rows["sensitivity"][0::2] = broadcast.sensitivities()[LOCAL_COUNT]  # max(D - 1, 1), D broadcast
+        if DEGREE in _round_quantities(plan, 2):  # transitivity: the degree too, after the count's draws
+            eps_d = plan.release(DEGREE).epsilon
+            rows = round_two_rows(plan, nodes, neighbours, broadcast, sampler, (LOCAL_COUNT, DEGREE),
+                                  lambda v, nb, s: (local_count_release(v, nb, broadcast, eps2, s),
+                                                    nb.size + int(s.dlap(eps_d, 1.0, 1)[0])))
+        else:
+            rows = round_two_rows(plan, nodes, neighbours, broadcast, sampler, (LOCAL_COUNT,),
+                                  lambda v, nb, s: (local_count_release(v, nb, broadcast, eps2, s),))
+        at = rows["quantity"] == LOCAL_COUNT
+        rows["sensitivity"][at] = broadcast.sensitivities()[LOCAL_COUNT]  # max(D - 1, 1), D broadcast
         return rows
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
@@ -116,7 +132,11 @@ class LocalCountAccumulator(Accumulator):
 
     def __init__(self, plan: Plan, broadcast: TriangleBroadcast, **options: Any) -> None:
         self.plan = plan
-        self.acc = Round2Accumulator(broadcast, **options)
+        # the round's quantities from the plan, their sensitivities from the broadcast's bound
+        sens = broadcast.sensitivities()
+        sens = {q: sens[q] if q in sens else plan.release(q).sensitivity_of(q)
+                for rel in plan.round(2).releases for q in rel.quantities}
+        self.acc = Round2Accumulator(broadcast, sensitivities=sens, version=plan.version, **options)
 
     def add(self, chunk: Any) -> None:
         self.acc.add(chunk)
@@ -129,6 +149,17 @@ class LocalCountAccumulator(Accumulator):
         self.acc.values()  # the whole-set checks (every node, once)
         check_row_epsilons(self.plan, {q: e for q, (e, _) in self.acc.epsilon.items()})
         return self.acc
+
+
+def max_lower_degree(graph: Any) -> int:
+    """The benchmark's public bound D: the largest lower degree of ``graph`` (at least 1)."""
+    rows = np.repeat(np.arange(graph.n_nodes), np.diff(graph.indptr))
+    lower = np.bincount(rows[graph.indices < rows], minlength=graph.n_nodes)
+    return max(int(lower.max(initial=0)), 1)
+
+
+def _round_quantities(plan: Plan, number: int) -> set[str]:
+    return {q for rel in plan.round(number).releases for q in rel.quantities}
 
 
 def check_broadcast_plan(broadcast: Any, plan: Plan) -> None:
@@ -159,6 +190,8 @@ class RRBroadcastProtocol(Protocol):
 
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
         self.check_statistic(statistic)
+        if statistic == "transitivity":
+            return transitivity_release_estimate(result.estimate(), result.values().get(DEGREE), plan)
         return result.estimate()
 
     def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
@@ -184,6 +217,8 @@ class RRBroadcastProtocol(Protocol):
                              f"raises D to at most {max(1, sc.hi):,}")
                 lines.append(line)
             return lines
+        if self.name == DLAP_PROTOCOL and DEGREE in result.sensitivity:
+            return ["degree     rows (for transitivity) not screened for outliers; no one-node bound"]
         return []
 
     def screening(self, result: Any, round: Round) -> dict[str, Any]:
@@ -193,6 +228,8 @@ class RRBroadcastProtocol(Protocol):
         if round.number == 1:
             sc = result.screening.get(LOWER_DEGREE)
             return {} if sc is None else {"D": float(max(1, sc.hi))}
+        if self.name == DLAP_PROTOCOL and DEGREE in _round_quantities(plan, 2):
+            return {}  # the bounds are of the triangle estimate; transitivity has none yet
         return {"one_node_bound": result.influence_bound(),
                 "one_node_round1_bound": result.round1_influence_bound()}
 
@@ -205,7 +242,7 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
 
     name = DLAP_PROTOCOL
     version = 1
-    statistics = ("triangles",)
+    statistics = ("triangles", "transitivity")
     needs = "adjacency"
     reference = "ours; after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
     options = (
@@ -215,16 +252,17 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
                "in round 1 at the lower_degree share"),
         Option("shares", dict, None, "budget split rr=F,local_count=F (default 0.5 each), with "
                "lower_degree=F for the private bound (default 0.1, 0.45, 0.45)"),
+        DEGREE_SHARE,
     )
+
+    def statistic_public(self, statistic: str) -> dict[str, Any]:
+        """Transitivity needs the degree release: ``degree_share`` 0.1 as the simulation's."""
+        return {"degree_share": DEFAULT_DEGREE_SHARE} if statistic == "transitivity" else {}
 
     def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
         """The benchmark's public bound: the true maximum lower degree (at least 1); none with the
         private bound."""
-        if public.get("private_bound"):
-            return {}
-        rows = np.repeat(np.arange(graph.n_nodes), np.diff(graph.indptr))
-        lower = np.bincount(rows[graph.indices < rows], minlength=graph.n_nodes)
-        return {"d_max": max(int(lower.max(initial=0)), 1)}
+        return {} if public.get("private_bound") else {"d_max": max_lower_degree(graph)}
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
         pub = self.check_public(public)
@@ -243,7 +281,7 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
         if sorted(shares) != sorted(default):
             raise ValueError(f"shares of {self.name}{' (private bound)' if private else ''}: "
                              f"{', '.join(f'{k}=F' for k in default)}, got {shares}")
-        eps = split_budget(check_epsilon(epsilon), shares)
+        eps = split_with_degree(check_epsilon(epsilon), shares, pub["degree_share"])
         first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0)]
         if private:
             first.append(Release((LOWER_DEGREE,), "dlap", eps["lower_degree"], 1.0))
@@ -253,9 +291,10 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
         # the local count's sensitivity max(D - 1, 1) follows the broadcast's D
         second = Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"],
                          {LOCAL_COUNT: float(max(d - 1, 1)) if d else math.nan, RUN_ID: 0.0})
+        last = (second,) if "degree" not in eps else (second, Release((DEGREE,), "dlap", eps["degree"], 1.0))
         return Plan(self.name, self.version, epsilon,
-                    (RoundPlan(1, "rr", tuple(first)), RoundPlan(2, "local-count", (second,))),
-                    {"d_max": d, "private_bound": private})
+                    (RoundPlan(1, "rr", tuple(first)), RoundPlan(2, "local-count", last)),
+                    {"d_max": d, "private_bound": private, "degree_share": pub["degree_share"]})
 
     def rounds(self) -> tuple[Round, ...]:
         return (_FirstRound(), LocalCountRound())

@@ -116,6 +116,9 @@ def run_in_memory(
     """
     proto = as_protocol(protocol)
     stat = proto.check_statistic(statistic)
+    for name, value in proto.statistic_public(stat).items():
+        if public.get(name) is None:
+            public[name] = value
     plan = proto.plan(epsilon, **resolve_public(proto, graph, public))
     smp = as_sampler(sampler)
     nodes, lists = node_lists(graph)

@@ -40,6 +40,9 @@ CASES = [
     ("wlocal-four-cycles", {"pairing_seed": 5}),
     ("wshuffle-triangles-ignore", {"pairing_seed": 5}),
     ("wshuffle-triangles-ignore-rr", {"pairing_seed": 5, "threshold": 0.5}),
+    ("arr-triangles", {}),  # double clipping, per-node sensitivities
+    ("arr-triangles", {"clipping": False}),  # public bound, unbiased, a variance estimate
+    ("arr-triangles", {"clipping": False, "d_max": 4, "mu": 0.5}),  # projection
 ]
 
 
