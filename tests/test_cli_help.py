@@ -155,11 +155,12 @@ def test_curate_accepts_the_statistics_it_lists_for_each_protocol(tmp_path, caps
             registry.get(proto).plan(5.0)
         except ValueError:  # a public parameter with no default (the shuffle model's n_users): its own tests
             continue
-        prow = tmp_path / f"{proto}.csv"
-        assert main(["node", "--protocol", proto, "--graph", TINY, "--epsilon", "5", "--simulate", "--seed", "0",
-                     "--out", str(prow)]) == 0
-        for st in stats:
-            assert main(["curate", str(prow), "--epsilon", "5", "--stat", st, "--json"]) == 0, (proto, st)
+        for st in stats:  # (transitivity: the node also releases its degree, at a share both sides give)
+            share = ["--degree-share", "0.1"] if st == "transitivity" else []
+            prow = tmp_path / f"{proto}-{st}.csv"
+            assert main(["node", "--protocol", proto, "--graph", TINY, "--epsilon", "5", "--simulate", "--seed", "0",
+                         "--out", str(prow), *share]) == 0
+            assert main(["curate", str(prow), "--epsilon", "5", "--stat", st, "--json", *share]) == 0, (proto, st)
     capsys.readouterr()
 
 

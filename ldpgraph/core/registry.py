@@ -9,7 +9,7 @@ Examples
 >>> "two-round-triangles-dlap" in registry.names()
 True
 >>> registry.get("rr-triangles").statistics
-('triangles',)
+('triangles', 'transitivity')
 """
 
 from __future__ import annotations

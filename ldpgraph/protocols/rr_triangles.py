@@ -53,8 +53,9 @@ __all__ = ["RandomizedResponseRound", "RoundOneAccumulator", "RRTrianglesProtoco
 #: the simulation's share of the degree release under ``--stat transitivity``
 DEFAULT_DEGREE_SHARE = 0.1
 DEGREE_SHARE = Option("degree_share", float, None, "also release the degree d_v + DLap at this share of the "
-                      "budget (the rest split by the shares), for --stat transitivity (the simulation: 0.1; "
-                      "estimate and experiment take it from --stat, node and curate need it given)")
+                      "budget (the rest split by the shares), for the transitivity statistic "
+                      "(the simulation's 0.1; estimate and experiment take it from the statistic, "
+                      "node and curate need it given)")
 
 
 def split_with_degree(epsilon: float, shares: dict[str, float], degree_share: Any) -> dict[str, float]:
