@@ -11,7 +11,7 @@ Examples
 >>> "avg_clustering" in estimate_statistics()
 True
 >>> curate_statistics()["rr-triangles"]
-['triangles']
+['triangles', 'transitivity']
 """
 
 from __future__ import annotations

@@ -63,7 +63,6 @@ import math
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 from .._validation import check_epsilon, check_nonnegative_int
 
@@ -156,6 +155,8 @@ def clones_delta(epsilon: float, epsilon0: float, n: int, randomizer: Randomizer
     mean, sd = m * p, math.sqrt(m * p * (1.0 - p))
     lo = max(0, int(math.floor(mean - _TAIL_SD * sd)) - 1)
     hi = min(m, int(math.ceil(mean + _TAIL_SD * sd)) + 1)
+    from scipy import stats  # deferred: slow to import (the CLI loads this module)
+
     c = np.arange(lo, hi + 1, dtype=np.float64)
     t = np.ceil((c + 1.0) * beta) - 1.0  # largest a with a < (c + 1) beta
     f_t = stats.binom.cdf(t, c, 0.5)
@@ -181,6 +182,8 @@ def clones_delta_bruteforce(epsilon: float, epsilon0: float, n: int,
     p = clone_probability(eps0, randomizer)
     alpha = 1.0 / (1.0 + math.exp(-eps0))
     e = math.exp(float(epsilon))
+    from scipy import stats  # deferred: slow to import
+
     total = 0.0
     for c in range(n):
         b = stats.binom.pmf(np.arange(c + 1), c, 0.5)
