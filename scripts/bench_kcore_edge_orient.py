@@ -5,7 +5,8 @@ Prints three tables on Facebook and Email-Enron (``--graphs`` to change):
 1. **k-core** at ε_paper ∈ {0.5, 1, 2} (the paper's LEDP ε: an edge's two endpoints together,
    so a node spends ε_paper / 2): ``kcore-reference`` (k-CoreD as the authors' Go code runs
    it, ψ = 1/2, f = 4/5, bias factor 8) against ours, ``kcore-svt`` at the same per-node
-   budget ε_paper / 2 (ψ = 1/4, two levels per group); mean and max approximation factor
+   budget ε_paper / 2 (ψ = 1/4, two levels per group), and ``kcore-svt-degree`` (ψ = 1/2, one
+   level per group, capped and read through a noisy degree); mean and max approximation factor
    (averaged over the trials), degeneracy estimate, rounds; and the reference without noise
    (its rounding floor).
 2. **Triangles** at ε_paper ∈ {1, 2}: ``edge-orient-reference`` (the code, at ε_paper) against
@@ -48,6 +49,7 @@ from ldpgraph.datasets import load_dataset
 from ldpgraph.graph.statistics import triangle_count
 from ldpgraph.protocols.edge_orient import edge_orient_budget, reference_edge_orient, simulate_edge_orient
 from ldpgraph.protocols.kcore import core_summary, exact_core_numbers, reference_kcore, svt_kcore
+from ldpgraph.protocols.kcore_degree import degree_svt_kcore
 from ldpgraph.registry import get_method
 
 
@@ -67,7 +69,9 @@ def kcore_table(graphs: dict, trials: int) -> None:
         for eps in (0.5, 1.0, 2.0):
             for label, run in (("reference", lambda s, e=eps, g=g: reference_kcore(g, e / 2, rng=s)),
                                ("svt (ours)", lambda s, e=eps, g=g: svt_kcore(g, e / 2, rng=s,
-                                                                         max_degree=int(g.degrees.max())))):
+                                                                         max_degree=int(g.degrees.max()))),
+                               ("svt-degree (ours)", lambda s, e=eps, g=g: degree_svt_kcore(
+                                   g, e / 2, rng=s, max_degree=int(g.degrees.max())))):
                 res = [run(s) for s in range(trials)]
                 summ = [core_summary(r.core_numbers, truth) for r in res]
                 rounds = max(r.rounds for r in res) + (1 if label == "reference" else 0)
