@@ -13,12 +13,13 @@ pull down the nodes whose core number is far below their degree (hubs of stars):
    ε_d = ``degree_share`` · ε (default 0.7);
 2. the level structure of ``svt`` at ε_s = ε - ε_d (halves on ρ and ν) with a *lenient*
    test :math:`U_v(r) + \nu + B \ge k_g + \rho_v`, :math:`B = \lfloor b/\varepsilon_\nu\rfloor`
-   (b = ``slack``, default 2: a failure by noise alone needs ν - ρ below -B), and a node stops
+   (b = ``slack``, default 1: a failure by noise alone needs ν - ρ below -B), and a node stops
    for good as soon as the next threshold exceeds its noisy degree, :math:`k_g > \tilde d_v`
    (so a leaf does not climb and lift its hub);
 3. the estimate is the geometric middle :math:`\sqrt{lo \cdot hi}` of an interval for the
-   core number: :math:`hi = \min(\tilde d_v + c_{hi}/\varepsilon_d,\; k_g - 1 + B)` (the degree
-   bound; the group where the node failed, by at most the slack), and
+   core number: :math:`hi = \min(\max(\tilde d_v, 1) + c_{hi}/\varepsilon_d,\; k_g - 1 + B)` (the
+   degree bound, the noisy degree first clipped to the degree >= 1 of every node of core >= 1;
+   the group where the node failed, by at most the slack), and
    :math:`lo = \max(1, \min(\tilde d_v - c_{lo}/\varepsilon_d, hi))`, with
    :math:`c_{lo} = \ln n` (with probability about :math:`1 - e^{-1}` *every* noisy degree is
    above d - c_lo/ε_d: an approximation factor is a ratio, and the geometric middle is the
@@ -93,14 +94,14 @@ def degree_svt_interval(levels: ArrayLike, noisy_degree: ArrayLike, thresholds: 
     lv = np.asarray(levels, dtype=np.int64)
     dt = np.asarray(noisy_degree, dtype=np.float64)
     g = np.minimum(lv // int(levels_per_group), len(thresholds) - 1)
-    hi = np.minimum(dt + c_hi / eps_degree, thresholds[g] - 1.0 + bias)
+    hi = np.minimum(np.maximum(dt, 1.0) + c_hi / eps_degree, thresholds[g] - 1.0 + bias)
     hi = np.maximum(hi, 1.0)
     lo = np.maximum(np.minimum(dt - math.log(max(n, 2)) / eps_degree, hi), 1.0)
     return lo, hi
 
 
 def degree_svt_node_release(degree: int, counts: ArrayLike, thresholds: ArrayLike, epsilon: float, *,
-                            degree_share: float = 0.7, slack: float = 2.0, size: int = 1,
+                            degree_share: float = 0.7, slack: float = 1.0, size: int = 1,
                             rng: Any = None) -> NDArray[np.int64]:
     r"""One node's whole transcript, ``size`` times, as rows :math:`(\tilde d_v, m)`.
 
@@ -124,7 +125,7 @@ def degree_svt_node_release(degree: int, counts: ArrayLike, thresholds: ArrayLik
 
 
 def degree_svt_kcore(graph: Any, epsilon: float, *, psi: float = 0.5, levels_per_group: int = 1,
-                     degree_share: float = 0.7, slack: float = 2.0, c_hi: float = 2.0,
+                     degree_share: float = 0.7, slack: float = 1.0, c_hi: float = 2.0,
                      max_degree: int | None = None, rng: Any = None) -> KCoreRun:
     r"""Our degree-capped sparse-vector k-core decomposition at per-node budget ``epsilon``.
 

@@ -43,6 +43,9 @@ def test_interval_from_the_degree_and_the_failed_group():
     # capped by its noisy degree 3 at eps 0.5: hi = 3 + 2/0.5 = 7, lo = max(1, 3 - ln(100)/0.5) = 1
     lo, hi = degree_svt_interval([7], [3], ks, 1, 0.5, 2, n)
     assert hi[0] == 7.0 and lo[0] == 1.0
+    # a noisy degree below 1 is clipped to 1 first (every node of core >= 1 has degree >= 1)
+    lo, hi = degree_svt_interval([7], [-5], ks, 1, 1.0, 0, n)
+    assert hi[0] == 3.0 and lo[0] == 1.0
     assert degree_svt_budget(2.0, 0.5) == {"degree": 1.0, "svt-threshold": 0.5, "svt-levels": 0.5}
     with pytest.raises(ValueError, match="degree_share"):
         degree_svt_budget(1.0, 1.0)
