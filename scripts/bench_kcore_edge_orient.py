@@ -5,7 +5,8 @@ Prints three tables on Facebook and Email-Enron (``--graphs`` to change):
 1. **k-core** at ε_paper ∈ {0.5, 1, 2} (the paper's LEDP ε: an edge's two endpoints together,
    so a node spends ε_paper / 2): ``kcore-reference`` (k-CoreD as the authors' Go code runs
    it, ψ = 1/2, f = 4/5, bias factor 8) against ours, ``kcore-svt`` at the same per-node
-   budget ε_paper / 2 (ψ = 1/4, two levels per group); mean and max approximation factor
+   budget ε_paper / 2 (ψ = 1/4, two levels per group), and ``kcore-svt-degree`` (ψ = 1/2, one
+   level per group, capped and read through a noisy degree); mean and max approximation factor
    (averaged over the trials), degeneracy estimate, rounds; and the reference without noise
    (its rounding floor).
 2. **Triangles** at ε_paper ∈ {1, 2}: ``edge-orient-reference`` (the code, at ε_paper) against
@@ -18,19 +19,29 @@ Prints three tables on Facebook and Email-Enron (``--graphs`` to change):
 
 And the time of one whole multi-round k-core run on Email-Enron (the simulation's vectorised
 path, and the deployable path: every node's release through the protocol layer, one stream
-per node and round), with the load average. The Go reference itself is not built: Debian's Go
-is 1.19 and the code needs 1.21 (``min``/``max`` builtins) and three modules from the
-unreachable proxy; the reference here is a line-by-line Python transcription
-(:mod:`ldpgraph.protocols.kcore`, :mod:`ldpgraph.protocols.edge_orient`).
+per node and round), with the load average. The reference in the tables is a line-by-line
+Python transcription (:mod:`ldpgraph.protocols.kcore`, :mod:`ldpgraph.protocols.edge_orient`).
 
-Usage: ``LDPGRAPH_DATA=... PYTHONPATH=. python scripts/bench_kcore_edge_orient.py [--trials 10]``
+``--reference SRC``: a checkout of mundrapranay/DistributedLEDPGraphAlgos that ``go build``
+builds (Go >= 1.21; without the module proxy, ``replace`` directives to local copies of its
+modules and ``GOFLAGS=-mod=mod GOPROXY=off``). The script writes a ten-line driver of ours
+into ``SRC/ldpgraph_driver/`` that calls the code's ``algorithms.KCoreLDPCoord`` at a given ε
+(the code's own runner fixes ε = 1 and its output path), builds it with the ``go`` on PATH,
+writes the graph as the code's one-worker partition file, and prints the binary's k-core
+numbers beside the transcription's, mean ± standard error over the trials.
+
+Usage: ``LDPGRAPH_DATA=... PYTHONPATH=. python scripts/bench_kcore_edge_orient.py [--trials 10]
+[--reference SRC]``
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -38,6 +49,7 @@ from ldpgraph.datasets import load_dataset
 from ldpgraph.graph.statistics import triangle_count
 from ldpgraph.protocols.edge_orient import edge_orient_budget, reference_edge_orient, simulate_edge_orient
 from ldpgraph.protocols.kcore import core_summary, exact_core_numbers, reference_kcore, svt_kcore
+from ldpgraph.protocols.kcore_degree import degree_svt_kcore
 from ldpgraph.registry import get_method
 
 
@@ -57,7 +69,9 @@ def kcore_table(graphs: dict, trials: int) -> None:
         for eps in (0.5, 1.0, 2.0):
             for label, run in (("reference", lambda s, e=eps, g=g: reference_kcore(g, e / 2, rng=s)),
                                ("svt (ours)", lambda s, e=eps, g=g: svt_kcore(g, e / 2, rng=s,
-                                                                         max_degree=int(g.degrees.max())))):
+                                                                         max_degree=int(g.degrees.max()))),
+                               ("svt-degree (ours)", lambda s, e=eps, g=g: degree_svt_kcore(
+                                   g, e / 2, rng=s, max_degree=int(g.degrees.max())))):
                 res = [run(s) for s in range(trials)]
                 summ = [core_summary(r.core_numbers, truth) for r in res]
                 rounds = max(r.rounds for r in res) + (1 if label == "reference" else 0)
@@ -73,6 +87,75 @@ def kcore_table(graphs: dict, trials: int) -> None:
                      f"{quiet['max_approximation_factor']:.2f}", "", ""))
     print("k-core: approximation factor max(est/true, true/est) over nodes of core >= 1 "
           f"(mean of {trials} trials; rounds include the reference's degree round)")
+    print(_table(rows))
+
+
+_DRIVER = """package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/mundrapranay/DistributedLEDPGraphAlgos/algorithms"
+)
+
+func main() {
+	n := flag.Int("n", 0, "nodes")
+	eps := flag.Float64("epsilon", 1.0, "the paper's epsilon")
+	base := flag.String("base", "", "partition directory, with a trailing slash")
+	out := flag.String("out", "", "output file")
+	flag.Parse()
+	algorithms.KCoreLDPCoord(*n, 0.5, *eps, 0.8, true, 8, true, *base, []string{"0.txt"}, *out)
+	fmt.Print("")
+}
+"""
+
+
+def build_reference(src: str) -> Path:
+    """Build our driver of the reference's k-CoreD inside the checkout ``src``; the binary's path."""
+    folder = Path(src) / "ldpgraph_driver"
+    folder.mkdir(exist_ok=True)
+    (folder / "main.go").write_text(_DRIVER)
+    binary = Path(tempfile.mkdtemp()) / "ledp-kcore"
+    subprocess.run(["go", "build", "-o", str(binary), "./ldpgraph_driver"], cwd=src, check=True)
+    return binary
+
+
+def run_reference(binary: Path, graph, eps_paper: float, folder: str) -> np.ndarray:
+    """One run of the Go binary on ``graph`` (partition file already in ``folder``): core estimates."""
+    out = os.path.join(folder, "out.txt")
+    subprocess.run([str(binary), f"-n={graph.n_nodes}", f"-epsilon={eps_paper}", f"-base={folder}/",
+                    f"-out={out}"], check=True)
+    est = np.zeros(graph.n_nodes)
+    with open(out) as f:
+        for line in f:
+            head, _, value = line.partition(":")
+            if head.isdigit():
+                est[int(head)] = float(value)
+    return est
+
+
+def go_table(graphs: dict, trials: int, src: str) -> None:
+    binary = build_reference(src)
+    rows = [("graph", "eps_paper", "Go mean", "Python mean", "Go max", "Python max")]
+    for name, g in graphs.items():
+        truth = exact_core_numbers(g)
+        folder = tempfile.mkdtemp()
+        with open(os.path.join(folder, "0.txt"), "w") as f:  # the code's partition: "v u" per arc
+            ptr, idx = np.asarray(g.indptr), np.asarray(g.indices)
+            for v in range(g.n_nodes):
+                f.write("".join(f"{v} {u}\n" for u in idx[ptr[v]:ptr[v + 1]]))
+        for eps in (0.5, 1.0, 2.0):
+            go = [core_summary(run_reference(binary, g, eps, folder), truth) for _ in range(trials)]
+            py = [core_summary(reference_kcore(g, eps / 2, rng=s).core_numbers, truth) for s in range(trials)]
+
+            def ms(runs: list, key: str) -> str:
+                x = np.array([r[key] for r in runs])
+                return f"{x.mean():.3f} ± {x.std(ddof=1) / np.sqrt(x.size):.3f}"
+
+            rows.append((name, eps, ms(go, "mean_approximation_factor"), ms(py, "mean_approximation_factor"),
+                         ms(go, "max_approximation_factor"), ms(py, "max_approximation_factor")))
+    print(f"\nk-CoreD: the Go binary against the Python transcription ({trials} trials, ± one SE)")
     print(_table(rows))
 
 
@@ -127,12 +210,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--graphs", nargs="+", default=["facebook", "email-enron"])
+    ap.add_argument("--reference", metavar="SRC", help="checkout of the Go reference to build and run")
     ap.add_argument("--skip", nargs="*", default=[], choices=["kcore", "triangles", "enron", "timing"])
     args = ap.parse_args()
     graphs = {name: load_dataset(name) for name in args.graphs}
     print(_load())
     if "kcore" not in args.skip:
         kcore_table(graphs, args.trials)
+    if args.reference:
+        go_table(graphs, args.trials, args.reference)
     if "triangles" not in args.skip:
         triangle_table(graphs, args.trials)
     if "enron" in graphs or "email-enron" in graphs:

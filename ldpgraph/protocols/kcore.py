@@ -15,8 +15,9 @@ authors' Go code ``algorithms/kcore-ldp.go`` runs it (where code and paper diffe
 - levels per group :math:`L = \lceil\log_{1+\psi} n\rceil / 4` (a real number), group of
   level r :math:`\lfloor r / L\rfloor`, threshold of group g :math:`\lfloor(1+\psi)^g\rfloor`;
 - degree thresholding (budget ε₁ = f ε): :math:`\tilde d = d + \mathrm{DLap}(e^{-\varepsilon_1/2})`,
-  then :math:`\tilde d \mathrel{-}= \min(b \cdot 2e^{\lambda}/(e^{2\lambda}-1), \tilde d)` with
-  λ = ε₁/2 (truncated to an integer), then :math:`\tilde d \mathrel{+}= 1`; the node's cap
+  then :math:`\tilde d \mathrel{-}= \min(b \cdot 2e^{\varepsilon_1}/(e^{2\varepsilon_1}-1), \tilde d)`
+  (truncated to an integer; the code's bias uses ε₁, its noise ε₁/2), then
+  :math:`\tilde d \mathrel{+}= 1`; the node's cap
   :math:`t_v = \lceil\log_2 \tilde d\rceil L` (as an integer) + 1: it stops at round t_v;
 - level moving (ε₂ = (1 - f) ε): :math:`\hat U = U + \mathrm{DLap}(e^{-s}) + B`,
   :math:`s = \varepsilon_2/(2 t_v)`, :math:`B = \lfloor 6 e^{s}/(e^{2s}-1)^3\rfloor`; move iff
@@ -98,6 +99,7 @@ __all__ = [
     "core_summary",
     "reference_parameters",
     "reference_kcore",
+    "reference_degree_bias",
     "reference_core_estimate",
     "svt_thresholds",
     "svt_core_estimate",
@@ -207,6 +209,19 @@ def reference_core_estimate(levels: ArrayLike, levels_per_group: float, psi: flo
     return (2.0 + lam) * (1.0 + psi) ** power
 
 
+def reference_degree_bias(eps1: float, bias_factor: int = 8) -> float:
+    r"""The code's cut of the noisy degree, :math:`b \cdot 2e^{\varepsilon_1}/(e^{2\varepsilon_1}-1)`.
+
+    ``loadGraphWorker`` draws its noise at ``lambda / 2.0`` but computes this bias from
+    ``lambda`` itself, ε₁ = f ε_paper (checked against the Go binary: ``scripts/
+    bench_kcore_edge_orient.py --reference``).
+
+    >>> round(reference_degree_bias(0.8), 4)  # eps_paper = 1, f = 4/5
+    9.0079
+    """
+    return bias_factor * (2.0 * math.exp(eps1)) / (math.exp(2.0 * eps1) - 1.0)
+
+
 def _dlap(gen: np.random.Generator, scale_eps: float, size: int) -> NDArray[np.int64]:
     from ..mechanisms.discrete_laplace import sample_dlap
 
@@ -239,7 +254,7 @@ def reference_kcore(graph: Any, epsilon: float, *, psi: float = 0.5, factor: flo
     if noise:
         lam = eps1 / 2.0
         noisy = noisy + _dlap(gen, lam, n)
-        bias = bias_factor * (2.0 * math.exp(lam)) / (math.exp(2.0 * lam) - 1.0)
+        bias = reference_degree_bias(eps1, bias_factor)
         noisy = noisy - np.minimum(bias, noisy).astype(np.int64)  # Go: int64(min(float, float))
         noisy = noisy + 1
     with np.errstate(divide="ignore"):

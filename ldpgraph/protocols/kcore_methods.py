@@ -8,6 +8,9 @@ method              rounds (per-node budget ε)                                 
                     rounds, at most L per group)
 ``kcore-reference`` k-CoreD as the authors' code runs it: degree 0.4 ε, level moving
                     0.1 ε (ε_paper = 2ε, split f = 0.8; at most t_v rounds per node)
+``kcore-svt-degree`` ours: noisy degree 0.7 ε, then ``kcore-svt`` at 0.3 ε with a slack,
+                    capped by the noisy degree, read as an interval (:mod:`~ldpgraph.
+                    protocols.kcore_degree`; simulation only)
 =================== ================================================================ ==========
 
 ``core_numbers`` is a vector; one trial is recorded by its *mean approximation factor*
@@ -40,6 +43,7 @@ from numpy.typing import NDArray
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from .base import Protocol, Round, require_graph
 from .kcore import KCoreRun, core_summary, exact_core_numbers, reference_kcore, svt_kcore
+from .kcore_degree import degree_svt_budget, degree_svt_kcore
 
 __all__ = ["KCoreMethod", "KCORE_METHODS", "core_sizes"]
 
@@ -58,7 +62,7 @@ def core_sizes(core_numbers: Any) -> dict[int, int]:
 
 
 class KCoreMethod(Protocol):
-    """``kcore-svt`` (ours) or ``kcore-reference`` (see the module docstring)."""
+    """``kcore-svt``, ``kcore-svt-degree`` (ours) or ``kcore-reference`` (module docstring)."""
 
     statistics = ("core_numbers",)
     needs = "adjacency"
@@ -66,12 +70,18 @@ class KCoreMethod(Protocol):
     unbiased = False
 
     def __init__(self, name: str, *, psi: float | None = None, levels_per_group: int = 2) -> None:
-        if name not in ("kcore-svt", "kcore-reference"):
-            raise ValueError(f"unknown k-core method {name!r}; choose kcore-svt or kcore-reference")
+        if name not in ("kcore-svt", "kcore-reference", "kcore-svt-degree"):
+            raise ValueError(f"unknown k-core method {name!r}; choose kcore-svt, kcore-svt-degree or "
+                             "kcore-reference")
         self.name = name
         self.psi = (0.25 if name == "kcore-svt" else 0.5) if psi is None else float(psi)
+        if name == "kcore-svt-degree":
+            levels_per_group = 1
         self.levels_per_group = check_nonnegative_int(levels_per_group, "levels_per_group", minimum=1)
-        if name == "kcore-svt":
+        if name == "kcore-svt-degree":
+            self.not_deployable = "simulation only so far (kcore-svt deploys)"
+            self.reference = "ours: kcore-svt capped and read through a noisy degree"
+        elif name == "kcore-svt":
             self.deployed_as = ("kcore-svt", {})
             self.reference = ("ours: the level data structure of Dhulipala et al. (FOCS 2022) with "
                               "sparse-vector level moves")
@@ -83,6 +93,13 @@ class KCoreMethod(Protocol):
 
     def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[Round, ...]:
         eps = check_epsilon(epsilon)
+        if self.name == "kcore-svt-degree":
+            b = degree_svt_budget(eps)
+            return (Round("degree", "d_v + DLap (cap and interval)", "dlap", b["degree"], "1"),
+                    Round("svt-threshold", "rho_v ~ DLap (kept by the node)", "dlap",
+                          b["svt-threshold"], "1"),
+                    Round("svt-levels", "one bit per round: U_v(r) + DLap + B >= k_g + rho_v while "
+                          "k_g <= noisy d_v", "dlap", b["svt-levels"], "1 (monotone)"))
         if self.name == "kcore-svt":
             return (Round("svt-threshold", "rho_v ~ DLap (kept by the node, never released)", "dlap", eps / 2,
                           "1"),
@@ -94,6 +111,9 @@ class KCoreMethod(Protocol):
 
     def run(self, g: Any, epsilon: float, rng: Any = None) -> KCoreRun:
         """One run of the decomposition at per-node budget ``epsilon``."""
+        if self.name == "kcore-svt-degree":
+            return degree_svt_kcore(g, epsilon, psi=self.psi, levels_per_group=self.levels_per_group,
+                                    max_degree=max(int(g.degrees.max(initial=1)), 1), rng=rng)
         if self.name == "kcore-svt":
             return svt_kcore(g, epsilon, psi=self.psi, levels_per_group=self.levels_per_group,
                              max_degree=max(int(g.degrees.max(initial=1)), 1), rng=rng)
@@ -141,4 +161,5 @@ class KCoreMethod(Protocol):
 KCORE_METHODS: dict[str, Any] = {
     "kcore-svt": lambda: KCoreMethod("kcore-svt"),
     "kcore-reference": lambda: KCoreMethod("kcore-reference"),
+    "kcore-svt-degree": lambda: KCoreMethod("kcore-svt-degree"),
 }

@@ -15,6 +15,7 @@ from ldpgraph.protocols.kcore import (
     approximation_factors,
     core_summary,
     exact_core_numbers,
+    reference_degree_bias,
     reference_kcore,
     reference_parameters,
     svt_core_estimate,
@@ -154,3 +155,11 @@ def test_reference_level_move_is_private_at_its_per_round_epsilon():
 
     assert audit_neighbours(node, [(3, 4), (4, 5)], s, n_samples=300_000, rng=16).passed
     assert audit_neighbours(node, [(3, 4)], s / 2, n_samples=100_000, rng=17).violation
+
+
+def test_reference_degree_bias_uses_eps1_as_the_go_code_does():
+    """kcore-ldp.go: ``bias_factor * 2e^lambda / (e^{2 lambda} - 1)`` with lambda = eps * factor
+    (the noise alone takes lambda / 2). At eps_paper = 1, f = 4/5, b = 8: 16 e^0.8 / (e^1.6 - 1)."""
+    e08, e16 = 2.225540928492468, 4.953032424395115
+    assert reference_degree_bias(0.8, 8) == pytest.approx(16 * e08 / (e16 - 1), rel=1e-12)
+    assert reference_degree_bias(0.8, 8) == pytest.approx(9.0079, abs=1e-4)

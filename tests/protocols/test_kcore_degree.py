@@ -1,0 +1,83 @@
+"""kcore-svt-degree: noise-free exactness, the interval, privacy audit of a node's transcript."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from ldpgraph.audit import audit_neighbours
+from ldpgraph.graph import from_edge_array
+from ldpgraph.protocols.kcore import exact_core_numbers, svt_thresholds
+from ldpgraph.protocols.kcore_degree import (
+    degree_svt_budget,
+    degree_svt_interval,
+    degree_svt_kcore,
+    degree_svt_node_release,
+)
+from ldpgraph.protocols.kcore_methods import KCoreMethod
+
+
+def _karate():
+    kg = nx.karate_club_graph()
+    return from_edge_array(np.array(kg.edges(), dtype=np.int64), n_nodes=kg.number_of_nodes())
+
+
+def test_without_noise_and_with_full_groups_it_peels_to_the_exact_core_numbers():
+    """At huge epsilon the slack is 0 and the noisy degree is the degree; with L = 8 levels per
+    group each group peels to its k_g-core, and psi = 1/2 gives consecutive thresholds 1..5 up
+    to karate's degeneracy 4: the interval closes on the core number."""
+    g = _karate()
+    run = degree_svt_kcore(g, 1e4, levels_per_group=8, rng=0)
+    assert np.allclose(run.core_numbers, exact_core_numbers(g), atol=1e-2)
+
+
+def test_interval_from_the_degree_and_the_failed_group():
+    ks = svt_thresholds(0.5, 100)  # [1, 2, 3, 4, 5, 8, 11, 17, ...]
+    n = 100
+    # failed in group 5 (k = 8): core <= 7 (+ slack 2); noisy degree 50 at eps 1 -> lo = 50 - ln 100
+    lo, hi = degree_svt_interval([5], [50], ks, 1, 1.0, 2, n)
+    assert hi[0] == 9.0 and lo[0] == 9.0  # lo is clipped to hi
+    # capped by its noisy degree 3 at eps 0.5: hi = 3 + 2/0.5 = 7, lo = max(1, 3 - ln(100)/0.5) = 1
+    lo, hi = degree_svt_interval([7], [3], ks, 1, 0.5, 2, n)
+    assert hi[0] == 7.0 and lo[0] == 1.0
+    # a noisy degree below 1 is clipped to 1 first (every node of core >= 1 has degree >= 1)
+    lo, hi = degree_svt_interval([7], [-5], ks, 1, 1.0, 0, n)
+    assert hi[0] == 3.0 and lo[0] == 1.0
+    assert degree_svt_budget(2.0, 0.5) == {"degree": 1.0, "svt-threshold": 0.5, "svt-levels": 0.5}
+    with pytest.raises(ValueError, match="degree_share"):
+        degree_svt_budget(1.0, 1.0)
+    with pytest.raises(ValueError, match="slack"):
+        degree_svt_kcore(_karate(), 1.0, slack=-1.0)
+
+
+def test_node_transcript_is_private_at_its_total_epsilon():
+    """(noisy degree, moves) over neighbouring lists: one more neighbour raises the degree by 1
+    and each count by 0 or 1. eps = 2: degree 1.4, threshold 0.3, queries 0.3 (slack 0)."""
+    ks = np.array([1, 2, 3, 4])
+    eps = 2.0
+
+    def node(x, size, rng):
+        out = degree_svt_node_release(x[0], np.array(x[1:]), ks, eps, slack=0.0, size=size, rng=rng)
+        return out[:, 0] * 16 + out[:, 1]  # one integer per transcript (moves <= 4 < 16)
+
+    pairs = [((3, 2, 2, 3, 3), (4, 3, 3, 4, 4)), ((3, 2, 2, 3, 3), (4, 2, 3, 3, 4)),
+             ((1, 1, 0, 0, 0), (2, 1, 1, 0, 0))]
+    assert audit_neighbours(node, pairs, eps, n_samples=100_000, rng=3).passed
+    # the degree alone spends 1.4: audited at 0.7 the leak is seen
+    assert audit_neighbours(node, pairs[:1], eps * 0.35, n_samples=100_000, rng=4).violation
+
+
+def test_method_records_and_details():
+    g = _karate()
+    m = KCoreMethod("kcore-svt-degree")
+    assert math.isclose(sum(m.budget(1.0).values()), 1.0)
+    d = m.trial_details(g, 1e4, rng=0)  # one level per group (the method's L): rounds <= groups
+    run = degree_svt_kcore(g, 1e4, rng=0, max_degree=int(g.degrees.max()))
+    assert d["rounds"] == run.rounds <= len(svt_thresholds(0.5, int(g.degrees.max())))
+    assert d["max_approximation_factor"] == pytest.approx(
+        np.max(np.maximum(run.core_numbers / exact_core_numbers(g), exact_core_numbers(g) / run.core_numbers)))
+    a, b = degree_svt_kcore(g, 1.0, rng=7), degree_svt_kcore(g, 1.0, rng=7)
+    assert a.levels.tolist() == b.levels.tolist()
