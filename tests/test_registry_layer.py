@@ -107,16 +107,16 @@ def test_unregistered_protocol_leaves_the_methods(toy):
 
 def test_experiment_runs_a_layer_protocol_unbiased(toy):
     """Monte-Carlo mean within 4 SE of the truth and variance within 4 SE of the exact one."""
-    g = resolve_graph("ws:n=200,k=6,p=0.1", rng=0)
-    n = 400
+    g = resolve_graph("ws:n=100,k=6,p=0.1", rng=0)
+    n = 200
     res = run_experiment({"ws": g}, epsilons=[1.0], methods=[toy], statistics=["edges"], n_trials=n,
                          seed=3, n_jobs=1, quiet=True)
     (cell,) = res.records
-    assert (cell.method, cell.statistic, cell.truth) == (toy, "edges", 600.0)
+    assert (cell.method, cell.statistic, cell.truth) == (toy, "edges", 300.0)
     est = cell.estimates
     assert est.size == n
-    var = 200 * DiscreteLaplace(epsilon=1.0).variance / 4
-    assert abs(est.mean() - 600) <= 4 * math.sqrt(var / n)
+    var = 100 * DiscreteLaplace(epsilon=1.0).variance / 4
+    assert abs(est.mean() - 300) <= 4 * math.sqrt(var / n)
     # sample variance of a near-normal sum: relative SE sqrt(2 / (n - 1))
     assert abs(est.var(ddof=1) / var - 1) <= 4 * math.sqrt(2 / (n - 1))
 
