@@ -378,3 +378,39 @@ def test_no_private_kernels_or_raw_memory_in_the_package() -> None:
     assert not found, found
     outputs = (package / "experiments" / "outputs.py").read_text(encoding="utf-8")
     assert "from_address" not in outputs and outputs.count("ctypes.CDLL(") == 1
+
+
+def test_the_garbage_collector_is_paused_only_during_a_conversion():
+    """from_networkx / from_igraph pause the cyclic collector while they read, and restore its state."""
+    import gc
+
+    import igraph as ig
+    import networkx as nx
+
+    from ldpgraph.graph import from_igraph, from_networkx
+
+    seen = []
+
+    class Spy(nx.Graph):
+        def adjacency(self):
+            seen.append(gc.isenabled())
+            return super().adjacency()
+
+    assert gc.isenabled()
+    from_networkx(Spy([(0, 1), (1, 2)]))
+    from_igraph(ig.Graph(n=3, edges=[(0, 1)]))
+    assert seen == [False] and gc.isenabled()
+
+    class Broken(nx.Graph):
+        def adjacency(self):
+            raise RuntimeError("dictionary changed size during iteration")
+
+    with pytest.raises(RuntimeError, match="changed while ldpgraph read it"):
+        from_networkx(Broken([(0, 1)]))
+    assert gc.isenabled()  # restored on error too
+    gc.disable()
+    try:
+        from_networkx(Spy([(0, 1)]))
+        assert not gc.isenabled()  # a caller's disabled collector stays disabled
+    finally:
+        gc.enable()
