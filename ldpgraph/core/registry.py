@@ -25,6 +25,7 @@ MODULES = (
     "ldpgraph.protocols.rr_triangles",
     "ldpgraph.protocols.two_round_triangles",
     "ldpgraph.protocols.avg_clustering",
+    "ldpgraph.protocols.adaptive_clustering",
 )
 
 _PROTOCOLS: dict[str, type[Protocol]] = {}

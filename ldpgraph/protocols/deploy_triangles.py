@@ -91,6 +91,7 @@ __all__ = [
     "RR_PROTOCOL",
     "DLAP_PROTOCOL",
     "CLUSTERING_PROTOCOL",
+    "ADAPTIVE_PROTOCOL",
     "TWO_ROUND",
     "DEGREE",
     "LOWER_DEGREE",
@@ -115,12 +116,13 @@ __all__ = [
 RR_PROTOCOL = "rr-triangles"
 DLAP_PROTOCOL = "two-round-triangles-dlap"
 CLUSTERING_PROTOCOL = "avg-clustering"
+ADAPTIVE_PROTOCOL = "adaptive-clustering"
 #: triangle protocols that can be deployed -> the version of their rows
 TRIANGLE_PROTOCOLS: dict[str, int] = {
-    p: PROTOCOLS[p] for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
+    p: PROTOCOLS[p] for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL, ADAPTIVE_PROTOCOL)
 }
 #: the protocols with a round 2 (and a broadcast)
-TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL)
+TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL, ADAPTIVE_PROTOCOL)
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
 LOWER_DEGREE = "lower_degree"
 # the curator's variance estimate holds n x n float64 matrices up to this many nodes
@@ -233,6 +235,10 @@ class TriangleBroadcast:
         """The sensitivity of every round-2 quantity."""
         if self.protocol == DLAP_PROTOCOL:
             return {LOCAL_COUNT: float(max(self.bound - 1, 1)), RUN_ID: 0.0}
+        if self.protocol == ADAPTIVE_PROTOCOL:  # per-node scales, one sensitivity (its module docstring)
+            from .adaptive_clustering import round_two_sensitivities
+
+            return round_two_sensitivities()
         from .clustering import count_sensitivity
 
         return {DEGREE: 1.0, LOCAL_COUNT: float(count_sensitivity(self.bound, self.projection)), RUN_ID: 0.0}

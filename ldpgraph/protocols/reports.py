@@ -88,6 +88,7 @@ PROTOCOLS: dict[str, int] = {
     "rr-triangles": 1,
     "two-round-triangles-dlap": 1,
     "avg-clustering": 1,
+    "adaptive-clustering": 1,
 }
 #: largest magnitude of a value a truthful node sends (exact in float64)
 MAX_ABS_VALUE = 2**53

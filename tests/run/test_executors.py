@@ -27,6 +27,7 @@ CASES = [
     ("two-round-triangles-dlap", {"private_bound": True}),
     ("avg-clustering", {}),
     ("avg-clustering", {"d_max": 8, "projection": True}),  # below the largest degree: projection
+    ("adaptive-clustering", {}),
 ]
 
 
