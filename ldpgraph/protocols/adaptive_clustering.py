@@ -510,69 +510,101 @@ def node_release_samples(neighbours: ArrayLike, noisy_bit: Any, q: float, epsilo
     return np.stack([noisy_d, y], axis=1)
 
 
-_MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-def _splitmix64(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    """The splitmix64 finaliser (a counter-based generator: one independent-looking word per input)."""
-    with np.errstate(over="ignore"):
-        z = x + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
-
-
 @dataclass(frozen=True, eq=False)
 class WedgeTable:
-    """Every pair of neighbours {j, k} of every node v (a wedge j - v - k): its owner v, the pair's
-    index and whether {j, k} is an edge. Built once per graph by :func:`wedge_table`."""
+    """The pairs of neighbours {j, k} of every node v (wedges j - v - k), as a sparse node x pair
+    incidence matrix over the distinct pairs, and whether each pair is an edge. Built once per
+    graph by :func:`wedge_table`.
 
-    n_nodes: int
+    Attributes
+    ----------
+    degrees : ndarray of int64, shape (n,)
+    incidence : scipy.sparse.csc_array of float32, shape (n, P)
+        ``incidence[v, p] = 1`` when pair p is a pair of v's neighbours.
+    closed : ndarray of bool, shape (P,)
+        Whether pair p is an edge of the graph.
+    """
+
     degrees: NDArray[np.int64]
-    owner: NDArray[np.int32]
-    key: NDArray[np.uint64]
+    incidence: Any
     closed: NDArray[np.bool_]
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.degrees.size)
+
+
+# wedges enumerated per chunk of nodes in wedge_table
+_WEDGE_CHUNK = 1 << 22
 
 
 def wedge_table(graph: Any) -> WedgeTable:
-    r"""The :math:`\sum_v \binom{d_v}2` wedges of ``graph`` (memory: 13 bytes each).
+    r"""The :math:`\sum_v \binom{d_v}2` wedges of ``graph`` over their P distinct pairs.
+
+    Each wedge is one int64 (pair index above the owner's id), sorted once: the sorted words
+    are the incidence matrix in column order. Memory: about 8 bytes per wedge (the words,
+    reused as the matrix's row ids and values) plus 5 per distinct pair.
 
     Examples
     --------
     >>> from ldpgraph.graph import from_edge_array
     >>> t = wedge_table(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]]))
-    >>> t.owner.tolist(), t.closed.tolist()
-    ([0, 1, 2, 2, 2], [True, True, True, False, False])
+    >>> (t.incidence @ t.closed.astype(np.float32)).tolist()   # closed wedges: the triangles per node
+    [1.0, 1.0, 1.0, 0.0]
     """
-    from .randomized_response import pair_index
+    import scipy.sparse as sp  # deferred: slow to import
 
     n = graph.n_nodes
     ptr = np.asarray(graph.indptr, dtype=np.int64)
     idx = np.asarray(graph.indices, dtype=np.int64)
     deg = np.diff(ptr)
-    edge_keys = np.sort(pair_index(np.maximum(np.repeat(np.arange(n), deg), idx),
-                                   np.minimum(np.repeat(np.arange(n), deg), idx)))
-    node_of = np.repeat(np.arange(n, dtype=np.int64), deg)
-    after = ptr[node_of + 1] - np.arange(idx.size) - 1
-    total = int(after.sum())
-    first = np.repeat(np.arange(idx.size, dtype=np.int64), after)
-    second = first + 1 + np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(after) - after, after)
-    j, k = idx[first], idx[second]  # j < k: rows are sorted
-    key = pair_index(k, j)
-    at = np.minimum(np.searchsorted(edge_keys, key), max(edge_keys.size - 1, 0))
-    closed = edge_keys[at] == key if edge_keys.size else np.zeros(total, dtype=np.bool_)
-    return WedgeTable(n, deg, np.repeat(node_of, after).astype(np.int32), key.astype(np.uint64), closed)
+    owner_bits = max(1, (n - 1).bit_length())
+    if owner_bits + max(1, (n * (n - 1) // 2).bit_length()) > 63:
+        raise ValueError(f"wedge_table packs a pair and a node in 63 bits: {n} nodes are too many")
+    wedges = deg * (deg - 1) // 2
+    cum = np.cumsum(wedges)
+    words = np.empty(int(cum[-1]) if n else 0, dtype=np.int64)
+    start, at = 0, 0
+    while start < n:
+        base = int(cum[start - 1]) if start else 0
+        stop = min(max(int(np.searchsorted(cum, base + _WEDGE_CHUNK, side="right")), start + 1), n)
+        pos = np.arange(ptr[start], ptr[stop], dtype=np.int64)
+        node_of = np.repeat(np.arange(start, stop, dtype=np.int64), deg[start:stop])
+        after = ptr[node_of + 1] - pos - 1  # partners after each position in its row
+        m = int(after.sum())
+        first = np.repeat(pos, after)
+        second = first + 1 + np.arange(m, dtype=np.int64) - np.repeat(np.cumsum(after) - after, after)
+        k = idx[second]
+        words[at:at + m] = ((k * (k - 1) // 2 + idx[first]) << owner_bits) | np.repeat(node_of, after)
+        at += m
+        start = stop
+    words.sort()
+    owner = (words & ((1 << owner_bits) - 1)).astype(np.int32)
+    words >>= owner_bits  # now the pair index of each wedge, sorted
+    new = np.flatnonzero(np.r_[True, words[1:] != words[:-1]]) if words.size else np.zeros(0, np.int64)
+    pairs = words[new]
+    del words
+    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+    lower = idx < rows
+    edge_keys = rows[lower] * (rows[lower] - 1) // 2 + idx[lower]
+    hit = np.searchsorted(pairs, edge_keys)
+    ok = hit < pairs.size
+    ok[ok] = pairs[hit[ok]] == edge_keys[ok]
+    closed = np.zeros(pairs.size, dtype=np.bool_)
+    closed[hit[ok]] = True
+    col_ptr = np.r_[new, owner.size].astype(np.int64)
+    inc = sp.csc_array((np.ones(owner.size, dtype=np.float32), owner, col_ptr), shape=(n, pairs.size))
+    return WedgeTable(deg, inc, closed)
 
 
 def simulate_reports(table: WedgeTable, epsilon_rr: float, epsilon_degree: float, epsilon_local: float,
                      margin: int, rng: Any = None) -> AdaptiveReports:
     r"""One run of both rounds on the whole graph, vectorised: the curator's :class:`AdaptiveReports`.
 
-    The same law as the protocol (:func:`adaptive_release` on every node): each pair's
-    randomized-response flip is drawn once, as :math:`h(\text{pair}, s) < q 2^{64}` with h the
-    splitmix64 finaliser and s a fresh 64-bit seed, so two nodes with a common pair of
-    neighbours read the same noisy bit; only the pairs of some node's neighbours are drawn (the
-    others do not enter any release). The rounding uses float arithmetic.
+    The same law as the protocol (:func:`adaptive_release` on every node): the
+    randomized-response bit of each pair of some node's neighbours is drawn once and read by
+    every node that has the pair (the other pairs' bits enter no release, so they are not
+    drawn); :math:`w = \text{incidence} \cdot M`. The rounding uses float arithmetic.
 
     Examples
     --------
@@ -587,10 +619,8 @@ def simulate_reports(table: WedgeTable, epsilon_rr: float, epsilon_degree: float
     gen = np.random.default_rng(rng)
     n = table.n_nodes
     q = flip_probability(epsilon_rr)
-    seed = np.uint64(int(gen.integers(0, 2**63)))
-    with np.errstate(over="ignore"):
-        flip = _splitmix64(table.key ^ seed) < np.uint64(min(int(q * 2.0**64), 2**64 - 1))
-    w = np.bincount(table.owner[flip != table.closed], minlength=n)[:n].astype(np.float64)
+    bits = (gen.random(table.closed.size) < q) != table.closed
+    w = (table.incidence @ bits.astype(np.float32)).astype(np.float64)  # exact below 2^24
     d = table.degrees
     noisy_d = d + DiscreteLaplace(epsilon=epsilon_degree).sample(n, rng=gen)
     L = lower_bounds(noisy_d, margin)
