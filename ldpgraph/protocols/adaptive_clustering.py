@@ -146,6 +146,7 @@ __all__ = [
     "adaptive_release",
     "unbiased_estimate",
     "clipping_bias",
+    "local_clustering_of",
     "round_two_sensitivities",
     "local_release_samples",
     "node_release_samples",
@@ -156,6 +157,9 @@ __all__ = [
     "Deconvolution",
     "deconvolve",
     "best_estimate",
+    "Profile",
+    "clustering_profile",
+    "clustering_histogram",
 ]
 
 #: G: the released integer is G L_v / 2 times the node's centred local clustering, so that its
@@ -326,6 +330,18 @@ def unbiased_estimate(reports: AdaptiveReports) -> Estimate:
     value = math.fsum(reports.local_estimates()) / n
     var = math.fsum(reports.noise_variances()) / n**2 + reports.tail / n
     return Estimate(value, math.sqrt(var), var, "avg_clustering")
+
+
+def local_clustering_of(graph: Any) -> NDArray[np.float64]:
+    """The true local clustering coefficients (networkx ``clustering``), for comparisons.
+
+    >>> from ldpgraph.graph import from_edge_array
+    >>> local_clustering_of(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])).round(3).tolist()
+    [1.0, 1.0, 0.333, 0.0]
+    """
+    from .clustering import local_clustering
+
+    return local_clustering(graph)
 
 
 def clipping_bias(graph: Any, epsilon_degree: float, margin: int) -> float:
@@ -778,3 +794,91 @@ def best_estimate(reports: AdaptiveReports, **options: Any) -> Estimate:
     n = reports.n_nodes
     var = math.fsum(dec.posterior_var) / n**2
     return Estimate(float(math.fsum(dec.posterior_mean) / n), math.sqrt(var), var, "avg_clustering")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Mean local clustering per bucket ``[edges[i], edges[i+1])`` of the released degree.
+
+    Attributes
+    ----------
+    edges : ndarray of int64
+    nodes : ndarray of int64
+        Nodes per bucket (by released degree: public).
+    mean, std_error : ndarray of float64
+        NaN for an empty bucket.
+    """
+
+    edges: NDArray[np.int64]
+    nodes: NDArray[np.int64]
+    mean: NDArray[np.float64]
+    std_error: NDArray[np.float64]
+
+
+def clustering_profile(reports: AdaptiveReports, edges: ArrayLike, *, estimator: str = "unbiased",
+                       **options: Any) -> Profile:
+    r"""The clustering profile C(k): mean local clustering of the nodes in each degree bucket.
+
+    Nodes are bucketed by their *released* degree :math:`\tilde d_v` (public; the true degree is
+    not, and an unbiased bucket indicator of it would be correlated with :math:`\hat c_v`
+    through :math:`L_v`): each bucket's target is the mean of :math:`c_v\rho_v` over the nodes
+    whose noisy degree falls in it, which smooths the true C(k) over about
+    :math:`\sqrt2/\varepsilon_d` neighbouring degrees (use buckets wider than that). ``unbiased``:
+    the bucket means of :math:`\hat c_v`, standard errors from
+    :meth:`AdaptiveReports.noise_variances` (independent nodes; the shared randomized-response
+    bits are bounded as in :func:`unbiased_estimate`); ``best``: the bucket means of the
+    posterior means (:func:`deconvolve`), posterior standard errors.
+
+    Examples
+    --------
+    >>> rep = AdaptiveReports(np.array([2, 3, 9, 10]), np.array([32, 0, 90, 100]), 8.0, 4.0, 40.0, 0)
+    >>> p = clustering_profile(rep, [0, 5, 20])
+    >>> p.nodes.tolist(), bool(np.all(p.std_error > 0))
+    ([2, 2], True)
+    """
+    e = np.asarray(edges)
+    if e.ndim != 1 or e.size < 2 or e.dtype.kind not in "iu" or not (np.diff(e) > 0).all():
+        raise ValueError(f"edges must be a strictly increasing 1-D integer array of >= 2 values, got "
+                         f"{edges!r}")
+    if estimator == "unbiased":
+        values, variances = reports.local_estimates(), reports.noise_variances()
+    elif estimator == "best":
+        dec = deconvolve(reports, **options)
+        values, variances = dec.posterior_mean, dec.posterior_var
+    else:
+        raise ValueError(f"estimator must be 'unbiased' or 'best', got {estimator!r}")
+    bucket = np.searchsorted(e, reports.degrees, side="right") - 1
+    inside = (bucket >= 0) & (bucket < e.size - 1)
+    k = e.size - 1
+    nodes = np.bincount(bucket[inside], minlength=k)
+    sums = np.bincount(bucket[inside], weights=values[inside], minlength=k)
+    var = np.bincount(bucket[inside], weights=variances[inside], minlength=k)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(nodes > 0, sums / nodes, np.nan)
+        se = np.where(nodes > 0, np.sqrt(var) / nodes, np.nan)
+    return Profile(e.astype(np.int64), nodes.astype(np.int64), mean, se)
+
+
+def clustering_histogram(reports: AdaptiveReports, bins: int = 10, **options: Any) -> tuple[
+        NDArray[np.float64], NDArray[np.float64]]:
+    r"""The distribution of the local clustering coefficients over [0, 1]: ``(edges, fractions)``.
+
+    The deconvolved distribution of :func:`deconvolve` (its strata weighted by their sizes),
+    binned into ``bins`` equal bins (grid points on an inner edge count in the upper bin; 1
+    in the last). A histogram of the noisy :math:`\hat c_v` themselves would be the true
+    one convolved with noise of standard deviation up to about :math:`1/((1-2q)\varepsilon_t)`.
+
+    Examples
+    --------
+    >>> rep = AdaptiveReports(np.array([5, 5, 5, 5]), np.array([60, 60, 0, 5]), 4.0, 2.0, 40.0, 0)
+    >>> edges, frac = clustering_histogram(rep, 4)
+    >>> edges.tolist(), round(float(frac.sum()), 12)
+    ([0.0, 0.25, 0.5, 0.75, 1.0], 1.0)
+    """
+    b = check_nonnegative_int(bins, "bins", minimum=1)
+    dec = deconvolve(reports, **options)
+    sizes = np.bincount(dec.stratum, minlength=dec.edges.size).astype(np.float64)
+    mass = (sizes / sizes.sum()) @ dec.weights
+    edges = np.linspace(0.0, 1.0, b + 1)
+    which = np.minimum(np.searchsorted(edges, dec.grid, side="right") - 1, b - 1)
+    return edges, np.bincount(which, weights=mass, minlength=b)

@@ -232,3 +232,35 @@ def test_round_two_refuses_a_broadcast_of_another_plan():
     other = ac.AdaptiveClustering().plan(3.0)
     with pytest.raises(ValueError, match="round-1 epsilon"):
         ac.AdaptiveClustering().rounds()[1].accumulator(other, run.broadcasts[0])
+
+
+# --- profile and distribution ----------------------------------------------------------------
+
+
+def test_profile_means_and_standard_errors_agree_with_monte_carlo():
+    """With a degree release that is exact in effect (eps_d = 30, margin 0: L_v = max(2, d_v), no
+    clipping), the bucket means are unbiased for the true C(k) and their SEs are the spread."""
+    g = from_networkx(nx.powerlaw_cluster_graph(400, 4, 0.5, seed=2))
+    tab, edges, trials = ac.wedge_table(g), [0, 5, 8, 12, 20, 400], 400
+    gen = np.random.default_rng(11)
+    profs = [ac.clustering_profile(ac.simulate_reports(tab, 1.5, 30.0, 1.0, 0, rng=gen), edges) for _ in range(trials)]
+    means = np.array([p.mean for p in profs])
+    se = np.array([p.std_error for p in profs]).mean(axis=0)
+    c, d = ac.local_clustering_of(g), g.degrees
+    truth = np.array([c[(d >= lo) & (d < hi)].mean() for lo, hi in zip(edges[:-1], edges[1:], strict=True)])
+    assert np.all(np.abs(means.mean(axis=0) - truth) <= 4 * means.std(axis=0) / math.sqrt(trials))
+    # the SE bounds the randomized-response part by its diagonal: close to the spread, not below it
+    np.testing.assert_array_less(0.9 * means.std(axis=0), se)
+    np.testing.assert_array_less(se, 1.3 * means.std(axis=0))
+
+
+def test_histogram_recovers_the_distribution_when_the_noise_vanishes():
+    g = _karate()
+    rep = ac.simulate_reports(ac.wedge_table(g), 40.0, 40.0, 40.0 * G * 200, 0, rng=0)
+    edges, frac = ac.clustering_histogram(rep, 5)
+    # each coefficient lands on its nearest grid point (51 points: steps of 0.02), then in the bin
+    # whose lower edge is at or below that point
+    snapped = np.round(ac.local_clustering_of(g) * 50) / 50
+    which = np.minimum(np.searchsorted(edges, snapped, side="right") - 1, 4)
+    np.testing.assert_allclose(frac, np.bincount(which, minlength=5) / g.n_nodes, atol=1e-6)
+    assert ac.best_estimate(rep).value == pytest.approx(snapped.mean(), abs=1e-6)
