@@ -956,7 +956,7 @@ def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> No
             elif o.type is int:
                 p.add_argument(o.flag, type=_int(o.name, minimum=1), help=text)
             else:
-                p.add_argument(o.flag, metavar="Q=F,...", help=text)
+                p.add_argument(o.flag, metavar="Q=F,..." if o.type is dict else o.name.upper(), help=text)
 
 
 def _read_id_list(text: str, what: str) -> list[int]:

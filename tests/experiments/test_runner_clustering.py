@@ -20,6 +20,7 @@ from ldpgraph.registry import get_method, method_names
 
 KARATE = from_networkx(nx.karate_club_graph())
 NAMES = ["avg-clustering-dlap", "avg-clustering-dlap-private"]
+ADAPTIVE = ["adaptive-clustering", "adaptive-clustering-best"]  # avg_clustering only
 STATS = ["avg_clustering", "degree_weighted_triangles"]
 
 
@@ -31,7 +32,7 @@ def _nx_avg(g):
 
 
 def test_registered_with_their_budget_and_statistics():
-    assert method_names("avg_clustering") == NAMES == method_names("degree_weighted_triangles")
+    assert method_names("avg_clustering") == NAMES + ADAPTIVE and NAMES == method_names("degree_weighted_triangles")
     p = get_method("avg-clustering-dlap")
     assert p.needs == "adjacency" and not p.vectorized and p.unbiased
     assert p.budget(2.0) == pytest.approx({"rr": 0.6, "degree": 0.8, "local-count": 0.6})

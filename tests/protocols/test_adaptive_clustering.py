@@ -264,3 +264,32 @@ def test_histogram_recovers_the_distribution_when_the_noise_vanishes():
     which = np.minimum(np.searchsorted(edges, snapped, side="right") - 1, 4)
     np.testing.assert_allclose(frac, np.bincount(which, minlength=5) / g.n_nodes, atol=1e-6)
     assert ac.best_estimate(rep).value == pytest.approx(snapped.mean(), abs=1e-6)
+
+
+def test_curator_screening_clips_forged_rows_into_the_truthful_ranges():
+    from ldpgraph.protocols.deploy_triangles import chunk_from_columns
+    from ldpgraph.protocols.poisoning import DEFAULT_ALPHA, noise_quantile
+    from ldpgraph.run.memory import node_lists
+
+    g = from_networkx(nx.watts_strogatz_graph(60, 6, 0.1, seed=1))
+    run = run_in_memory("adaptive-clustering", g, 4.0, sampler=3)
+    proto, plan, b = run.protocol, run.plan, run.broadcasts[0]
+    rows = dict(run.rows[1])
+    rows["value"] = rows["value"].copy()
+    forged = np.flatnonzero(rows["quantity"] == ac.LOCAL_CLUSTERING)[:2]
+    rows["value"][forged] = [10**9, -(10**9)]
+    acc = proto.rounds()[1].accumulator(plan, b, outliers="clip")
+    acc.add(chunk_from_columns(rows))
+    values, info = acc.result().screened_values()
+    assert info[ac.LOCAL_CLUSTERING].n_outside == 2 and info["degree"].n_outside == 0
+    L = ac.lower_bounds(values["degree"], plan.public["margin"])
+    t = noise_quantile(plan.release(ac.LOCAL_CLUSTERING).epsilon, G, DEFAULT_ALPHA)
+    q = b.q
+    assert values[ac.LOCAL_CLUSTERING][0] == math.ceil(G * L[0] * (1 - q) / 2) + t  # node 0: clipped to hi
+    assert values[ac.LOCAL_CLUSTERING][1] == math.floor(-G * L[1] * q / 2) - t  # node 1: to lo
+    honest = proto.rounds()[1].accumulator(plan, b, outliers="clip")
+    honest.add(chunk_from_columns(run.rows[1]))
+    assert proto.estimate(honest.result(), plan, b, "avg_clustering").value == run.estimate.value
+    with pytest.raises(ValueError, match="not available"):
+        proto.rounds()[1].accumulator(plan, b, outliers="reject")
+    assert len(node_lists(g)[1]) == 60
