@@ -94,7 +94,7 @@ by 1/4; it bounds the randomized-response sum by its diagonal
 :math:`\sum_v s_v / \binom{\max(d_v,L_v)}2^2 \le \sum_v 1/\binom{L_v}2` and the degree-noise
 term by :math:`n\pi`. It is positive by construction (requirement 5 of issue 23), and the
 omitted cross terms of the randomized-response sum (common neighbours) are a few percent of
-the variance on Facebook (``scripts/adaptive_clustering_validate.py`` prints both).
+the variance on Facebook (``scripts/adaptive_clustering_split.py`` prints the parts).
 
 Examples
 --------
@@ -157,6 +157,7 @@ __all__ = [
     "wedge_table",
     "simulate_reports",
     "analytic_moments",
+    "variance_components",
     "Deconvolution",
     "deconvolve",
     "best_estimate",
@@ -711,6 +712,7 @@ def analytic_moments(graph: Any, epsilon_rr: float, epsilon_degree: float, epsil
 
     Sums over the DLap law of the degree noise (tail < 1e-15); the rounding's variance is
     taken as 1/6 (its mean for a uniform fractional part; < 1e-4 of the DLap variance).
+    :func:`variance_components` gives the parts.
 
     Examples
     --------
@@ -719,6 +721,28 @@ def analytic_moments(graph: Any, epsilon_rr: float, epsilon_degree: float, epsil
     >>> mean, var = analytic_moments(g, 40.0, 40.0, 40.0 * SCALE, 0)
     >>> round(mean, 6), var < 1e-4   # the randomized rounding remains
     (0.583333, True)
+    """
+    parts = variance_components(graph, epsilon_rr, epsilon_degree, epsilon_local, margin)
+    return parts["mean"], parts["dlap"] + parts["rr_diagonal"] + parts["rr_cross"] + parts["degree"]
+
+
+def variance_components(graph: Any, epsilon_rr: float, epsilon_degree: float, epsilon_local: float,
+                        margin: int) -> dict[str, float]:
+    r"""The exact mean of :func:`unbiased_estimate` and the parts of its variance (they sum to it).
+
+    ``dlap``: the count noise and rounding; ``rr_diagonal``: the randomized-response bits counted
+    by one node, :math:`\frac{q(1-q)}{(1-2q)^2n^2}\sum_v s_v E[a_v^2]`; ``rr_cross``: the bits
+    shared by two nodes with common neighbours, the rest of
+    :math:`\frac{q(1-q)}{(1-2q)^2n^2}\sum_{j<k} E\beta_{jk}^2`; ``degree``: the variance of the
+    clipped mean over the degree noise (module docstring).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> parts = variance_components(g, 1.0, 1.0, 1.0, 1)
+    >>> sorted(parts), all(v >= 0 for v in parts.values())
+    (['degree', 'dlap', 'mean', 'rr_cross', 'rr_diagonal'], True)
     """
     import scipy.sparse as sp  # deferred: slow to import
 
@@ -747,10 +771,13 @@ def analytic_moments(graph: Any, epsilon_rr: float, epsilon_degree: float, epsil
     bmat = (adj @ sp.diags_array(e_a) @ adj).tocsr()
     diag = bmat.diagonal()
     beta2 = (float(np.dot(bmat.data, bmat.data)) - float(np.dot(diag, diag))) / 2.0
-    beta2 += float(np.dot(s, e_a2 - e_a**2))
-    rr = q * (1.0 - q) / k**2 * beta2
-    var = (math.fsum(dl) + rr + math.fsum(var_mean)) / n**2
-    return float(math.fsum(mean_v) / n), var
+    own = float(np.dot(s, e_a2))  # sum_v s_v E[a_v^2]: the pairs' own nodes
+    # sum over pairs of the products of two distinct nodes' a: >= 0 (a difference of equal floats
+    # when no pair is shared)
+    cross = max(beta2 - float(np.dot(s, e_a**2)), 0.0)
+    c = q * (1.0 - q) / k**2 / n**2
+    return {"mean": float(math.fsum(mean_v) / n), "dlap": math.fsum(dl) / n**2, "rr_diagonal": c * own,
+            "rr_cross": c * cross, "degree": math.fsum(var_mean) / n**2}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -837,7 +864,7 @@ def best_estimate(reports: AdaptiveReports, **options: Any) -> Estimate:
 
     Biased: it shrinks each node's noisy estimate towards its stratum's estimated distribution
     on [0, 1] (EM stopped after 300 steps from the uniform distribution: a regularisation
-    towards 1/2 that trades bias for variance; ``scripts/adaptive_clustering_benchmark.py``
+    towards 1/2 that trades bias for variance; ``scripts/bench_adaptive_clustering.py``
     measures the bias). Its standard error is that of :func:`unbiased_estimate`, an upper bound
     on its root-mean-square error wherever it is the better estimate (the posterior standard
     error, ``sqrt(sum Var(c_v | c^_v)) / n``, ignores the uncertainty of the estimated

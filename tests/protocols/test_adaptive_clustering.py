@@ -293,3 +293,15 @@ def test_curator_screening_clips_forged_rows_into_the_truthful_ranges():
     with pytest.raises(ValueError, match="not available"):
         proto.rounds()[1].accumulator(plan, b, outliers="reject")
     assert len(node_lists(g)[1]) == 60
+
+
+def test_profile_figure_has_both_panels():
+    pytest.importorskip("matplotlib")
+    from ldpgraph.experiments.plots import clustering_profile_figure
+
+    g = _karate()
+    rep = ac.simulate_reports(ac.wedge_table(g), 4.0, 2.0, 4.0, 1, rng=0)
+    prof = ac.clustering_profile(rep, [0, 4, 8, 40])
+    edges, frac = ac.clustering_histogram(rep, 5)
+    fig = clustering_profile_figure(prof, [0.5, 0.5, 0.5], edges, frac, frac, "karate")
+    assert len(fig.axes) == 2 and fig.axes[0].get_xscale() == "log"
