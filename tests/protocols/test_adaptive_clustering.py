@@ -305,3 +305,10 @@ def test_profile_figure_has_both_panels():
     edges, frac = ac.clustering_histogram(rep, 5)
     fig = clustering_profile_figure(prof, [0.5, 0.5, 0.5], edges, frac, frac, "karate")
     assert len(fig.axes) == 2 and fig.axes[0].get_xscale() == "log"
+
+
+@pytest.mark.parametrize("mean", [0.02, 0.3, 0.5, 0.9, 0.98])
+def test_the_em_start_has_the_stratum_mean(mean):
+    grid = np.linspace(0.0, 1.0, 51)
+    w = ac._tilted(grid, mean)
+    assert w.sum() == pytest.approx(1.0) and float(w @ grid) == pytest.approx(mean, abs=1e-9)
