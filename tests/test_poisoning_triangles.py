@@ -42,7 +42,7 @@ def _err(capsys, code, *args) -> str:
 
 def test_every_deployed_protocol_is_registered_with_its_version():
     assert PROTOCOLS == {"degree": 1, **dt.TRIANGLE_PROTOCOLS}
-    assert set(dt.TRIANGLE_PROTOCOLS) == {dt.RR_PROTOCOL, DLAP, dt.CLUSTERING_PROTOCOL}
+    assert set(dt.TRIANGLE_PROTOCOLS) == {dt.RR_PROTOCOL, DLAP, dt.CLUSTERING_PROTOCOL, dt.ADAPTIVE_PROTOCOL}
     # the protocol layer's registry runs each of them, at the version of its rows
     assert set(registry.names()) >= set(dt.TRIANGLE_PROTOCOLS)
     for name, version in dt.TRIANGLE_PROTOCOLS.items():
