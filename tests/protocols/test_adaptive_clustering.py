@@ -314,3 +314,14 @@ def test_the_em_start_has_the_stratum_mean(mean):
     grid = np.linspace(0.0, 1.0, 51)
     w = ac._tilted(grid, mean)
     assert w.sum() == pytest.approx(1.0) and float(w @ grid) == pytest.approx(mean, abs=1e-9)
+
+
+def test_bias_estimate_is_the_exact_bias_at_the_true_degrees_and_coefficients():
+    # two triangles, a 4-path and a 4-cycle: local coefficients 1 or 0, degrees 1-3
+    g = from_edge_array([[0, 1], [1, 2], [0, 2], [3, 4], [4, 5], [3, 5], [6, 7], [7, 8], [8, 9],
+                         [10, 11], [11, 12], [12, 13], [13, 10]])
+    c, d, margin = ac.local_clustering_of(g), g.degrees, 1
+    L = ac.lower_bounds(d, margin)
+    rep = ac.AdaptiveReports(d, (G * L // 2 * c).astype(np.int64), 80.0, 0.7, 1.0, margin)
+    np.testing.assert_allclose(rep.local_estimates(), c)
+    assert ac.clipping_bias_estimate(rep) == pytest.approx(-ac.clipping_bias(g, 0.7, margin), rel=1e-12)
