@@ -1038,7 +1038,7 @@ def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> No
             elif o.type is str:
                 p.add_argument(o.flag, type=str, help=text)
             else:
-                p.add_argument(o.flag, metavar="Q=F,...", help=text)
+                p.add_argument(o.flag, metavar="Q=F,..." if o.type is dict else o.name.upper(), help=text)
 
 
 def _read_id_list(text: str, what: str) -> list[int]:

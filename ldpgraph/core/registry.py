@@ -30,6 +30,7 @@ MODULES = (
     "ldpgraph.protocols.wedge_shuffle",
     "ldpgraph.protocols.wedge_shuffle_ignore",
     "ldpgraph.protocols.arr_protocol",
+    "ldpgraph.protocols.adaptive_clustering",
 )
 
 _PROTOCOLS: dict[str, type[Protocol]] = {}

@@ -30,6 +30,7 @@ from .summary import SummaryRow
 
 __all__ = [
     "plot_relative_rmse", "plot_file_stem", "relative_rmse_figure", "preload_matplotlib", "import_matplotlib",
+    "clustering_profile_figure",
 ]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -234,6 +235,35 @@ def plot_relative_rmse(
                 fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata, **extra)
             written.append(path)
     return written
+
+
+def clustering_profile_figure(profile: Any, truth: Sequence[float], edges: Sequence[float],
+                              fractions: Sequence[float], true_fractions: Sequence[float], title: str) -> Any:
+    """Two panels: the clustering profile C(k) with 95% error bars against the truth (log degree
+    axis), and the estimated distribution of the local coefficients against the true one.
+
+    ``profile``: a :class:`~ldpgraph.protocols.adaptive_clustering.Profile`; ``truth`` its
+    buckets' true means; ``edges``/``fractions``/``true_fractions``: the histograms over [0, 1].
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 4))
+    ax, bx = fig.subplots(1, 2)
+    lo, hi = np.asarray(profile.edges[:-1], float), np.asarray(profile.edges[1:], float) - 1
+    mid = np.sqrt(np.maximum(lo, 1) * np.maximum(hi, 1))
+    ax.errorbar(mid, profile.mean, yerr=1.96 * np.asarray(profile.std_error), fmt="o", capsize=3,
+                label="estimate (95%)")
+    ax.plot(mid, truth, "s--", mfc="none", label="truth")
+    ax.set(xscale="log", xlabel="degree k (bucket)", ylabel="mean local clustering C(k)", ylim=(-0.1, 1.1))
+    ax.legend()
+    e = np.asarray(edges, float)
+    bx.bar(e[:-1], fractions, width=np.diff(e), align="edge", alpha=0.6, label="estimate")
+    bx.step(e, np.r_[true_fractions, true_fractions[-1]], where="post", color="k", label="truth")
+    bx.set(xlabel="local clustering coefficient", ylabel="fraction of nodes")
+    bx.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
 
 
 def import_matplotlib() -> None:

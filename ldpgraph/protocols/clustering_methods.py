@@ -202,4 +202,12 @@ class ClusteringProtocol(Protocol):
 CLUSTERING_METHODS: dict[str, Any] = {
     "avg-clustering-dlap": lambda: ClusteringProtocol(),
     "avg-clustering-dlap-private": lambda: ClusteringProtocol(private_bound=True),
+    "adaptive-clustering": lambda: _adaptive("unbiased"),
+    "adaptive-clustering-best": lambda: _adaptive("best"),
 }
+
+
+def _adaptive(estimator: str) -> Any:
+    from .adaptive_clustering import AdaptiveClusteringMethod
+
+    return AdaptiveClusteringMethod(estimator)

@@ -91,6 +91,7 @@ __all__ = [
     "RR_PROTOCOL",
     "DLAP_PROTOCOL",
     "CLUSTERING_PROTOCOL",
+    "ADAPTIVE_PROTOCOL",
     "TWO_ROUND",
     "DEGREE",
     "LOWER_DEGREE",
@@ -117,13 +118,14 @@ DLAP_PROTOCOL = "two-round-triangles-dlap"
 CLUSTERING_PROTOCOL = "avg-clustering"
 #: the 4-cycle protocols (:mod:`ldpgraph.protocols.two_round_four_cycles`), on the same rows
 RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL = "rr-four-cycles", "two-round-four-cycles-dlap"
+ADAPTIVE_PROTOCOL = "adaptive-clustering"
 #: triangle protocols that can be deployed -> the version of their rows
 TRIANGLE_PROTOCOLS: dict[str, int] = {
     p: PROTOCOLS[p]
-    for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL, RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL)
+    for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL, RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL, ADAPTIVE_PROTOCOL)
 }
 #: the protocols with a round 2 (and a broadcast)
-TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL, FOUR_CYCLE_PROTOCOL)
+TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL, FOUR_CYCLE_PROTOCOL, ADAPTIVE_PROTOCOL)
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
 LOWER_DEGREE = "lower_degree"
 # the curator's variance estimate holds n x n float64 matrices up to this many nodes
@@ -241,6 +243,10 @@ class TriangleBroadcast:
 
             s = cached_z_and_sensitivity(self.run_id, self.n_nodes, self.epsilon, self.bound, self.index)[1]
             return {LOCAL_COUNT: float(s), RUN_ID: 0.0}
+        if self.protocol == ADAPTIVE_PROTOCOL:  # per-node scales, one sensitivity (its module docstring)
+            from .adaptive_clustering import round_two_sensitivities
+
+            return round_two_sensitivities()
         from .clustering import count_sensitivity
 
         return {DEGREE: 1.0, LOCAL_COUNT: float(count_sensitivity(self.bound, self.projection)), RUN_ID: 0.0}

@@ -20,6 +20,7 @@ from ldpgraph.registry import get_method, method_names
 
 KARATE = from_networkx(nx.karate_club_graph())
 NAMES = ["avg-clustering-dlap", "avg-clustering-dlap-private"]
+ADAPTIVE = ["adaptive-clustering", "adaptive-clustering-best"]  # avg_clustering only
 STATS = ["avg_clustering", "degree_weighted_triangles"]
 
 
@@ -31,7 +32,7 @@ def _nx_avg(g):
 
 
 def test_registered_with_their_budget_and_statistics():
-    assert method_names("avg_clustering") == NAMES == method_names("degree_weighted_triangles")
+    assert method_names("avg_clustering") == NAMES + ADAPTIVE and NAMES == method_names("degree_weighted_triangles")
     p = get_method("avg-clustering-dlap")
     assert p.needs == "adjacency" and not p.vectorized and p.unbiased
     assert p.budget(2.0) == pytest.approx({"rr": 0.6, "degree": 0.8, "local-count": 0.6})
@@ -150,9 +151,9 @@ def test_runner_on_facebook_truth_is_networkx():
 
 def test_estimate_once_with_adjacency_statistics():
     run = estimate_once({"karate": KARATE}, epsilon=8.0, statistic="avg_clustering", seed=2)
-    assert [e.method for e in run.estimates] == NAMES
+    assert [e.method for e in run.estimates] == NAMES + ADAPTIVE
     assert run.truth == pytest.approx(cl.average_clustering_truth(KARATE))
-    pub, priv = run.estimates
+    pub, priv = run.estimates[:2]
     assert pub.std_error_kind == "analytic" and priv.std_error is None
     p = get_method("avg-clustering-dlap")
     assert pub.std_error == pytest.approx(math.sqrt(p.analytic_variance(KARATE, "avg_clustering", None, 8.0)))
@@ -170,15 +171,15 @@ def test_cli_experiment_and_estimate(tmp_path, capsys):
     assert rc == 0
     records = (out / "records.csv").read_text().splitlines()
     methods = {line.split(",")[1] for line in records[1:]}
-    assert methods == set(NAMES)  # the defaults gain the clustering protocols
-    assert len(records) == 1 + 2 * 2 * 2
+    assert methods == set(NAMES + ADAPTIVE)  # the defaults gain the clustering protocols
+    assert len(records) == 1 + (4 + 2) * 2  # avg_clustering by 4 methods, the other by 2; 2 trials
     assert "avg-clustering-dlap" in (out / "costs.csv").read_text()
     capsys.readouterr()
     assert main(["estimate", str(path), "--stat", "avg_clustering", "--epsilon", "4", "--seed", "1",
                  "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["statistic"] == "avg_clustering" and doc["truth"] == pytest.approx(0.5706384782076823)
-    assert [e["method"] for e in doc["estimates"]] == NAMES
+    assert [e["method"] for e in doc["estimates"]] == NAMES + ADAPTIVE
     assert main(["estimate", str(path), "--stat", "degree_weighted_triangles", "--epsilon", "4",
                  "--methods", "avg-clustering-dlap", "--seed", "1"]) == 0
     text = capsys.readouterr().out

@@ -43,6 +43,7 @@ CASES = [
     ("arr-triangles", {}),  # double clipping, per-node sensitivities
     ("arr-triangles", {"clipping": False}),  # public bound, unbiased, a variance estimate
     ("arr-triangles", {"clipping": False, "d_max": 4, "mu": 0.5}),  # projection
+    ("adaptive-clustering", {}),
 ]
 
 

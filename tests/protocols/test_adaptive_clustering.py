@@ -1,0 +1,327 @@
+"""adaptive-clustering: truth vs networkx, the sensitivity proof by exhaustion, exact means by
+enumeration of every RR outcome and the DLap law, the audit (and a mis-calibrated node it
+catches), Monte-Carlo against the exact moments, variance estimates and interval coverage."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from fractions import Fraction
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from ldpgraph.audit import audit_neighbours
+from ldpgraph.graph import from_edge_array, from_networkx
+from ldpgraph.graph.statistics import local_triangle_counts
+from ldpgraph.protocols import adaptive_clustering as ac
+from ldpgraph.protocols.clustering import average_clustering_truth
+from ldpgraph.protocols.randomized_response import flip_probability
+from ldpgraph.run import run_in_memory
+
+G = ac.SCALE
+N_AUDIT = 200_000
+
+
+def _karate():
+    return from_networkx(nx.karate_club_graph())
+
+
+def _small():
+    # 5 nodes: a triangle 0-1-2, 2-3, 3-4, 1-3 (degrees 2, 3, 3, 3, 1)
+    return from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3], [3, 4], [1, 3]])
+
+
+def _budget(epsilon):
+    return {k: epsilon * v for k, v in ac.DEFAULT_SHARES.items()}
+
+
+# --- truth -----------------------------------------------------------------------------------
+
+
+def test_truth_and_wedge_table_match_networkx_on_karate():
+    g = _karate()
+    assert average_clustering_truth(g) == pytest.approx(nx.average_clustering(nx.karate_club_graph()), rel=1e-14)
+    tab = ac.wedge_table(g)
+    d = g.degrees
+    assert tab.incidence.sum() == int((d * (d - 1) // 2).sum())
+    np.testing.assert_array_equal(tab.incidence @ tab.closed.astype(np.float32), local_triangle_counts(g))
+
+
+# --- privacy ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("q", [Fraction(1, 10), Fraction(2, 5), Fraction(1, 2)])
+def test_sensitivity_is_the_scale_for_every_degree_and_bound(q):
+    """|x(list + u) - x(list)| <= G over every degree d < 9, bound L <= 11, count w and the b new
+    closed pairs (the two cases of the proof); the mis-calibrated node exceeds it."""
+    worst, worst_unclipped = Fraction(0), Fraction(0)
+    for d, L in itertools.product(range(9), range(2, 12)):
+        s = d * (d - 1) // 2
+        for w, b in itertools.product(range(s + 1), range(d + 1)):
+            for clip in (True, False):
+                delta = abs(ac.scaled_value(w + b, d + 1, L, q, clip=clip) - ac.scaled_value(w, d, L, q, clip=clip))
+                if clip:
+                    worst = max(worst, delta)
+                else:
+                    worst_unclipped = max(worst_unclipped, delta)
+    assert worst <= G
+    # each case's bound is attained: G max(q, 1-q) (L - 1)/(L - 1) below L, and G L / (d + 1) at d = L = 8
+    assert worst == max(G * max(q, 1 - q), Fraction(G * 8, 9))
+    assert worst_unclipped > 2 * G
+
+
+def _bits_of(edges):
+    noisy = {tuple(sorted(e)) for e in edges}
+
+    def bit(j, k):
+        return np.array([(min(a, b), max(a, b)) in noisy for a, b in zip(np.ravel(j), np.ravel(k), strict=True)],
+                        dtype=float)
+
+    return bit
+
+
+def test_node_release_passes_the_audit_and_an_unclipped_node_is_caught():
+    bit = _bits_of([(0, 1), (1, 2), (2, 3)])
+    q, e_d, e_t, margin = 0.2, 0.5, 1.0, 1
+
+    def node(nb, size, rng):
+        return ac.node_release_samples(list(nb), bit, q, e_d, e_t, margin, size, rng)
+
+    pairs = [((0,), (0, 1)), ((0, 1), (0, 1, 2)), ((0, 1, 2), (0, 1, 2, 3)), ((), (4,))]
+    assert audit_neighbours(node, pairs, e_d + e_t, n_samples=N_AUDIT, rng=1).passed
+
+    def given_bound(nb, size, rng, clip=True):  # the count release given a public bound L = 6
+        return ac.local_release_samples(list(nb), bit, q, 6, e_t, size, rng, clip=clip)
+
+    assert audit_neighbours(given_bound, pairs[:2], e_t, n_samples=N_AUDIT, rng=2).passed
+
+    def unclipped(nb, size, rng):  # degree 2 < L = 6 divided by C(2, 2): moves x by 3 G (1 - q)
+        return given_bound(nb, size, rng, clip=False)
+
+    assert audit_neighbours(unclipped, pairs[:1], e_t, n_samples=N_AUDIT, rng=3).violation
+
+
+class _Stub:
+    """A node stream returning given draws."""
+
+    def __init__(self, dlaps, uniform):
+        self.dlaps, self.u = list(dlaps), uniform
+
+    def dlap(self, epsilon, sensitivity, size):
+        return np.array([self.dlaps.pop(0)])
+
+    def uniform(self, size):
+        return np.array([self.u])
+
+
+def test_release_computes_floor_of_x_plus_u_plus_noise():
+    from ldpgraph.protocols.deploy_triangles import TriangleBroadcast
+    from ldpgraph.protocols.randomized_response import pair_index
+
+    g = _small()
+    edges = np.array([[1, 0], [2, 1], [3, 0]])  # a noisy graph: pairs {0,1}, {1,2}, {0,3}
+    b = TriangleBroadcast.build("adaptive-clustering", 5, 1.0, 1, np.sort(pair_index(edges[:, 0], edges[:, 1])))
+    nb = g.indices[g.indptr[2] : g.indptr[3]].astype(np.int64)  # node 2: 0, 1, 3 -> w = 2 ({0,1}, {0,3})
+    got = ac.adaptive_release(2, nb, b, 0.5, 1.0, 1, _Stub([4, -7], 0.25))
+    L = max(2, 3 + 4 - 1)
+    x = Fraction(G * L, 2) * (2 - Fraction(b.q) * 3) / (L * (L - 1) // 2)
+    assert got == (7, math.floor(x + Fraction(1, 4)) - 7)
+
+
+# --- exact mean ------------------------------------------------------------------------------
+
+
+def _enumerated_mean(g, eps_rr, eps_d, margin):
+    """E[unbiased estimate] by summing over all 2^10 noisy graphs and the DLap law of each degree."""
+    n, q = g.n_nodes, flip_probability(eps_rr)
+    pairs = list(itertools.combinations(range(n), 2))
+    adj = {tuple(e) for e in np.sort(g.edges(), axis=1).tolist()}
+    z, pz = ac._dlap_support(eps_d)
+    lists = [g.indices[g.indptr[v] : g.indptr[v + 1]].tolist() for v in range(n)]
+    total = 0.0
+
+    @functools.cache
+    def node_mean(w, d):  # E over the degree noise of 2 x / (G L (1 - 2q)) for this count w
+        bounds = ac.lower_bounds(d + z, margin)
+        x = np.array([float(ac.scaled_value(w, d, L, q)) for L in bounds.tolist()])
+        return float(np.dot(pz, 2 * x / (G * bounds * (1 - 2 * q))))
+
+    for outcome in itertools.product((0, 1), repeat=len(pairs)):
+        noisy = {p for p, bit in zip(pairs, outcome, strict=True) if bit}
+        prob = math.prod((1 - q) if (p in noisy) == (p in adj) else q for p in pairs)
+        for v in range(n):
+            d = len(lists[v])
+            w = sum((j, k) in noisy for j, k in itertools.combinations(sorted(lists[v]), 2))
+            total += prob * node_mean(w, d)
+    return total / n
+
+
+@pytest.mark.parametrize(("eps_d", "margin"), [(1.0, 0), (0.7, 2), (3.0, 40)])
+def test_mean_is_exact_by_enumeration_of_every_outcome(eps_d, margin):
+    """E = truth + the stated clipping bias; with a margin beyond the DLap support: the truth."""
+    g = _small()
+    got = _enumerated_mean(g, 0.8, eps_d, margin)
+    bias = ac.clipping_bias(g, eps_d, margin)
+    assert got == pytest.approx(average_clustering_truth(g) + bias, abs=1e-12)
+    a = math.exp(-eps_d)
+    assert -a ** (margin + 1) / (1 + a) * average_clustering_truth(g) - 1e-15 <= bias <= 0.0
+    if margin == 40:
+        assert bias > -1e-30 and got == pytest.approx(average_clustering_truth(g), abs=1e-12)
+
+
+# --- Monte-Carlo -----------------------------------------------------------------------------
+
+
+def test_layer_runs_agree_with_the_exact_moments_on_karate():
+    g, eps, trials = _karate(), 4.0, 120
+    b = _budget(eps)
+    margin = ac.default_margin(b["degree"])
+    mean, var = ac.analytic_moments(g, b["rr"], b["degree"], b["local_clustering"], margin)
+    vals = np.array([run_in_memory("adaptive-clustering", g, eps, sampler=s).estimate.value for s in range(trials)])
+    assert abs(vals.mean() - mean) <= 4 * math.sqrt(var / trials)
+    # sample variance: within 4 of its standard errors (from the sample fourth moment)
+    m4 = np.mean((vals - vals.mean()) ** 4)
+    assert abs(vals.var(ddof=1) - var) <= 4 * math.sqrt(max(m4 - var**2, 0.0) / trials)
+
+
+def test_simulation_moments_variance_estimate_and_coverage():
+    g = from_networkx(nx.watts_strogatz_graph(300, 10, 0.1, seed=3))
+    eps, trials = 2.0, 2000
+    b = _budget(eps)
+    margin = ac.default_margin(b["degree"])
+    mean, var = ac.analytic_moments(g, b["rr"], b["degree"], b["local_clustering"], margin)
+    tab = ac.wedge_table(g)
+    gen = np.random.default_rng(7)
+    ests = [ac.unbiased_estimate(ac.simulate_reports(tab, b["rr"], b["degree"], b["local_clustering"], margin,
+                                                      rng=gen)) for _ in range(trials)]
+    vals = np.array([e.value for e in ests])
+    var_hat = np.array([e.variance_estimate for e in ests])
+    assert abs(vals.mean() - mean) <= 4 * math.sqrt(var / trials)
+    assert (var_hat > 0).all()  # requirement 5: always usable
+    # the variance estimate is conservative by its bounds, and close
+    assert var <= var_hat.mean() <= 1.15 * var
+    truth = average_clustering_truth(g)
+    lo, hi = zip(*(e.interval(0.95) for e in ests), strict=True)
+    cover = np.mean((np.array(lo) <= truth) & (truth <= np.array(hi)))
+    assert abs(cover - 0.95) <= 4 * math.sqrt(0.95 * 0.05 / trials)
+
+
+# --- the protocol ------------------------------------------------------------------------------
+
+
+def test_plan_validates_its_options():
+    p = ac.AdaptiveClustering()
+    plan = p.plan(1.0, margin=3)
+    assert plan.public["margin"] == 3 and plan.release(ac.LOCAL_CLUSTERING).sensitivity_of(ac.LOCAL_CLUSTERING) == G
+    with pytest.raises(ValueError, match="rr=F,degree=F,local_clustering=F"):
+        p.plan(1.0, shares={"rr": 0.5, "degree": 0.5})
+    with pytest.raises(ValueError, match="unbiased' or 'best"):
+        p.plan(1.0, estimator="median")
+    with pytest.raises(ValueError, match="margin"):
+        p.plan(1.0, margin=-1)
+    with pytest.raises(ValueError, match="tail must be in"):
+        ac.default_margin(1.0, 1.5)
+
+
+def test_round_two_refuses_a_broadcast_of_another_plan():
+    g = _small()
+    run = run_in_memory("adaptive-clustering", g, 2.0, sampler=0)
+    other = ac.AdaptiveClustering().plan(3.0)
+    with pytest.raises(ValueError, match="round-1 epsilon"):
+        ac.AdaptiveClustering().rounds()[1].accumulator(other, run.broadcasts[0])
+
+
+# --- profile and distribution ----------------------------------------------------------------
+
+
+def test_profile_means_and_standard_errors_agree_with_monte_carlo():
+    """With a degree release that is exact in effect (eps_d = 30, margin 0: L_v = max(2, d_v), no
+    clipping), the bucket means are unbiased for the true C(k) and their SEs are the spread."""
+    g = from_networkx(nx.powerlaw_cluster_graph(400, 4, 0.5, seed=2))
+    tab, edges, trials = ac.wedge_table(g), [0, 5, 8, 12, 20, 400], 400
+    gen = np.random.default_rng(11)
+    profs = [ac.clustering_profile(ac.simulate_reports(tab, 1.5, 30.0, 1.0, 0, rng=gen), edges) for _ in range(trials)]
+    means = np.array([p.mean for p in profs])
+    se = np.array([p.std_error for p in profs]).mean(axis=0)
+    c, d = ac.local_clustering_of(g), g.degrees
+    truth = np.array([c[(d >= lo) & (d < hi)].mean() for lo, hi in zip(edges[:-1], edges[1:], strict=True)])
+    assert np.all(np.abs(means.mean(axis=0) - truth) <= 4 * means.std(axis=0) / math.sqrt(trials))
+    # the SE bounds the randomized-response part by its diagonal: close to the spread, not below it
+    np.testing.assert_array_less(0.9 * means.std(axis=0), se)
+    np.testing.assert_array_less(se, 1.3 * means.std(axis=0))
+
+
+def test_histogram_recovers_the_distribution_when_the_noise_vanishes():
+    g = _karate()
+    rep = ac.simulate_reports(ac.wedge_table(g), 40.0, 40.0, 40.0 * G * 200, 0, rng=0)
+    edges, frac = ac.clustering_histogram(rep, 5)
+    # each coefficient lands on its nearest grid point (51 points: steps of 0.02), then in the bin
+    # whose lower edge is at or below that point
+    snapped = np.round(ac.local_clustering_of(g) * 50) / 50
+    which = np.minimum(np.searchsorted(edges, snapped, side="right") - 1, 4)
+    np.testing.assert_allclose(frac, np.bincount(which, minlength=5) / g.n_nodes, atol=1e-6)
+    # the best estimate: the precise strata keep their unbiased means (off by the rounding only,
+    # at most 2 / (G L) = 1/32 per node), the others their grid-snapped posterior means
+    assert ac.best_estimate(rep).value == pytest.approx(average_clustering_truth(g), abs=1 / 32)
+
+
+def test_curator_screening_clips_forged_rows_into_the_truthful_ranges():
+    from ldpgraph.protocols.deploy_triangles import chunk_from_columns
+    from ldpgraph.protocols.poisoning import DEFAULT_ALPHA, noise_quantile
+    from ldpgraph.run.memory import node_lists
+
+    g = from_networkx(nx.watts_strogatz_graph(60, 6, 0.1, seed=1))
+    run = run_in_memory("adaptive-clustering", g, 4.0, sampler=3)
+    proto, plan, b = run.protocol, run.plan, run.broadcasts[0]
+    rows = dict(run.rows[1])
+    rows["value"] = rows["value"].copy()
+    forged = np.flatnonzero(rows["quantity"] == ac.LOCAL_CLUSTERING)[:2]
+    rows["value"][forged] = [10**9, -(10**9)]
+    acc = proto.rounds()[1].accumulator(plan, b, outliers="clip")
+    acc.add(chunk_from_columns(rows))
+    values, info = acc.result().screened_values()
+    assert info[ac.LOCAL_CLUSTERING].n_outside == 2 and info["degree"].n_outside == 0
+    L = ac.lower_bounds(values["degree"], plan.public["margin"])
+    t = noise_quantile(plan.release(ac.LOCAL_CLUSTERING).epsilon, G, DEFAULT_ALPHA)
+    q = b.q
+    assert values[ac.LOCAL_CLUSTERING][0] == math.ceil(G * L[0] * (1 - q) / 2) + t  # node 0: clipped to hi
+    assert values[ac.LOCAL_CLUSTERING][1] == math.floor(-G * L[1] * q / 2) - t  # node 1: to lo
+    honest = proto.rounds()[1].accumulator(plan, b, outliers="clip")
+    honest.add(chunk_from_columns(run.rows[1]))
+    assert proto.estimate(honest.result(), plan, b, "avg_clustering").value == run.estimate.value
+    with pytest.raises(ValueError, match="not available"):
+        proto.rounds()[1].accumulator(plan, b, outliers="reject")
+    assert len(node_lists(g)[1]) == 60
+
+
+def test_profile_figure_has_both_panels():
+    pytest.importorskip("matplotlib")
+    from ldpgraph.experiments.plots import clustering_profile_figure
+
+    g = _karate()
+    rep = ac.simulate_reports(ac.wedge_table(g), 4.0, 2.0, 4.0, 1, rng=0)
+    prof = ac.clustering_profile(rep, [0, 4, 8, 40])
+    edges, frac = ac.clustering_histogram(rep, 5)
+    fig = clustering_profile_figure(prof, [0.5, 0.5, 0.5], edges, frac, frac, "karate")
+    assert len(fig.axes) == 2 and fig.axes[0].get_xscale() == "log"
+
+
+@pytest.mark.parametrize("mean", [0.02, 0.3, 0.5, 0.9, 0.98])
+def test_the_em_start_has_the_stratum_mean(mean):
+    grid = np.linspace(0.0, 1.0, 51)
+    w = ac._tilted(grid, mean)
+    assert w.sum() == pytest.approx(1.0) and float(w @ grid) == pytest.approx(mean, abs=1e-9)
+
+
+def test_bias_estimate_is_the_exact_bias_at_the_true_degrees_and_coefficients():
+    # two triangles, a 4-path and a 4-cycle: local coefficients 1 or 0, degrees 1-3
+    g = from_edge_array([[0, 1], [1, 2], [0, 2], [3, 4], [4, 5], [3, 5], [6, 7], [7, 8], [8, 9],
+                         [10, 11], [11, 12], [12, 13], [13, 10]])
+    c, d, margin = ac.local_clustering_of(g), g.degrees, 1
+    L = ac.lower_bounds(d, margin)
+    rep = ac.AdaptiveReports(d, (G * L // 2 * c).astype(np.int64), 80.0, 0.7, 1.0, margin)
+    np.testing.assert_allclose(rep.local_estimates(), c)
+    assert ac.clipping_bias_estimate(rep) == pytest.approx(-ac.clipping_bias(g, 0.7, margin), rel=1e-12)
