@@ -122,7 +122,8 @@ ADAPTIVE_PROTOCOL = "adaptive-clustering"
 #: triangle protocols that can be deployed -> the version of their rows
 TRIANGLE_PROTOCOLS: dict[str, int] = {
     p: PROTOCOLS[p]
-    for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL, RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL, ADAPTIVE_PROTOCOL)
+    for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL, RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL,
+              ADAPTIVE_PROTOCOL)
 }
 #: the protocols with a round 2 (and a broadcast)
 TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL, FOUR_CYCLE_PROTOCOL, ADAPTIVE_PROTOCOL)
