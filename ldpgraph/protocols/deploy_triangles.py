@@ -119,6 +119,9 @@ CLUSTERING_PROTOCOL = "avg-clustering"
 #: the 4-cycle protocols (:mod:`ldpgraph.protocols.two_round_four_cycles`), on the same rows
 RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL = "rr-four-cycles", "two-round-four-cycles-dlap"
 ADAPTIVE_PROTOCOL = "adaptive-clustering"
+#: adaptive-clustering's round-2 quantity (a node's scaled local clustering) and its sensitivity G
+#: (the proof: :mod:`ldpgraph.protocols.adaptive_clustering`)
+LOCAL_CLUSTERING, ADAPTIVE_SCALE = "local_clustering", 32
 #: triangle protocols that can be deployed -> the version of their rows
 TRIANGLE_PROTOCOLS: dict[str, int] = {
     p: PROTOCOLS[p]
@@ -245,9 +248,7 @@ class TriangleBroadcast:
             s = cached_z_and_sensitivity(self.run_id, self.n_nodes, self.epsilon, self.bound, self.index)[1]
             return {LOCAL_COUNT: float(s), RUN_ID: 0.0}
         if self.protocol == ADAPTIVE_PROTOCOL:  # per-node scales, one sensitivity (its module docstring)
-            from .adaptive_clustering import round_two_sensitivities
-
-            return round_two_sensitivities()
+            return {DEGREE: 1.0, LOCAL_CLUSTERING: float(ADAPTIVE_SCALE), RUN_ID: 0.0}
         from .clustering import count_sensitivity
 
         return {DEGREE: 1.0, LOCAL_COUNT: float(count_sensitivity(self.bound, self.projection)), RUN_ID: 0.0}
