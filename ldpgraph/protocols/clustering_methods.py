@@ -87,6 +87,7 @@ class ClusteringProtocol(Protocol):
     """
 
     statistics = CLUSTERING_STATISTICS
+    option_names = ("shares",)
     needs = "adjacency"
     vectorized = False
     unbiased = True
@@ -115,6 +116,18 @@ class ClusteringProtocol(Protocol):
         else:
             self.deployed_as = ("avg-clustering", {"projection": False})
         self._memo: tuple[Any, ...] | None = None
+
+    def _configured(self, public):
+        """``shares`` (the layer's ``rr``, ``degree``, ``local_count``) as the constructor's."""
+        sh = public["shares"]
+        keys = ("rr", "degree", "local_count")
+        if not isinstance(sh, dict) or sorted(sh) != sorted(keys):
+            raise ValueError(f"shares of {self.name}: rr=F,degree=F,local_count=F, got {sh!r}")
+        out = ClusteringProtocol(shares=tuple(sh[k] for k in keys), private_bound=self.private_bound,
+                                 bound_share=self.bound_share, max_bytes=self.max_bytes)
+        if out.deployed_as is not None:
+            out.deployed_as = (out.deployed_as[0], {**out.deployed_as[1], "shares": dict(sh)})
+        return out
 
     def _budget(self, epsilon: float) -> tuple[float, float, float, float]:
         """``(bound, rr, degree, count)`` epsilons (bound 0 when public)."""
