@@ -336,7 +336,9 @@ class LayerSimulation(Protocol):
         """Every trial's :func:`~ldpgraph.run.run_in_memory` takes these options (``public``)."""
         merged = {**self.public, **public}
         self.protocol.check_public(merged)  # unknown names (their values: the plan checks them)
-        return LayerSimulation(self.protocol, **merged)
+        out = LayerSimulation(self.protocol, **merged)
+        out.deployed_as = self._deployed_with(public)
+        return out
 
     def _plan(self, graph: Any, epsilon: float) -> Any:
         from .run.memory import resolve_public

@@ -72,7 +72,8 @@ def check_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
               else isinstance(value, (int, float)) and not isinstance(value, bool) if kind is float
               else isinstance(value, kind))
         if not ok:
-            raise ValueError(f"option {name} ({_flag(name)}) takes a {kind.__name__}, got {value!r}")
+            article = "an" if kind is int else "a"
+            raise ValueError(f"option {name} ({_flag(name)}) takes {article} {kind.__name__}, got {value!r}")
         out[name] = float(value) if kind is float else value
     return out
 

@@ -127,6 +127,15 @@ class Protocol:
         """A copy configured with ``public`` (names among :attr:`option_names`)."""
         raise NotImplementedError
 
+    def _deployed_with(self, public: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """``deployed_as`` with the options ``public`` added (``shares`` as the CLI's ``Q=F,...``)."""
+        if self.deployed_as is None:
+            return None
+        name, opts = self.deployed_as
+        more = {k: ",".join(f"{q}={float(f)!r}" for q, f in v.items()) if isinstance(v, dict) else v
+                for k, v in public.items()}
+        return (name, {**opts, **more})
+
     # ----------------------------------------------------------------- provided
 
     def with_options(self, **public: Any) -> Protocol:

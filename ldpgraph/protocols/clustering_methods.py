@@ -125,8 +125,7 @@ class ClusteringProtocol(Protocol):
             raise ValueError(f"shares of {self.name}: rr=F,degree=F,local_count=F, got {sh!r}")
         out = ClusteringProtocol(shares=tuple(sh[k] for k in keys), private_bound=self.private_bound,
                                  bound_share=self.bound_share, max_bytes=self.max_bytes)
-        if out.deployed_as is not None:
-            out.deployed_as = (out.deployed_as[0], {**out.deployed_as[1], "shares": dict(sh)})
+        out.deployed_as = self._deployed_with(public)
         return out
 
     def _budget(self, epsilon: float) -> tuple[float, float, float, float]:

@@ -159,7 +159,7 @@ class TwoRoundFourCycles(FourCycleProtocol):
         if public.get("d_max") is not None:
             d_max = check_nonnegative_int(public["d_max"], "d_max", minimum=1)
         out = TwoRoundFourCycles(rr_share=rr_share, d_max=d_max)
-        out.deployed_as = (self.deployed_as[0], {**self.deployed_as[1], **public})
+        out.deployed_as = self._deployed_with(public)
         return out
 
     def _split(self, epsilon):

@@ -105,7 +105,7 @@ class KCoreMethod(Protocol):
             raise ValueError(f"rho_share must be in (0, 1), got {out.rho_share!r}")
         if public.get("d_max") is not None:
             out.d_max = check_nonnegative_int(public["d_max"], "d_max", minimum=1)
-        out.deployed_as = ("kcore-svt", {**self.deployed_as[1], **public})
+        out.deployed_as = self._deployed_with(public)
         return out
 
     def _max_degree(self, g: Any) -> int:

@@ -186,7 +186,7 @@ class TwoRoundTriangles(WedgeTriangleProtocol):
         out.bound = self.bound
         if public.get("d_max") is not None:
             out.bound = check_nonnegative_int(public["d_max"], "d_max", minimum=1)
-        out.deployed_as = (self.deployed_as[0], {**self.deployed_as[1], **public})
+        out.deployed_as = self._deployed_with(public)
         return out
 
     def _triangles(self, g, eps, n, gen):
