@@ -166,7 +166,7 @@ def test_options_apply_to_the_methods_that_take_them(graph):
     (["rr-triangles"], {"dmax": 8}, "unknown option 'dmax'; the protocols' options are"),
     (["rr-triangles"], {"mu": 0.5}, "option --mu is taken by none of the simulations of rr-triangles "
                                     "(the methods that take it: arr-triangles)"),
-    (["arr-triangles"], {"d_max": 8}, "methods that take it: two-round-triangles-dlap, two-round-four-cycles"),
+    (["arr-triangles"], {"d_max": 8}, "methods that take it: two-round-triangles-dlap, avg-clustering-dlap, two-round-four-cycles-dlap, kcore-svt)"),
     (["two-round-triangles-laplace"], {"d_max": 8}, "none of the simulations of two-round-triangles-laplace"),
     (["two-round-triangles-dlap"], {"d_max": "8"}, "option d_max (--d-max) takes an int, got '8'"),
     (["arr-triangles"], {"clipping": 1}, "option clipping (--clipping) takes a bool, got 1"),
@@ -229,3 +229,42 @@ def test_help_lists_the_same_flags(capsys, command):
     text = " ".join(capsys.readouterr().out.split())
     for flag in ("--d-max", "--shares", "--mu", "--projection", "--psi", "--rho-share", "--clipping, --no-clipping"):
         assert flag in text
+
+
+@pytest.mark.parametrize("options", [{"d_max": 3, "projection": True}, {"d_max": 9}, {"projection": True},
+                                     {"d_max": 9, "shares": {"rr": 0.2, "degree": 0.5, "local_count": 0.3}}])
+def test_clustering_options_are_the_deployed_release(graph, monkeypatch, options):
+    """The configured simulation draws its releases with the deployed plan's D, projection,
+    sensitivity and epsilons (release_clustering_reports is the deployed node release in law:
+    tests/protocols/test_clustering.py)."""
+    import ldpgraph.protocols.clustering_methods as cm
+
+    seen = []
+    real = cm.release_clustering_reports
+
+    def spy(*args, **kw):
+        rel = real(*args, **kw)
+        seen.append(rel)
+        return rel
+
+    monkeypatch.setattr(cm, "release_clustering_reports", spy)
+    sim = get_method("avg-clustering-dlap").with_options(**options)
+    sim.estimate_trials(graph, "avg_clustering", None, 2.0, 1, rng=0)
+    dep, opts = sim.deployed_as
+    run = run_in_memory(layer.get(dep), graph, 2.0, sampler=0, **_parse_deployed(opts))
+    plan = run.plan
+    (rel,) = seen
+    assert (rel.d_max, rel.projection) == (plan.public["d_max"], plan.public["projection"])
+    assert rel.sensitivity == plan.release("local_count").sensitivity_of("local_count")
+    assert (rel.budget.rr, rel.budget.degree, rel.budget.triangles) == pytest.approx(
+        (plan.release("rr_count").epsilon, plan.release("degree").epsilon, plan.release("local_count").epsilon),
+        rel=1e-12)
+    assert sim.analytic_variance(graph, "avg_clustering", None, 2.0) is None  # no closed form but D = max
+
+
+def test_clustering_without_projection_refuses_a_node_above_d_max(graph):
+    sim = get_method("avg-clustering-dlap").with_options(d_max=4)
+    with pytest.raises(ValueError, match=r"degree 7 > d_max = 4 and no projection"):
+        sim.estimate_trials(graph, "avg_clustering", None, 2.0, 1, rng=0)
+    with pytest.raises(ValueError, match="d_max = 4 and the broadcast allows no projection"):
+        run_in_memory(layer.get("avg-clustering"), graph, 2.0, sampler=0, d_max=4, projection=False)
