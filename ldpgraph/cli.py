@@ -381,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
         "estimate and standard error: the closed-form standard deviation of the estimate at the true graph, "
         "or, where no closed form exists, the curator's own estimate from the reports (marked *). Notes "
         "follow every estimate outside the statistic's range, without a standard error (and why), or with "
-        "a relative standard error above 1 (with the epsilon that would be needed).",
+        "a relative standard error above 1 (with the epsilon that would be needed). " + _OPTIONS_NOTE,
     )
     p.add_argument("graph", nargs="?", metavar="GRAPH", help=graph_help)
     p.add_argument("--epsilon", "-e", type=_epsilon, required=True, help="privacy budget per node (> 0)")
@@ -411,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
         "experiment.json and plots/ (log-log relative RMSE vs epsilon, one file per statistic and k in "
         f"each --plot-formats, {'/'.join(_DEFAULT_PLOT_FORMATS).upper()} by default) into --out. "
         "Lists take spaces or commas: --epsilons 0.5,1,2. Results depend only on the seed, the grid and "
-        "--block-size, not on --jobs or the backend.",
+        "--block-size, not on --jobs or the backend. " + _OPTIONS_NOTE,
     )
     p.add_argument("graphs", nargs="*", metavar="GRAPH", help=graph_help)
     p.add_argument("--epsilons", nargs="+", type=_epsilon_list, metavar="E", default=[list(STUDY_EPSILONS)],
@@ -1046,6 +1046,13 @@ def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> No
                 p.add_argument(o.flag, type=str, help=text)
             else:
                 p.add_argument(o.flag, metavar="Q=F,...", help=text)
+
+
+#: what estimate / experiment say of the protocol options they share with node / curate
+_OPTIONS_NOTE = ("The protocol options (--d-max, --shares, --mu, ...) are those of node and curate, with the "
+                 "same meaning: each applies to the listed methods whose simulation takes it (one no listed "
+                 "method takes is refused, naming those that do), and the run records them, so that a "
+                 "simulated configuration reruns as a deployment ('ldpgraph methods' shows how).")
 
 
 def _simulation_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -63,6 +63,9 @@ CONFIGS = [
      [0.4, 0.6, 1.0]),
     ("two-round-four-cycles-dlap", {"d_max": 5, "shares": {"rr": 0.6, "local_count": 0.4}}, {}, [0.8, 1.2]),
     ("kcore-svt", {"d_max": 10, "psi": 0.5, "levels_per_group": 3, "rho_share": 0.3}, {}, [0.6, 1.4]),
+    ("wshuffle-triangles-ignore", {"degree_share": 0.2, "threshold": 0.5, "delta": 1e-6}, {"n_users": 14},
+     [0.4, 1.6]),
+    ("wshuffle-four-cycles", {"accounting": "closed-form", "delta": 1e-6}, {"n_users": 14}, [2.0]),
 ]
 
 
@@ -268,3 +271,20 @@ def test_clustering_without_projection_refuses_a_node_above_d_max(graph):
         sim.estimate_trials(graph, "avg_clustering", None, 2.0, 1, rng=0)
     with pytest.raises(ValueError, match="d_max = 4 and the broadcast allows no projection"):
         run_in_memory(layer.get("avg-clustering"), graph, 2.0, sampler=0, d_max=4, projection=False)
+
+
+def test_wedge_shuffle_options_are_the_plan_its_simulation_reads(graph):
+    """The wedge-shuffle methods simulate from the deployed protocol's own plan (its fast simulation
+    and exact moments read it): configured, that plan is the deployment's."""
+    sim = get_method("wshuffle-triangles-ignore").with_options(degree_share=0.2, threshold=0.5, delta=1e-6)
+    dep, opts = sim.deployed_as
+    want = layer.get(dep).plan(2.0, n_users=graph.n_nodes, **opts)
+    assert sim._plan(graph, 2.0) == want
+    assert want.public["threshold"] == 0.5 and want.public["central_delta"] == 1e-6
+    plain = get_method("wshuffle-triangles-ignore")
+    assert sim.analytic_variance(graph, "triangles", None, 2.0) != plain.analytic_variance(graph, "triangles", None,
+                                                                                         2.0)
+    with pytest.raises(ValueError, match="does not take --pairing-seed"):
+        get_method("wshuffle-triangles").with_options(pairing_seed=3)
+    with pytest.raises(ValueError, match="accounting must be one of"):
+        get_method("wshuffle-triangles").with_options(accounting="bogus")
