@@ -179,6 +179,8 @@ def test_options_apply_to_the_methods_that_take_them(graph):
     (["two-round-triangles-dlap"], {"shares": {"rr": 0.6, "local_count": 0.6}}, "summing to 1"),
     (["two-round-triangles-dlap-private"], {"d_max": 8}, "none of the simulations"),
     (["kcore-svt"], {"rho_share": 1.5}, "rho_share must be in (0, 1)"),
+    (["two-round-triangles-dlap"], {"private_bound": True}, "(the private bound is a method of its own: "
+                                                            "two-round-triangles-dlap-private)"),
 ])
 def test_refusals(graph, methods, options, message):
     with pytest.raises(ValueError) as info:

@@ -28,6 +28,15 @@ def _layer_options() -> dict[str, Any]:
     return out
 
 
+#: why no simulation takes an option, and what to do instead
+_NO_SIMULATION = {
+    "private_bound": "the private bound is a method of its own: two-round-triangles-dlap-private",
+    "degree_share": "the simulations take it from the statistic: 0.1 for transitivity",
+    "n_users": "a simulation's users are the graph's nodes",
+    "pairing_seed": "a simulation draws a fresh public pairing per trial",
+}
+
+
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
@@ -104,7 +113,8 @@ def configure_methods(methods: Sequence[Any], options: Mapping[str, Any] | None)
         if not any(name in t for t in takes):
             who = option_takers(name)
             whom = (f"the methods that take it: {', '.join(who)}" if who
-                    else "no simulation takes it, only deployed protocols (ldpgraph node / curate)")
+                    else _NO_SIMULATION.get(name, "no simulation takes it, only deployed protocols (ldpgraph "
+                                            "node / curate)"))
             raise ValueError(f"option {_flag(name)} is taken by none of the simulations of "
                              f"{', '.join(m.name for m in methods)} ({whom})")
     out = []
