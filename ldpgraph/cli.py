@@ -381,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
         "estimate and standard error: the closed-form standard deviation of the estimate at the true graph, "
         "or, where no closed form exists, the curator's own estimate from the reports (marked *). Notes "
         "follow every estimate outside the statistic's range, without a standard error (and why), or with "
-        "a relative standard error above 1 (with the epsilon that would be needed).",
+        "a relative standard error above 1 (with the epsilon that would be needed). " + _OPTIONS_NOTE,
     )
     p.add_argument("graph", nargs="?", metavar="GRAPH", help=graph_help)
     p.add_argument("--epsilon", "-e", type=_epsilon, required=True, help="privacy budget per node (> 0)")
@@ -396,6 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_int("seed", minimum=0), help="root seed (default: fresh entropy, printed)")
     p.add_argument("--graph-seed", type=_int("graph seed", minimum=0), default=0,
                    help="seed of synthetic graphs (default 0)")
+    _add_protocol_options(p, ())
     _output_options(p)
     _graph_file_options(p)
     p.set_defaults(handler=_cmd_estimate)
@@ -410,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
         "experiment.json and plots/ (log-log relative RMSE vs epsilon, one file per statistic and k in "
         f"each --plot-formats, {'/'.join(_DEFAULT_PLOT_FORMATS).upper()} by default) into --out. "
         "Lists take spaces or commas: --epsilons 0.5,1,2. Results depend only on the seed, the grid and "
-        "--block-size, not on --jobs or the backend.",
+        "--block-size, not on --jobs or the backend. " + _OPTIONS_NOTE,
     )
     p.add_argument("graphs", nargs="*", metavar="GRAPH", help=graph_help)
     p.add_argument("--epsilons", nargs="+", type=_epsilon_list, metavar="E", default=[list(STUDY_EPSILONS)],
@@ -446,6 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot-formats", type=_split, default=list(_DEFAULT_PLOT_FORMATS), metavar="FMT",
                    help="plot file formats, e.g. png,svg,pdf (default " + ",".join(_DEFAULT_PLOT_FORMATS)
                    + "; each costs one rendering)")
+    _add_protocol_options(p, ())
     _output_options(p)
     _graph_file_options(p)
     p.set_defaults(handler=_cmd_experiment)
@@ -588,6 +590,8 @@ def _print_single_run(run: Any, notes: Sequence[str] = ()) -> None:
     print(f"statistic  {what}")
     print(f"epsilon    {run.epsilon:g}")
     print(f"seed       {run.seed}")
+    if run.options:
+        print(f"options    {_options_text(run.options)}")
     print(f"truth      {_fmt_num(run.truth)}")
     print()
     rows = [("method", "estimate", "std_error", "error", "rel_error")]
@@ -642,7 +646,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     seed = args.seed
     for k in ks:
         run = estimate_once(graph, epsilon=args.epsilon, statistic=stat, k=k, methods=methods,
-                            seed=seed, graph_seed=args.graph_seed)
+                            seed=seed, graph_seed=args.graph_seed, options=_simulation_options(args))
         seed = run.seed  # one root seed for all k (drawn once when not given)
         runs.append(run)
         if run.k is None:  # the statistic takes no parameter: one run
@@ -741,6 +745,7 @@ def _run_experiment_cmd(
         quiet=args.quiet or args.json,
         graph_seed=args.graph_seed,
         preload_plots=not args.no_plots,
+        options=_simulation_options(args),
     )
     paths = result.write(out, plots=not args.no_plots, plot_formats=args.plot_formats)
     cfg = result.config
@@ -767,6 +772,8 @@ def _run_experiment_cmd(
     print()
     print(f"{cfg['n_cells']} cells x {cfg['n_trials']} trials in {cfg['total_seconds']:.1f} s "
           f"({cfg['backend']}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")
+    if cfg.get("options"):
+        print(f"options {_options_text(cfg['options'])}")
     print(f"wrote {paths['records']} ({result.records.n_rows:,} rows)")
     for key in ("summary", "table", "costs", "config", "manifest"):
         if key in paths:
@@ -1039,6 +1046,38 @@ def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> No
                 p.add_argument(o.flag, type=str, help=text)
             else:
                 p.add_argument(o.flag, metavar="Q=F,..." if o.type is dict else o.name.upper(), help=text)
+
+
+#: what estimate / experiment say of the protocol options they share with node / curate
+_OPTIONS_NOTE = ("The protocol options (--d-max, --shares, --mu, ...) are those of node and curate, with the "
+                 "same meaning: each applies to the listed methods whose simulation takes it (one no listed "
+                 "method takes is refused, naming those that do), and the run records them, so that a "
+                 "simulated configuration reruns as a deployment ('ldpgraph methods' shows how).")
+
+
+def _simulation_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The protocol options given on the command line (``estimate`` / ``experiment``)."""
+    from .core import registry
+
+    names = {o.name for p in registry.protocols() for o in p.options}
+    out = {n: getattr(args, n) for n in sorted(names) if getattr(args, n, None) is not None}
+    if "shares" in out:
+        out["shares"] = _shares_arg(out["shares"])
+    return out
+
+
+def _options_text(options: dict[str, Any]) -> str:
+    """``--d-max 8 --shares rr=0.3,local_count=0.7``: the flags that rerun them (node / curate)."""
+    parts = []
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        if isinstance(value, bool):
+            parts.append(flag if value else "--no-" + flag[2:])
+        elif isinstance(value, dict):
+            parts.append(f"{flag} " + ",".join(f"{k}={v:g}" for k, v in value.items()))
+        else:
+            parts.append(f"{flag} {value:g}" if isinstance(value, float) else f"{flag} {value}")
+    return " ".join(parts)
 
 
 def _read_id_list(text: str, what: str) -> list[int]:

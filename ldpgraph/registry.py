@@ -320,6 +320,7 @@ class LayerSimulation(Protocol):
     def __init__(self, protocol: Any, **public: Any) -> None:
         self.protocol = protocol
         self.public = dict(public)
+        self.option_names = tuple(o.name for o in protocol.options)
         self.name = protocol.name
         self.statistics = tuple(protocol.statistics)
         self.needs = protocol.needs
@@ -330,6 +331,14 @@ class LayerSimulation(Protocol):
         else:
             self.not_deployable = (getattr(protocol, "not_deployable", "")
                                    or "its releases are not integer report rows")
+
+    def _configured(self, public):
+        """Every trial's :func:`~ldpgraph.run.run_in_memory` takes these options (``public``)."""
+        merged = {**self.public, **public}
+        self.protocol.check_public(merged)  # unknown names (their values: the plan checks them)
+        out = LayerSimulation(self.protocol, **merged)
+        out.deployed_as = self._deployed_with(public)
+        return out
 
     def _plan(self, graph: Any, epsilon: float) -> Any:
         from .run.memory import resolve_public

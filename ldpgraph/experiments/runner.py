@@ -40,7 +40,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain, repeat
@@ -54,6 +54,7 @@ from .._validation import check_epsilon, check_nonnegative_int
 from ..dask_connect import SCHEDULER_TIMEOUT, dask_install_hint
 from .inputs import GraphInput, resolve_graph_inputs
 from .inputs import content_id as content_id  # re-exported: defined in .inputs
+from .options import check_options, configure_methods
 from .records import CellRecords, Records, write_records_csv
 from .seeding import block_rng, cell_key, root_entropy
 from .statistics import GRAPH_STATISTICS, NAIVE_METHOD, UNBIASED_METHOD, get_statistic, statistic_names
@@ -661,6 +662,7 @@ def run_experiment(
     quiet: bool = False,
     graph_seed: int = 0,
     preload_plots: bool = False,
+    options: Mapping[str, Any] | None = None,
 ) -> ExperimentResult:
     r"""Run the grid graphs x statistics x epsilons x methods, ``n_trials`` trials per cell.
 
@@ -710,6 +712,11 @@ def run_experiment(
     preload_plots : bool
         Import matplotlib in a background thread while the grid runs, for a ``write`` with
         plots (its import is then off the serial end of the run).
+    options : mapping, optional
+        Public protocol options by name (``{"d_max": 8}``: ``--d-max 8`` of ``ldpgraph node`` /
+        ``curate``), applied to every method whose simulation takes them
+        (:func:`~ldpgraph.experiments.options.configure_methods`); recorded in
+        ``config["options"]``. ValueError on an option no selected method takes.
 
     Returns
     -------
@@ -743,7 +750,8 @@ def run_experiment(
     if scheduler is not None:
         scheduler = check_scheduler_address(scheduler)
     stats = parse_statistics(statistics, ks)
-    method_objs = _resolve_methods(methods)
+    opts = check_options(options)
+    method_objs = configure_methods(_resolve_methods(methods), opts)
     entropy = root_entropy(seed)
     if preload_plots:
         from .plots import preload_matplotlib
@@ -835,6 +843,7 @@ def run_experiment(
         "graph_seed": graph_seed,
         "statistics": [s if k is None else f"{s}:{k}" for s, k in stats],
         "methods": [m.name for m in method_objs],
+        **({"options": opts} if opts else {}),
         "epsilons": eps_list,
         "n_trials": n_trials,
         "block_size": block_size,

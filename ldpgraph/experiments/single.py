@@ -7,11 +7,12 @@ its cell in an experiment with the same seed (:mod:`ldpgraph.experiments.seeding
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._validation import check_epsilon, check_nonnegative_int
+from .options import check_options, configure_methods
 from .runner import GraphInput, _build_units, _resolve_methods, parse_statistics, resolve_graph_inputs
 from .seeding import block_rng, root_entropy
 from .statistics import GRAPH_STATISTICS, UNBIASED_METHOD, get_statistic
@@ -57,6 +58,8 @@ class SingleRun:
     seed: int
     truth: float
     estimates: tuple[MethodEstimate, ...]
+    #: the public protocol options of the run (``run_experiment``'s ``options``); empty: defaults
+    options: dict[str, Any] = field(default_factory=dict)
 
     def _table_columns(self) -> dict[str, list[Any]]:
         rows = self.to_dict()["estimates"]
@@ -94,6 +97,7 @@ class SingleRun:
             "k": self.k,
             "epsilon": self.epsilon,
             "seed": self.seed,
+            **({"options": dict(self.options)} if self.options else {}),
             "truth": clean(self.truth),
             "estimates": [
                 {
@@ -127,6 +131,7 @@ def estimate_once(
     methods: Sequence[Any] | None = None,
     seed: int | None = None,
     graph_seed: int = 0,
+    options: Mapping[str, Any] | None = None,
 ) -> SingleRun:
     r"""Simulate one run of the protocol and of every method on ``graph``.
 
@@ -150,6 +155,9 @@ def estimate_once(
         Root seed (None: fresh entropy, returned in ``SingleRun.seed``).
     graph_seed : int
         Seed of synthetic graphs.
+    options : mapping, optional
+        Public protocol options, as in :func:`~ldpgraph.experiments.runner.run_experiment`
+        (``{"d_max": 8}`` is ``--d-max 8`` of ``ldpgraph node`` / ``curate``).
 
     Examples
     --------
@@ -171,7 +179,8 @@ def estimate_once(
         from .runner import DEFAULT_METHODS
 
         methods = method_names(statistic) if graph_stat else DEFAULT_METHODS
-    method_objs = _resolve_methods(methods)
+    opts = check_options(options)
+    method_objs = configure_methods(_resolve_methods(methods), opts)
     entropy = root_entropy(seed)
     ginputs = resolve_graph_inputs([graph] if not isinstance(graph, dict) else graph, graph_seed=graph_seed)
     if len(ginputs) != 1:
@@ -222,4 +231,4 @@ def estimate_once(
                 est = float(stat.naive(reports.degrees.values, k))
                 sd = sd_exact if stat.naive_is_unbiased else None
                 out.append(MethodEstimate(method, est, sd, None if sd is None else "analytic"))
-    return SingleRun(g.label, g.n_nodes, g.n_edges, stats[0][0], k, eps, entropy, truth, tuple(out))
+    return SingleRun(g.label, g.n_nodes, g.n_edges, stats[0][0], k, eps, entropy, truth, tuple(out), opts)

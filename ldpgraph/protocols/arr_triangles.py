@@ -63,7 +63,7 @@ from ..graph.core import Graph
 from ..mechanisms import DiscreteLaplace
 from .base import FLOAT_BITS, Round
 from .randomized_response import DEFAULT_MAX_BYTES, expected_noisy_edges, flip_probability, keep_probability
-from .triangle_base import WedgeTriangleProtocol
+from .triangle_base import WedgeTriangleProtocol, shares_as_split
 from .triangles import LowerWedges, _projected_lower, lower_wedges, two_round_budget, wedge_memory_check
 
 __all__ = [
@@ -827,6 +827,7 @@ class ARRTriangles(WedgeTriangleProtocol):
     reference = "Imola, Murakami, Chaudhuri, USENIX Security 2022 (ARROneNS, double clipping)"
     name = "arr-triangles"
     bytes_per_wedge = _BYTES_PER_WEDGE
+    option_names = ("mu", "beta", "clipping", "shares")
 
     def __init__(
         self,
@@ -864,6 +865,20 @@ class ARRTriangles(WedgeTriangleProtocol):
             self.deployed_as = ("arr-triangles", opts)
         else:
             self.not_deployable = "the deployed form derives alpha from beta (degree_margin)"
+
+    def _configured(self, public):
+        """``mu``, ``beta``, ``clipping`` as the constructor's; ``shares`` (the layer's
+        ``lower_degree``, ``arr``, ``local_count``) as split and bound_share."""
+        if self.alpha is not None:
+            raise ValueError(f"{self.name} with alpha = {self.alpha} takes no option (the deployed form "
+                             "derives alpha from beta)")
+        clipping = bool(public.get("clipping", self.clipping))
+        split, bound_share = self.split, self.bound_share
+        if public.get("shares") is not None:
+            split, bound_share = shares_as_split(self.name, public["shares"], "arr", clipping)
+        return ARRTriangles(mu=public.get("mu", self.mu), clipping=clipping, split=split,
+                            bound_share=bound_share, beta=public.get("beta", self.beta),
+                            max_bytes=self.max_bytes)
 
     def _triangle_rounds(self, eps):
         e0, e1, e2 = _budget(eps, self.clipping, self.split, self.bound_share)

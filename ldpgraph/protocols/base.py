@@ -83,6 +83,9 @@ class Protocol:
     not_deployable: str = ""
     #: the reference it follows
     reference: str = ""
+    #: the public options (names of the protocol layer's :class:`~ldpgraph.core.protocol.Option`)
+    #: its simulation takes, through :meth:`with_options`
+    option_names: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"<protocol {self.name}: {', '.join(self.statistics)}>"
@@ -120,7 +123,45 @@ class Protocol:
     def prepare(self, data: Any) -> None:
         """Precompute what every trial on ``data`` reuses (called before timed trials); optional."""
 
+    def _configured(self, public: dict[str, Any]) -> Protocol:
+        """A copy configured with ``public`` (names among :attr:`option_names`)."""
+        raise NotImplementedError
+
+    def _deployed_with(self, public: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """``deployed_as`` with the options ``public`` added (``shares`` as the CLI's ``Q=F,...``)."""
+        if self.deployed_as is None:
+            return None
+        name, opts = self.deployed_as
+        more = {k: ",".join(f"{q}={float(f)!r}" for q, f in v.items()) if isinstance(v, dict) else v
+                for k, v in public.items()}
+        return (name, {**opts, **more})
+
     # ----------------------------------------------------------------- provided
+
+    def with_options(self, **public: Any) -> Protocol:
+        """A copy of this simulation configured with public options (those of the same name on
+        the protocol layer and on ``ldpgraph node``/``curate``); itself when none is given.
+
+        ValueError on an option its simulation does not take.
+
+        Examples
+        --------
+        >>> from ldpgraph.registry import get_method
+        >>> get_method("arr-triangles").with_options(mu=0.5).mu
+        0.5
+        >>> get_method("rr-triangles").with_options(mu=0.5)
+        Traceback (most recent call last):
+            ...
+        ValueError: rr-triangles's simulation does not take --mu (it takes no option)
+        """
+        if not public:
+            return self
+        other = [k for k in public if k not in self.option_names]
+        if other:
+            takes = ", ".join("--" + k.replace("_", "-") for k in self.option_names) or "no option"
+            flags = ", ".join("--" + k.replace("_", "-") for k in other)
+            raise ValueError(f"{self.name}'s simulation does not take {flags} (it takes {takes})")
+        return self._configured(dict(public))
 
     def budget(self, epsilon: float, statistic: str | None = None) -> dict[str, float]:
         """``{round name: epsilon}``; the values sum to ``epsilon``."""

@@ -87,6 +87,7 @@ class ClusteringProtocol(Protocol):
     """
 
     statistics = CLUSTERING_STATISTICS
+    option_names = ("shares",)
     needs = "adjacency"
     vectorized = False
     unbiased = True
@@ -115,6 +116,28 @@ class ClusteringProtocol(Protocol):
         else:
             self.deployed_as = ("avg-clustering", {"projection": False})
         self._memo: tuple[Any, ...] | None = None
+        #: the public options of the deployed form (non-private): a public degree bound D (None:
+        #: the true maximum) and projection of the lists above it (the simulation's default: none)
+        self.d_max: int | None = None
+        self.projection = False
+        if not self.private_bound:
+            self.option_names = ("d_max", "projection", "shares")
+
+    def _configured(self, public):
+        """``shares`` (the layer's ``rr``, ``degree``, ``local_count``) as the constructor's;
+        ``d_max`` and ``projection`` as :func:`release_clustering_reports`'s (non-private)."""
+        sh = public.get("shares")
+        keys = ("rr", "degree", "local_count")
+        if sh is not None and (not isinstance(sh, dict) or sorted(sh) != sorted(keys)):
+            raise ValueError(f"shares of {self.name}: rr=F,degree=F,local_count=F, got {sh!r}")
+        out = ClusteringProtocol(shares=self.shares if sh is None else tuple(sh[k] for k in keys),
+                                 private_bound=self.private_bound, bound_share=self.bound_share,
+                                 max_bytes=self.max_bytes)
+        out.d_max, out.projection = self.d_max, bool(public.get("projection", self.projection))
+        if public.get("d_max") is not None:
+            out.d_max = check_nonnegative_int(public["d_max"], "d_max", minimum=2)
+        out.deployed_as = self._deployed_with(public)
+        return out
 
     def _budget(self, epsilon: float) -> tuple[float, float, float, float]:
         """``(bound, rr, degree, count)`` epsilons (bound 0 when public)."""
@@ -144,8 +167,13 @@ class ClusteringProtocol(Protocol):
         e0, e_rr, e_d, e_t = self._budget(epsilon)
         estimator = _ESTIMATORS[statistic]
         out = np.empty(n_trials)
+        if self.d_max is not None and not self.projection and g.n_nodes and int(g.degrees.max()) > self.d_max:
+            v = int(np.argmax(g.degrees))
+            raise ValueError(f"{self.name}: node {v} has degree {int(g.degrees[v])} > d_max = {self.d_max} "
+                             "and no projection (--no-projection): it cannot release; raise --d-max or "
+                             "allow --projection")
         for t in range(n_trials):
-            bound = None
+            bound = self.d_max
             if self.private_bound:
                 noisy = g.degrees + DiscreteLaplace(epsilon=e0).sample(g.n_nodes, rng=gen)
                 bound = max(int(noisy.max()) if noisy.size else 2, 2)
@@ -155,7 +183,7 @@ class ClusteringProtocol(Protocol):
                 epsilon_degree=e_d,
                 epsilon_triangles=e_t,
                 d_max=bound,
-                projection=self.private_bound,
+                projection=self.private_bound or self.projection,
                 rng=gen,
                 max_bytes=self.max_bytes,
             )
@@ -174,8 +202,8 @@ class ClusteringProtocol(Protocol):
 
     def analytic_variance(self, data, statistic, param, epsilon) -> float | None:
         self._check_statistic(statistic)
-        if self.private_bound:
-            return None
+        if self.private_bound or self.projection or self.d_max is not None:
+            return None  # the closed form is that of the true maximum degree as D, no projection
         g = require_graph(data, self.name)
         _, e_rr, e_d, e_t = self._budget(epsilon)
         key = (statistic, e_rr, e_d, e_t)

@@ -143,6 +143,25 @@ class TwoRoundFourCycles(FourCycleProtocol):
         self.rr_share = float(rr_share)
         self.d_max = d_max
 
+    option_names = ("d_max", "shares")
+
+    def _configured(self, public):
+        """``d_max`` as the constructor's; ``shares`` (the layer's ``rr``, ``local_count``) as
+        ``rr_share``."""
+        rr_share, d_max = self.rr_share, self.d_max
+        sh = public.get("shares")
+        if sh is not None:
+            if not isinstance(sh, dict) or sorted(sh) != ["local_count", "rr"]:
+                raise ValueError(f"shares of {self.name}: rr=F,local_count=F, got {sh!r}")
+            if abs(float(sh["rr"]) + float(sh["local_count"]) - 1.0) > 1e-9:
+                raise ValueError(f"shares of {self.name} must sum to 1, got {sh!r}")
+            rr_share = float(sh["rr"])
+        if public.get("d_max") is not None:
+            d_max = check_nonnegative_int(public["d_max"], "d_max", minimum=1)
+        out = TwoRoundFourCycles(rr_share=rr_share, d_max=d_max)
+        out.deployed_as = self._deployed_with(public)
+        return out
+
     def _split(self, epsilon):
         eps = check_epsilon(epsilon)
         return self.rr_share * eps, eps - self.rr_share * eps

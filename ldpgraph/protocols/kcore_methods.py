@@ -83,6 +83,7 @@ class KCoreMethod(Protocol):
             self.reference = "ours: kcore-svt capped and read through a noisy degree"
         elif name == "kcore-svt":
             self.deployed_as = ("kcore-svt", {})
+            self.option_names = ("d_max", "psi", "levels_per_group", "rho_share")
             self.reference = ("ours: the level data structure of Dhulipala et al. (FOCS 2022) with "
                               "sparse-vector level moves")
         else:
@@ -90,6 +91,25 @@ class KCoreMethod(Protocol):
             self.reference = ("Mundra, Papamanthou, Shun, Liu, PVLDB (arXiv 2506.20828), k-CoreD as in "
                               "algorithms/kcore-ldp.go")
         self._truth_memo: tuple[Any, NDArray[np.int64]] | None = None
+        self.d_max: int | None = None  # the public degree bound (option d_max); None: the true maximum
+        self.rho_share = 0.5  # kcore-svt's share of the budget on the threshold noise (option rho_share)
+
+    def _configured(self, public):
+        """``psi``, ``levels_per_group`` as the constructor's, ``rho_share`` as the run's; ``d_max``
+        as the level thresholds' degree bound (the true maximum degree otherwise)."""
+        out = KCoreMethod(self.name, psi=public.get("psi", self.psi),
+                          levels_per_group=public.get("levels_per_group", self.levels_per_group))
+        out.d_max = self.d_max
+        out.rho_share = float(public.get("rho_share", self.rho_share))
+        if not 0.0 < out.rho_share < 1.0:
+            raise ValueError(f"rho_share must be in (0, 1), got {out.rho_share!r}")
+        if public.get("d_max") is not None:
+            out.d_max = check_nonnegative_int(public["d_max"], "d_max", minimum=1)
+        out.deployed_as = self._deployed_with(public)
+        return out
+
+    def _max_degree(self, g: Any) -> int:
+        return self.d_max if self.d_max is not None else max(int(g.degrees.max(initial=1)), 1)
 
     def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[Round, ...]:
         eps = check_epsilon(epsilon)
@@ -101,9 +121,10 @@ class KCoreMethod(Protocol):
                     Round("svt-levels", "one bit per round: U_v(r) + DLap + B >= k_g + rho_v while "
                           "k_g <= noisy d_v", "dlap", b["svt-levels"], "1 (monotone)"))
         if self.name == "kcore-svt":
-            return (Round("svt-threshold", "rho_v ~ DLap (kept by the node, never released)", "dlap", eps / 2,
+            rho, nu = self.rho_share * eps, (1.0 - self.rho_share) * eps
+            return (Round("svt-threshold", "rho_v ~ DLap (kept by the node, never released)", "dlap", rho,
                           "1"),
-                    Round("svt-levels", "one bit per round: U_v(r) + DLap >= k_g + rho_v", "dlap", eps / 2,
+                    Round("svt-levels", "one bit per round: U_v(r) + DLap >= k_g + rho_v", "dlap", nu,
                           "1 (monotone)"))
         return (Round("degree", "d_v + DLap(e^-0.8 eps) - bias, as a round cap t_v", "dlap", 0.8 * eps, "1"),
                 Round("levels", "U_v(r) + DLap(e^-0.2 eps / t_v) + B > floor(1.5^g), t_v rounds", "dlap",
@@ -116,7 +137,7 @@ class KCoreMethod(Protocol):
                                     max_degree=max(int(g.degrees.max(initial=1)), 1), rng=rng)
         if self.name == "kcore-svt":
             return svt_kcore(g, epsilon, psi=self.psi, levels_per_group=self.levels_per_group,
-                             max_degree=max(int(g.degrees.max(initial=1)), 1), rng=rng)
+                             rho_share=self.rho_share, max_degree=self._max_degree(g), rng=rng)
         return reference_kcore(g, epsilon, psi=self.psi, rng=rng)
 
     def _truth_cores(self, g: Any) -> NDArray[np.int64]:

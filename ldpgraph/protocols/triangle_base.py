@@ -169,3 +169,21 @@ class WedgeTriangleProtocol(TriangleProtocol):
         w = lower_wedges(g)
         self._cache = [(g, w), *self._cache[:1]]
         return w
+
+
+def shares_as_split(name: str, shares: Any, first: str, bound: bool) -> tuple[float, float]:
+    """``(split, bound_share)`` of the layer's ``shares`` ``{first, local_count[, lower_degree]}``.
+
+    >>> shares_as_split("x", {"rr": 0.3, "local_count": 0.7}, "rr", False)
+    (0.3, 0.1)
+    >>> shares_as_split("x", {"lower_degree": 0.2, "rr": 0.4, "local_count": 0.4}, "rr", True)
+    (0.5, 0.2)
+    """
+    keys = ["lower_degree", first, "local_count"] if bound else [first, "local_count"]
+    if not isinstance(shares, dict) or sorted(shares) != sorted(keys):
+        raise ValueError(f"shares of {name}: {', '.join(f'{k}=F' for k in keys)}, got {shares!r}")
+    vals = {k: float(v) for k, v in shares.items()}
+    if not all(math.isfinite(v) and v > 0 for v in vals.values()) or abs(sum(vals.values()) - 1) > 1e-9:
+        raise ValueError(f"shares of {name} must be positive fractions summing to 1, got {shares!r}")
+    split = vals[first] / (vals[first] + vals["local_count"])
+    return split, (vals["lower_degree"] if bound else 0.1)

@@ -30,11 +30,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .._validation import check_nonnegative_int
 from ..graph.statistics import triangle_count
 from .arr_triangles import ARRTriangles
 from .base import FLOAT_BITS, Round
 from .randomized_response import DEFAULT_MAX_BYTES, expected_noisy_edges
-from .triangle_base import TriangleProtocol, WedgeTriangleProtocol
+from .triangle_base import TriangleProtocol, WedgeTriangleProtocol, shares_as_split
 from .triangles import (
     rr_triangle_variance,
     simulate_rr_triangles,
@@ -129,6 +130,9 @@ class TwoRoundTriangles(WedgeTriangleProtocol):
             raise ValueError(f"noise must be 'dlap' or 'laplace', got {noise!r}")
         self.noise = noise
         self.private_bound = bool(private_bound)
+        self.bound: int | None = None  # a public bound D (option d_max); None: the true maximum
+        if noise == "dlap":
+            self.option_names = ("shares",) if self.private_bound else ("d_max", "shares")
         two_round_budget(1.0, private_bound=private_bound, split=split, bound_share=bound_share)
         self.split = float(split)
         self.bound_share = float(bound_share)
@@ -162,12 +166,28 @@ class TwoRoundTriangles(WedgeTriangleProtocol):
         return out
 
     def _kw(self):
-        return {
+        kw = {
             "noise": self.noise,
             "private_bound": self.private_bound,
             "split": self.split,
             "bound_share": self.bound_share,
         }
+        return kw if self.bound is None else {**kw, "bound": self.bound}
+
+    def _configured(self, public):
+        """``d_max``: the public bound D on lower degrees; ``shares``: the layer protocol's
+        ``rr``, ``local_count`` (and ``lower_degree`` with the private bound) as split and
+        bound_share."""
+        split, bound_share = self.split, self.bound_share
+        if public.get("shares") is not None:
+            split, bound_share = shares_as_split(self.name, public["shares"], "rr", self.private_bound)
+        out = TwoRoundTriangles(noise=self.noise, private_bound=self.private_bound, split=split,
+                                bound_share=bound_share, max_bytes=self.max_bytes)
+        out.bound = self.bound
+        if public.get("d_max") is not None:
+            out.bound = check_nonnegative_int(public["d_max"], "d_max", minimum=1)
+        out.deployed_as = self._deployed_with(public)
+        return out
 
     def _triangles(self, g, eps, n, gen):
         return simulate_two_round(g, eps, n, rng=gen, wedges=self._wedges(g), **self._kw())

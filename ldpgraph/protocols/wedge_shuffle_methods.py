@@ -60,9 +60,21 @@ class WedgeShuffleMethod(Protocol):
         self.unbiased = not self.ignore
         self.reference = self.protocol.reference
         self._sums: dict[int, tuple[Any, dict[str, float]]] = {}
+        #: options its plan takes from the user (n_users is the graph's; the pairing is drawn per trial)
+        self.option_names = ("delta", "accounting", *(("threshold", "degree_share") if self.ignore else ()))
+        self.public: dict[str, Any] = {}
+
+    def _configured(self, public: dict[str, Any]) -> WedgeShuffleMethod:
+        """The options go to the protocol's plan, which its fast simulation and moments read."""
+        out = WedgeShuffleMethod(self.name)
+        out.public = {**self.public, **public}
+        self.protocol.plan(1.0, n_users=4, **{**self.deployed_as[1], **out.public})  # checks the values
+        out.deployed_as = self._deployed_with(public)
+        return out
 
     def _plan(self, graph: Any, epsilon: float) -> Any:
-        return self.protocol.plan(check_epsilon(epsilon), n_users=graph.n_nodes, **self.deployed_as[1])
+        return self.protocol.plan(check_epsilon(epsilon), n_users=graph.n_nodes,
+                                  **{**self.deployed_as[1], **self.public})
 
     def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[Round, ...]:
         eps = check_epsilon(epsilon)
@@ -70,12 +82,17 @@ class WedgeShuffleMethod(Protocol):
         if "triangles" in self.statistics:
             what += ", and the bit on its partner at eps"
         mech = "randomized-response" if self.name.startswith("wlocal") else "shuffled-randomized-response"
+        delta = f"{self.public['delta']:g}" if "delta" in self.public else "1e-8"
         if not self.ignore:
-            return (Round("wedge-shuffle", what, mech, eps, "1 bit (central (eps, 1e-8) by amplification)"),)
+            return (Round("wedge-shuffle", what, mech, eps,
+                          f"1 bit (central (eps, {delta}) by amplification)"),)
         noise = "Lap(10/eps)" if self.protocol.simulated_noise == "laplace" else "DLap(e^-eps/10)"
-        return (Round("degree", f"d_v + {noise}", self.protocol.simulated_noise, 0.1 * eps, "1"),
-                Round("wedge-shuffle", what + " (kept pairs)", mech, eps - 0.1 * eps,
-                      "1 bit (central (0.9 eps, 1e-8) by amplification)"))
+        share = self.public.get("degree_share", 0.1)
+        if share != 0.1:
+            noise = noise.replace("10", f"{1 / share:g}")
+        return (Round("degree", f"d_v + {noise}", self.protocol.simulated_noise, share * eps, "1"),
+                Round("wedge-shuffle", what + " (kept pairs)", mech, eps - share * eps,
+                      f"1 bit (central ({1 - share:g} eps, {delta}) by amplification)"))
 
     def prepare(self, data: Any) -> None:
         g = require_graph(data, self.name)
