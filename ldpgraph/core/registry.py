@@ -30,6 +30,7 @@ MODULES = (
     "ldpgraph.protocols.wedge_shuffle",
     "ldpgraph.protocols.wedge_shuffle_ignore",
     "ldpgraph.protocols.arr_protocol",
+    "ldpgraph.protocols.edge_orient_protocol",
 )
 
 _PROTOCOLS: dict[str, type[Protocol]] = {}
