@@ -128,6 +128,11 @@ class EdgeOrientBroadcast(TriangleBroadcast):
         return cls(EDGE_ORIENT_PROTOCOL, int(n_nodes), float(epsilon), max(int(deg.max(initial=1)), 1), idx,
                    broadcast_run_id(head, idx), False, deg)
 
+    @property
+    def what(self) -> str:
+        """What the broadcast holds, for the CLI's lines."""
+        return f"noisy graph and the order: noisy degrees up to {self.bound}"
+
     def header(self) -> dict[str, Any]:
         out = _header(self.n_nodes, self.epsilon, self.index.size, self.degrees)
         out["run_id"] = self.run_id
