@@ -22,9 +22,9 @@ from ldpgraph.protocols.edge_orient import (
     orient_relabel,
     simulate_edge_orient,
 )
-from ldpgraph.protocols.edge_orient_protocol import EdgeOrientBroadcast, bound_and_count
-from ldpgraph.protocols.randomized_response import pair_index
-from ldpgraph.protocols.triangles import lower_wedges
+from ldpgraph.protocols.edge_orient_protocol import EdgeOrientBroadcast, bound_and_count, relabelled_index
+from ldpgraph.protocols.randomized_response import flip_probability, keep_probability, pair_index
+from ldpgraph.protocols.triangles import lower_wedges, rounding_variance
 from ldpgraph.reportfiles import write_report_chunks
 from ldpgraph.run import accumulate_files, node_lists, run_in_memory
 
@@ -64,20 +64,26 @@ def _pieces(run):
 def test_monte_carlo_matches_the_simulators_analytic_moments():
     """No node projected (margin 10: P = 1e-5 a node): E T^ = T, and by the law of total variance
     Var T^ = E[edge_orient_variance(order, bounds)] (the conditional mean is T whatever they are), the
-    order and bounds read back from each run's broadcast and out_degree rows."""
+    order and bounds read back from each run's broadcast and out_degree rows; the curator's variance
+    estimate averages that variance with n/4 for the rounding term."""
     g = from_networkx(nx.gnp_random_graph(18, 0.5, seed=3))
     eps, n = 3.0, 300
     e = edge_orient_budget(eps)
-    x, cond = np.empty(n), np.empty(n)
+    p, q = keep_probability(e["rr"]), flip_probability(e["rr"])
+    x, cond, upper, var_hat = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     for s in range(n):
         run = run_in_memory(EO, g, eps, sampler=s, margin=10.0)
         key, bounds, x[s] = _pieces(run)
         oriented = orient_relabel(g, key)
         order = np.lexsort((-np.arange(g.n_nodes), -key))  # new id i is node order[i]
         cond[s] = edge_orient_variance(oriented, e["rr"], e["count"], bounds[order])
+        # what the curator's variance estimate is unbiased for: the rounding term replaced by n/4
+        upper[s] = cond[s] + (g.n_nodes / 4 - rounding_variance(oriented, q)) / (p - q) ** 2
         assert x[s] == run.estimate.value
+        var_hat[s] = run.estimate.variance_estimate
     assert triangle_count(g) > 50
     _check_moments(x, triangle_count(g), float(cond.mean()))
+    assert abs(var_hat.mean() - upper.mean()) <= 4 * (var_hat - upper).std(ddof=1) / math.sqrt(n)
 
 
 def _projected_mean(graph, key, bounds):
@@ -126,6 +132,9 @@ def test_order_and_out_degrees_follow_the_rows():
     d = np.maximum(out + run.plan.public["margin_c"], 1)
     assert np.array_equal(rows2["sensitivity"][lc], np.maximum(d - 1, 1)[rows2["node"][lc]].astype(float))
     assert run.estimate.value == pytest.approx(triangle_count(g), abs=1e-6)
+    # the curator's variance estimate reads the noisy graph (here the graph) in the order's labels
+    e = oriented.edges()
+    assert np.array_equal(relabelled_index(run.broadcasts[0]), np.sort(pair_index(e[:, 1], e[:, 0])))
 
 
 # ------------------------------------------------------------------------ privacy audit
@@ -224,6 +233,6 @@ def test_cli_node_curate_round_trip_and_the_download(tmp_path, capsys):
         if proto == EO:
             want = run_in_memory(EO, resolve_graph(graph, rng=0), 2.0, sampler=3).estimate
             est = got["estimates"][0]
-            assert est["value"] == want.value and est["std_error"] is None
+            assert est["value"] == want.value and est["std_error"] == want.std_error > 0
             assert got["epsilon"] == 2.0 and sum(got["budget"].values()) == pytest.approx(2.0)
     assert 1.0 < sizes[EO] / sizes["two-round-triangles-dlap"] < 1.5
