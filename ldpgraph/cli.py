@@ -1584,7 +1584,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
             out["one_node_bound"] = bounds_out
         down = Path(bpath).stat().st_size
         nxt = f"round {rnd} again (step {b.step})" if repeating else f"round {rnd + 1}"
-        what = "the levels" if repeating else f"noisy graph and bound D = {b.bound}"
+        what = "the levels" if repeating else getattr(b, "what", f"noisy graph and bound D = {b.bound}")
         lines.append(f"\nwrote {bpath} ({what} for {nxt}; run id {b.run_id}); every node downloads {down:,} "
                      "bytes")
         lines.append(f"signed {sig.name} with the curator key ({nxt} of curate accepts only it)")

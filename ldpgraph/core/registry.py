@@ -31,6 +31,7 @@ MODULES = (
     "ldpgraph.protocols.wedge_shuffle_ignore",
     "ldpgraph.protocols.arr_protocol",
     "ldpgraph.protocols.adaptive_clustering",
+    "ldpgraph.protocols.edge_orient_protocol",
 )
 
 _PROTOCOLS: dict[str, type[Protocol]] = {}

@@ -23,7 +23,7 @@ Examples
 >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
 >>> m = EdgeOrientTriangles()
 >>> m.budget(1.0)
-{'order+rr': 0.425, 'out-degree': 0.2, 'local-count': 0.375}
+{'order': 0.05, 'rr': 0.375, 'out-degree': 0.2, 'local-count': 0.375}
 >>> m.estimate_trials(g, "triangles", None, 400.0, 2, rng=0).tolist()
 [1.0, 1.0]
 """
@@ -49,19 +49,24 @@ class EdgeOrientTriangles(TriangleProtocol):
     unbiased = False  # unbiased given bounds above the out-degrees; a projected node biases down
     reference = ("ours, after EdgeOrient (Mundra, Papamanthou, Shun, Liu, PVLDB): noisy-degree order, DLap "
                  "local counts at public per-node out-degree bounds")
-    not_deployable = "simulated only for now (its rounds are those of two-round-triangles-dlap after a "\
-                     "relabelling by the public order)"
 
     def __init__(self, *, bounds: str = "local", margin: float = 2.0, **kw: Any) -> None:
         super().__init__(**kw)
         self.bounds = bounds
         self.margin = float(margin)
         self.name = "edge-orient-triangles" + ("" if bounds == "local" else "-global")
+        if bounds == "local":  # ldpgraph.protocols.edge_orient_protocol: the same law
+            opts = {} if self.margin == 2.0 else {"margin": self.margin}
+            self.deployed_as = ("edge-orient-triangles", opts)
+        else:
+            self.not_deployable = ("one bound from every node's noisy out-degree needs a third round (the "
+                                   "deployed edge-orient-triangles has per-node bounds)")
 
     def _triangle_rounds(self, eps):
         e = edge_orient_budget(eps)
-        return [Round("order+rr", "d_v + DLap(e^-eps_o); bits a_vj by RR (pairs of the public order)", "dlap",
-                      e["order"] + e["rr"], "1; 1 bit"),
+        return [Round("order", "d_v + DLap(e^-eps_o) (the public order)", "dlap", e["order"], "1"),
+                Round("rr", "bits a_vj for j < v by randomized response", "randomized-response", e["rr"],
+                      "1 bit"),
                 Round("out-degree", "m_v + DLap(e^-eps0) (out-neighbours in the public order)", "dlap",
                       e["bound"], "1"),
                 Round("local-count", "round(w_v) + DLap(e^{-eps2/(D_v-1)}) over the out-list", "dlap",

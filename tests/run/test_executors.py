@@ -44,6 +44,8 @@ CASES = [
     ("arr-triangles", {"clipping": False}),  # public bound, unbiased, a variance estimate
     ("arr-triangles", {"clipping": False, "d_max": 4, "mu": 0.5}),  # projection
     ("adaptive-clustering", {}),
+    ("edge-orient-triangles", {}),  # the order broadcast, per-node bounds from round-2 rows
+    ("edge-orient-triangles", {"margin": 0.0}),  # bounds below some out-degrees: projection
 ]
 
 

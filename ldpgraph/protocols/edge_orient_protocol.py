@@ -1,0 +1,401 @@
+r"""``edge-orient-triangles`` on the protocol layer: our EdgeOrientΔ, deployable in two rounds.
+
+The deployed form of :func:`~ldpgraph.protocols.edge_orient.edge_orient_trial` with local
+bounds (``bounds="local"``): same budget split (:func:`~ldpgraph.protocols.edge_orient.
+edge_orient_budget`), same law (tested).
+
+================ =============================================================================
+round            node v releases
+================ =============================================================================
+1 ``order+rr``   ``degree``: :math:`\tilde d_v = d_v + \mathrm{DLap}(e^{-\varepsilon_o})` (the public
+                 order, sensitivity 1); ``rr_count``/``rr_edge``: randomized response at ε₁ on its
+                 lower adjacency bits (the draws of ``two-round-triangles-dlap``'s round 1)
+broadcast        the noisy graph, every node's noisy degree (the order: rank by descending
+                 :math:`(\tilde d, \text{id})`), n, ε₁ and a run id (:class:`EdgeOrientBroadcast`;
+                 file form: the edge list of :mod:`ldpgraph.trianglefiles`, the noisy degrees in
+                 its header)
+2 ``bound+count`` ``out_degree``: :math:`\tilde m_v = m_v + \mathrm{DLap}(e^{-\varepsilon_0})`, m_v its
+                 out-degree (neighbours before it in the order; sensitivity 1); then its bound
+                 :math:`D_v = \max(\tilde m_v + c, 1)`, :math:`c = \lceil\text{margin}/\varepsilon_0\rceil`
+                 (:func:`~ldpgraph.protocols.edge_orient.local_bounds`), and ``local_count``:
+                 :math:`r_v = \lfloor w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/\max(D_v-1,1)})`,
+                 :math:`w_v = \sum_{j<k \in O_v}(b_{jk} - q)` over its out-list projected to a uniform
+                 :math:`D_v`-subset when longer, the row's sensitivity :math:`\max(D_v - 1, 1)`; the run id
+================ =============================================================================
+
+Why the bound is not in the broadcast: :math:`m_v` is defined by the order, which is public only
+after round 1, and :math:`D_v` is a function of node v's own release :math:`\tilde m_v` alone. So
+v releases :math:`\tilde m_v` and the count calibrated to it in one round (adaptive sequential
+composition: for every value of :math:`\tilde m_v` the count is ε₂-DP at sensitivity
+:math:`D_v - 1`, proof in :func:`~ldpgraph.protocols.triangles.two_round_dlap_release`), and
+the curator checks every row's sensitivity against the node's ``out_degree`` row. The bound is
+public all the same (its rows), the law is the simulator's, and a node downloads one broadcast
+(a third round to broadcast the bounds would make every node download the noisy graph twice).
+The global variant (one bound from every node's noisy out-degree) needs that third round and is
+simulated only.
+
+Curator: :math:`\hat T = \sum_v r_v / (p - q)` (exact integer sum). Given the order, unbiased
+when every :math:`D_v \ge m_v` (each node is projected with probability
+:func:`~ldpgraph.protocols.edge_orient.projection_probability`: a downward bias); its variance
+given order and bounds is :func:`~ldpgraph.protocols.edge_orient.edge_orient_variance`, estimated
+conservatively from the broadcast and the rows (:func:`edge_orient_estimate`).
+
+Privacy: ε_o + ε₁ in round 1 and ε₀ + ε₂ in round 2; a node spends
+ε = ε_o + ε₁ + ε₀ + ε₂ (default split 0.05, 0.375, 0.2, 0.375).
+
+Examples
+--------
+>>> EdgeOrientProtocol().plan(1.0).describe()
+'epsilon 1 = order+rr 0.425 + bound+count 0.575'
+>>> from ldpgraph.graph import from_edge_array
+>>> from ldpgraph.run import run_in_memory
+>>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+>>> run = run_in_memory("edge-orient-triangles", g, 400.0, sampler=0)
+>>> round(run.estimate.value, 6), run.estimate.std_error > 0
+(1.0, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import check_epsilon
+from ..core.plan import Plan, Release, RoundPlan
+from ..core.protocol import Accumulator, Option, Protocol, Round
+from ..core.registry import register
+from ..core.rows import Rows
+from ..core.sampling import Sampler
+from .curator import Estimate
+from .deploy_triangles import (
+    DEGREE,
+    LOCAL_COUNT,
+    RR_COUNT,
+    RR_EDGE,
+    RUN_ID,
+    Round2Accumulator,
+    TriangleBroadcast,
+    broadcast_run_id,
+)
+from .edge_orient import edge_orient_budget
+from .randomized_response import pair_from_index, pair_index
+from .reports import PROTOCOLS
+from .rr_triangles import RandomizedResponseRound, check_row_epsilons
+from .two_round_triangles import round_two_rows
+
+__all__ = ["EDGE_ORIENT_PROTOCOL", "OUT_DEGREE", "EdgeOrientBroadcast", "EdgeOrientProtocol",
+           "out_neighbours", "bound_and_count", "bound_margin"]
+
+EDGE_ORIENT_PROTOCOL = "edge-orient-triangles"
+OUT_DEGREE = "out_degree"
+# written by the accumulator in place of the per-node local_count sensitivities it checks itself
+_CHECKED_LATER = -1.0
+# the curator's variance estimate is dense in the nodes (as the two-round protocol's)
+_DENSE_MAX_NODES = 8192
+
+
+def bound_margin(epsilon_bound: float, margin: float) -> int:
+    """:math:`c = \\lceil \\text{margin}/\\varepsilon_0\\rceil`, as
+    :func:`~ldpgraph.protocols.edge_orient.local_bounds`.
+
+    >>> bound_margin(0.2, 2.0)
+    10
+    """
+    return int(math.ceil(float(margin) / check_epsilon(epsilon_bound) - 1e-9))
+
+
+@dataclass(frozen=True, eq=False)
+class EdgeOrientBroadcast(TriangleBroadcast):
+    """What the curator sends after round 1: the noisy graph and the order (every node's noisy degree).
+
+    ``bound`` (shown by the CLI) is the largest noisy degree; the bounds :math:`D_v` come with
+    round 2's rows.
+    """
+
+    degrees: NDArray[np.int64] | None = field(default=None, repr=False)
+
+    @classmethod
+    def build_order(cls, n_nodes: int, epsilon: float, index: Any, degrees: Any) -> EdgeOrientBroadcast:
+        """The broadcast with its run id (``index`` sorted, distinct pair indices of the noisy graph)."""
+        idx = np.asarray(index, dtype=np.int64)
+        deg = np.asarray(degrees, dtype=np.int64)
+        if deg.shape != (int(n_nodes),):
+            raise ValueError(f"the order is one noisy degree per node ({n_nodes}), got shape {deg.shape}")
+        head = _header(n_nodes, epsilon, idx.size, deg)
+        return cls(EDGE_ORIENT_PROTOCOL, int(n_nodes), float(epsilon), max(int(deg.max(initial=1)), 1), idx,
+                   broadcast_run_id(head, idx), False, deg)
+
+    @property
+    def what(self) -> str:
+        """What the broadcast holds, for the CLI's lines."""
+        return f"noisy graph and the order: noisy degrees up to {self.bound}"
+
+    def header(self) -> dict[str, Any]:
+        out = _header(self.n_nodes, self.epsilon, self.index.size, self.degrees)
+        out["run_id"] = self.run_id
+        return out
+
+
+def _header(n: int, epsilon: float, n_edges: int, degrees: NDArray[np.int64]) -> dict[str, Any]:
+    return {
+        "protocol": EDGE_ORIENT_PROTOCOL,
+        "protocol_version": PROTOCOLS[EDGE_ORIENT_PROTOCOL],
+        "round": 1,
+        "n_nodes": int(n),
+        "epsilon": float(epsilon),
+        "n_edges": int(n_edges),
+        "degrees": [int(x) for x in degrees.tolist()],
+    }
+
+
+def read_edge_orient_broadcast(path: str | os.PathLike) -> EdgeOrientBroadcast:
+    """Read and check an ``edge-orient-triangles`` broadcast file (the edge list and its header)."""
+    from ..trianglefiles import read_edge_broadcast
+
+    header, index, _ = read_edge_broadcast(path, {EDGE_ORIENT_PROTOCOL: PROTOCOLS[EDGE_ORIENT_PROTOCOL]})
+    n, deg = header["n_nodes"], header.get("degrees")
+    if (not isinstance(deg, list) or len(deg) != n
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in deg)):
+        raise ValueError(f"{path} line 2: degrees must be a list of {n} integers (the order)")
+    return EdgeOrientBroadcast.build_order(n, header["epsilon"], index, deg)
+
+
+def out_neighbours(node: int, neighbours: NDArray[np.int64], degrees: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The neighbours before ``node`` in the public order (a higher noisy degree, ties by a higher id),
+    sorted: its out-neighbours (:func:`~ldpgraph.protocols.edge_orient.orient_relabel`'s lower ids).
+
+    >>> out_neighbours(1, np.array([0, 2, 3]), np.array([5, 4, 4, 9])).tolist()
+    [0, 2, 3]
+    >>> out_neighbours(2, np.array([0, 1, 3]), np.array([5, 4, 4, 1])).tolist()
+    [0]
+    """
+    dn, dv = degrees[neighbours], degrees[node]
+    return neighbours[(dn > dv) | ((dn == dv) & (neighbours > node))]
+
+
+def bound_and_count(node: int, neighbours: NDArray[np.int64], broadcast: EdgeOrientBroadcast,
+                    epsilon_bound: float, epsilon_count: float, margin: int,
+                    stream: Any) -> tuple[int, int, int]:
+    """Round 2 at node v, on its stream: ``(noisy out-degree, D_v, r_v)`` (module docstring)."""
+    out = out_neighbours(node, neighbours, broadcast.degrees)
+    noisy = int(out.size) + int(stream.dlap(epsilon_bound, 1.0, 1)[0])
+    d = max(noisy + int(margin), 1)
+    if out.size > d:
+        out = stream.subset(out, d)
+    a, b = np.triu_indices(out.size, k=1)
+    w = math.fsum(broadcast.noisy_bit(out[a], out[b]).tolist()) - broadcast.q * a.size
+    rounded = math.floor(w + float(stream.uniform(1)[0]))
+    return noisy, d, rounded + int(stream.dlap(epsilon_count, float(max(d - 1, 1)), 1)[0])
+
+
+class _OrderRound(RandomizedResponseRound):
+    """Round 1: RR on the lower bits and the noisy degree (the order)."""
+
+    name = "order+rr"
+
+    def broadcast(self, result: Any, plan: Plan) -> EdgeOrientBroadcast:
+        if result.degrees is None:
+            raise ValueError("edge-orient-triangles needs every node's degree row (the public order)")
+        return EdgeOrientBroadcast.build_order(result.n_nodes, result.epsilon, result.index, result.degrees)
+
+
+class _BoundCountRound(Round):
+    number = 2
+    name = "bound+count"
+
+    def release(self, plan: Plan, nodes: NDArray[np.int64], neighbours: Any, broadcast: Any,
+                sampler: Sampler) -> Rows:
+        b = _check_broadcast(broadcast, plan)
+        eps0, eps2 = plan.release(OUT_DEGREE).epsilon, plan.release(LOCAL_COUNT).epsilon
+        c = plan.public["margin_c"]
+        rows = round_two_rows(plan, nodes, neighbours, b, sampler, (OUT_DEGREE, LOCAL_COUNT),
+                              lambda v, nb, s: bound_and_count(v, nb, b, eps0, eps2, c, s)[::2])
+        # node after node: out_degree, local_count, run_id; the count's sensitivity max(D_v - 1, 1)
+        rows["sensitivity"][1::3] = np.maximum(np.maximum(rows["value"][0::3] + c, 1) - 1, 1)
+        return rows
+
+    def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
+        return BoundCountAccumulator(plan, _check_broadcast(broadcast, plan), **options)
+
+
+class BoundCountAccumulator(Accumulator):
+    """Round-2 rows against the broadcast (run id, node set, ε) and each ``local_count`` row's
+    sensitivity against its node's ``out_degree`` row: :math:`\\max(D_v - 1, 1)`."""
+
+    def __init__(self, plan: Plan, broadcast: EdgeOrientBroadcast, **options: Any) -> None:
+        self.plan = plan
+        options.pop("expected_nodes", None)
+        sens = {OUT_DEGREE: 1.0, LOCAL_COUNT: _CHECKED_LATER, RUN_ID: 0.0}
+        self.acc = Round2Accumulator(broadcast, sensitivities=sens, version=plan.version, **options)
+        self._claimed: list[NDArray[np.float64]] = []  # the local_count rows' sensitivities
+        self._claim_nodes: list[NDArray[np.int64]] = []
+        self._claim_where: list[tuple[str, int | None]] = []  # (source, line offset)
+        self._claim_rows: list[NDArray[np.int64]] = []
+
+    def add(self, chunk: Any) -> None:
+        names = list(chunk.quantity_names)
+        if LOCAL_COUNT in names:
+            at = np.flatnonzero(np.asarray(chunk.quantity) == names.index(LOCAL_COUNT))
+            self._claimed.append(np.asarray(chunk.sensitivity)[at].copy())
+            self._claim_nodes.append(np.asarray(chunk.node)[at].copy())
+            self._claim_rows.append(at + chunk.first_row)
+            self._claim_where.append((chunk.source, chunk.line_offset))
+            sens = np.asarray(chunk.sensitivity).copy()
+            sens[at] = _CHECKED_LATER
+            chunk = dataclasses.replace(chunk, sensitivity=sens)
+        self.acc.add(chunk)
+
+    def merge(self, other: BoundCountAccumulator) -> BoundCountAccumulator:
+        self.acc.merge(other.acc)
+        self._claimed += other._claimed
+        self._claim_nodes += other._claim_nodes
+        self._claim_rows += other._claim_rows
+        self._claim_where += other._claim_where
+        return self
+
+    def result(self) -> Round2Accumulator:
+        values = self.acc.values()  # the whole-set checks (every node, once)
+        check_row_epsilons(self.plan, {q: e for q, (e, _) in self.acc.epsilon.items()})
+        want = np.maximum(np.maximum(values[OUT_DEGREE] + self.plan.public["margin_c"], 1) - 1, 1)
+        claims = zip(self._claimed, self._claim_nodes, self._claim_rows, self._claim_where, strict=True)
+        for claimed, nodes, rows, (source, offset) in claims:
+            bad = np.flatnonzero(claimed != want[nodes])
+            if bad.size:
+                i, v = int(bad[0]), int(nodes[bad[0]])
+                line = "" if offset is None else f" (line {int(rows[i]) + offset})"
+                raise ValueError(
+                    f"local_count rows must have their node's sensitivity max(D_v - 1, 1) from its "
+                    f"out_degree row (node {v}: {float(want[v]):g}), got {float(claimed[i]):g}: {source} row "
+                    f"{int(rows[i])}{line}")
+        return self.acc
+
+
+def _check_broadcast(broadcast: Any, plan: Plan) -> EdgeOrientBroadcast:
+    if not isinstance(broadcast, EdgeOrientBroadcast):
+        raise TypeError(f"round 2 of {EDGE_ORIENT_PROTOCOL} needs its round-1 broadcast, got "
+                        f"{type(broadcast).__name__}")
+    eps1 = plan.release(RR_COUNT).epsilon
+    if broadcast.epsilon != eps1:
+        raise ValueError(f"the broadcast was made for round-1 epsilon {broadcast.epsilon!r}, the plan "
+                         f"({plan.describe()}) has {eps1!r}: use the --epsilon and options of round 1")
+    return broadcast
+
+
+def relabelled_index(broadcast: EdgeOrientBroadcast) -> NDArray[np.int64]:
+    """The noisy graph's pair indices in the order's labels (:func:`~ldpgraph.protocols.edge_orient.
+    orient_relabel`: new id = rank in descending (noisy degree, id); out-neighbours are lower ids), sorted.
+
+    >>> b = EdgeOrientBroadcast.build_order(3, 1.0, [0], [0, 5, 3])   # the edge {1, 0}
+    >>> relabelled_index(b).tolist()                                   # nodes 1, 2, 0 -> 0, 1, 2
+    [1]
+    """
+    n = broadcast.n_nodes
+    order = np.lexsort((-np.arange(n), -broadcast.degrees))
+    new = np.empty(n, dtype=np.int64)
+    new[order] = np.arange(n)
+    u, v = pair_from_index(broadcast.index)
+    a, b = new[u], new[v]
+    return np.sort(pair_index(np.maximum(a, b), np.minimum(a, b)))
+
+
+def edge_orient_estimate(values: Any, sensitivities: Any, broadcast: EdgeOrientBroadcast,
+                         epsilon_count: float) -> Estimate:
+    r""":math:`\hat T = \sum_v r_v/(p-q)` (exact integer sum) with a conservative standard error.
+
+    Given the order and bounds at or above every out-degree,
+    :func:`~ldpgraph.protocols.edge_orient.edge_orient_variance` is
+    :math:`[pq\,C + \sum_v f_v(1-f_v) + \sum_v \sigma^2(D_v-1)]/(p-q)^2`, C the sum of the squared
+    common in-neighbour counts of the orientation; its estimate takes the unbiased
+    :func:`~ldpgraph.protocols.deploy_triangles.lower_wedge_square_estimate` of C from the noisy graph
+    in the order's labels (:func:`relabelled_index`), n/4 for the rounding and the exact noise
+    variances at each node's sensitivity (the rows'). The conditional mean is then T whatever the
+    order and bounds, so the estimate is unbiased for an upper bound of the variance (up to n/4 - the
+    rounding term); a projected node (probability :func:`~ldpgraph.protocols.edge_orient.
+    projection_probability`) adds a bias it omits. None beyond 8192 nodes (dense kernel).
+
+    >>> b = EdgeOrientBroadcast.build_order(3, 60.0, [0, 1, 2], [2, 2, 2])
+    >>> est = edge_orient_estimate([1, 0, 0], [1.0, 1.0, 1.0], b, 60.0)
+    >>> round(est.value, 6), est.std_error < 1
+    (1.0, True)
+    """
+    from ..mechanisms import DiscreteLaplace
+    from .deploy_triangles import lower_wedge_square_estimate
+
+    b = broadcast
+    total = sum(int(x) for x in np.asarray(values, dtype=np.int64).tolist())
+    value = total / (b.p - b.q)
+    if b.n_nodes > _DENSE_MAX_NODES:
+        return Estimate(value, None, None, "triangles", note=(
+            f"the variance estimate is dense in the nodes and is not computed for {b.n_nodes:,} nodes "
+            f"(beyond {_DENSE_MAX_NODES:,})"))
+    sens, count = np.unique(np.asarray(sensitivities, dtype=np.float64), return_counts=True)
+    noise = math.fsum(float(k) * DiscreteLaplace(epsilon=float(epsilon_count), sensitivity=float(s)).variance
+                      for s, k in zip(sens.tolist(), count.tolist(), strict=True))
+    c_hat = lower_wedge_square_estimate(b.n_nodes, relabelled_index(b), b.epsilon)
+    var = (b.p * b.q * c_hat + b.n_nodes / 4.0 + noise) / (b.p - b.q) ** 2
+    return Estimate(value, math.sqrt(max(var, 0.0)), var, "triangles", note=(
+        "the standard error is unbiased for an upper bound of the variance given bounds above the "
+        "out-degrees; a node whose bound falls below its out-degree biases the estimate down"))
+
+
+@register
+class EdgeOrientProtocol(Protocol):
+    """``edge-orient-triangles`` (see the module docstring)."""
+
+    name = EDGE_ORIENT_PROTOCOL
+    version = 1
+    statistics = ("triangles",)
+    needs = "adjacency"
+    reference = ("ours, after EdgeOrient (Mundra, Papamanthou, Shun, Liu, PVLDB): noisy-degree order, DLap "
+                 "local counts at per-node out-degree bounds")
+    options = (
+        Option("margin", float, 2.0, "each node's bound D_v = its noisy out-degree + ceil(margin / eps0)"),
+        Option("shares", dict, None, "budget split order=F,bound=F,rr=F,count=F (default 0.05, 0.2, 0.375, "
+               "0.375)"),
+    )
+
+    def plan(self, epsilon: float, **public: Any) -> Plan:
+        pub = self.check_public(public)
+        margin = float(pub["margin"])
+        if not (math.isfinite(margin) and margin >= 0):
+            raise ValueError(f"margin must be a finite number >= 0, got {pub['margin']!r}")
+        e = edge_orient_budget(check_epsilon(epsilon), pub["shares"])
+        first = (Release((RR_COUNT, RR_EDGE), "randomized-response", e["rr"], 1.0),
+                 Release((DEGREE,), "dlap", e["order"], 1.0))
+        second = (Release((OUT_DEGREE,), "dlap", e["bound"], 1.0),
+                  Release((LOCAL_COUNT, RUN_ID), "dlap", e["count"], {LOCAL_COUNT: math.nan, RUN_ID: 0.0}))
+        return Plan(self.name, self.version, epsilon,
+                    (RoundPlan(1, "order+rr", first), RoundPlan(2, "bound+count", second)),
+                    {"margin": margin, "margin_c": bound_margin(e["bound"], margin), "shares": pub["shares"]})
+
+    def rounds(self) -> tuple[Round, ...]:
+        return (_OrderRound(), _BoundCountRound())
+
+    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
+        from ..trianglefiles import write_triangle_broadcast
+
+        return write_triangle_broadcast(path, broadcast)
+
+    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
+        return _check_broadcast(read_edge_orient_broadcast(path), plan)
+
+    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
+        self.check_statistic(statistic)
+        b = _check_broadcast(broadcast, plan)
+        values = result.values()
+        c = plan.public["margin_c"]
+        sens = np.maximum(np.maximum(values[OUT_DEGREE] + c, 1) - 1, 1)
+        return edge_orient_estimate(values[LOCAL_COUNT], sens, b, plan.release(LOCAL_COUNT).epsilon)
+
+    def describe_result(self, result: Any, round: Round) -> list[str]:
+        if round.number == 1:
+            return [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges",
+                    "degree     every node's noisy degree: the public order (broadcast)"]
+        return ["local_count sensitivity per node, max(D_v - 1, 1) from its out_degree row; not screened for "
+                "outliers (no admissible range for edge-orient-triangles yet)"]

@@ -1,0 +1,79 @@
+"""Download and upload per node of the deployed ``edge-orient-triangles`` against the two-round protocols.
+
+For each protocol, every round runs over report files (Parquet, as ``ldpgraph node``/``curate``
+write them) and the broadcast is written in its file form (what every node downloads, as the
+CLI reports it): bytes per node, with the ratio to ``two-round-triangles-dlap`` (public D: the
+true maximum lower degree; and its private-bound variant) measured in the same run. Also the
+wall time of the whole deployed run (load average printed beside it).
+
+Usage: ``LDPGRAPH_DATA=... PYTHONPATH=. python scripts/edge_orient_traffic.py [--graph facebook]
+[--epsilon 1 2]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _timing import load_note  # noqa: E402
+
+from ldpgraph.core import Seeded, registry  # noqa: E402
+from ldpgraph.datasets import resolve_graph  # noqa: E402
+from ldpgraph.graph import triangle_count  # noqa: E402
+from ldpgraph.run import accumulate_files, node_lists, release_to_file  # noqa: E402
+from ldpgraph.run.memory import resolve_public  # noqa: E402
+
+#: the reference first: the ratios are to it
+PROTOCOLS = (("two-round-triangles-dlap", {}), ("two-round-triangles-dlap", {"private_bound": True}),
+             ("edge-orient-triangles", {}))
+
+
+def deployed(name, options, graph, epsilon, folder: Path):
+    """(download bytes per node, upload bytes per node over both rounds, estimate, seconds)."""
+    t0 = time.perf_counter()
+    proto = registry.get(name)
+    plan = proto.plan(epsilon, **resolve_public(proto, graph, dict(options)))
+    nodes, lists = node_lists(graph)
+    broadcast, up, down = None, 0, 0
+    for rnd in proto.rounds():
+        path, _ = release_to_file(folder / f"r{rnd.number}.parquet", rnd, plan, nodes, lists, broadcast, Seeded(1))
+        up += path.stat().st_size
+        result = accumulate_files([path], rnd, plan, broadcast)
+        nxt = rnd.broadcast(result, plan)
+        if nxt is not None:
+            bpath = proto.write_broadcast(folder / f"b{rnd.number}.txt", nxt)
+            down += bpath.stat().st_size
+            broadcast = proto.read_broadcast(bpath, plan)
+    est = proto.estimate(result, plan, broadcast, "triangles")
+    return down, up / graph.n_nodes, est.value, time.perf_counter() - t0  # each node fetches every broadcast
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graph", default="facebook")
+    ap.add_argument("--epsilon", type=float, nargs="+", default=[1.0, 2.0])
+    args = ap.parse_args()
+    g = resolve_graph(args.graph, rng=0)
+    t = triangle_count(g)
+    print(f"{args.graph}: n = {g.n_nodes:,}, m = {g.n_edges:,}, T = {t:,}")
+    for eps in args.epsilon:
+        print(f"\n== epsilon {eps:g}: bytes per node (download = the broadcast file every node fetches) ==")
+        ref = None
+        for name, options in PROTOCOLS:
+            with tempfile.TemporaryDirectory() as tmp:
+                down, up, value, secs = deployed(name, options, g, eps, Path(tmp))
+            label = name + ("-private" if options else "")
+            ref = down if ref is None else ref
+            ratio = f"  download / two-round-triangles-dlap {down / ref:.3f}"
+            print(f"{label:34s} download {down / 1e6:8.2f} MB   upload {up:8.0f} B   rel. error "
+                  f"{(value - t) / t:+.3f}   {secs:5.1f} s{ratio}")
+        print("  ", load_note())
+
+
+if __name__ == "__main__":
+    main()
