@@ -172,6 +172,7 @@ __all__ = [
     "Profile",
     "clustering_profile",
     "clustering_histogram",
+    "clustering_histogram_se",
     "AdaptiveClusteringMethod",
 ]
 
@@ -375,7 +376,7 @@ def _kappa(reports: AdaptiveReports) -> NDArray[np.float64]:
     return ((1.0 - (uniq * (uniq - 1) / 2.0)[:, None] / (m * (m - 1) / 2.0)) @ pz)[inv]
 
 
-def unbiased_estimate(reports: AdaptiveReports) -> Estimate:
+def unbiased_estimate(reports: AdaptiveReports) -> ClippedEstimate:
     r"""The unbiased estimate :math:`\frac1n\sum_v\hat c_v` of the (clipped) average local clustering.
 
     Variance estimate: ``noise_variances().sum() / n^2`` plus the degree-noise part
@@ -947,7 +948,13 @@ def best_estimate(reports: AdaptiveReports, **options: Any) -> Estimate:
 
     Biased: it shrinks each node's noisy estimate towards its stratum's estimated distribution
     on [0, 1] (EM stopped early: a regularisation towards the unbiased stratum means;
-    ``scripts/bench_adaptive_clustering.py`` measures the bias). Its standard error is that of
+    ``scripts/bench_adaptive_clustering.py`` measures the bias). Both the posterior means and
+    the :math:`\hat c_v` estimate the clipped :math:`c_v\rho_v`, so the curator's plug-in
+    clipping loss (:func:`clipping_bias_estimate`, the ``bias`` of :func:`unbiased_estimate`) is
+    added back: it removes most of the downward bias the margin causes (measured on Facebook and
+    Email-Enron at eps 1: -5% to -2.5%). The estimate's own ``bias`` attribute is its difference
+    from the bias-corrected unbiased estimate (an estimate of its bias, with about the
+    unbiased standard error as noise). Its standard error is that of
     :func:`unbiased_estimate`, an upper bound on its root-mean-square error wherever it is the
     better estimate, and its interval that of the unbiased estimate (:class:`BestEstimate`);
     strata whose unbiased mean has a standard error below :data:`PRECISE_STRATUM_SE` keep it
@@ -972,8 +979,10 @@ def best_estimate(reports: AdaptiveReports, **options: Any) -> Estimate:
         at = dec.stratum == s
         if math.sqrt(var[at].sum()) / at.sum() < PRECISE_STRATUM_SE:
             values[at] = c_hat[at]
-    return BestEstimate(float(math.fsum(values) / n), unbiased.std_error, unbiased.variance_estimate,
-                        "avg_clustering", unbiased=unbiased)
+    # both the posterior means and c^_v estimate the clipped c_v rho_v: add the clipping loss back
+    value = float(math.fsum(values) / n) + unbiased.bias
+    return BestEstimate(value, unbiased.std_error, unbiased.variance_estimate, "avg_clustering",
+                        unbiased=unbiased, bias=value - (unbiased.value + unbiased.bias))
 
 
 #: a stratum whose unbiased mean has a smaller standard error keeps it in :func:`best_estimate`
@@ -985,7 +994,10 @@ class BestEstimate(Estimate):
     """The best-RMSE estimate; its interval is that of the unbiased estimate it carries
     (:class:`ClippedEstimate`: valid coverage), since its own bias has no bound."""
 
-    unbiased: Estimate | None = None
+    unbiased: ClippedEstimate | None = None
+    #: the estimated bias: this value minus the bias-corrected unbiased estimate (whose mean is the
+    #: truth up to the plug-in clipping correction); its noise has about the unbiased standard error
+    bias: float = 0.0
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
         return (self.unbiased or Estimate(self.value, self.std_error, self.variance_estimate,
@@ -1080,6 +1092,39 @@ def clustering_histogram(reports: AdaptiveReports, bins: int = 10, **options: An
     edges = np.linspace(0.0, 1.0, b + 1)
     which = np.minimum(np.searchsorted(edges, dec.grid, side="right") - 1, b - 1)
     return edges, np.bincount(which, weights=mass, minlength=b)
+
+
+def clustering_histogram_se(reports: AdaptiveReports, bins: int = 10, *, bootstrap: int = 20, rng: Any = None,
+                            **options: Any) -> tuple[NDArray[np.float64], ...]:
+    r""":func:`clustering_histogram` with bootstrap standard errors: ``(edges, fractions, std_errors)``.
+
+    The nodes' reports are independent given the round-1 broadcast, so resampling the n nodes
+    with replacement (``bootstrap`` times) and deconvolving each resample gives the standard
+    error of each bin's fraction: ``sqrt(sum_b (f_b - mean f)^2 / (B - 1))``. It covers the noise
+    and the sampling of the nodes, not the shared randomized-response bits (a small part, as for
+    :func:`unbiased_estimate`) nor the regularisation bias of the early-stopped EM; on karate it
+    is 0.7-2 times the spread of the histogram over independent runs (conservative: duplicated
+    nodes in a resample sharpen the EM's weights less than fresh noise does). Costs
+    ``bootstrap`` deconvolutions (about 0.06 s each on Facebook, 0.7 s on Email-Enron).
+
+    Examples
+    --------
+    >>> rep = AdaptiveReports(np.array([5, 5, 5, 5]), np.array([60, 60, 0, 5]), 4.0, 2.0, 40.0, 0)
+    >>> edges, frac, se = clustering_histogram_se(rep, 4, bootstrap=5, rng=0)
+    >>> se.shape, bool(np.all(se >= 0))
+    ((4,), True)
+    """
+    b = check_nonnegative_int(bootstrap, "bootstrap", minimum=2)
+    gen = np.random.default_rng(rng)
+    edges, frac = clustering_histogram(reports, bins, **options)
+    n = reports.n_nodes
+    boot = np.empty((b, frac.size))
+    for i in range(b):
+        at = gen.integers(0, n, n)
+        rep = AdaptiveReports(reports.degrees[at], reports.values[at], reports.epsilon_rr,
+                              reports.epsilon_degree, reports.epsilon_local, reports.margin)
+        boot[i] = clustering_histogram(rep, bins, **options)[1]
+    return edges, frac, boot.std(axis=0, ddof=1)
 
 
 # ---------------------------------------------------------------------------------------------
