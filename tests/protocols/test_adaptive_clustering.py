@@ -356,3 +356,16 @@ def test_histogram_bootstrap_standard_errors_match_the_spread_over_runs():
     # 0.7-2.0 times the spread over four runs: the resamples' duplicated nodes sharpen the EM's
     # weights less than fresh noise does; 40 resamples alone move it +-25%)
     assert np.all(se > 0.6 * spread) and np.all(se < 3.0 * spread)
+
+
+def test_the_best_estimator_plans_the_smaller_margin_of_its_tail():
+    from ldpgraph.core import registry
+
+    p = registry.get("adaptive-clustering")
+    e_d = 2.0 * ac.DEFAULT_SHARES["degree"]
+    best, unbiased = p.plan(2.0, estimator="best"), p.plan(2.0)
+    assert best.public["margin"] == ac.default_margin(e_d, ac.BEST_TAIL) == 2
+    assert unbiased.public["margin"] == ac.default_margin(e_d) == 6
+    # the simulation method plans the same margins
+    assert ac.AdaptiveClusteringMethod("best")._split(2.0)[3] == 2
+    assert ac.AdaptiveClusteringMethod()._split(2.0)[3] == 6
