@@ -25,7 +25,8 @@ Curator: :math:`\hat c_v = 2 y_v / (G L_v (1 - 2q))`, the unbiased estimate
 (:func:`best_estimate`, empirical-Bayes deconvolution plus the plug-in clipping loss; its plan
 takes the smaller margin of :data:`BEST_TAIL`), the profile C(k)
 (:func:`clustering_profile`) and the distribution of the local coefficients
-(:func:`clustering_histogram`, bootstrap standard errors :func:`clustering_histogram_se`). The truth is networkx ``average_clustering``.
+(:func:`clustering_histogram`, bootstrap standard errors :func:`clustering_histogram_se`). The
+truth is networkx ``average_clustering``.
 
 Why a *lower* bound. The local clustering coefficient of a node of degree d moves by about
 2/d under one edge, so the noise should scale with the node's own degree; but the estimate
@@ -962,9 +963,9 @@ def best_estimate(reports: AdaptiveReports, **options: Any) -> Estimate:
     clipping loss (:func:`clipping_bias_estimate`, the ``bias`` of :func:`unbiased_estimate`) is
     added back: it removes most of the downward bias the margin causes (at :data:`BEST_TAIL`,
     measured relative bias on Facebook / Email-Enron: -3.7% / -2.9% at eps 1, -0.9% / -2.4%
-    at eps 2; relative RMSE 0.13 / 0.15 and 0.042 / 0.039). The estimate's own ``bias`` attribute is its difference
-    from the bias-corrected unbiased estimate (an estimate of its bias, with about the
-    unbiased standard error as noise). Its standard error is that of
+    at eps 2; relative RMSE 0.13 / 0.15 and 0.042 / 0.039). The estimate's own ``bias``
+    attribute is its difference from the bias-corrected unbiased estimate (an estimate of its
+    bias, with about the unbiased standard error as noise). Its standard error is that of
     :func:`unbiased_estimate`, an upper bound on its root-mean-square error wherever it is the
     better estimate, and its interval that of the unbiased estimate (:class:`BestEstimate`);
     strata whose unbiased mean has a standard error below :data:`PRECISE_STRATUM_SE` keep it
