@@ -325,3 +325,47 @@ def test_bias_estimate_is_the_exact_bias_at_the_true_degrees_and_coefficients():
     rep = ac.AdaptiveReports(d, (G * L // 2 * c).astype(np.int64), 80.0, 0.7, 1.0, margin)
     np.testing.assert_allclose(rep.local_estimates(), c)
     assert ac.clipping_bias_estimate(rep) == pytest.approx(-ac.clipping_bias(g, 0.7, margin), rel=1e-12)
+
+
+def test_best_estimate_adds_back_most_of_the_clipping_loss():
+    # precise local releases, a noisy degree and margin 0: the clipping loss (7% of the truth)
+    # dominates; the plug-in correction removes nearly all of it (what is left: the released
+    # degree in place of the true one), and the record's bias is value - corrected unbiased
+    g = from_networkx(nx.watts_strogatz_graph(300, 8, 0.1, seed=2))
+    table, truth = ac.wedge_table(g), average_clustering_truth(g)
+    gen = np.random.default_rng(1)
+    best, unbiased = [], []
+    for _ in range(10):
+        e = ac.best_estimate(ac.simulate_reports(table, 40.0, 0.5, 40.0 * G, 0, rng=gen))
+        assert e.bias == pytest.approx(e.value - e.unbiased.value - e.unbiased.bias, abs=1e-12)
+        best.append(e.value)
+        unbiased.append(e.unbiased.value)
+    assert np.mean(unbiased) - truth < -0.05
+    assert abs(np.mean(best) - truth) < 0.15 * abs(np.mean(unbiased) - truth)
+
+
+def test_histogram_bootstrap_standard_errors_match_the_spread_over_runs():
+    g = _karate()
+    table = ac.wedge_table(g)
+    gen = np.random.default_rng(4)
+    runs = [ac.simulate_reports(table, 4.0, 2.0, 8.0, 1, rng=gen) for _ in range(40)]
+    spread = np.std([ac.clustering_histogram(r, 4)[1] for r in runs], axis=0, ddof=1)
+    edges, frac, se = ac.clustering_histogram_se(runs[0], 4, bootstrap=40, rng=5)
+    assert frac == pytest.approx(ac.clustering_histogram(runs[0], 4)[1])
+    # a bootstrap standard error from one run has the spread's order, on the high side (measured
+    # 0.7-2.0 times the spread over four runs: the resamples' duplicated nodes sharpen the EM's
+    # weights less than fresh noise does; 40 resamples alone move it +-25%)
+    assert np.all(se > 0.6 * spread) and np.all(se < 3.0 * spread)
+
+
+def test_the_best_estimator_plans_the_smaller_margin_of_its_tail():
+    from ldpgraph.core import registry
+
+    p = registry.get("adaptive-clustering")
+    e_d = 2.0 * ac.DEFAULT_SHARES["degree"]
+    best, unbiased = p.plan(2.0, estimator="best"), p.plan(2.0)
+    assert best.public["margin"] == ac.default_margin(e_d, ac.BEST_TAIL) == 2
+    assert unbiased.public["margin"] == ac.default_margin(e_d) == 6
+    # the simulation method plans the same margins
+    assert ac.AdaptiveClusteringMethod("best")._split(2.0)[3] == 2
+    assert ac.AdaptiveClusteringMethod()._split(2.0)[3] == 6
