@@ -28,6 +28,7 @@ from ldpgraph.graph.core import (
     LoadReport,
     _build_graph,
     _drop_entries,
+    _graph_of,
     _repeats,
     _sorted_rows,
     _transpose,
@@ -310,8 +311,11 @@ def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
     name = source if source is not None else f"scipy.sparse.{matrix.format}"
     n = int(matrix.shape[0])
     ptr, cols = _sparse_pattern(matrix, n)
-    rows = np.repeat(np.arange(n, dtype=ptr.dtype), np.diff(ptr))
     node_ids = np.arange(n, dtype=np.int64)
+    if not np.array_equal(np.bincount(cols, minlength=n), np.diff(ptr)):
+        # a column holding more or fewer entries than its row: not symmetric, no need to look closer
+        return _directed_pattern_graph(ptr, cols, n, node_ids, name)
+    rows = np.repeat(np.arange(n, dtype=ptr.dtype), np.diff(ptr))
     # symmetric iff the lower half, transposed, is the upper half: one counting sort of half
     # the entries (stable, so the transposed rows come out sorted)
     lower = rows > cols
@@ -343,7 +347,50 @@ def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
             source_directed=False,
         )
         return Graph._trusted(indptr, indices, node_ids, report)
-    return _build_graph(rows, cols, n, node_ids, source=name, relabelled=False, source_directed=True)
+    del rows, upper, t_ptr, t_cols, u_ptr
+    return _directed_pattern_graph(ptr, cols, n, node_ids, name)
+
+
+def _directed_pattern_graph(
+    ptr: NDArray[np.integer], cols: NDArray[np.integer], n: int, node_ids: NDArray[np.int64], name: str
+) -> Graph:
+    """The symmetrised graph of a directed pattern: CSR ``(ptr, cols)``, rows sorted and distinct.
+
+    The pattern ``A`` (diagonal dropped) comes from :func:`_sparse_pattern`, checked. Its
+    transpose is one stable counting sort (:func:`~ldpgraph.graph.core._transpose`, input
+    checked), so the rows of ``A^T`` come out sorted and distinct too; the graph is the pattern
+    of ``A + A^T``: scipy's public ``+`` of two CSR arrays in canonical form merges them row by
+    row (entries in both, the edges given in both directions, become one). With ``m`` off-diagonal
+    entries and ``k`` pairs given both ways, ``A + A^T`` holds ``2 (m - k)`` entries. The same
+    arrays and counts as the general builder (:func:`~ldpgraph.graph.core._build_graph`), which
+    sorts the m entries twice instead of once (tests/graph/test_graph_convert.py compares them).
+    """
+    import scipy.sparse as sp  # deferred: slow to import
+
+    m_read = int(cols.size)
+    itype = np.int64 if np.int64 in (ptr.dtype, cols.dtype) else np.int32
+    ptr, cols = ptr.astype(itype, copy=False), cols.astype(itype, copy=False)
+    rows = np.repeat(np.arange(n, dtype=itype), np.diff(ptr))
+    loops = np.flatnonzero(rows == cols)
+    del rows
+    if loops.size:
+        ptr, cols = _drop_entries(ptr, cols, loops)
+    t_ptr, t_cols = _transpose(ptr, cols, n, itype)
+    ones = np.ones(cols.size, dtype=np.int8)  # 1 + 1 is never 0: no entry of the sum cancels
+    a = sp.csr_array((ones, cols, ptr), shape=(n, n), copy=False)
+    a_t = sp.csr_array((ones, t_cols, t_ptr), shape=(n, n), copy=False)
+    del t_ptr, t_cols
+    s = a + a_t
+    del a, a_t
+    s.sort_indices()  # sorted already (a merge of sorted rows): a check, O(entries)
+    indptr = np.asarray(s.indptr).astype(np.int64)
+    indices = np.asarray(s.indices).astype(np.int64)
+    del s
+    if indptr.shape != (n + 1,) or int(indptr[-1]) != indices.size or indices.size % 2:
+        raise RuntimeError("scipy's sum of a pattern and its transpose is not a symmetric CSR")
+    n_both = int(cols.size - indices.size // 2)
+    return _graph_of(indptr, indices, int(loops.size), n_both, m_read, node_ids, source=name,
+                     relabelled=False, source_directed=True)
 
 
 def _sparse_pattern(matrix: Any, n: int) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
