@@ -313,14 +313,14 @@ def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
     n = int(matrix.shape[0])
     ptr, cols = _sparse_pattern(matrix, n)
     node_ids = np.arange(n, dtype=np.int64)
-    if not np.array_equal(np.bincount(cols, minlength=n), np.diff(ptr)):
-        # a column holding more or fewer entries than its row: not symmetric, no need to look closer
-        return _directed_pattern_graph(ptr, cols, n, node_ids, name)
     rows = np.repeat(np.arange(n, dtype=ptr.dtype), np.diff(ptr))
     # symmetric iff the lower half, transposed, is the upper half: one counting sort of half
     # the entries (stable, so the transposed rows come out sorted)
     lower = rows > cols
     upper = rows < cols
+    if np.count_nonzero(lower) != np.count_nonzero(upper):  # halves of unequal sizes: directed
+        del rows, lower, upper
+        return _directed_pattern_graph(ptr, cols, n, node_ids, name)
     t_ptr, t_cols = _sorted_rows(cols[lower], rows[lower], n, n, sort=False)
     del lower
     u_ptr = np.zeros(n + 1, dtype=t_ptr.dtype)

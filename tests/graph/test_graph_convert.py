@@ -180,8 +180,8 @@ def test_directed_networkx_note() -> None:
 @pytest.mark.parametrize("seed", range(8))
 def test_scipy_directed_merge_equals_general_builder(seed: int) -> None:
     # the directed CSR route (A + A^T by scipy's merge) against the general builder: same arrays,
-    # same report; includes self-loops, pairs given both ways, equal row and column counts that
-    # are still asymmetric (a directed cycle), and int64 indices
+    # same report; includes self-loops, pairs given both ways, a directed cycle, halves of equal
+    # sizes that are still asymmetric (the full symmetry check runs), and int64 indices
     import scipy.sparse as sp
 
     from ldpgraph.graph.core import _build_graph
@@ -192,6 +192,8 @@ def test_scipy_directed_merge_equals_general_builder(seed: int) -> None:
     r, c = rng.integers(0, n, m), rng.integers(0, n, m)
     if seed == 0:  # a directed cycle: every row and column holds one entry
         r, c = np.arange(n), (np.arange(n) + 1) % n
+    if seed == 1:  # as many entries above the diagonal as below, not symmetric
+        n, r, c = 3, np.array([0, 2, 1]), np.array([2, 1, 1])
     for itype in (np.int32, np.int64):
         a = sp.csr_array((np.ones(r.size), (r, c)), shape=(n, n))
         a.sum_duplicates()
