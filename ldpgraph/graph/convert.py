@@ -324,8 +324,8 @@ def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
     lower = rows > cols
     upper = rows < cols
     if np.count_nonzero(lower) != np.count_nonzero(upper):  # halves of unequal sizes: directed
-        del rows, lower, upper
-        return _directed_pattern_graph(ptr, cols, n, node_ids, name)
+        del lower, upper
+        return _directed_pattern_graph(ptr, cols, rows, n, node_ids, name)
     t_ptr, t_cols = _sorted_rows(cols[lower], rows[lower], n, n, sort=False)
     del lower
     u_ptr = np.zeros(n + 1, dtype=t_ptr.dtype)
@@ -353,14 +353,21 @@ def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
             source_directed=False,
         )
         return Graph._trusted(indptr, indices, node_ids, report)
-    del rows, upper, t_ptr, t_cols, u_ptr
-    return _directed_pattern_graph(ptr, cols, n, node_ids, name)
+    del upper, t_ptr, t_cols, u_ptr
+    return _directed_pattern_graph(ptr, cols, rows, n, node_ids, name)
 
 
 def _directed_pattern_graph(
-    ptr: NDArray[np.integer], cols: NDArray[np.integer], n: int, node_ids: NDArray[np.int64], name: str
+    ptr: NDArray[np.integer],
+    cols: NDArray[np.integer],
+    rows: NDArray[np.integer],
+    n: int,
+    node_ids: NDArray[np.int64],
+    name: str,
 ) -> Graph:
     """The symmetrised graph of a directed pattern: CSR ``(ptr, cols)``, rows sorted and distinct.
+
+    ``rows`` holds the row of every entry (``np.repeat(arange(n), diff(ptr))``).
 
     The pattern ``A`` (diagonal dropped) comes from :func:`_sparse_pattern`, checked. Its
     transpose is one stable counting sort (:func:`~ldpgraph.graph.core._transpose`, input
@@ -376,7 +383,6 @@ def _directed_pattern_graph(
     m_read = int(cols.size)
     itype = np.int64 if np.int64 in (ptr.dtype, cols.dtype) else np.int32
     ptr, cols = ptr.astype(itype, copy=False), cols.astype(itype, copy=False)
-    rows = np.repeat(np.arange(n, dtype=itype), np.diff(ptr))
     loops = np.flatnonzero(rows == cols)
     del rows
     if loops.size:
