@@ -4,7 +4,8 @@ Times, on seeded random edges (best of ``--repeat``, the load average printed: t
 be shared):
 
 - ``from_networkx`` against networkx's own ``nx.to_scipy_sparse_array`` on the same
-  ``nx.Graph`` (``--nx-edges`` edges, default 10^6): the ratio, goal >= 10;
+  ``nx.Graph`` (``--nx-edges`` edges, default 10^6), timed in turn: the ratio of the best and of
+  the median times, goal >= 10;
 - ``from_igraph`` on an ``igraph.Graph`` of ``--edges`` edges (default 10^7), in edges/s
   (goal >= 10 M edges/s), next to igraph's ``get_edgelist()`` alone (the public export it
   reads, the floor of any public route);
@@ -35,12 +36,17 @@ GOAL_RATE = 10e6
 
 def best(fn: Callable[[], Any], repeat: int) -> float:
     """Best wall time of ``repeat`` calls of ``fn``, in seconds."""
+    return timings(fn, repeat)[0]
+
+
+def timings(fn: Callable[[], Any], repeat: int) -> tuple[float, float]:
+    """Best and median wall time of ``repeat`` calls of ``fn``, in seconds."""
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
-    return min(times)
+    return min(times), float(np.median(times))
 
 
 def edges(m: int, n: int, seed: int) -> np.ndarray:
@@ -59,12 +65,18 @@ def bench_networkx(m: int, repeat: int) -> float:
     g.add_nodes_from(range(max(m // 8, 2)))
     g.add_edges_from(pairs.tolist())
     me = g.number_of_edges()
-    t_ours = best(lambda: from_networkx(g), repeat)
-    t_nx = best(lambda: nx.to_scipy_sparse_array(g), repeat)
+    # interleaved, so that a change of the machine's load hits both alike
+    ours, ref = [], []
+    for _ in range(repeat):
+        ours.append(timings(lambda: from_networkx(g), 1)[0])
+        ref.append(timings(lambda: nx.to_scipy_sparse_array(g), 1)[0])
+    t_ours, t_nx = min(ours), min(ref)
     ratio = t_nx / t_ours
+    ratio_median = float(np.median(ref) / np.median(ours))
     print(f"networkx, {me:,} edges: from_networkx {t_ours:.3f} s ({me / t_ours / 1e6:.2f} M edges/s), "
-          f"nx.to_scipy_sparse_array {t_nx:.3f} s: ratio {ratio:.1f}x (goal >= {GOAL_NX_RATIO:.0f}x) "
-          f"{'MET' if ratio >= GOAL_NX_RATIO else 'NOT MET'}")
+          f"nx.to_scipy_sparse_array {t_nx:.3f} s: ratio {ratio:.1f}x of the best times, "
+          f"{ratio_median:.1f}x of the medians (goal >= {GOAL_NX_RATIO:.0f}x) "
+          f"{'MET' if min(ratio, ratio_median) >= GOAL_NX_RATIO else 'NOT MET'}")
     return ratio
 
 

@@ -28,6 +28,7 @@ from ldpgraph.graph.core import (
     LoadReport,
     _build_graph,
     _drop_entries,
+    _graph_of,
     _repeats,
     _sorted_rows,
     _transpose,
@@ -179,7 +180,12 @@ def from_igraph(graph: Any) -> Graph:
     turned into a numpy array by ``np.fromiter``): a copy, taken in one call, that nothing can
     change afterwards. Every end is checked to lie in ``0..n-1`` before the build. igraph's
     internal vectors are not read (they are private, and freed or moved by any edit); this
-    costs speed, measured in ``scripts/bench_graph_io.py``.
+    costs speed (``scripts/bench_convert.py``): ``get_edgelist()`` alone, igraph's fastest
+    public bulk export (``get_adjlist``, ``get_inclist`` and ``write_edgelist`` were slower
+    here; ``get_adjacency_sparse`` calls it, ``get_edge_dataframe`` and ``to_tuple_list``
+    loop over ``graph.es`` in Python), runs at some 7 M
+    edges/s, and freeing its tuples costs a third of that again, so no public route reaches
+    10 M edges/s.
 
     Examples
     --------
@@ -247,29 +253,30 @@ def _igraph_edges(graph: Any, n: int) -> tuple[NDArray[np.integer], NDArray[np.i
     """
     edges = graph.get_edgelist()
     m = len(edges)
-    try:  # a chain of the tuples: some 3 times faster than np.fromiter with a (2,) subarray dtype
-        flat = np.fromiter(chain.from_iterable(edges), dtype=np.int64)
+    itype = np.int32 if n < 2**31 else np.int64
+    ends = chain.from_iterable(edges)  # some 3 times faster than np.fromiter with a (2,) subarray dtype
+    try:  # read straight into the index type: a value beyond it is an OverflowError
+        flat = np.fromiter(ends, dtype=itype, count=2 * m)
+        exhausted = next(ends, None) is None  # fromiter stops at count: nothing may be left
     except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(
-            f"graph.get_edgelist() did not return pairs of integers ({exc}): a subclass that "
-            "overrides it wrongly?"
+            f"graph.get_edgelist() did not return {m} pairs of integers in 0..{n - 1} ({exc}): a "
+            "subclass that overrides it wrongly?"
         ) from exc
     del edges
-    if flat.size != 2 * m:
+    if not exhausted:
         raise ValueError(
-            f"graph.get_edgelist() did not return pairs of integers ({flat.size} values for {m} "
-            "edges): a subclass that overrides it wrongly?"
+            f"graph.get_edgelist() did not return pairs of integers (more than {2 * m} values for "
+            f"{m} edges): a subclass that overrides it wrongly?"
         )
-    pairs = flat.reshape(m, 2)
-    if m and (int(pairs.min()) < 0 or int(pairs.max()) >= n):
-        bad = int(pairs[(pairs < 0) | (pairs >= n)][0])
+    if m and (int(flat.min()) < 0 or int(flat.max()) >= n):
+        bad = int(flat[(flat < 0) | (flat >= n)][0])
         raise ValueError(
             f"graph.get_edgelist() names vertex {bad}, outside 0..{n - 1} (graph.vcount() is "
             f"{n}): was the graph changed during the conversion, or does a subclass override "
             "vcount() or get_edgelist() wrongly?"
         )
-    itype = np.int32 if n < 2**31 else np.int64
-    return pairs[:, 0].astype(itype), pairs[:, 1].astype(itype)
+    return flat[0::2], flat[1::2]  # strided views: the build reads each once
 
 
 def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
@@ -310,12 +317,15 @@ def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
     name = source if source is not None else f"scipy.sparse.{matrix.format}"
     n = int(matrix.shape[0])
     ptr, cols = _sparse_pattern(matrix, n)
-    rows = np.repeat(np.arange(n, dtype=ptr.dtype), np.diff(ptr))
     node_ids = np.arange(n, dtype=np.int64)
+    rows = np.repeat(np.arange(n, dtype=ptr.dtype), np.diff(ptr))
     # symmetric iff the lower half, transposed, is the upper half: one counting sort of half
     # the entries (stable, so the transposed rows come out sorted)
     lower = rows > cols
     upper = rows < cols
+    if np.count_nonzero(lower) != np.count_nonzero(upper):  # halves of unequal sizes: directed
+        del lower, upper
+        return _directed_pattern_graph(ptr, cols, rows, n, node_ids, name)
     t_ptr, t_cols = _sorted_rows(cols[lower], rows[lower], n, n, sort=False)
     del lower
     u_ptr = np.zeros(n + 1, dtype=t_ptr.dtype)
@@ -343,7 +353,56 @@ def from_scipy_sparse(matrix: Any, *, source: str | None = None) -> Graph:
             source_directed=False,
         )
         return Graph._trusted(indptr, indices, node_ids, report)
-    return _build_graph(rows, cols, n, node_ids, source=name, relabelled=False, source_directed=True)
+    del upper, t_ptr, t_cols, u_ptr
+    return _directed_pattern_graph(ptr, cols, rows, n, node_ids, name)
+
+
+def _directed_pattern_graph(
+    ptr: NDArray[np.integer],
+    cols: NDArray[np.integer],
+    rows: NDArray[np.integer],
+    n: int,
+    node_ids: NDArray[np.int64],
+    name: str,
+) -> Graph:
+    """The symmetrised graph of a directed pattern: CSR ``(ptr, cols)``, rows sorted and distinct.
+
+    ``rows`` holds the row of every entry (``np.repeat(arange(n), diff(ptr))``).
+
+    The pattern ``A`` (diagonal dropped) comes from :func:`_sparse_pattern`, checked. Its
+    transpose is one stable counting sort (:func:`~ldpgraph.graph.core._transpose`, input
+    checked), so the rows of ``A^T`` come out sorted and distinct too; the graph is the pattern
+    of ``A + A^T``: scipy's public ``+`` of two CSR arrays in canonical form merges them row by
+    row (entries in both, the edges given in both directions, become one). With ``m`` off-diagonal
+    entries and ``k`` pairs given both ways, ``A + A^T`` holds ``2 (m - k)`` entries. The same
+    arrays and counts as the general builder (:func:`~ldpgraph.graph.core._build_graph`), which
+    sorts the m entries twice instead of once (tests/graph/test_graph_convert.py compares them).
+    """
+    import scipy.sparse as sp  # deferred: slow to import
+
+    m_read = int(cols.size)
+    itype = np.int64 if np.int64 in (ptr.dtype, cols.dtype) else np.int32
+    ptr, cols = ptr.astype(itype, copy=False), cols.astype(itype, copy=False)
+    loops = np.flatnonzero(rows == cols)
+    del rows
+    if loops.size:
+        ptr, cols = _drop_entries(ptr, cols, loops)
+    t_ptr, t_cols = _transpose(ptr, cols, n, itype)
+    ones = np.ones(cols.size, dtype=np.int8)  # 1 + 1 is never 0: no entry of the sum cancels
+    a = sp.csr_array((ones, cols, ptr), shape=(n, n), copy=False)
+    a_t = sp.csr_array((ones, t_cols, t_ptr), shape=(n, n), copy=False)
+    del t_ptr, t_cols
+    s = a + a_t
+    del a, a_t
+    s.sort_indices()  # sorted already (a merge of sorted rows): a check, O(entries)
+    indptr = np.asarray(s.indptr).astype(np.int64)
+    indices = np.asarray(s.indices).astype(np.int64)
+    del s
+    if indptr.shape != (n + 1,) or int(indptr[-1]) != indices.size or indices.size % 2:
+        raise RuntimeError("scipy's sum of a pattern and its transpose is not a symmetric CSR")
+    n_both = int(cols.size - indices.size // 2)
+    return _graph_of(indptr, indices, int(loops.size), n_both, m_read, node_ids, source=name,
+                     relabelled=False, source_directed=True)
 
 
 def _sparse_pattern(matrix: Any, n: int) -> tuple[NDArray[np.integer], NDArray[np.integer]]:

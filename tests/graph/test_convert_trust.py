@@ -237,6 +237,18 @@ def test_igraph_lying_edge_list() -> None:
     with pytest.raises(ValueError, match="pairs of integers"):
         from_igraph(NotPairs(n=3, edges=[(0, 1)]))
 
+    class Short(ig.Graph):
+        def get_edgelist(self):
+            return [(0, 1), (2,)]
+
+    class Huge(ig.Graph):
+        def get_edgelist(self):
+            return [(0, 2**40)]
+
+    for lying in (Short, Huge):  # too few values; a value beyond the index type (read as int32)
+        with pytest.raises(ValueError, match="pairs of integers"):
+            from_igraph(lying(n=3, edges=[(0, 1)]))
+
 
 CONCURRENT_IGRAPH = """
     import threading

@@ -175,3 +175,34 @@ def test_scipy_sparse_directed_note_and_errors() -> None:
 def test_directed_networkx_note() -> None:
     out = from_networkx(nx.DiGraph([(1, 2), (2, 1), (2, 3)]))
     assert out.report.notes == ("directed input symmetrised: 3 directed edges -> 2 undirected edges (1 given in both directions)",)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_scipy_directed_merge_equals_general_builder(seed: int) -> None:
+    # the directed CSR route (A + A^T by scipy's merge) against the general builder: same arrays,
+    # same report; includes self-loops, pairs given both ways, a directed cycle, halves of equal
+    # sizes that are still asymmetric (the full symmetry check runs), and int64 indices
+    import scipy.sparse as sp
+
+    from ldpgraph.graph.core import _build_graph
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    m = int(rng.integers(0, 300))
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    if seed == 0:  # a directed cycle: every row and column holds one entry
+        r, c = np.arange(n), (np.arange(n) + 1) % n
+    if seed == 1:  # as many entries above the diagonal as below, not symmetric
+        n, r, c = 3, np.array([0, 2, 1]), np.array([2, 1, 1])
+    for itype in (np.int32, np.int64):
+        a = sp.csr_array((np.ones(r.size), (r, c)), shape=(n, n))
+        a.sum_duplicates()
+        a.indices, a.indptr = a.indices.astype(itype), a.indptr.astype(itype)
+        out = from_scipy_sparse(a)
+        ar, ac = a.nonzero()
+        ref = _build_graph(ar.astype(np.int64), ac.astype(np.int64), n, np.arange(n, dtype=np.int64),
+                           source="scipy.sparse.csr", relabelled=False,
+                           source_directed=not bool((abs(a - a.T)).nnz == 0))
+        same_graph(out, ref)
+        assert out.report == ref.report
+        assert out.indptr.dtype == out.indices.dtype == np.int64
