@@ -31,10 +31,10 @@ import numpy as np
 
 from ._atomic import atomic_write
 from .protocols.deploy_triangles import (
-    CLUSTERING_PROTOCOL,
-    TRIANGLE_PROTOCOLS,
     TriangleBroadcast,
     broadcast_run_id,
+    triangle_protocols,
+    triangle_wire,
 )
 from .protocols.randomized_response import pair_from_index, pair_index
 from .reportfiles import iter_report_chunks
@@ -88,15 +88,16 @@ def is_edge_broadcast(path: str | os.PathLike) -> bool:
 def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
     """Read and fully check a broadcast edge list (see the module docstring)."""
     path = Path(path)
-    header, index, run_id = read_edge_broadcast(path, TRIANGLE_PROTOCOLS)
+    header, index, run_id = read_edge_broadcast(path, triangle_protocols())
     bound = header.get("bound")
     if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
         raise ValueError(f"{path} line 2: bound must be a non-negative integer, got {bound!r}")
     projection = header.get("projection", False)
     if not isinstance(projection, bool):
         raise ValueError(f"{path} line 2: projection must be true or false, got {projection!r}")
-    if header["protocol"] == CLUSTERING_PROTOCOL and bound < 2:
-        raise ValueError(f"{path} line 2: avg-clustering needs a degree bound >= 2, got {bound}")
+    low = triangle_wire(header["protocol"])[1].min_bound
+    if bound < low:
+        raise ValueError(f"{path} line 2: {header['protocol']} needs a degree bound >= {low}, got {bound}")
     return TriangleBroadcast(header["protocol"], header["n_nodes"], float(header["epsilon"]), bound, index,
                              run_id, projection)
 

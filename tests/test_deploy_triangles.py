@@ -777,3 +777,40 @@ def test_a_public_bound_beside_the_private_one_is_refused(tmp_path, capsys):
     assert not (tmp_path / "b.txt").exists()
     assert main(["node", "--protocol", DLAP, "--graph", GRAPH, *map(str, PRIVATE), "--d-max", "5",
                  "--out", str(tmp_path / "n.csv")]) == 2
+
+
+def test_a_new_protocol_on_these_rows_needs_no_edit_of_deploy_triangles(tmp_path):
+    """A protocol declares its wire (round-1 quantities, round-2 sensitivities, bound, projection flag);
+    the broadcast, its file and the accumulators take everything from it, nothing from its name."""
+    from ldpgraph.protocols.two_round_triangles import TwoRoundTrianglesDLap
+    from ldpgraph.trianglefiles import write_triangle_broadcast
+
+    def sens(b):
+        return {"local_count": float(3 * b.bound), "run_id": 0.0}
+
+    @registry.register
+    class Wired(TwoRoundTrianglesDLap):
+        name = "toy-wired-triangles"
+        version = 7
+        wire = dt.TriangleWire(round1=("rr_count", "rr_edge"), round2=sens, min_bound=3, projection=True)
+
+    try:
+        assert dt.triangle_protocols()["toy-wired-triangles"] == 7
+        assert "toy-wired-triangles" in dt.TWO_ROUND
+        with pytest.raises(ValueError, match="bound must be"):
+            dt.TriangleBroadcast.build(Wired.name, 3, 1.0, 2, [0])
+        b = dt.TriangleBroadcast.build(Wired.name, 3, 1.0, 4, [0], projection=True)
+        assert list(b.header()) == ["protocol", "protocol_version", "round", "n_nodes", "epsilon", "bound",
+                                    "n_edges", "projection", "run_id"]
+        assert b.header()["protocol_version"] == 7 and b.sensitivities() == {"local_count": 12.0, "run_id": 0.0}
+        back = read_triangle_broadcast(write_triangle_broadcast(tmp_path / "b.txt", b))
+        assert (back.run_id, back.projection, back.bound) == (b.run_id, True, 4)
+        acc = dt.Round1Accumulator(Wired.name)
+        assert acc.version == 7 and set(acc.quantities) == {"rr_count", "rr_edge"}
+        assert dt.Round2Accumulator(b).sensitivity == {"local_count": 12.0, "run_id": 0.0}
+        with pytest.raises(ValueError, match="projection is for avg-clustering and toy-wired-triangles"):
+            dt.TriangleBroadcast.build(DLAP, 3, 1.0, 4, [0], projection=True)
+    finally:
+        registry.unregister(Wired.name)
+    with pytest.raises(ValueError, match="protocol must be one of"):
+        dt.Round1Accumulator(Wired.name)

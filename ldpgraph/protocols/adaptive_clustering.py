@@ -130,13 +130,12 @@ from .base import Round as MethodRound
 from .curator import Estimate
 from .deploy_triangles import (
     ADAPTIVE_PROTOCOL,
-    ADAPTIVE_SCALE,
     DEGREE,
-    LOCAL_CLUSTERING,
     RR_COUNT,
     RR_EDGE,
     RUN_ID,
     TriangleBroadcast,
+    TriangleWire,
 )
 from .randomized_response import flip_probability
 from .rr_triangles import RandomizedResponseRound
@@ -182,7 +181,9 @@ __all__ = [
 #: G: the released integer is G L_v / 2 times the node's centred local clustering, so that its
 #: sensitivity is G for every node (the randomized rounding then adds a variance <= 1/4, against
 #: the DLap variance of about 2 G^2 / eps_t^2)
-SCALE = ADAPTIVE_SCALE
+SCALE = 32
+#: the round-2 quantity: a node's scaled local clustering (sensitivity :data:`SCALE`)
+LOCAL_CLUSTERING = "local_clustering"
 #: default budget split (rr, degree, local_clustering), chosen by
 #: ``scripts/adaptive_clustering_split.py``: the smallest analytic RMSE on Facebook at eps 1 and 2
 #: (0.264 and 0.058) among the splits and tails whose 95% intervals cover >= 94.5%
@@ -547,6 +548,7 @@ class AdaptiveClustering(RRBroadcastProtocol):
 
     name = ADAPTIVE_PROTOCOL
     version = 1
+    wire = TriangleWire(round2=lambda broadcast: round_two_sensitivities())
     statistics = ("avg_clustering",)
     needs = "adjacency"
     reference = "ours (RR, then a noisy degree and a local clustering at a noise scaled to it)"

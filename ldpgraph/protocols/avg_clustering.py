@@ -51,6 +51,7 @@ from .deploy_triangles import (
     RR_EDGE,
     RUN_ID,
     TriangleBroadcast,
+    TriangleWire,
 )
 from .rr_triangles import RandomizedResponseRound
 from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
@@ -111,12 +112,24 @@ class _LocalRound(Round):
         return LocalCountAccumulator(plan, _check_broadcast(broadcast, plan), **options)
 
 
+def round_two_sensitivities(broadcast: TriangleBroadcast) -> dict[str, float]:
+    """Round 2's sensitivities: ``degree`` 1, ``local_count``
+    :func:`~ldpgraph.protocols.clustering.count_sensitivity` of D and the projection, ``run_id`` 0.
+
+    >>> round_two_sensitivities(TriangleBroadcast.build(CLUSTERING_PROTOCOL, 3, 1.0, 4, []))
+    {'degree': 1.0, 'local_count': 3.0, 'run_id': 0.0}
+    """
+    return {DEGREE: 1.0, LOCAL_COUNT: float(count_sensitivity(broadcast.bound, broadcast.projection)),
+            RUN_ID: 0.0}
+
+
 @register
 class AvgClustering(RRBroadcastProtocol):
     """``avg-clustering`` (see the module docstring)."""
 
     name = CLUSTERING_PROTOCOL
     version = 1
+    wire = TriangleWire(round2=round_two_sensitivities, min_bound=2, projection=True, averaged=True)
     statistics = ("avg_clustering",)
     needs = "adjacency"
     reference = "ours (two rounds: RR, then noisy degree and local count)"

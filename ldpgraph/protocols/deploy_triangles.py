@@ -74,6 +74,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,10 +93,11 @@ __all__ = [
     "DLAP_PROTOCOL",
     "CLUSTERING_PROTOCOL",
     "ADAPTIVE_PROTOCOL",
-    "TWO_ROUND",
     "DEGREE",
     "LOWER_DEGREE",
-    "TRIANGLE_PROTOCOLS",
+    "TriangleWire",
+    "triangle_protocols",
+    "triangle_wire",
     "RR_COUNT",
     "RR_EDGE",
     "LOCAL_COUNT",
@@ -119,17 +121,6 @@ CLUSTERING_PROTOCOL = "avg-clustering"
 #: the 4-cycle protocols (:mod:`ldpgraph.protocols.two_round_four_cycles`), on the same rows
 RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL = "rr-four-cycles", "two-round-four-cycles-dlap"
 ADAPTIVE_PROTOCOL = "adaptive-clustering"
-#: adaptive-clustering's round-2 quantity (a node's scaled local clustering) and its sensitivity G
-#: (the proof: :mod:`ldpgraph.protocols.adaptive_clustering`)
-LOCAL_CLUSTERING, ADAPTIVE_SCALE = "local_clustering", 32
-#: triangle protocols that can be deployed -> the version of their rows
-TRIANGLE_PROTOCOLS: dict[str, int] = {
-    p: PROTOCOLS[p]
-    for p in (RR_PROTOCOL, DLAP_PROTOCOL, CLUSTERING_PROTOCOL, RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL,
-              ADAPTIVE_PROTOCOL)
-}
-#: the protocols with a round 2 (and a broadcast)
-TWO_ROUND: tuple[str, ...] = (DLAP_PROTOCOL, CLUSTERING_PROTOCOL, FOUR_CYCLE_PROTOCOL, ADAPTIVE_PROTOCOL)
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
 LOWER_DEGREE = "lower_degree"
 # the curator's variance estimate holds n x n float64 matrices up to this many nodes
@@ -139,10 +130,83 @@ MAX_NODES = 2**31
 _LISTED = 10
 
 
-def _check_protocol_name(protocol: str) -> str:
-    if protocol not in TRIANGLE_PROTOCOLS:
-        raise ValueError(f"protocol must be one of {sorted(TRIANGLE_PROTOCOLS)}, got {protocol!r}")
-    return protocol
+@dataclass(frozen=True)
+class TriangleWire:
+    """What this module needs of a protocol on these rows: its class attribute ``wire``.
+
+    Every decision of the broadcast and of the accumulators below comes from here (and from the
+    protocol's ``version``), so a new protocol on these rows registers itself with a ``wire`` and
+    touches no line of this module.
+
+    Attributes
+    ----------
+    round1 : tuple of str
+        The round-1 quantities a :class:`Round1Accumulator` of the protocol accepts by default
+        (each of sensitivity 1): ``rr_count``, ``rr_edge``, optionally ``lower_degree``.
+    round2 : callable or None
+        ``broadcast -> {quantity: sensitivity}`` of round 2 (with ``run_id``); None: one round,
+        no broadcast.
+    min_bound : int
+        The smallest public bound D of the broadcast.
+    projection : bool
+        Whether the broadcast carries the ``projection`` flag (in its header too): lists longer
+        than D are projected to D, else such nodes refuse.
+    averaged : bool
+        Round 2 releases a ``degree`` and a ``local_count`` per node and the estimate averages
+        each node's pair (:func:`~ldpgraph.protocols.clustering.average_clustering`; the degree
+        rows are screened, ``outliers='reject'`` is refused); else the ``local_count`` rows are
+        summed (:func:`dlap_triangles_estimate`).
+
+    Examples
+    --------
+    >>> triangle_wire("two-round-triangles-dlap")[1].round1
+    ('rr_count', 'rr_edge', 'lower_degree')
+    """
+
+    round1: tuple[str, ...] = ("rr_count", "rr_edge")
+    round2: Callable[[TriangleBroadcast], dict[str, float]] | None = None
+    min_bound: int = 1
+    projection: bool = False
+    averaged: bool = False
+
+
+def triangle_protocols() -> dict[str, int]:
+    """The registered protocols on these rows (those with a :class:`TriangleWire`) -> their version.
+
+    In the order of :data:`~ldpgraph.protocols.reports.PROTOCOLS` (the format's version table),
+    then registration order.
+
+    >>> triangle_protocols()["avg-clustering"]
+    1
+    """
+    from ..core import registry
+
+    wired = {}
+    for name in registry.names():
+        proto = registry.get(name)
+        if isinstance(getattr(proto, "wire", None), TriangleWire):
+            wired[name] = int(proto.version)
+    order = [p for p in PROTOCOLS if p in wired] + [p for p in wired if p not in PROTOCOLS]
+    return {p: wired[p] for p in order}
+
+
+def triangle_wire(protocol: str) -> tuple[int, TriangleWire]:
+    """``(version, wire)`` of a registered protocol on these rows; ValueError listing them otherwise."""
+    from ..core import registry
+
+    wire = getattr(registry.get(protocol), "wire", None) if protocol in registry.names() else None
+    if not isinstance(wire, TriangleWire):
+        raise ValueError(f"protocol must be one of {sorted(triangle_protocols())}, got {protocol!r}")
+    return int(registry.get(protocol).version), wire
+
+
+def __getattr__(name: str) -> Any:
+    # derived from the registry on use (it imports the protocol modules, which import this one)
+    if name == "TRIANGLE_PROTOCOLS":
+        return triangle_protocols()
+    if name == "TWO_ROUND":
+        return tuple(p for p in triangle_protocols() if triangle_wire(p)[1].round2 is not None)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ------------------------------------------------------------------------------ broadcast
@@ -151,16 +215,17 @@ def _check_protocol_name(protocol: str) -> str:
 def _header(
     protocol: str, n_nodes: int, epsilon: float, bound: int | None, n_edges: int, projection: bool
 ) -> dict[str, Any]:
+    version, wire = triangle_wire(protocol)
     out = {
         "protocol": protocol,
-        "protocol_version": TRIANGLE_PROTOCOLS[protocol],
+        "protocol_version": version,
         "round": 1,
         "n_nodes": int(n_nodes),
         "epsilon": float(epsilon),
         "bound": None if bound is None else int(bound),
         "n_edges": int(n_edges),
     }
-    if protocol == CLUSTERING_PROTOCOL:  # whether lists longer than D are projected
+    if wire.projection:  # whether lists longer than D are projected
         out["projection"] = bool(projection)
     return out
 
@@ -220,13 +285,17 @@ class TriangleBroadcast:
         projection: bool = False,
     ) -> TriangleBroadcast:
         """The broadcast with its run id computed (``index`` sorted, distinct)."""
-        if _check_protocol_name(protocol) not in TWO_ROUND:
-            raise ValueError(f"only {' and '.join(TWO_ROUND)} have a round 2, got {protocol!r}")
+        wire = triangle_wire(protocol)[1]
+        if wire.round2 is None:
+            two = [p for p in triangle_protocols() if triangle_wire(p)[1].round2 is not None]
+            raise ValueError(f"only {' and '.join(two)} have a round 2, got {protocol!r}")
         idx = np.asarray(index, dtype=np.int64)
-        low = 2 if protocol == CLUSTERING_PROTOCOL else 1
-        bound = check_nonnegative_int(bound, "bound", minimum=low)
-        if projection and protocol != CLUSTERING_PROTOCOL:
-            raise ValueError(f"{protocol!r} always projects the lower list: projection is for avg-clustering")
+        bound = check_nonnegative_int(bound, "bound", minimum=wire.min_bound)
+        if projection and not wire.projection:
+            flagged = [p for p in triangle_protocols() if triangle_wire(p)[1].projection]
+            raise ValueError(
+                f"{protocol!r} always projects the lower list: projection is for {' and '.join(flagged)}"
+            )
         head = _header(protocol, n_nodes, epsilon, bound, idx.size, bool(projection))
         return cls(
             protocol, int(n_nodes), float(epsilon), bound, idx, broadcast_run_id(head, idx), bool(projection)
@@ -239,19 +308,11 @@ class TriangleBroadcast:
         return out
 
     def sensitivities(self) -> dict[str, float]:
-        """The sensitivity of every round-2 quantity."""
-        if self.protocol == DLAP_PROTOCOL:
-            return {LOCAL_COUNT: float(max(self.bound - 1, 1)), RUN_ID: 0.0}
-        if self.protocol == FOUR_CYCLE_PROTOCOL:  # S, a function of the noisy graph
-            from .four_cycles import cached_z_and_sensitivity
-
-            s = cached_z_and_sensitivity(self.run_id, self.n_nodes, self.epsilon, self.bound, self.index)[1]
-            return {LOCAL_COUNT: float(s), RUN_ID: 0.0}
-        if self.protocol == ADAPTIVE_PROTOCOL:  # per-node scales, one sensitivity (its module docstring)
-            return {DEGREE: 1.0, LOCAL_CLUSTERING: float(ADAPTIVE_SCALE), RUN_ID: 0.0}
-        from .clustering import count_sensitivity
-
-        return {DEGREE: 1.0, LOCAL_COUNT: float(count_sensitivity(self.bound, self.projection)), RUN_ID: 0.0}
+        """The sensitivity of every round-2 quantity (the protocol's :attr:`TriangleWire.round2`)."""
+        rule = triangle_wire(self.protocol)[1].round2
+        if rule is None:
+            raise ValueError(f"{self.protocol!r} has no round 2")
+        return dict(rule(self))
 
     @property
     def q(self) -> float:
@@ -344,9 +405,9 @@ class _Base:
         return [self.rows.remap(other.rows, a) for a in locs]
 
     def __init__(self, protocol: str, round: int, version: int | None = None) -> None:
-        # a protocol of the layer passes its plan's name and version; else one of TRIANGLE_PROTOCOLS
-        self.protocol = _check_protocol_name(protocol) if version is None else str(protocol)
-        self.version = TRIANGLE_PROTOCOLS[self.protocol] if version is None else int(version)
+        # a protocol of the layer passes its plan's name and version; else one of triangle_protocols()
+        self.protocol = str(protocol)
+        self.version = triangle_wire(self.protocol)[0] if version is None else int(version)
         self.round = round
         self.rows = _Rows()
         self.n_rows = 0
@@ -551,9 +612,7 @@ class Round1Accumulator(_Base):
         super().__init__(protocol, 1, version)
         self.outliers, self.bounds = _check_screening(outliers, bounds)
         if quantities is None:
-            quantities = {RR_COUNT: 1.0, RR_EDGE: 1.0}
-            if self.protocol == DLAP_PROTOCOL:
-                quantities[LOWER_DEGREE] = 1.0
+            quantities = dict.fromkeys(triangle_wire(self.protocol)[1].round1, 1.0)
         elif not {RR_COUNT, RR_EDGE} <= set(quantities) <= {RR_COUNT, RR_EDGE, LOWER_DEGREE, DEGREE}:
             raise ValueError(f"round-1 quantities are rr_count, rr_edge and optionally lower_degree and "
                              f"degree, got {sorted(quantities)}")
@@ -809,9 +868,9 @@ class Round2Accumulator(_Base):
             raise ValueError(f"round-2 quantities include run_id, got {sorted(sensitivities)}")
         super().__init__(broadcast.protocol, 2, version)
         self.outliers, self.bounds = _check_screening(outliers, bounds)
-        if self.outliers == "reject" and broadcast.protocol == CLUSTERING_PROTOCOL:
+        if self.outliers == "reject" and _averaged(broadcast.protocol):
             raise ValueError(
-                "outliers='reject' is not available for avg-clustering (its estimate averages every "
+                f"outliers='reject' is not available for {broadcast.protocol} (its estimate averages every "
                 "node's pair of releases): use 'clip' or 'raise'"
             )
         self.broadcast = broadcast
@@ -883,7 +942,7 @@ class Round2Accumulator(_Base):
                 sensitivity=self.sensitivity[LOCAL_COUNT], alpha=alpha,
             )
         }
-        if b.protocol == CLUSTERING_PROTOCOL:
+        if _averaged(b.protocol):
             out[DEGREE] = degree_row_range(
                 bound=b.bound, n_nodes=b.n_nodes, projection=b.projection,
                 epsilon=self.epsilon[DEGREE][0], bounds=self.bounds,
@@ -916,7 +975,7 @@ class Round2Accumulator(_Base):
         from .poisoning import clustering_influence_bound, dlap_triangles_influence_bound
 
         b, r = self.broadcast, self.ranges()
-        if b.protocol == DLAP_PROTOCOL:
+        if not _averaged(b.protocol):
             return dlap_triangles_influence_bound(*r[LOCAL_COUNT], b.epsilon)
         return clustering_influence_bound(
             r[DEGREE], r[LOCAL_COUNT], bound=b.bound, epsilon_rr=b.epsilon,
@@ -933,7 +992,7 @@ class Round2Accumulator(_Base):
         from .poisoning import clustering_round1_influence_bound, dlap_round1_influence_bound
 
         b = self.broadcast
-        if b.protocol == DLAP_PROTOCOL:
+        if not _averaged(b.protocol):
             return dlap_round1_influence_bound(b.n_nodes, b.bound, b.epsilon)
         return clustering_round1_influence_bound(
             self.screened_values()[0][DEGREE], bound=b.bound, epsilon_rr=b.epsilon,
@@ -948,7 +1007,7 @@ class Round2Accumulator(_Base):
         """
         values, _ = self.screened_values()
         b = self.broadcast
-        if b.protocol == DLAP_PROTOCOL:
+        if not _averaged(b.protocol):
             return dlap_triangles_estimate(values[LOCAL_COUNT], b, self.epsilon[LOCAL_COUNT][0])
         from .clustering import ClusteringBudget, ClusteringReleases, average_clustering
 
@@ -966,6 +1025,20 @@ class Round2Accumulator(_Base):
             sensitivity=int(self.sensitivity[LOCAL_COUNT]),
         )
         return average_clustering(rel)
+
+
+def _averaged(protocol: str) -> bool:
+    """:attr:`TriangleWire.averaged` of ``protocol`` (False for a protocol without a wire)."""
+    return protocol in triangle_protocols() and triangle_wire(protocol)[1].averaged
+
+
+def _rr_triangle_rows(protocol: str) -> bool:
+    """Whether ``protocol``'s round-1 rows are the whole release of a one-round triangle protocol."""
+    from ..core import registry
+
+    if protocol not in registry.names() or triangle_wire(protocol)[1].round2 is not None:
+        return False
+    return "triangles" in registry.get(protocol).statistics
 
 
 def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Estimate:
@@ -986,7 +1059,7 @@ def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Es
     """
     from .triangles import noisy_triple_classes, rr_triangle_estimate
 
-    if summary.protocol != RR_PROTOCOL:
+    if not _rr_triangle_rows(summary.protocol):
         raise ValueError(
             f"rows of {summary.protocol!r}: the rr-triangles estimate needs {RR_PROTOCOL!r} rows"
         )

@@ -44,6 +44,7 @@ from .deploy_triangles import (
     RR_COUNT,
     RR_EDGE,
     Round1Accumulator,
+    TriangleWire,
     rr_triangles_estimate,
 )
 
@@ -190,6 +191,7 @@ class RRTrianglesProtocol(Protocol):
 
     name = "rr-triangles"
     version = 1
+    wire = TriangleWire()
     statistics = ("triangles", "transitivity")
     needs = "adjacency"
     reference = "Imola, Murakami, Chaudhuri, USENIX Security 2021 (RR + empirical estimation)"

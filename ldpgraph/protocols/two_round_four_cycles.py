@@ -55,6 +55,7 @@ from .deploy_triangles import (
     RR_FOUR_CYCLES,
     RUN_ID,
     TriangleBroadcast,
+    TriangleWire,
 )
 from .four_cycles import cached_z_and_sensitivity, rr_four_cycle_estimate
 from .rr_triangles import RandomizedResponseRound, RRTrianglesProtocol
@@ -130,12 +131,21 @@ class _LocalRound(Round):
         return LocalCountAccumulator(plan, _check_broadcast(broadcast, plan), **options)
 
 
+def round_two_sensitivities(broadcast: TriangleBroadcast) -> dict[str, float]:
+    """Round 2's sensitivities: ``local_count`` S, a function of the noisy graph
+    (:func:`~ldpgraph.protocols.four_cycles.cached_z_and_sensitivity`), ``run_id`` 0."""
+    b = broadcast
+    s = cached_z_and_sensitivity(b.run_id, b.n_nodes, b.epsilon, b.bound, b.index)[1]
+    return {LOCAL_COUNT: float(s), RUN_ID: 0.0}
+
+
 @register
 class TwoRoundFourCycles(RRBroadcastProtocol):
     """``two-round-four-cycles-dlap`` (see the module docstring)."""
 
     name = FOUR_CYCLE_PROTOCOL
     version = 1
+    wire = TriangleWire(round2=round_two_sensitivities)
     statistics = ("four_cycles",)
     needs = "adjacency"
     reference = "ours; two rounds after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"

@@ -54,6 +54,7 @@ from .deploy_triangles import (
     RUN_ID,
     Round2Accumulator,
     TriangleBroadcast,
+    TriangleWire,
 )
 from .rr_triangles import (
     DEFAULT_DEGREE_SHARE,
@@ -234,6 +235,15 @@ class RRBroadcastProtocol(Protocol):
                 "one_node_round1_bound": result.round1_influence_bound()}
 
 
+def local_count_sensitivities(broadcast: TriangleBroadcast) -> dict[str, float]:
+    """Round 2's sensitivities: ``local_count`` max(D - 1, 1) (D the broadcast's bound), ``run_id`` 0.
+
+    >>> local_count_sensitivities(TriangleBroadcast.build(DLAP_PROTOCOL, 3, 1.0, 4, []))
+    {'local_count': 3.0, 'run_id': 0.0}
+    """
+    return {LOCAL_COUNT: float(max(broadcast.bound - 1, 1)), RUN_ID: 0.0}
+
+
 @register
 class TwoRoundTrianglesDLap(RRBroadcastProtocol):
     """``two-round-triangles-dlap``: a public bound D on the lower degree (``d_max``), or a private
@@ -242,6 +252,7 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
 
     name = DLAP_PROTOCOL
     version = 1
+    wire = TriangleWire(round1=(RR_COUNT, RR_EDGE, LOWER_DEGREE), round2=local_count_sensitivities)
     statistics = ("triangles", "transitivity")
     needs = "adjacency"
     reference = "ours; after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
