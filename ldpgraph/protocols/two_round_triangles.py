@@ -184,6 +184,9 @@ class RRBroadcastProtocol(Protocol):
     graph (:class:`TriangleBroadcast`): its file form, the round-2 estimate, screening and bounds."""
 
     needs = "adjacency"
+    #: a ``degree`` row of round 2 is transitivity's (not screened, no one-node bound yet) rather
+    #: than one of the protocol's own quantities (the clustering protocols')
+    degree_for_transitivity = False
 
     def check_broadcast(self, broadcast: Any, plan: Plan) -> TriangleBroadcast:
         """``broadcast`` if it was made under ``plan``, else ValueError."""
@@ -218,7 +221,7 @@ class RRBroadcastProtocol(Protocol):
                              f"raises D to at most {max(1, sc.hi):,}")
                 lines.append(line)
             return lines
-        if self.name == DLAP_PROTOCOL and DEGREE in result.sensitivity:
+        if self.degree_for_transitivity and DEGREE in result.sensitivity:
             return ["degree     rows (for transitivity) not screened for outliers; no one-node bound"]
         return []
 
@@ -229,7 +232,7 @@ class RRBroadcastProtocol(Protocol):
         if round.number == 1:
             sc = result.screening.get(LOWER_DEGREE)
             return {} if sc is None else {"D": float(max(1, sc.hi))}
-        if self.name == DLAP_PROTOCOL and DEGREE in _round_quantities(plan, 2):
+        if self.degree_for_transitivity and DEGREE in _round_quantities(plan, 2):
             return {}  # the bounds are of the triangle estimate; transitivity has none yet
         return {"one_node_bound": result.influence_bound(),
                 "one_node_round1_bound": result.round1_influence_bound()}
@@ -253,6 +256,7 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
     name = DLAP_PROTOCOL
     version = 1
     wire = TriangleWire(round1=(RR_COUNT, RR_EDGE, LOWER_DEGREE), round2=local_count_sensitivities)
+    degree_for_transitivity = True
     statistics = ("triangles", "transitivity")
     needs = "adjacency"
     reference = "ours; after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
