@@ -105,6 +105,23 @@ def public_pairing(n: int, seed: int) -> NDArray[np.int64]:
     return perm[: 2 * (n // 2)].reshape(-1, 2).astype(np.int64)
 
 
+def _matching_constants(n: int, local_epsilon: float) -> tuple[int, float, float, float, float, float]:
+    r"""``(m, pi, pi2, p1, q1, var_v)`` of the wedge-shuffle moments on ``n`` users.
+
+    m = n - 2 wedge bits per pair; :math:`\pi` and :math:`\pi_2`, the probabilities that a given
+    pair, and two given disjoint pairs, are in the random matching of :math:`\lfloor n/2\rfloor`
+    pairs; :math:`p_1 = 1 - q_1`, :math:`q_1 = 1/(1 + e^{\varepsilon_0})`; and
+    :math:`m p_1 q_1/(p_1 - q_1)^2`, the variance of one pair's debiased wedge-bit sum.
+    """
+    big_p = n // 2
+    m = n - 2
+    pi = 2.0 * big_p / (n * (n - 1))
+    pi2 = 4.0 * big_p * (big_p - 1) / (n * (n - 1) * (n - 2) * (n - 3))
+    q1 = 1.0 / (1.0 + math.exp(local_epsilon))
+    p1 = 1.0 - q1
+    return m, pi, pi2, p1, q1, m * p1 * q1 / (p1 - q1) ** 2
+
+
 @functools.lru_cache(maxsize=256)
 def _local_epsilon(epsilon: float, n: int, delta: float, accounting: str) -> float:
     if accounting == "local":
@@ -454,14 +471,8 @@ class _WedgeShuffleBase(Protocol):
         stat = self.check_statistic(statistic)
         cs = sums if sums is not None else codegree_sums(graph)
         n = graph.n_nodes
-        big_p = n // 2
-        m = n - 2
-        pi = 2.0 * big_p / (n * (n - 1))
-        pi2 = 4.0 * big_p * (big_p - 1) / (n * (n - 1) * (n - 2) * (n - 3))
-        q1 = 1.0 / (1.0 + math.exp(plan.public["local_epsilon"]))
-        p1 = 1.0 - q1
+        m, pi, pi2, p1, q1, var_v = _matching_constants(n, plan.public["local_epsilon"])
         d = p1 - q1
-        var_v = m * p1 * q1 / d**2
         if stat == "triangles":
             q2 = 1.0 / (1.0 + math.exp(plan.public["edge_epsilon"]))
             p2 = 1.0 - q2

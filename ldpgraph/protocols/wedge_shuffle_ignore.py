@@ -61,6 +61,7 @@ from .wedge_shuffle import (
     WedgeCounts,
     WedgeShuffleRound,
     _local_epsilon,
+    _matching_constants,
     _scale,
     codegree_sums,
     pair_terms,
@@ -382,13 +383,7 @@ class WedgeShuffleIgnore(Protocol):
         s = keep_probabilities(deg, theta, plan.public["degree_epsilon"], self._noise())
         cs = codegree_sums(graph, weights=s)
         n = graph.n_nodes
-        big_p = n // 2
-        m = n - 2
-        pi = 2.0 * big_p / (n * (n - 1))
-        pi2 = 4.0 * big_p * (big_p - 1) / (n * (n - 1) * (n - 2) * (n - 3))
-        q1 = 1.0 / (1.0 + math.exp(plan.public["local_epsilon"]))
-        p1 = 1.0 - q1
-        var_v = m * p1 * q1 / (p1 - q1) ** 2
+        m, pi, pi2, p1, q1, var_v = _matching_constants(n, plan.public["local_epsilon"])
         q2 = 1.0 / (1.0 + math.exp(plan.public["edge_epsilon"]))
         p2 = 1.0 - q2
         var_u = p2 * q2 / (2.0 * (p2 - q2) ** 2)
