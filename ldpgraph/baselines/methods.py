@@ -170,9 +170,10 @@ class KStarMethod:
     name: str = ""
     #: the reference it follows
     reference: str = ""
-    #: how ``ldpgraph node`` / ``curate`` run it (protocol, options); None: as the degree protocol when
-    #: its noise is discrete, not deployable when continuous
-    deployed_as: tuple[str, dict] | None = None
+    #: its protocol of the protocol layer (:mod:`ldpgraph.core.registry`: the plan, and how ``ldpgraph
+    #: node`` / ``curate`` run it when deployable) and the options that select it; this class is the
+    #: protocol's fast simulator (vectorised over trials, the same law)
+    protocol: tuple[str, dict] = ("", {})
     #: "dlap" or "laplace": the noise the nodes add
     noise: str = ""
     #: whether the estimate is unbiased for S_k
@@ -303,6 +304,7 @@ class UnbiasedDLap(_DegreeMethod):
     """ldpgraph's protocol: DLap degrees, unique minimum-variance unbiased estimate of S_k."""
 
     name, noise, unbiased = "unbiased-dlap", "dlap", True
+    protocol = ("degree", {})
     reference = "ours (the unique minimum-variance unbiased estimator)"
 
     def _values(self, reports, k, eps):
@@ -322,6 +324,7 @@ class UnbiasedLaplace(_DegreeMethod):
     """Laplace degrees with the continuous rule C(y,k) - b^2 C''(y,k) (Hillebrand et al. 2023)."""
 
     name, noise, unbiased = "unbiased-laplace", "laplace", True
+    protocol = ("unbiased-laplace", {})
     reference = "ours (the unbiased estimator for Laplace reports)"
 
     def _values(self, reports, k, eps):
@@ -364,6 +367,7 @@ class NaiveDLap(_PlugIn):
     """DLap degrees plugged into C(., k)."""
 
     name, noise = "naive-dlap", "dlap"
+    protocol = ("degree", {"estimator": "naive"})
     reference = "plug-in baseline"
 
 
@@ -371,6 +375,7 @@ class NaiveLaplace(_PlugIn):
     """Laplace degrees plugged into C(., k)."""
 
     name, noise = "naive-laplace", "laplace"
+    protocol = ("naive-laplace", {})
     reference = "plug-in baseline"
 
 
@@ -387,6 +392,7 @@ class LocalLapKStars(KStarMethod):
     """
 
     name, noise = "local-lap-kstars", "laplace"
+    protocol = ("local-lap-kstars", {"kstar_counts": "K", "d_max": "D"})
     reference = "LocalLapKStars (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
 
     def __init__(self, d_max: int | None = None) -> None:
@@ -442,8 +448,7 @@ class LocalDLapKStars(LocalLapKStars):
 
     name, noise = "local-dlap-kstars", "dlap"
     reference = "LocalLapKStars with discrete Laplace (ours)"
-    #: the nodes release projected local k-star counts, not degrees
-    deployed_as = ("degree", {"kstar_counts": "K", "d_max": "D", "no_degree": True})
+    protocol = ("local-dlap-kstars", {"kstar_counts": "K", "d_max": "D"})
 
     def _randomize(self, d, k, eps, runs, gen):
         d_max = self._bound(d)
@@ -465,6 +470,7 @@ class LocalLapKStarsPrivateDmax(KStarMethod):
     """
 
     name, noise = "local-lap-kstars-private", "laplace"
+    protocol = ("local-lap-kstars-private", {"kstar_counts": "K"})
     reference = "LocalLapKStars with a private degree bound (same paper)"
 
     def _simulate(self, d, k, eps, n_trials, gen):

@@ -17,15 +17,17 @@ proves both).
 Curator: the rows are validated into one histogram per quantity
 (:class:`~ldpgraph.protocols.reportset.ReportAccumulator`, mergeable), and every degree
 statistic is a function of the degree histogram: the unbiased estimates of
-:mod:`~ldpgraph.protocols.curator` (``estimator="unbiased"``, the method ``unbiased-dlap``) or
-the plug-in of the noisy degrees (``estimator="naive"``, the method ``naive-dlap``), from the
-same rows. A statistic with a parameter is written ``kstars:3`` (star size; ``kstars`` is
+:mod:`~ldpgraph.protocols.curator` (option ``estimator="unbiased"``, the method
+``unbiased-dlap``) or the plug-in of the noisy degrees (``estimator="naive"``, the method
+``naive-dlap``), from the same rows (the estimator is the curator's choice: it changes no
+row). A statistic with a parameter is written ``kstars:3`` (star size; ``kstars`` is
 ``kstars:2``), ``degree_moment:3`` (power), ``kstars_from_counts:2`` (the sum of the released
 ``kstar_2`` rows; ``kstars`` too when the nodes released no degree).
 
-:class:`LaplaceDegreeProtocol` (``unbiased-laplace``, ``naive-laplace``) has the same plan with
-continuous Laplace noise: it is not deployable (a real number is no report row), and it is
-simulated by its method of :mod:`ldpgraph.baselines.methods` only.
+``unbiased-laplace`` and ``naive-laplace`` (:class:`UnbiasedLaplaceDegree`,
+:class:`NaiveLaplaceDegree`) have the same plan with continuous Laplace noise: they are not
+deployable (a real number is no report row), and they are simulated by their methods of
+:mod:`ldpgraph.baselines.methods` only.
 
 Examples
 --------
@@ -63,7 +65,8 @@ from .reportset import STATISTICS, ReportAccumulator, ReportSetSummary, estimate
 
 __all__ = [
     "DegreeProtocol",
-    "LaplaceDegreeProtocol",
+    "UnbiasedLaplaceDegree",
+    "NaiveLaplaceDegree",
     "DegreeRound",
     "DegreeReportsAccumulator",
     "NotDeployableRound",
@@ -82,6 +85,8 @@ D_MAX = Option("d_max", int, None, "public bound D on every node's degree, to wh
                "projected")
 _SHARES = Option("shares", dict, None, "budget split degree=F,kstar_2=F,... (default equal)")
 _NO_DEGREE = Option("no_degree", bool, False, "do not release the degree (only the k-star counts)")
+_ESTIMATOR = Option("estimator", str, "unbiased", "the curator's estimate: unbiased (default) or naive (the "
+                    "plug-in of the noisy degrees, biased)")
 
 
 def kstar_list(value: Any) -> tuple[int, ...]:
@@ -237,19 +242,14 @@ def naive_estimate(summary: ReportSetSummary, statistic: str, k: int | None) -> 
 
 @register
 class DegreeProtocol(Protocol):
-    """``degree`` (see the module docstring); ``estimator`` ``"unbiased"`` (default) or ``"naive"``."""
+    """``degree`` (see the module docstring); option ``estimator``: ``"unbiased"`` or ``"naive"``."""
 
     name = DEGREE_PROTOCOL
     version = 1
     statistics = tuple(STATISTICS)
     needs = "degrees"
     reference = "ours (the unique minimum-variance unbiased estimators of DLap degree reports)"
-    options = (KSTAR_COUNTS, D_MAX, _SHARES, _NO_DEGREE)
-
-    def __init__(self, estimator: str = "unbiased") -> None:
-        if estimator not in ("unbiased", "naive"):
-            raise ValueError(f"estimator must be 'unbiased' or 'naive', got {estimator!r}")
-        self.estimator = estimator
+    options = (KSTAR_COUNTS, D_MAX, _SHARES, _NO_DEGREE, _ESTIMATOR)
 
     def check_statistic(self, statistic: str | None) -> str:
         """The statistic, with its parameter (``kstars:3``); default ``kstars`` (k = 2)."""
@@ -261,6 +261,9 @@ class DegreeProtocol(Protocol):
     def plan(self, epsilon: float, **public: Any) -> Plan:
         pub = self.check_public(public)
         eps = check_epsilon(epsilon)
+        if pub["estimator"] not in ("unbiased", "naive"):
+            raise ValueError(f"estimator of {self.name} must be 'unbiased' or 'naive', got "
+                             f"{pub['estimator']!r}")
         ks = kstar_list(pub["kstar_counts"])
         d_max = pub["d_max"]
         if d_max is not None:
@@ -279,7 +282,8 @@ class DegreeProtocol(Protocol):
                                  float(max(math.comb(d_max, int(q[6:]) - 1), 1))) for q in names)
         return Plan(self.name, self.version, eps, (RoundPlan(1, DEGREE if DEGREE in names else "kstar-count",
                                                              releases),),
-                    {"kstar_counts": ks, "d_max": d_max, "no_degree": bool(pub["no_degree"])})
+                    {"kstar_counts": ks, "d_max": d_max, "no_degree": bool(pub["no_degree"]),
+                     "estimator": pub["estimator"]})
 
     def rounds(self) -> tuple[Round, ...]:
         return (DegreeRound(),)
@@ -288,7 +292,7 @@ class DegreeProtocol(Protocol):
         name, k = parse_statistic(self.check_statistic(statistic))
         if name == "kstars" and DEGREE not in result.quantities and f"kstar_{k}" in result.quantities:
             name = "kstars_from_counts"  # no degree rows (no_degree): the sum of the released counts
-        if self.estimator == "naive":
+        if plan.public.get("estimator") == "naive":
             return naive_estimate(result, name, k)
         return estimate_statistic(result, name, k)
 
@@ -353,5 +357,3 @@ class NaiveLaplaceDegree(UnbiasedLaplaceDegree):
     name = "naive-laplace"
     reference = "plug-in baseline"
 
-
-LaplaceDegreeProtocol = UnbiasedLaplaceDegree
