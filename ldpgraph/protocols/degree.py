@@ -285,6 +285,36 @@ class DegreeProtocol(Protocol):
                     {"kstar_counts": ks, "d_max": d_max, "no_degree": bool(pub["no_degree"]),
                      "estimator": pub["estimator"]})
 
+    def plan_from_rows(self, chunk: Any, **public: Any) -> Plan:
+        """The plan the rows were released under, read from the first node's rows (each node releases
+        every quantity of the round, each at its ε): for a curator not given the nodes' ``--epsilon``.
+        Every other row is then checked against it; ``public``: ``d_max``, ``estimator``.
+
+        >>> from ldpgraph.core.rows import quantity_rows
+        >>> from ldpgraph.protocols.deploy_triangles import chunk_from_columns
+        >>> shares = {"degree": 0.2, "kstar_2": 0.8}
+        >>> plan = DegreeProtocol().plan(1.5, kstar_counts=(2,), d_max=4, shares=shares)
+        >>> rows = quantity_rows(plan, 1, [0, 0], ["degree", "kstar_2"], [3, 5])
+        >>> DegreeProtocol().plan_from_rows(chunk_from_columns(rows), d_max=4).budget() == plan.budget()
+        True
+        """
+        if len(chunk) == 0:
+            raise ValueError(f"{chunk.source}: no rows to read the plan from")
+        pub = self.check_public({k: v for k, v in public.items() if v is not None})
+        first = np.flatnonzero(np.asarray(chunk.node) == chunk.node[0])
+        names = [str(chunk.quantity_names[int(c)]) for c in np.asarray(chunk.quantity)[first]]
+        eps = [float(e) for e in np.asarray(chunk.epsilon)[first]]
+        if len(set(names)) != len(names) or not all(n == DEGREE or n.startswith("kstar_") for n in names):
+            raise ValueError(f"{chunk.where(int(first[0]))}: node {int(chunk.node[0])}'s rows are not one "
+                             f"degree release ({', '.join(names)})")
+        ks = tuple(int(n[6:]) for n in names if n != DEGREE)
+        plan = self.plan(math.fsum(eps), kstar_counts=ks, d_max=pub["d_max"], no_degree=DEGREE not in names,
+                         estimator=pub["estimator"])
+        releases = tuple(Release((n,), "dlap", e, plan.release(n).sensitivity) for n, e in zip(names, eps,
+                                                                                               strict=True))
+        return Plan(self.name, self.version, plan.epsilon, (RoundPlan(1, plan.rounds[0].name, releases),),
+                    plan.public)
+
     def rounds(self) -> tuple[Round, ...]:
         return (DegreeRound(),)
 
