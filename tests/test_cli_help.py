@@ -1,7 +1,7 @@
 """The help says what the tool does (issue 27, item 8): every option, choice, default, plot
 format and environment variable the help names exists and behaves as stated.
 
-The choices are generated from the registries (``ldpgraph.cli_help``); these tests walk the
+The choices are generated from the registries (``ldpgraph.cli.help``); these tests walk the
 parser, so a new subcommand or option is checked without being listed here.
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import ldpgraph
-from ldpgraph import cli_help
 from ldpgraph.cli import build_parser, main
+from ldpgraph.cli import help as cli_help
 
 README = Path(ldpgraph.__file__).resolve().parent.parent / "README.md"
 TINY = "ba:n=40,m=3"

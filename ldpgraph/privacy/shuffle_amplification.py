@@ -83,6 +83,8 @@ Method = Literal["numerical", "closed-form"]
 
 #: bisection stops when the bracket is this narrow (absolute, in ε); the upper end is returned
 _TOL = 1e-9
+#: the largest ε whose e^ε a double holds (math.exp overflows beyond ~709.78)
+_EXP_MAX = 709.0
 _TAIL_SD = 40.0
 
 
@@ -108,7 +110,7 @@ def clone_probability(epsilon0: float, randomizer: Randomizer = "generic") -> fl
     if randomizer == "generic":
         return math.exp(-eps0)
     if randomizer == "binary-rr":
-        return 2.0 / (math.exp(eps0) + 1.0)
+        return 2.0 * math.exp(-eps0) / (1.0 + math.exp(-eps0))  # 2/(e^ε0 + 1), no overflow
     raise ValueError(f"randomizer must be 'generic' or 'binary-rr', got {randomizer!r}")
 
 
@@ -144,6 +146,8 @@ def clones_delta(epsilon: float, epsilon0: float, n: int, randomizer: Randomizer
         raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
     eps0 = check_epsilon(epsilon0, "epsilon0")
     n = _check_n(n)
+    if eps >= eps0:  # no divergence left (and math.exp(eps) may overflow)
+        return 0.0
     p = clone_probability(eps0, randomizer)
     alpha = 1.0 / (1.0 + math.exp(-eps0))
     e = math.exp(eps)
@@ -277,6 +281,8 @@ def local_epsilon_for(
     """
     eps = check_epsilon(epsilon)
     n, delta = _check_n(n), _check_delta(delta)
+    if eps > _EXP_MAX - 1.0:  # e^ε overflows a double: no amplification claimed (ε₀ = ε is valid)
+        return eps
     if method == "numerical":  # δ(ε) <= δ at the target ε itself: one bisection, not nested ones
 
         def ok(e0: float) -> bool:
@@ -289,7 +295,7 @@ def local_epsilon_for(
     lo, hi = eps, eps + 1.0
     while ok(hi):
         lo, hi = hi, hi + 1.0
-        if hi > 745.0:  # exp overflows; cannot happen for n < 1e300
+        if hi > _EXP_MAX:  # exp overflows; cannot happen for n < 1e300
             break
     while hi - lo > _TOL:
         mid = 0.5 * (lo + hi)

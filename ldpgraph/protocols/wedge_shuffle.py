@@ -72,6 +72,7 @@ from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from ..privacy.shuffle_amplification import local_epsilon_for
 from .curator import Estimate
+from .randomized_response import flip_probability
 
 __all__ = [
     "WEDGE",
@@ -117,7 +118,7 @@ def _matching_constants(n: int, local_epsilon: float) -> tuple[int, float, float
     m = n - 2
     pi = 2.0 * big_p / (n * (n - 1))
     pi2 = 4.0 * big_p * (big_p - 1) / (n * (n - 1) * (n - 2) * (n - 3))
-    q1 = 1.0 / (1.0 + math.exp(local_epsilon))
+    q1 = flip_probability(local_epsilon)
     p1 = 1.0 - q1
     return m, pi, pi2, p1, q1, m * p1 * q1 / (p1 - q1) ** 2
 
@@ -162,12 +163,12 @@ def pair_terms(counts: WedgeCounts | tuple, plan: Plan, statistic: str) -> NDArr
     wedge, edge = (counts.wedge, counts.edge) if isinstance(counts, WedgeCounts) else counts
     n = plan.public["n_users"]
     m = n - 2
-    q1 = 1.0 / (1.0 + math.exp(plan.public["local_epsilon"]))
+    q1 = flip_probability(plan.public["local_epsilon"])
     p1 = 1.0 - q1
     v = (np.asarray(wedge, dtype=np.float64) - m * q1) / (p1 - q1)
     if statistic == "four_cycles":
         return v * (v - 1.0) / 2.0 - m * p1 * q1 / (p1 - q1) ** 2 / 2.0
-    q2 = 1.0 / (1.0 + math.exp(plan.public["edge_epsilon"]))
+    q2 = flip_probability(plan.public["edge_epsilon"])
     p2 = 1.0 - q2
     u = (np.asarray(edge, dtype=np.float64) - 2.0 * q2) / (2.0 * (p2 - q2))
     return u * v
@@ -437,8 +438,8 @@ class _WedgeShuffleBase(Protocol):
         a = sp.csr_matrix((np.ones(graph.indices.size, dtype=np.int8), graph.indices, graph.indptr),
                           shape=(n, n))
         m = n - 2
-        q1 = 1.0 / (1.0 + math.exp(plan.public["local_epsilon"]))
-        q2 = 1.0 / (1.0 + math.exp(plan.public["edge_epsilon"]))
+        q1 = flip_probability(plan.public["local_epsilon"])
+        q2 = flip_probability(plan.public["edge_epsilon"])
         out = np.empty(int(n_trials))
         for trial in range(int(n_trials)):
             pairs = public_pairing(n, int(gen.integers(2**63)))
@@ -474,7 +475,7 @@ class _WedgeShuffleBase(Protocol):
         m, pi, pi2, p1, q1, var_v = _matching_constants(n, plan.public["local_epsilon"])
         d = p1 - q1
         if stat == "triangles":
-            q2 = 1.0 / (1.0 + math.exp(plan.public["edge_epsilon"]))
+            q2 = flip_probability(plan.public["edge_epsilon"])
             p2 = 1.0 - q2
             var_u = p2 * q2 / (2.0 * (p2 - q2) ** 2)
             f1, f2, g2 = 3.0 * cs["triangles"], cs["edge_t2"], 4.0 * cs["tri_local_sq"]

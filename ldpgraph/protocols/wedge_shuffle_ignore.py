@@ -52,6 +52,7 @@ from ..core.registry import register
 from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from .curator import Estimate
+from .randomized_response import flip_probability
 from .wedge_shuffle import (
     ACCOUNTINGS,
     DEFAULT_DELTA,
@@ -351,8 +352,8 @@ class WedgeShuffleIgnore(Protocol):
         deg = np.diff(graph.indptr)
         m = n - 2
         rp = _round_plan(plan)
-        q1 = 1.0 / (1.0 + math.exp(plan.public["local_epsilon"]))
-        q2 = 1.0 / (1.0 + math.exp(plan.public["edge_epsilon"]))
+        q1 = flip_probability(plan.public["local_epsilon"])
+        q2 = flip_probability(plan.public["edge_epsilon"])
         eps_d = plan.public["degree_epsilon"]
         out = np.empty(int(n_trials))
         for trial in range(int(n_trials)):
@@ -384,7 +385,7 @@ class WedgeShuffleIgnore(Protocol):
         cs = codegree_sums(graph, weights=s)
         n = graph.n_nodes
         m, pi, pi2, p1, q1, var_v = _matching_constants(n, plan.public["local_epsilon"])
-        q2 = 1.0 / (1.0 + math.exp(plan.public["edge_epsilon"]))
+        q2 = flip_probability(plan.public["edge_epsilon"])
         p2 = 1.0 - q2
         var_u = p2 * q2 / (2.0 * (p2 - q2) ** 2)
         sum_s = ((s.sum()) ** 2 - (s * s).sum()) / 2.0

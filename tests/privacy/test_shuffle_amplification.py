@@ -10,6 +10,7 @@ from scipy import stats
 
 from ldpgraph.privacy import (
     amplified_epsilon,
+    clone_probability,
     clones_delta,
     clones_delta_bruteforce,
     closed_form_epsilon,
@@ -139,3 +140,25 @@ def test_validation():
         amplified_epsilon(1.0, 100, 1e-8, "closed-form", "binary-rr")
     with pytest.raises(ValueError, match="epsilon0"):
         clones_delta(0.1, -1.0, 10)
+
+
+@pytest.mark.parametrize("accounting", ["numerical", "closed-form"])
+def test_huge_epsilon_claims_no_amplification_instead_of_overflowing(accounting):
+    """Beyond e^709 a double overflows: the local epsilon is the central one (always valid), and the
+    divergence at eps >= eps0 is 0 without evaluating e^eps (the CLI's epsilon search goes to 1e4)."""
+    assert local_epsilon_for(1e4, 198, 1e-6, accounting) == 1e4
+    assert clones_delta(1e4, 1e4, 198) == 0.0 and clones_delta(800.0, 2.0, 198) == 0.0
+    assert clone_probability(1e4, "binary-rr") == 0.0
+
+
+def test_wedge_shuffle_moments_at_a_huge_epsilon():
+    """The wedge-shuffle moments (flip probabilities at eps0 in the hundreds) stay finite: the
+    'epsilon needed' note of `ldpgraph estimate` evaluates them up to epsilon 1e4."""
+    from ldpgraph.datasets import resolve_graph
+    from ldpgraph.registry import get_method
+
+    g = resolve_graph("ba:n=200,m=3", rng=3)
+    method = get_method("wshuffle-triangles")
+    for eps in (1.0, 800.0, 1e4):
+        var = method.analytic_variance(g, "triangles", None, eps)
+        assert var is None or math.isfinite(var)

@@ -30,14 +30,14 @@ __all__ = [
 
 def degree_statistics() -> list[str]:
     """The statistics estimated from degree reports (``estimate`` / ``experiment`` ``--stat``)."""
-    from .experiments import statistic_names
+    from ..experiments import statistic_names
 
     return list(statistic_names())
 
 
 def graph_statistics() -> list[str]:
     """The statistics that need the graph's edges (the triangle and clustering protocols)."""
-    from .experiments.statistics import GRAPH_STATISTICS
+    from ..experiments.statistics import GRAPH_STATISTICS
 
     return list(GRAPH_STATISTICS)
 
@@ -49,8 +49,8 @@ def estimate_statistics() -> list[str]:
 
 def curate_statistics() -> dict[str, list[str]]:
     """``{protocol: the --stat names curate accepts for its rows}`` (``degree`` first)."""
-    from .core import registry
-    from .protocols.reportset import STATISTICS
+    from ..core import registry
+    from ..protocols.reportset import STATISTICS
 
     out = {"degree": list(STATISTICS)}
     for proto in registry.protocols():
@@ -78,8 +78,8 @@ def curate_stat_help() -> str:
 
 def methods_help(extra: str = "") -> str:
     """Help of ``--methods``: the defaults and where every method is listed."""
-    from .experiments.runner import DEFAULT_METHODS
-    from .registry import method_names
+    from ..experiments.runner import DEFAULT_METHODS
+    from ..registry import method_names
 
     return (f"methods, or 'all' (default: {' '.join(DEFAULT_METHODS)}{extra}); any of the "
             f"{len(method_names())} methods of 'ldpgraph methods' that estimate --stat: "

@@ -1,0 +1,750 @@
+"""The deployment commands: ``ldpgraph node``, ``ldpgraph curate`` and ``ldpgraph shuffle``.
+
+Report files are described in :mod:`ldpgraph.protocols.reports`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from . import help as cli_help
+from .common import (
+    _add_protocol_options,
+    _epsilon,
+    _file_options,
+    _flags_apply,
+    _flatten,
+    _fmt_num,
+    _graph_file_options,
+    _graph_notes,
+    _int,
+    _int_list,
+    _load_graph_arg,
+    _notice,
+    _print_graph_notes,
+    _scheduler_timeout_option,
+    _shares_arg,
+    _split,
+    _table,
+    _UsageError,
+)
+
+# ------------------------------------------------------------------------------ deployment: node, curate
+
+
+def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_help: str) -> None:
+    """The ``node`` and ``curate`` subcommands (report files: see ldpgraph.protocols.reports)."""
+    p = sub.add_parser(
+        "node",
+        parents=[common],
+        help="release a node's noisy report rows (secure sampler) into a report file",
+        description="Run the node-side randomizer of the degree protocol and write its report rows "
+        "(CSV, JSON Lines or Parquet, from the --out suffix). A node passes its own neighbour list "
+        "(--node-id with --neighbors or --neighbors-file); --graph simulates every node of a graph. "
+        "Noise is drawn with the exact integer sampler on the OS CSPRNG unless --simulate is given "
+        "(the fast seeded sampler, for tests and experiments). --protocol "
+        f"{cli_help.or_list(_registered_protocols())} releases that protocol's rows instead, round by round "
+        "(a later round against the curator's --broadcast; 'ldpgraph methods' shows their plans).",
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--neighbors", "--neighbours", metavar="IDS",
+                     help="this node's neighbour ids, comma separated ('' for none)")
+    src.add_argument("--neighbors-file", "--neighbours-file", metavar="FILE",
+                     help="file of this node's neighbour ids (whitespace or comma separated)")
+    src.add_argument("--graph", metavar="GRAPH", help="simulate every node of GRAPH: "
+                     + graph_help.split("; default:")[0] + " (no default: give one of --neighbors, "
+                     "--neighbors-file, --graph)")
+    p.add_argument("--node-id", metavar="ID",
+                   help="this node's id (with --neighbors*): its number, or its label with --roster")
+    p.add_argument("--roster", metavar="FILE",
+                   help="the public roster (CSV 'node,label', as node --graph writes beside the rows of "
+                   "a graph with named nodes): --node-id and --neighbors may then be labels")
+    p.add_argument("--epsilon", "-e", type=_epsilon, required=True,
+                   help="this round's privacy budget per node (> 0)")
+    p.add_argument("--kstar-counts", type=_int_list("k", 1), metavar="K",
+                   help="also release projected local k-star counts for these k "
+                   "(needs --d-max or --broadcast)")
+    p.add_argument("--d-max", type=_int("d_max", minimum=1), help="public degree bound for the k-star counts")
+    p.add_argument("--shares", metavar="Q=F,...",
+                   help="budget split, e.g. degree=0.5,kstar_2=0.5 (default equal)")
+    p.add_argument("--no-degree", action="store_true", help="do not release the degree")
+    p.add_argument("--round", type=_int("round", minimum=1), default=1, help="protocol round (default 1)")
+    p.add_argument("--broadcast", metavar="FILE",
+                   help="the curator's broadcast after the previous round (gives d_max for round 2)")
+    p.add_argument("--state", metavar="FILE",
+                   help="the node's private state between the runs of a repeating round (kcore-svt: its "
+                   "threshold noise, drawn once); created with mode 0600, never sent: keep it on the node")
+    p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default="degree",
+                   help="protocol (default degree); the others (see 'ldpgraph methods') take --epsilon as "
+                   "each node's total budget, split by their plan, and the same options in node and curate")
+    _add_protocol_options(p, ("--d-max", "--shares"))
+    p.add_argument("--simulate", action="store_true",
+                   help="fast seeded sampler (simulation, not deployment)")
+    p.add_argument("--seed", type=_int("seed", minimum=0),
+                   help="seed for --simulate (default: fresh, printed)")
+    p.add_argument("--graph-seed", type=_int("graph seed", minimum=0), default=0,
+                   help="seed of synthetic graphs (default 0)")
+    p.add_argument("--out", "-o", required=True, metavar="FILE",
+                   help="report file (.csv, .jsonl or .parquet)")
+    _graph_file_options(p)
+    p.set_defaults(handler=_cmd_node)
+
+    p = sub.add_parser(
+        "curate",
+        parents=[common],
+        help="validate report files and estimate statistics from them (streaming or Dask)",
+        description="Validate one or many report files as one report set (duplicates, missing rows and "
+        "nodes, mixed epsilon, wrong sensitivity, non-integers, protocol version; errors name file and "
+        "row) in one streaming pass with memory independent of the number of rows, and print the "
+        "unbiased estimates with standard errors. With --n-nodes or --degree-bound, reports outside "
+        "the range a truthful node sends except with probability 1e-12 are clipped or rejected, and "
+        "the output says how many and how far one node could have moved each estimate. "
+        "--broadcast-out writes the broadcast file that nodes read for the next round. Rows of "
+        f"{cli_help.or_list(_registered_protocols(), 'and')} (detected from the first row) are "
+        "curated into the noisy graph (round 1: the estimate, or the broadcast edge list) and checked "
+        "against the broadcast's run id (round 2); their rows are screened likewise (--outliers; the "
+        "ranges need only the public n, D and node ids, --n-nodes / --degree-bound tighten them).",
+    )
+    p.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (.csv, .jsonl, .parquet)")
+    p.add_argument("--stat", nargs="+", type=_split, metavar="STAT", help=cli_help.curate_stat_help())
+    p.add_argument("--k", type=_int("k", minimum=0), default=2,
+                   help="k for kstars / kstars_from_counts, power for degree_moment (default 2)")
+    p.add_argument("--d-max", type=_int("d_max", minimum=1), help="public degree bound of k-star count rows")
+    p.add_argument("--broadcast", metavar="FILE", help="broadcast of the previous round (gives d_max)")
+    p.add_argument("--round", type=_int("round", minimum=1), help="round to curate (default: the rows' one)")
+    p.add_argument("--n-nodes", type=_int("n_nodes", minimum=1),
+                   help="public number of nodes (poisoning bound)")
+    p.add_argument("--degree-bound", type=_int("degree bound", minimum=0),
+                   help="public degree bound (poisoning)")
+    p.add_argument("--outliers", choices=("clip", "reject", "raise"), default="clip",
+                   help="reports outside the admissible range: clip (default), reject or raise")
+    p.add_argument("--expected-nodes", type=_int("expected nodes", minimum=1), metavar="N",
+                   help="nodes 0..N-1 must all report (and no other)")
+    p.add_argument("--roster", metavar="FILE",
+                   help="the public roster of participants (CSV 'node,label'): its nodes 0..n-1 must all "
+                   "report, and no other (as --expected-nodes n)")
+    p.add_argument("--curator-key", metavar="FILE",
+                   help="the curator's secret key, which signs each broadcast (HMAC-SHA-256, in "
+                   "<broadcast>.hmac beside it) and checks it before the next round (default: "
+                   "$LDPGRAPH_CURATOR_KEY or ~/.config/ldpgraph/curator.key, created on first use)")
+    p.add_argument("--chunk-rows", type=_int("chunk rows", minimum=1), default=1 << 20,
+                   help="rows per streaming chunk (default 1048576; results do not depend on it)")
+    p.add_argument("--scheduler", metavar="ADDR",
+                   help="curate on Dask: a scheduler address, or threads / processes / sync")
+    _scheduler_timeout_option(p)
+    p.add_argument("--broadcast-out", metavar="FILE", help="write the broadcast for the next round")
+    p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS,
+                   help="protocol of the rows (default: the first row's); round 1 of the two-round ones "
+                   "writes the broadcast: needs --broadcast-out, and the public bound --d-max (on lower "
+                   "degrees; on degrees for avg-clustering) unless the rows carry lower_degree "
+                   "(--private-bound), whose noisy maximum is the bound")
+    p.add_argument("--epsilon", "-e", type=_epsilon,
+                   help="the nodes' total budget per node (the plan of the protocols listed by "
+                   "'ldpgraph methods'; the degree protocol takes it from the rows)")
+    _add_protocol_options(p, ("--d-max",))
+    p.add_argument("--level", type=float, default=0.95,
+                   help="confidence level of the intervals (default 0.95)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(handler=_cmd_curate)
+
+
+def _registered_protocols() -> list[str]:
+    from ..core import registry
+
+    return registry.names()
+
+
+_DEPLOYED_PROTOCOLS = ("degree", *_registered_protocols())
+
+
+def _read_id_list(text: str, what: str) -> list[int]:
+    out = []
+    for tok in text.replace(",", " ").split():
+        try:
+            v = int(tok)
+        except ValueError:
+            raise _UsageError(f"{what}: invalid node id {tok!r} (expected an integer)") from None
+        if v < 0 or str(v) != tok:
+            raise _UsageError(f"{what}: node id {tok!r} must be a canonical non-negative integer")
+        out.append(v)
+    return out
+
+
+def _cmd_node(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ..protocols import DegreeRandomizer
+    from ..reportfiles import read_broadcast, write_reports
+
+    _check_report_suffix(args.out, "--out")  # refuse a bad suffix before any noise is drawn
+    _resolve_labels(args)
+    if args.protocol != "degree":
+        return _cmd_node_protocol(args)
+    d_max = args.d_max
+    if args.broadcast is not None:
+        b = read_broadcast(args.broadcast, next_round=args.round)
+        if d_max is not None and d_max != b["values"]["d_max"]:
+            raise _UsageError(f"--d-max {d_max} contradicts the broadcast's d_max {b['values']['d_max']}")
+        d_max = b["values"]["d_max"]
+    if args.graph is not None:
+        if args.node_id is not None:
+            raise _UsageError("--node-id goes with --neighbors; --graph simulates every node")
+        g = _load_graph_arg(args.graph, args)[0]
+        _print_graph_notes({args.graph: _graph_notes(g)}, False)
+        degrees = g.degrees
+        ids = np.asarray(g.node_ids)
+        node_ids = ids if ids.dtype.kind in "iu" and (ids.size == 0 or ids.min() >= 0) else None
+        labels = None if node_ids is not None else g.node_ids  # text names: rows say 0..n-1
+    else:
+        neighbours = _own_neighbours(args)
+        degrees = np.array([len(neighbours)], dtype=np.int64)
+        node_ids = [args.node_id]
+        labels = None
+    rand = DegreeRandomizer(epsilon=args.epsilon, kstar_counts=args.kstar_counts or (), d_max=d_max,
+                            shares=_shares_arg(args.shares), release_degree=not args.no_degree)
+    seed = None
+    if args.simulate:
+        seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+        reports = rand.randomize(degrees, rng=seed)
+    else:
+        if args.seed is not None:
+            raise _UsageError("--seed needs --simulate (the secure sampler cannot be seeded)")
+        reports = rand.randomize(degrees)
+    path = write_reports(args.out, reports, node_ids=node_ids, round=args.round)
+    shares = ", ".join(f"{q} {rel.epsilon:g}" for q, rel in reports.released.items())
+    sampler = f"simulation, seed {seed}" if args.simulate else "secure exact sampler, OS CSPRNG"
+    n_rows = reports.n_nodes * len(reports.released)
+    print(f"wrote {path} ({n_rows:,} row{'' if n_rows == 1 else 's'}: {reports.n_nodes:,} node(s), "
+          f"round {args.round}; epsilon {shares}; {sampler})")
+    _report_node_labels(path, labels)
+    return 0
+
+
+def _report_node_labels(path: Path, labels: Any) -> None:
+    """Write (and name) the node-label table of a simulated graph whose rows number its nodes."""
+    if labels is None:
+        return
+    from ..reportfiles import write_node_labels
+
+    table = write_node_labels(path, labels)
+    print(f"wrote {table} (the graph's node labels: {path.name} numbers its nodes 0..n-1, "
+          "and this table gives each number's label)")
+
+
+def _curate_stats(values: list[str] | None, k: int) -> list[tuple[str, int | None]]:
+    from ..protocols.reportset import STATISTICS
+
+    out = []
+    for v in values or ["kstars"]:
+        name, _, pinned = v.partition(":")
+        if name not in STATISTICS:
+            choices = ", ".join(STATISTICS)
+            raise _UsageError(f"argument --stat: unknown statistic {v!r}; choose from {choices}")
+        kk = None
+        if STATISTICS[name]:
+            try:
+                kk = int(pinned) if pinned else k
+            except ValueError:
+                raise _UsageError(f"argument --stat: invalid k in {v!r}") from None
+        elif pinned:
+            raise _UsageError(f"argument --stat: {name} takes no parameter, got {v!r}")
+        out.append((name, kk))
+    return out
+
+
+def _interval_or_none(est: Any, level: float) -> tuple[float, float] | None:
+    interval = getattr(est, "interval", None)
+    if interval is None or est.std_error is None:
+        return None
+    try:
+        return tuple(float(x) for x in interval(level))
+    except (ValueError, TypeError):
+        return None
+
+
+def _files_protocol(paths: Sequence[str], given: str | None) -> str | None:
+    """The protocol of the report files' first rows; an error when they mix or contradict ``given``."""
+    from ..trianglefiles import report_protocol
+
+    found: dict[str, str] = {}
+    for path in paths:
+        if Path(path).is_file():  # else the curator reports the missing file
+            name = report_protocol(path)
+            if name:
+                found.setdefault(name, path)
+    if len(found) > 1:
+        shown = ", ".join(f"{f} holds protocol {p!r} rows" for p, f in found.items())
+        raise _UsageError(f"the report files mix protocols ({shown}): curate each protocol's files "
+                          "separately, with --protocol")
+    if found:
+        (name, path), = found.items()
+        if given is not None and name != given:
+            raise _UsageError(f"{path} holds protocol {name!r} rows, not {given!r}: pass --protocol {name}")
+        return name
+    return given
+
+
+def _check_report_suffix(path: str, what: str) -> None:
+    """A report file's format comes from its suffix: a usage error in CLI words otherwise."""
+    from ..reportfiles import FORMATS
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise _UsageError(f"{what} {path}: cannot tell the report format from the suffix "
+                          f"{suffix or '(none)'!r}; name the file {', '.join(sorted(FORMATS))}")
+
+
+def _cmd_curate(args: argparse.Namespace) -> int:
+    for path in args.reports:
+        _check_report_suffix(path, "report file")
+    if args.roster is not None:
+        from ..run.roster import read_roster
+
+        n = len(read_roster(args.roster))
+        if args.expected_nodes not in (None, n):
+            raise _UsageError(f"--expected-nodes {args.expected_nodes} contradicts the roster's {n} "
+                              "participants")
+        args.expected_nodes = n
+    from ..protocols.poisoning import PublicBounds
+    from ..protocols.reports import degree_bound_broadcast
+    from ..reportfiles import curate_files, read_broadcast, write_broadcast
+
+    protocol = _files_protocol(args.reports, args.protocol)
+    if protocol in _DEPLOYED_PROTOCOLS[1:]:
+        return _cmd_curate_protocol(args, protocol)
+    stats = _curate_stats(_flatten(args.stat), args.k)
+    d_max = args.d_max
+    if args.broadcast is not None:
+        if args.round is None:
+            raise _UsageError("--broadcast needs --round (the round the broadcast was made for)")
+        b = read_broadcast(args.broadcast, next_round=args.round)
+        if d_max is not None and d_max != b["values"]["d_max"]:
+            raise _UsageError(f"--d-max {d_max} contradicts the broadcast's d_max {b['values']['d_max']}")
+        d_max = b["values"]["d_max"]
+    bounds = None
+    if args.n_nodes is not None or args.degree_bound is not None:
+        bounds = PublicBounds(n_nodes=args.n_nodes, degree_bound=args.degree_bound)
+    result = curate_files(
+        args.reports, stats, bounds=bounds, scheduler=args.scheduler, d_max=d_max, round=args.round,
+        outliers=args.outliers, expected_nodes=args.expected_nodes, chunk_rows=args.chunk_rows,
+    )
+    s = result.summary
+    if args.broadcast_out is not None:
+        if "degree" not in s.quantities:
+            raise ValueError("the broadcast of the degree protocol needs the round's degree reports")
+        q = s.quantities["degree"]
+        top = int(q.histogram.values[-1]) if q.histogram.n else 1
+        broadcast = degree_bound_broadcast(top, n_nodes=s.n_nodes, epsilon=q.epsilon)
+        bpath = write_broadcast(args.broadcast_out, broadcast)
+    if not 0 < args.level < 1:
+        raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
+    intervals = [_interval_or_none(est, args.level) for _, _, est, _ in result.estimates]
+    from ..notes import estimate_notes
+
+    eps = {name: q.epsilon for name, q in s.quantities.items()}
+    notes = [estimate_notes(est.statistic, est.value, est.std_error, level=args.level,
+                            epsilon=eps.get("degree", next(iter(eps.values()), None)),
+                            needed_epsilon=_curate_planned(s, stat, k, abs(est.value), d_max))
+             for stat, k, est, _ in result.estimates]
+    if args.json:
+        out = result.to_dict()
+        out["n_nodes_inferred"] = args.expected_nodes is None
+        for entry, ci, n in zip(out["estimates"], intervals, notes, strict=True):
+            entry["interval"] = None if ci is None else list(ci)
+            entry["level"] = args.level
+            entry["notes"] = n
+        if args.broadcast_out is not None:
+            out["broadcast"] = str(bpath)
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"files      {len(result.files)} ({s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol {s.protocol}, "
+          f"round {s.round})")
+    if args.expected_nodes is None:
+        print(_INFERRED_N)
+    for name, q in s.quantities.items():
+        line = f"{name:<10} epsilon {q.epsilon:g}, sensitivity {q.sensitivity:g}"
+        if q.admissible is not None:
+            verb = "clipped" if s.outliers == "clip" else "rejected"
+            line += f"; {q.n_outside:,} outside [{q.admissible[0]:,}, {q.admissible[1]:,}] {verb}"
+        print(line)
+    print()
+    rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound")]
+    for (_, _, est, bound), ci in zip(result.estimates, intervals, strict=True):
+        shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
+        rows.append((est.statistic, _fmt_num(est.value), _fmt_num(est.std_error), shown,
+                     "-" if bound is None else _fmt_num(bound)))
+    print(_table(rows, right={1, 2, 3, 4}))
+    if any(notes):
+        print("\n" + "\n".join(line for n in notes for line in n))
+    if bounds is None:
+        print("\nno public bound given (--n-nodes / --degree-bound): reports were not screened for poisoning")
+    if args.broadcast_out is not None:
+        print(f"\nwrote {bpath} (d_max {broadcast['values']['d_max']} for round {s.round + 1})")
+    return 0
+
+
+def _curate_planned(summary: Any, stat: str, k: int | None, rmse: float, d_max: int | None) -> Any:
+    """The planner's ε for an RMSE of ``rmse``, under the noisy degrees (a callable: computed
+    only when a warning needs it)."""
+
+    def need() -> float | None:
+        from ..notes import planned_epsilon
+
+        q = summary.quantities.get("degree")
+        if q is None or not q.histogram.n:
+            return None
+        import numpy as np
+
+        degrees = np.repeat(np.asarray(q.histogram.values), np.asarray(q.histogram.counts))
+        return planned_epsilon(stat, k, degrees, rmse, d_max)
+
+    return need
+
+
+def _node_neighbours(args: argparse.Namespace) -> tuple[list[int], list[Any], Any]:
+    """(nodes, neighbour lists, labels): one node (--node-id, --neighbors*) or every node of
+    --graph, numbered 0..n-1 as the triangle protocols need (labels: the graph's own node
+    labels where they are not those numbers, else None)."""
+    import numpy as np
+
+    if args.graph is not None:
+        if args.node_id is not None:
+            raise _UsageError("--node-id goes with --neighbors; --graph simulates every node")
+        g = _load_graph_arg(args.graph, args)[0]
+        _print_graph_notes({args.graph: _graph_notes(g)}, False)
+        n = g.n_nodes
+        ids = np.asarray(g.node_ids)
+        numbered = ids.dtype.kind in "iu" and np.array_equal(ids, np.arange(n))
+        return (list(range(n)), [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)],
+                None if numbered else g.node_ids)
+    return [args.node_id], [_own_neighbours(args)], None
+
+
+def _resolve_labels(args: argparse.Namespace) -> None:
+    """``--node-id`` (and, with ``--roster``, ``--neighbors``) as node numbers, in place."""
+    if args.node_id is None:
+        return
+    if args.roster is None:
+        try:
+            args.node_id = _int("node id", minimum=0)(args.node_id)
+        except argparse.ArgumentTypeError as exc:
+            raise _UsageError(f"argument --node-id: {exc} (or pass the roster, --roster FILE, to use "
+                              "labels)") from None
+        return
+    from ..run.roster import read_roster
+
+    roster = read_roster(args.roster)
+    args.node_id = roster.index(args.node_id)
+    if args.neighbors is not None:
+        args.neighbors = ",".join(str(i) for i in roster.indices(_split(args.neighbors)))
+    elif args.neighbors_file is not None:
+        try:
+            text = Path(args.neighbors_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise OSError(f"cannot read --neighbors-file {args.neighbors_file}: {exc.strerror}") from None
+        args.neighbors_file, args.neighbors = None, ",".join(str(i) for i in roster.indices(text.split()))
+
+
+def _own_neighbours(args: argparse.Namespace) -> list[int]:
+    """This node's distinct neighbours from --neighbors / --neighbors-file (itself dropped)."""
+    if args.node_id is None:
+        raise _UsageError("--node-id is required with --neighbors / --neighbors-file")
+    if _file_options(args):
+        raise _UsageError(f"{_flags_apply(_file_options(args))} to --graph FILE, not to --neighbors")
+    if args.neighbors is not None:
+        nbrs = _read_id_list(args.neighbors, "--neighbors")
+    else:
+        try:
+            text = Path(args.neighbors_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise OSError(f"cannot read --neighbors-file {args.neighbors_file}: {exc.strerror}") from None
+        nbrs = _read_id_list(text, args.neighbors_file)
+    own = sorted(set(nbrs) - {args.node_id})
+    dropped = []
+    if args.node_id in nbrs:
+        dropped.append(f"the node itself ({args.node_id}, a self-loop)")
+    if len(set(nbrs)) < len(nbrs):
+        reps = len(nbrs) - len(set(nbrs))
+        dropped.append(f"{reps} repeated id{'' if reps == 1 else 's'}")
+    if dropped:
+        _notice(f"--neighbors: {' and '.join(dropped)} dropped: node {args.node_id} releases degree "
+                f"{len(own)}")
+    return own
+
+
+def _protocol_public(proto: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The protocol's public options from the command line; a flag of another protocol is refused."""
+    from ..core import registry
+
+    own = {o.name for o in proto.options}
+    flags = {o.name: o.flag for p in registry.protocols() for o in p.options}
+    flags.update(kstar_counts="--kstar-counts", no_degree="--no-degree")
+    for name, flag in flags.items():
+        if name not in own and getattr(args, name, None) not in (None, False):
+            raise _UsageError(f"{flag} is not an option of {proto.name} (its options: "
+                              f"{', '.join(o.flag for o in proto.options) or 'none'})")
+    out = {name: getattr(args, name, None) for name in own}
+    if "shares" in out:
+        out["shares"] = _shares_arg(out["shares"])
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _protocol_plan(proto: Any, args: argparse.Namespace) -> Any:
+    """The plan of ``--epsilon`` and the options; contradictory options are a usage error."""
+    try:
+        return proto.plan(args.epsilon, **_protocol_public(proto, args))
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+
+
+#: what the curator says when it has to take the node count from the rows
+_INFERRED_N = ("note       the number of nodes is inferred from the rows: a missing node, or a file cut at a "
+               "row boundary, can go unseen; pass the roster (--roster FILE) or --expected-nodes N to "
+               "check the participants")
+
+
+def _budget_lines(plan: Any, rnd: int) -> str:
+    return (f"budget     {plan.describe()} per node (total); round {rnd} spends "
+            f"{plan.round(rnd).epsilon:.6g}")
+
+
+def _cmd_node_protocol(args: argparse.Namespace) -> int:
+    """``ldpgraph node --protocol NAME``: one round's rows of a registered protocol."""
+    import numpy as np
+
+    from ..core import Secure, Seeded, registry
+    from ..run.files import release_to_file
+
+    proto = registry.get(args.protocol)
+    plan = _protocol_plan(proto, args)
+    rounds = proto.rounds()
+    if not 1 <= args.round <= len(rounds):
+        raise _UsageError(f"{proto.name} has no round {args.round}")
+    repeating = rounds[args.round - 1].repeating  # reads the broadcast from its second run on
+    if (args.round > 1 and args.broadcast is None) or (args.round == 1 and args.broadcast is not None
+                                                       and not repeating):
+        raise _UsageError(f"round {args.round} of {proto.name} "
+                          + ("needs --broadcast (the curator's broadcast of the previous round)"
+                             if args.round > 1 else "takes no --broadcast"))
+    if args.seed is not None and not args.simulate:
+        raise _UsageError("--seed needs --simulate (the secure sampler cannot be seeded)")
+    if rounds[args.round - 1].repeating and not args.simulate and args.state is None:
+        raise _UsageError(f"round {args.round} of {proto.name} repeats and the node keeps a secret between "
+                          "its runs: pass --state FILE (the same file at every step; it stays on the node)")
+    sampler: Any = Secure(state=args.state)
+    if args.simulate:
+        seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+        sampler = Seeded(seed)
+    broadcast = proto.read_broadcast(args.broadcast, plan) if args.broadcast is not None else None
+    nodes, lists, labels = _node_neighbours(args)
+    rnd = rounds[args.round - 1]
+    path, n_rows = release_to_file(args.out, rnd, plan, nodes, [np.asarray(x, dtype=np.int64) for x in lists],
+                                   broadcast, sampler)
+    extra = f"run id {broadcast.run_id}; " if getattr(broadcast, "run_id", None) is not None else ""
+    print(f"wrote {path} ({n_rows:,} row{'' if n_rows == 1 else 's'}: {len(nodes):,} node(s), "
+          f"{proto.name} round {args.round}; {extra}{sampler.describe()})")
+    print(_budget_lines(plan, args.round))
+    down = 0 if args.broadcast is None else Path(args.broadcast).stat().st_size
+    print(f"traffic    upload {path.stat().st_size / max(len(nodes), 1):,.0f} bytes per node (mean), "
+          f"download {down:,} bytes per node")
+    _report_node_labels(path, labels)
+    return 0
+
+
+def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
+    """``ldpgraph curate`` of a registered protocol's rows: a round's broadcast, or the estimate."""
+    from ..core import registry
+    from ..protocols.poisoning import PublicBounds
+    from ..run.files import accumulate_files
+
+    proto = registry.get(name)
+    if args.epsilon is None:
+        raise _UsageError(f"curating {name} needs the plan: --epsilon (each node's total budget) and the "
+                          "nodes' protocol options")
+    plan = _protocol_plan(proto, args)
+    stats = _flatten(args.stat) or [proto.statistics[0]]
+    if len(stats) != 1 or stats[0] not in proto.statistics:
+        raise _UsageError(f"{name} reports estimate --stat {' or '.join(proto.statistics)}, got "
+                          f"{' '.join(stats)}")
+    if not 0 < args.level < 1:
+        raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
+    rounds = proto.rounds()
+    second = args.broadcast is not None and len(rounds) > 1
+    rnd = args.round if args.round is not None else (2 if second else 1)
+    if not 1 <= rnd <= len(rounds):
+        raise _UsageError(f"{name} has no round {rnd}")
+    repeating = rounds[rnd - 1].repeating  # its own broadcast says whether it runs again
+    last = rnd == len(rounds) and not repeating
+    if (rnd > 1 and args.broadcast is None) or (rnd == 1 and args.broadcast is not None and not repeating):
+        raise _UsageError(f"round {rnd} of {name} " + ("needs --broadcast (the previous round's broadcast)"
+                                                       if rnd > 1 else "takes no --broadcast (round 1 writes "
+                                                       "it: --broadcast-out)"))
+    if rnd < len(rounds) and args.broadcast_out is None:
+        raise _UsageError(f"round {rnd} of {name} writes the broadcast of round {rnd + 1}: pass "
+                          "--broadcast-out FILE")
+    if last and args.broadcast_out is not None:
+        raise _UsageError(f"round {rnd} is the last round of {name}: no broadcast")
+    bounds = None  # the ranges need none (n, D and the node ids are public); these tighten them
+    if args.n_nodes is not None or args.degree_bound is not None:
+        bounds = PublicBounds(n_nodes=args.n_nodes, degree_bound=args.degree_bound)
+    options: dict[str, Any] = {"outliers": args.outliers, "bounds": bounds}
+    if rnd == 1:
+        options["expected_nodes"] = args.expected_nodes
+    from ..run.authenticate import curator_key, sign_broadcast, verify_broadcast
+
+    key = curator_key(args.curator_key)
+    broadcast = None
+    if args.broadcast is not None:  # the curator's own, signed output of the previous round
+        verify_broadcast(args.broadcast, key)
+        broadcast = proto.read_broadcast(args.broadcast, plan)
+    step = rounds[rnd - 1]
+    result = accumulate_files(args.reports, step, plan, broadcast, chunk_rows=args.chunk_rows,
+                              scheduler=args.scheduler, **options)
+    acc = getattr(result, "acc", result)
+    n_rows = getattr(result, "n_rows", None) or getattr(acc, "n_rows", 0)
+    n_nodes = getattr(result, "n_nodes", None) or broadcast.n_nodes
+    out: dict[str, Any] = {"files": list(args.reports), "protocol": name, "round": rnd, "n_rows": n_rows,
+                           "n_nodes": n_nodes, "epsilon": plan.epsilon, "budget": plan.budget(),
+                           "round_epsilon": plan.round(rnd).epsilon, "plan": plan.to_dict()}
+    lines = [f"files      {len(args.reports)} ({n_rows:,} rows, {n_nodes:,} nodes; protocol {name}, "
+             f"round {rnd}" + (f"; run id {broadcast.run_id})" if broadcast is not None else ")"),
+             _budget_lines(plan, rnd), *proto.describe_result(result, step)]
+    if rnd == 1 and hasattr(result, "index"):
+        out["noisy_edges"] = int(result.index.size)
+    if rnd == 1:  # (later rounds take n from the curator's signed broadcast)
+        out["n_nodes_inferred"] = args.expected_nodes is None
+        if args.expected_nodes is None:
+            lines.append(_INFERRED_N)
+    verb = {"clip": "clipped", "reject": "rejected", "raise": "refused"}[args.outliers]
+    screened = proto.screening(result, step)
+    lines += [f"{q:<12} {sc.n_outside:,} outside [{sc.lo:,}, {sc.hi:,}] {verb}" for q, sc in screened.items()]
+    if screened:
+        out["screening"] = {
+            q: {"lo": int(sc.lo), "hi": int(sc.hi), "mode": sc.mode, "n_outside": sc.n_outside}
+            for q, sc in screened.items()
+        }
+    bounds_out = proto.one_node_bounds(result, plan, step)
+    if broadcast is not None:
+        out.update(run_id=broadcast.run_id, bound=getattr(broadcast, "bound", None))
+    b = step.broadcast(result, plan) if repeating else None
+    if repeating:  # a data-dependent number of rounds: the new broadcast says whether it runs again
+        again = step.again(b)
+        last = rnd == len(rounds) and not again
+        out["step"] = getattr(b, "step", None)
+        if again and args.broadcast_out is None:
+            raise _UsageError(f"round {rnd} of {name} runs again: pass --broadcast-out FILE (the broadcast "
+                              "of its next run)")
+        if last and args.broadcast_out is not None:
+            lines.append(f"note       the run is over (no node runs round {rnd} again): no broadcast written")
+    if not last:
+        b = step.broadcast(result, plan) if b is None else b
+        bpath = proto.write_broadcast(args.broadcast_out, b)
+        sig = sign_broadcast(bpath, key)
+        out.update(broadcast=str(bpath), signature=str(sig), run_id=b.run_id, bound=getattr(b, "bound", None))
+        if bounds_out:
+            out["one_node_bound"] = bounds_out
+        down = Path(bpath).stat().st_size
+        nxt = f"round {rnd} again (step {b.step})" if repeating else f"round {rnd + 1}"
+        what = "the levels" if repeating else getattr(b, "what", f"noisy graph and bound D = {b.bound}")
+        lines.append(f"\nwrote {bpath} ({what} for {nxt}; run id {b.run_id}); every node downloads {down:,} "
+                     "bytes")
+        lines.append(f"signed {sig.name} with the curator key ({nxt} of curate accepts only it)")
+        if args.json:
+            print(json.dumps(out, indent=2))
+        else:
+            print("\n".join(lines))
+        return 0
+    est = proto.estimate(result, plan, broadcast, stats[0])
+    one_node = bounds_out.get("one_node_bound")
+    if "one_node_round1_bound" in bounds_out:
+        out["one_node_round1_bound"] = bounds_out["one_node_round1_bound"]
+    negative = est.variance_estimate is not None and est.variance_estimate <= 0
+    ci = None if negative else _interval_or_none(est, args.level)
+    why = _no_std_error_reason(est, negative, n_nodes)
+    from ..notes import estimate_notes
+
+    notes = estimate_notes(est.statistic, est.value, None if negative else est.std_error,
+                           epsilon=plan.epsilon, level=args.level, no_std_error=why)
+    per_node = getattr(est, "core_numbers", None)  # a vector statistic: every node's value too
+    if per_node is not None:
+        out.update(core_numbers=per_node.tolist(), rounds=est.rounds)
+        lines.append(f"rounds     {est.rounds} (the run is over); every node's core number: --json")
+    if args.json:
+        out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
+                             "variance_estimate": est.variance_estimate,
+                             "interval": None if ci is None else list(ci), "level": args.level,
+                             "one_node_bound": one_node, "no_std_error_reason": why, "notes": notes}]
+        print(json.dumps(out, indent=2))
+        return 0
+    print("\n".join(lines))
+    shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
+    se = "-" if est.std_error is None or negative else _fmt_num(est.std_error)
+    rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound"),
+            (est.statistic, _fmt_num(est.value), se, shown, "-" if one_node is None else _fmt_num(one_node))]
+    print()
+    print(_table(rows, right={1, 2, 3, 4}))
+    if "one_node_round1_bound" in out:
+        moved = _fmt_num(out["one_node_round1_bound"])
+        print(f"\none node's round-1 bits can move it by at most {moved} more, through the other nodes' "
+              "local counts")
+    if notes:
+        print("\n" + "\n".join(notes))
+    return 0
+
+
+def _no_std_error_reason(est: Any, negative: bool, n_nodes: int) -> str | None:
+    """Why an estimate has no standard error (None when it has one)."""
+    if getattr(est, "no_std_error_reason", None):
+        return str(est.no_std_error_reason)
+    if negative:
+        return (f"the unbiased variance estimate is {est.variance_estimate:.3g} <= 0 (the noise dominates): "
+                "no standard error or interval")
+    if est.std_error is None and getattr(est, "note", None):
+        return est.note
+    if est.std_error is None:
+        return (f"the variance estimate is dense in the nodes and is not computed for {n_nodes:,} nodes "
+                "(beyond 8,192)")
+    return None
+
+
+# ------------------------------------------------------------------------------ deployment: shuffle
+
+
+def _add_shuffle_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``ldpgraph shuffle IN... --out OUT``: the shuffler between the nodes and the curator."""
+    p = sub.add_parser(
+        "shuffle",
+        parents=[common],
+        help="the shuffler: drop the node ids of report rows and permute them (OS CSPRNG)",
+        description="Read the report rows of every IN file (CSV, JSON Lines or Parquet), set every node id "
+        "to 0, permute the rows uniformly at random with the OS CSPRNG (a Fisher-Yates shuffle on "
+        "random.SystemRandom) and write them to OUT, for 'ldpgraph curate'. The shuffle-model protocols "
+        "(wshuffle-*) refuse rows that did not pass through it. --seed (with --simulate) seeds the "
+        "permutation instead: tests and simulations only.",
+    )
+    p.add_argument("inputs", nargs="+", metavar="IN", help="report files of the nodes")
+    p.add_argument("--out", required=True, metavar="OUT",
+                   help="the shuffled report file (.csv, .jsonl, .parquet)")
+    p.add_argument("--simulate", action="store_true", help="seeded permutation (simulation, not deployment)")
+    p.add_argument("--seed", type=_int("seed", minimum=0), help="seed of the simulated permutation")
+    p.set_defaults(handler=_cmd_shuffle)
+
+
+def _cmd_shuffle(args: argparse.Namespace) -> int:
+    from ..run.shuffler import shuffle_files
+
+    if args.seed is not None and not args.simulate:
+        raise _UsageError("--seed needs --simulate (the deployed shuffler cannot be seeded)")
+    rng = (args.seed if args.seed is not None else None) if args.simulate else None
+    if args.simulate and rng is None:
+        import numpy as np
+
+        rng = np.random.SeedSequence()
+    path, n_rows = shuffle_files(args.inputs, args.out, rng=rng)
+    how = "seeded permutation (simulation)" if args.simulate else "OS CSPRNG permutation"
+    print(f"wrote {path} ({n_rows:,} rows from {len(args.inputs)} file(s); node ids dropped; {how})")
+    return 0
