@@ -7,9 +7,11 @@ import json
 import pytest
 
 from ldpgraph.cli import main
+from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.protocols import DegreeRandomizer, curator
 from ldpgraph.reportfiles import read_report_set
+from ldpgraph.run import run_in_memory
 
 GRAPH = "ws:n=300,k=6,p=0.2"
 
@@ -28,9 +30,9 @@ def test_node_files_curate_round_trip_is_exact(tmp_path, capsys, fmt):
     assert "simulation, seed 7" in capsys.readouterr().out
     got = _curate_json(capsys, out, "--stat", "kstars", "degree_variance", "kstars_from_counts:2", "--d-max", 12,
                        "--expected-nodes", 300, "--chunk-rows", 97)
-    g = resolve_graph(GRAPH, rng=0)
-    rep = DegreeRandomizer(epsilon=1.5, kstar_counts=[2], d_max=12).randomize(g.degrees, rng=7)
-    want = [curator.kstars(rep, 2), curator.degree_variance(rep), curator.kstars_from_counts(rep, 2)]
+    g = resolve_graph(GRAPH, rng=0)  # the same bits as the layer's in-memory run of the same seed
+    want = [run_in_memory("degree", g, 1.5, sampler=7, statistic=st, kstar_counts=(2,), d_max=12).estimate
+            for st in ("kstars", "degree_variance", "kstars_from_counts:2")]
     assert got["n_nodes"] == 300 and got["n_rows"] == 600
     for e, w in zip(got["estimates"], want, strict=True):
         assert (e["statistic"], e["value"], e["std_error"]) == (w.statistic, w.value, w.std_error)
@@ -49,8 +51,8 @@ def test_single_nodes_write_their_own_files_securely(tmp_path, capsys):
     nfile.write_text("5 6\n7\n")
     assert main(["node", "--node-id", "4", "--neighbors-file", str(nfile), "--epsilon", "1", "--simulate",
                  "--seed", "0", "--out", str(tmp_path / "n4.csv")]) == 0
-    rep = DegreeRandomizer(epsilon=1.0).randomize([3], rng=0)
-    assert read_report_set(tmp_path / "n4.csv").quantities["degree"].histogram.values.tolist() == rep.degrees.values.tolist()
+    noise = int(Seeded(0).stream(1, 4).dlap(1.0, 1.0, 1)[0])  # node 4's own stream of round 1
+    assert read_report_set(tmp_path / "n4.csv").quantities["degree"].histogram.values.tolist() == [3 + noise]
 
 
 def test_two_rounds_through_a_broadcast_file(tmp_path, capsys):

@@ -17,10 +17,13 @@ name                            node releases / curator computes
 ``local-lap-kstars-private``    eps/10: d_v + Lap(10/eps), d~max = max_v of those;
                                 0.9 eps: C(min(d_v, floor d~max), k) + Lap(C(floor d~max,k-1)/0.9eps)
 ``local-dlap-kstars``           as local-lap-kstars with DLap(e^{-eps/C(d_max,k-1)}) (integers)
+``local-dlap-kstars-private``   as local-lap-kstars-private with DLap: D = max(1, max_v y_v)
 =============================== ============================================================
 
 Analytic mean and variance are given for every method whose estimate is a polynomial of the
-noise (all but ``local-lap-kstars-private``), so Monte-Carlo results can be checked.
+noise (all but the ``-private`` ones), so Monte-Carlo results can be checked. Each method is the
+fast simulator of its protocol of the protocol layer (:attr:`KStarMethod.protocol`), the same
+law, vectorised over trials.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ __all__ = [
     "LocalLapKStars",
     "LocalLapKStarsPrivateDmax",
     "LocalDLapKStars",
+    "LocalDLapKStarsPrivateDmax",
     "METHODS",
     "get_method",
     "method_names",
@@ -486,6 +490,34 @@ class LocalLapKStarsPrivateDmax(KStarMethod):
         return out
 
 
+class LocalDLapKStarsPrivateDmax(KStarMethod):
+    r"""LocalLapKStarsPrivateDmax with discrete Laplace noise: the deployable private-bound variant.
+
+    eps/10 on y_v = d_v + DLap(e^{-eps/10}), D = max(1, max_v y_v) (the broadcast); 0.9 eps on
+    C(min(d_v, D), k) + DLap(e^{-0.9 eps / C(D, k-1)}). Biased (projection); no closed form. The
+    fast simulator of the protocol ``local-dlap-kstars-private``
+    (:mod:`ldpgraph.protocols.local_kstars`; the same split: :func:`~ldpgraph.core.plan.split_budget`).
+    """
+
+    name, noise = "local-dlap-kstars-private", "dlap"
+    reference = "LocalLapKStars with a private degree bound, discrete Laplace (ours; after Imola et al.)"
+    protocol = ("local-dlap-kstars-private", {"kstar_counts": "K"})
+
+    def _simulate(self, d, k, eps, n_trials, gen):
+        eps0 = eps * 0.1
+        eps2 = eps - eps0  # as split_budget: the parts sum to eps
+        noisy = d[None, :] + DiscreteLaplace(epsilon=eps0).sample((n_trials, d.size), rng=gen)
+        bounds = np.maximum(noisy.max(axis=1), 1)
+        values, counts = np.unique(d, return_counts=True)
+        out = np.empty(n_trials)
+        for t, bound in enumerate(bounds.tolist()):
+            total = int(np.dot(projected_kstar_counts(values, k, bound), counts))
+            sens = max(math.comb(bound, k - 1), 1)
+            noise = DiscreteLaplace(epsilon=eps2, sensitivity=sens).sample(d.size, rng=gen)
+            out[t] = float(total + int(noise.sum()))
+        return out
+
+
 # ------------------------------------------------------------------------------ helpers
 
 
@@ -506,6 +538,7 @@ METHODS: dict[str, type[KStarMethod]] = {
         LocalLapKStars,
         LocalLapKStarsPrivateDmax,
         LocalDLapKStars,
+        LocalDLapKStarsPrivateDmax,
     )
 }
 

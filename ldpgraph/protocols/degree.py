@@ -330,6 +330,19 @@ class DegreeProtocol(Protocol):
         return [f"{name:<10} epsilon {q.epsilon:g}, sensitivity {q.sensitivity:g}"
                 for name, q in result.quantities.items()]
 
+    def statistic_bound(self, result: Any, plan: Plan, statistic: str) -> float | None:
+        """:func:`~ldpgraph.protocols.poisoning.influence_bound` of the statistic's screened quantity
+        (None without public bounds, or for a statistic without a documented bound)."""
+        from .poisoning import influence_bound
+
+        name, k = parse_statistic(statistic)
+        if name == "kstars" and DEGREE not in result.quantities:
+            name = "kstars_from_counts"
+        q = result.quantities.get(f"kstar_{k}" if name == "kstars_from_counts" else DEGREE)
+        if q is None or q.admissible is None or plan.public.get("estimator") == "naive":
+            return None
+        return influence_bound(name, *q.admissible, epsilon=q.epsilon, n_nodes=max(q.n_reports, 1), k=k)
+
     def screening(self, result: Any, round: Round) -> dict[str, Any]:
         from .poisoning import Screening
 
