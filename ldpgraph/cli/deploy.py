@@ -743,7 +743,8 @@ def _curate_protocol_stats(proto: Any, stats: list[str], k: int) -> list[str]:
         try:
             proto.check_statistic(st)
         except ValueError as exc:
-            raise _UsageError(f"argument --stat: {exc}") from None
+            choices = " or ".join(proto.statistics)
+            raise _UsageError(f"{proto.name} reports estimate --stat {choices}, got {st} ({exc})") from None
         out.append(st)
     return out
 
