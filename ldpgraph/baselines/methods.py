@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import threading
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -45,6 +46,7 @@ from ..graph.statistics import kstar_counts as exact_kstars
 from ..mechanisms import DiscreteLaplace, Laplace
 from ..mechanisms.discrete_laplace import sample_dlap
 from ..mechanisms.laplace import sample_symmetric_exponential
+from ..mechanisms.secure import sample_dlap_exact
 from ..protocols.randomizer import as_degrees, projected_kstar_counts
 
 __all__ = [
@@ -508,13 +510,19 @@ class LocalDLapKStarsPrivateDmax(KStarMethod):
         eps2 = eps - eps0  # as split_budget: the parts sum to eps
         noisy = d[None, :] + DiscreteLaplace(epsilon=eps0).sample((n_trials, d.size), rng=gen)
         bounds = np.maximum(noisy.max(axis=1), 1)
-        values, counts = np.unique(d, return_counts=True)
+        values, counts = (a.tolist() for a in np.unique(d, return_counts=True))
         out = np.empty(n_trials)
         for t, bound in enumerate(bounds.tolist()):
-            total = int(np.dot(projected_kstar_counts(values, k, bound), counts))
+            total = sum(math.comb(min(v, bound), k) * c for v, c in zip(values, counts, strict=True))  # exact
             sens = max(math.comb(bound, k - 1), 1)
-            noise = DiscreteLaplace(epsilon=eps2, sensitivity=sens).sample(d.size, rng=gen)
-            out[t] = float(total + int(noise.sum()))
+            mech = DiscreteLaplace(epsilon=eps2, sensitivity=sens)
+            if mech.fast_noise_bound < 2**52:
+                noise = int(mech.sample(d.size, rng=gen).sum())
+            else:  # noise beyond float64's integers: the exact sampler (as the layer's seeded stream)
+                scale = Fraction(sens) / Fraction(eps2)
+                draws = sample_dlap_exact(scale.numerator, scale.denominator, d.size, rng=gen)
+                noise = sum(int(x) for x in draws)
+            out[t] = float(total + noise)
         return out
 
 
