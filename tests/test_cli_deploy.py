@@ -103,3 +103,36 @@ def test_usage_errors(tmp_path, monkeypatch, capsys, argv, status, err):
     monkeypatch.chdir(tmp_path)
     assert main(argv) == status
     assert err in capsys.readouterr().err
+
+
+def test_local_kstars_private_bound_through_files_equals_memory(tmp_path, capsys, monkeypatch):
+    """local-dlap-kstars-private: round 1 (noisy degrees) -> the signed bound D -> round 2 (counts):
+    the same bits as the in-memory run of the same seed, and one total --epsilon split 0.1 / 0.9."""
+    monkeypatch.setenv("LDPGRAPH_CURATOR_KEY", str(tmp_path / "key"))
+    r1, r2, b = tmp_path / "r1.csv", tmp_path / "r2.parquet", tmp_path / "b.json"
+    opts = ["--protocol", "local-dlap-kstars-private", "--epsilon", "2", "--kstar-counts", "3"]
+    assert main(["node", "--graph", GRAPH, *opts, "--simulate", "--seed", "5", "--out", str(r1)]) == 0
+    assert "epsilon 2 = degree-bound 0.2 + kstar-count 1.8" in capsys.readouterr().out
+    assert main(["curate", str(r1), *opts, "--broadcast-out", str(b)]) == 0
+    assert "degree bound D = " in capsys.readouterr().out
+    assert main(["node", "--graph", GRAPH, *opts, "--round", "2", "--broadcast", str(b), "--simulate", "--seed", "5",
+                 "--out", str(r2)]) == 0
+    got = _curate_json(capsys, r2, *opts, "--broadcast", b)
+    want = run_in_memory("local-dlap-kstars-private", resolve_graph(GRAPH, rng=0), 2.0, sampler=5, kstar_counts=(3,))
+    est = got["estimates"][0]
+    assert (est["statistic"], est["value"], est["std_error"]) == (want.estimate.statistic, want.estimate.value,
+                                                                  want.estimate.std_error)
+    assert got["bound"] == want.broadcasts[0].bound and got["epsilon"] == 2.0
+
+
+def test_curate_reads_the_degree_plan_from_the_rows_or_checks_the_given_one(tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    assert main(["node", "--graph", GRAPH, "--epsilon", "1", "--simulate", "--seed", "4", "--out", str(out)]) == 0
+    g = resolve_graph(GRAPH, rng=0)
+    naive = _curate_json(capsys, out, "--stat", "kstars:3", "--estimator", "naive")["estimates"][0]
+    want = run_in_memory("degree", g, 1.0, sampler=4, statistic="kstars:3", estimator="naive").estimate
+    assert naive["value"] == want.value and naive["std_error"] is None
+    given = _curate_json(capsys, out, "--epsilon", 1, "--stat", "edges")["estimates"][0]
+    assert given["value"] == run_in_memory("degree", g, 1.0, sampler=4, statistic="edges").estimate.value
+    assert main(["curate", str(out), "--epsilon", "2"]) == 1  # rows of another plan
+    assert "released at epsilon 1.0, but the plan" in capsys.readouterr().err
