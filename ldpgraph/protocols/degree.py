@@ -70,6 +70,8 @@ __all__ = [
     "DegreeRound",
     "DegreeReportsAccumulator",
     "NotDeployableRound",
+    "naive_estimate",
+    "CONTINUOUS",
     "KSTAR_COUNTS",
     "D_MAX",
     "kstar_list",
@@ -133,8 +135,19 @@ def parse_statistic(statistic: str, default_k: int = 2) -> tuple[str, int | None
 
 def degree_quantity_rows(plan: Plan, round: int, nodes: Any, neighbours: Any, sampler: Sampler,
                          d_max: int | None) -> Rows:
-    """Rows of the plan's round ``round`` of degree-derived releases (``degree``, ``kstar_<k>``),
-    node-major: each node draws its releases from its own stream in the plan's order."""
+    r"""Rows of the plan's round ``round`` of degree-derived releases, node-major: each node draws its
+    releases from its own stream, in the plan's order.
+
+    ``degree``: :math:`d_v + \mathrm{DLap}(e^{-\varepsilon_d})`; ``kstar_<k>``:
+    :math:`\binom{\min(d_v, D)}{k} + \mathrm{DLap}(e^{-\varepsilon_k/s})`, :math:`s =
+    \max(\binom{D}{k-1}, 1)` (written in the rows' ``sensitivity``), D = ``d_max``.
+
+    >>> from ldpgraph.core import Seeded
+    >>> plan = DegreeProtocol().plan(400.0, kstar_counts=(2,), d_max=2)
+    >>> rows = degree_quantity_rows(plan, 1, [7], [np.array([1, 2, 3])], Seeded(0), 2)
+    >>> rows["quantity"].tolist(), rows["value"].tolist(), rows["sensitivity"].tolist()
+    (['degree', 'kstar_2'], [3, 1], [1.0, 2.0])
+    """
     releases = plan.round(round).releases
     names = [rel.quantities[0] for rel in releases]
     nodes = np.asarray(nodes, dtype=np.int64)
@@ -219,6 +232,13 @@ def naive_estimate(summary: ReportSetSummary, statistic: str, k: int | None) -> 
 
     ``kstars``: :math:`\sum_v \binom{y_v}{k}` (the polynomial); the others:
     :attr:`~ldpgraph.protocols.statistics.GraphStatistic.naive`. No standard error.
+
+    >>> from ldpgraph.graph import from_edge_array
+    >>> from ldpgraph.run import run_in_memory
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> run = run_in_memory("degree", g, 500.0, sampler=0)  # noise-free at this epsilon
+    >>> naive_estimate(run.results[0], "kstars", 2).value   # 1 + 1 + 3 + 0
+    5.0
     """
     from .statistics import get_statistic
 
