@@ -383,13 +383,10 @@ class LayerSimulation(Protocol):
         gen = check_rng(rng)
         n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
         seeds = gen.integers(0, 2**63 - 1, size=n_trials)
-        public = dict(self.public)
-        if param is not None and "kstar_counts" in self.option_names:  # the grid's k: the count released
-            public.setdefault("kstar_counts", (int(param),))
         out = np.empty(n_trials)
         for t, seed in enumerate(seeds.tolist()):
             run = run_in_memory(self.protocol, graph, epsilon, sampler=Seeded(seed), statistic=statistic,
-                                **public)
+                                **self.public)
             out[t] = float(run.estimate.value)
         return out
 
@@ -404,10 +401,6 @@ class LayerSimulation(Protocol):
             return float(own(graph, statistic))
         if statistic in GRAPH_STATISTICS:
             return graph_statistic_truth(statistic, graph)
-        if statistic == "kstars":
-            from .graph.statistics import kstar_counts
-
-            return float(kstar_counts(graph.degrees, param))
         return float(get_statistic(statistic).truth(graph.degrees, param))
 
     def analytic_mean(self, data, statistic, param, epsilon):
