@@ -10,7 +10,8 @@ run is (ε, δ)-DP per adjacency bit.
 round            node v releases
 ================ =============================================================================
 1 ``degree``     :math:`\tilde d_v = d_v + \eta_v`, :math:`\eta_v \sim \mathrm{DLap}(e^{-\varepsilon_D})`
-                 (the reference: continuous Laplace(1/ε_D), simulation only); not shuffled
+                 (the reference draws continuous Laplace(1/ε_D); ldpgraph simulates what it
+                 deploys, DLap, so that one name is one law); not shuffled
 broadcast        the threshold :math:`\theta = c \cdot \mathrm{mean}_v \tilde d_v` (``threshold`` c,
                  default 1) and the *dense* users :math:`\tilde d_v > \theta`; a pair is kept when
                  both its users are dense
@@ -22,10 +23,8 @@ the matching M that are kept contribute their unbiased term, the others nothing)
 downwards by the triangles of the dropped pairs, :math:`E = \frac{n(n-1)}{6P}\pi \sum_{e} s_e a_e
 t_e`, :math:`s_e = s_i s_j` the probabilities that both users are dense; it pays off because
 each dropped pair removes its pure-noise term :math:`\sigma_u^2\sigma_v^2`.
-:meth:`WedgeShuffleIgnore.moments` gives the mean and variance with the threshold at its mean
-:math:`c\,\bar d` and the users dense independently (exact given θ; θ's own noise has standard
-deviation :math:`\sqrt{2}/(\varepsilon_D\sqrt n)`: its effect on the mean enters the variance by
-the delta method).
+:meth:`WedgeShuffleIgnore.moments` gives the mean and variance given the others' noise (the users
+dense independently given it), mixed over its law: an approximation of order 1/n.
 
 Examples
 --------
@@ -223,14 +222,12 @@ def _check(broadcast: Any, plan: Plan) -> None:
                          f"{plan.protocol!r} for {plan.public['n_users']}")
 
 
-def keep_probabilities(degrees: NDArray[np.int64], theta: float, epsilon_d: float, noise: str) -> NDArray:
-    r""":math:`s_v = \Pr[d_v + \eta > \theta]`, η discrete Laplace (``"dlap"``) or Laplace(1/ε_D)."""
-    d = np.asarray(degrees, dtype=np.float64)
-    if noise == "laplace":
-        x = theta - d  # P[L > x]
-        return np.where(x < 0, 1.0 - 0.5 * np.exp(epsilon_d * x), 0.5 * np.exp(-epsilon_d * x))
+def keep_probabilities(degrees: NDArray[np.int64], theta: Any, epsilon_d: float) -> NDArray:
+    r""":math:`s_v = \Pr[d_v + \eta > \theta_v]`, η discrete Laplace at ``epsilon_d`` (θ a number or one per
+    user)."""
     from ..mechanisms import DiscreteLaplace
 
+    d = np.asarray(degrees, dtype=np.float64)
     k = np.floor(theta - d).astype(np.int64)  # d + eta > theta  <=>  eta >= floor(theta - d) + 1
     return np.asarray(DiscreteLaplace(epsilon=epsilon_d).sf(k), dtype=np.float64)
 
@@ -245,8 +242,6 @@ class WedgeShuffleIgnore(Protocol):
     needs = "adjacency"
     reference = "Imola, Murakami, Chaudhuri, CCS 2022 (WShuffle, ignoring pairs below a noisy average degree)"
     default_accounting = "numerical"
-    #: the noise of the simulated degrees: the reference's continuous Laplace, or our DLap
-    simulated_noise = "laplace"
     options = (
         Option("n_users", int, None, "public number of users n (simulation default: the graph's nodes)"),
         Option("pairing_seed", int, None, "public seed of the pairing (needed: the curator keeps pairs; "
@@ -333,12 +328,9 @@ class WedgeShuffleIgnore(Protocol):
 
     # ---------------------------------------------------------------- simulation hooks
 
-    def _noise(self) -> str:
-        return self.simulated_noise
-
     def fast_simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any = None
                       ) -> NDArray[np.float64]:
-        """Trials with a fresh pairing each: noisy degrees (Laplace as the reference, or DLap), the
+        """Trials with a fresh pairing each: DLap noisy degrees (as deployed), the
         dense users, then the counts of the kept pairs from their binomial laws."""
         import scipy.sparse as sp
 
@@ -357,10 +349,7 @@ class WedgeShuffleIgnore(Protocol):
         eps_d = plan.public["degree_epsilon"]
         out = np.empty(int(n_trials))
         for trial in range(int(n_trials)):
-            if self._noise() == "laplace":
-                noisy = deg + gen.laplace(0.0, 1.0 / eps_d, n)
-            else:
-                noisy = deg + DiscreteLaplace(epsilon=eps_d).sample(n, rng=gen)
+            noisy = deg + DiscreteLaplace(epsilon=eps_d).sample(n, rng=gen)
             dense = noisy > plan.public["threshold"] * float(np.mean(noisy))
             pairs = public_pairing(n, int(gen.integers(2**63)))
             pairs = pairs[dense[pairs[:, 0]] & dense[pairs[:, 1]]]
@@ -375,13 +364,55 @@ class WedgeShuffleIgnore(Protocol):
         return out
 
     def moments(self, graph: Any, plan: Plan, statistic: str, sums: Any = None) -> tuple[float, float]:
-        r"""Mean and variance with θ at its mean and the users dense independently (module docstring):
-        the formula of :meth:`~ldpgraph.protocols.wedge_shuffle.WedgeShuffleTriangles.moments` with each
-        pair weighted by :math:`s_e = s_i s_j` (:math:`E[k_e k_{e'}] = s_e s_{e'}` for disjoint pairs)."""
+        r"""Mean and variance, mixed over the others' degree noise (module docstring).
+
+        User v is dense when :math:`d_v + \eta_v > c(\sum_u d_u + \eta_v + T)/n`, T the sum of
+        the other users' noise, i.e. when :math:`\eta_v > (\theta_T - d_v)/(1 - c/n)` with
+        :math:`\theta_T = c(\sum_u d_u + T)/n`. Given T the users are taken dense independently
+        (:math:`s_v` from that bound) and the formula of
+        :meth:`~ldpgraph.protocols.wedge_shuffle.WedgeShuffleTriangles.moments` holds with each
+        pair weighted by :math:`s_e = s_i s_j`; mean and variance are mixed over T (law of total
+        variance), T normal with the variance of n − 1 noises, on its integers when they are
+        few, else on a grid of 31 points. Approximations, of order 1/n: one T for all users, its
+        normality; checked by Monte-Carlo in the tests."""
+        from scipy import stats
+
+        from ..mechanisms import DiscreteLaplace
+
         self.check_statistic(statistic)
         deg = np.diff(graph.indptr)
-        theta = plan.public["threshold"] * float(deg.mean())
-        s = keep_probabilities(deg, theta, plan.public["degree_epsilon"], self._noise())
+        n = graph.n_nodes
+        c, eps_d = plan.public["threshold"], plan.public["degree_epsilon"]
+        sd_t = math.sqrt(max(n - 1, 0) * DiscreteLaplace(epsilon=eps_d).variance)
+        if not sd_t > 0.0:
+            t, w = np.zeros(1), np.ones(1)
+        else:
+            lo, hi = math.floor(-7.0 * sd_t), math.ceil(7.0 * sd_t)
+            t = np.arange(lo, hi + 1, dtype=np.float64) if hi - lo <= 60 else np.linspace(lo, hi, 31)
+            step = np.diff(t)
+            edges = np.concatenate(([t[0] - step[0] / 2], t[:-1] + step / 2, [t[-1] + step[-1] / 2])) \
+                if t.size > 1 else np.array([t[0] - 0.5, t[0] + 0.5])
+            w = np.diff(stats.norm.cdf(edges, scale=sd_t))
+            w /= w.sum()
+        total, shrink = float(deg.sum()), 1.0 - c / n if n > 0 else 1.0
+        # only floor(bound) matters (integer noise): one evaluation per distinct pattern of floors
+        cache: dict[bytes, tuple[float, float]] = {}
+        moments = []
+        for x in t:
+            floors = np.floor((c * (total + x) / n - deg) / shrink)
+            key = floors.tobytes()
+            if key not in cache:
+                cache[key] = self._moments_given_bounds(graph, plan, floors + 0.5)
+            moments.append(cache[key])
+        mu, var = (np.array(v) for v in zip(*moments, strict=True))
+        mean = float(w @ mu)
+        return mean, float(w @ var + w @ (mu - mean) ** 2)
+
+    def _moments_given_bounds(self, graph: Any, plan: Plan, bounds: NDArray[np.float64]
+                              ) -> tuple[float, float]:
+        """Mean and variance of the estimate when user v is dense with probability P[eta_v > bounds[v]],
+        independently."""
+        s = keep_probabilities(np.zeros(graph.n_nodes), bounds, plan.public["degree_epsilon"])
         cs = codegree_sums(graph, weights=s)
         n = graph.n_nodes
         m, pi, pi2, p1, q1, var_v = _matching_constants(n, plan.public["local_epsilon"])
@@ -394,19 +425,6 @@ class WedgeShuffleIgnore(Protocol):
         k = _scale(n, "triangles")
         mean = k * pi * h1
         var = k * k * (pi * sv + pi * cs["w_edge_t2"] + pi2 * (h1 * h1 + h2 - gh) - (pi * h1) ** 2)
-        # θ's own noise (delta method): d mean / d θ by a central difference, times Var(θ)
-        eps_d = plan.public["degree_epsilon"]
-        if self._noise() == "laplace":
-            var_eta = 2.0 / eps_d**2
-        else:
-            from ..mechanisms import DiscreteLaplace
-
-            var_eta = DiscreteLaplace(epsilon=eps_d).variance
-        sd_theta = plan.public["threshold"] * math.sqrt(var_eta / n)
-        h = max(sd_theta, 0.5)
-        ends = [3.0 * codegree_sums(graph, weights=keep_probabilities(deg, theta + x, eps_d, self._noise()))[
-            "w_triangles"] for x in (h, -h)]
-        var += (k * pi * (ends[0] - ends[1]) / (2.0 * h)) ** 2 * sd_theta**2
         return mean, var
 
 
@@ -421,6 +439,5 @@ class WedgeShuffleIgnoreRR(WedgeShuffleIgnore):
 
     name = "wshuffle-triangles-ignore-rr"
     default_accounting = "binary-rr"
-    simulated_noise = "dlap"
     reference = "ours; WShuffle-ignore with the clone probability 2/(e^eps0 + 1) and discrete Laplace degrees"
 

@@ -10,8 +10,9 @@ method                              accounting of the local ε₀ (central (ε, 
 ==================================  ==========================================================
 ``wshuffle-triangles``              numerical bound of Feldman et al. (the reference's)
 ``wshuffle-triangles-rr`` (ours)    the same, clone probability 2/(e^ε₀ + 1) of randomized response
-``wshuffle-triangles-ignore``       numerical; 0.1 ε on a noisy degree, pairs below the average dropped
-``wshuffle-triangles-ignore-rr``    (ours) the same with the randomized-response clones and DLap degrees
+``wshuffle-triangles-ignore``       numerical; 0.1 ε on a DLap noisy degree (the reference: Laplace),
+                                    pairs below the average dropped
+``wshuffle-triangles-ignore-rr``    (ours) the same with the randomized-response clones
 ``wlocal-triangles``                none: no shuffler, ε₀ = ε (WLocal)
 ``wshuffle-four-cycles`` ...        the same three for 4-cycles
 ==================================  ==========================================================
@@ -86,11 +87,11 @@ class WedgeShuffleMethod(Protocol):
         if not self.ignore:
             return (Round("wedge-shuffle", what, mech, eps,
                           f"1 bit (central (eps, {delta}) by amplification)"),)
-        noise = "Lap(10/eps)" if self.protocol.simulated_noise == "laplace" else "DLap(e^-eps/10)"
+        noise = "DLap(e^-eps/10)"
         share = self.public.get("degree_share", 0.1)
         if share != 0.1:
             noise = noise.replace("10", f"{1 / share:g}")
-        return (Round("degree", f"d_v + {noise}", self.protocol.simulated_noise, share * eps, "1"),
+        return (Round("degree", f"d_v + {noise}", "dlap", share * eps, "1"),
                 Round("wedge-shuffle", what + " (kept pairs)", mech, eps - share * eps,
                       f"1 bit (central ({1 - share:g} eps, {delta}) by amplification)"))
 
