@@ -145,20 +145,9 @@ def statistic_names() -> list[str]:
 
 # ------------------------------------------------------------------------------- adapters
 
-_KSTAR_ROUNDS = {
-    "unbiased-dlap": [("degree", "d_v + DLap(e^-eps)", "dlap", 1.0, "1")],
-    "naive-dlap": [("degree", "d_v + DLap(e^-eps)", "dlap", 1.0, "1")],
-    "unbiased-laplace": [("degree", "d_v + Lap(1/eps)", "laplace", 1.0, "1")],
-    "naive-laplace": [("degree", "d_v + Lap(1/eps)", "laplace", 1.0, "1")],
-    "local-lap-kstars": [
-        ("kstar-count", "C(min(d_v, d_max), k) + Lap(C(d_max, k-1)/eps)", "laplace", 1.0, "C(d_max, k-1)")
-    ],
-    "local-dlap-kstars": [("kstar-count", "C(min(d_v, d_max), k) + DLap", "dlap", 1.0, "C(d_max, k-1)")],
-    "local-lap-kstars-private": [
-        ("degree-bound", "d_v + Lap(10/eps)", "laplace", 0.1, "1"),
-        ("kstar-count", "C(min(d_v, D), k) + Lap(C(D, k-1)/(0.9 eps))", "laplace", 0.9, "C(D, k-1)"),
-    ],
-}
+#: what a node releases, and its sensitivity, per quantity family (for :meth:`KStarProtocol.rounds`)
+_WHAT = {"degree": "d_v + noise", "kstar": "C(min(d_v, D), k) + noise"}
+_SENSITIVITY = {"degree": "1", "kstar": "C(D, k-1)"}
 
 
 def _degrees_of(data: Any) -> np.ndarray:
@@ -168,13 +157,21 @@ def _degrees_of(data: Any) -> np.ndarray:
 
 
 class KStarProtocol(Protocol):
-    """A k-star method of :mod:`ldpgraph.baselines` seen as a protocol (adapter, same simulation).
+    """A k-star method: its protocol of the layer (plan, deployment) with its fast simulator.
+
+    The budget, the rounds and whether (and how) it deploys are read from the layer protocol
+    (:attr:`~ldpgraph.baselines.methods.KStarMethod.protocol`: ``degree``, ``local-dlap-kstars``,
+    ...); trials are simulated by the method itself, vectorised over trials (the same law as
+    :func:`~ldpgraph.run.run_in_memory` of the layer protocol, tested in
+    ``tests/protocols/test_degree_protocol.py``).
 
     Examples
     --------
     >>> p = KStarProtocol("local-lap-kstars-private")
     >>> p.budget(1.0)
     {'degree-bound': 0.1, 'kstar-count': 0.9}
+    >>> p.not_deployable
+    'continuous Laplace releases are not integer report rows'
     >>> p.estimate_trials([1, 2, 1], "kstars", 2, 1.0, 3, rng=0).shape
     (3,)
     """
@@ -185,20 +182,38 @@ class KStarProtocol(Protocol):
 
     def __init__(self, name: str, method: Any = None) -> None:
         from .baselines.methods import get_method as get_kstar_method
+        from .core import registry as layer
 
         self.method = get_kstar_method(name) if method is None else method
         self.name = self.method.name
         self.unbiased = bool(self.method.unbiased)
-        if self.method.noise == "laplace":
-            self.not_deployable = "continuous Laplace releases are not integer report rows"
+        proto, options = self.method.protocol
+        self.layer = layer.get(proto)
+        self.layer_options = dict(options)
+        if self.layer.deployable:
+            self.deployed_as = (proto, dict(options))
         else:
-            self.deployed_as = self.method.deployed_as or ("degree", {})
+            self.not_deployable = self.layer.not_deployable
         self.reference = self.method.reference
 
+    def plan(self, epsilon: float) -> Any:
+        """The layer protocol's plan at ``epsilon`` (placeholders for the public k and D, which do not
+        change the split)."""
+        public = {k: v for k, v in self.layer_options.items() if v not in ("K", "D")}
+        if "kstar_counts" in self.layer_options:
+            public["kstar_counts"] = (2,)
+        if "d_max" in self.layer_options:
+            public["d_max"] = 2
+        return self.layer.plan(check_epsilon(epsilon), **public)
+
     def rounds(self, epsilon, statistic=None):
-        eps = check_epsilon(epsilon)
-        spec = _KSTAR_ROUNDS.get(self.name, [("release", "see the method", self.method.noise, 1.0, "?")])
-        return tuple(Round(n, what, mech, share * eps, sens) for n, what, mech, share, sens in spec)
+        out = []
+        for rp in self.plan(epsilon).rounds:
+            kinds = [q.partition("_")[0] for rel in rp.releases for q in rel.quantities]
+            out.append(Round(rp.name, ", ".join(_WHAT[k] for k in kinds),
+                             "+".join(rel.mechanism for rel in rp.releases), rp.epsilon,
+                             " + ".join(_SENSITIVITY[k] for k in kinds)))
+        return tuple(out)
 
     def estimate_trials(self, data, statistic, param, epsilon, n_trials=1, *, rng=None):
         self._check_statistic(statistic)

@@ -7,9 +7,11 @@ import json
 import pytest
 
 from ldpgraph.cli import main
+from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.protocols import DegreeRandomizer, curator
 from ldpgraph.reportfiles import read_report_set
+from ldpgraph.run import run_in_memory
 
 GRAPH = "ws:n=300,k=6,p=0.2"
 
@@ -28,9 +30,9 @@ def test_node_files_curate_round_trip_is_exact(tmp_path, capsys, fmt):
     assert "simulation, seed 7" in capsys.readouterr().out
     got = _curate_json(capsys, out, "--stat", "kstars", "degree_variance", "kstars_from_counts:2", "--d-max", 12,
                        "--expected-nodes", 300, "--chunk-rows", 97)
-    g = resolve_graph(GRAPH, rng=0)
-    rep = DegreeRandomizer(epsilon=1.5, kstar_counts=[2], d_max=12).randomize(g.degrees, rng=7)
-    want = [curator.kstars(rep, 2), curator.degree_variance(rep), curator.kstars_from_counts(rep, 2)]
+    g = resolve_graph(GRAPH, rng=0)  # the same bits as the layer's in-memory run of the same seed
+    want = [run_in_memory("degree", g, 1.5, sampler=7, statistic=st, kstar_counts=(2,), d_max=12).estimate
+            for st in ("kstars", "degree_variance", "kstars_from_counts:2")]
     assert got["n_nodes"] == 300 and got["n_rows"] == 600
     for e, w in zip(got["estimates"], want, strict=True):
         assert (e["statistic"], e["value"], e["std_error"]) == (w.statistic, w.value, w.std_error)
@@ -49,8 +51,8 @@ def test_single_nodes_write_their_own_files_securely(tmp_path, capsys):
     nfile.write_text("5 6\n7\n")
     assert main(["node", "--node-id", "4", "--neighbors-file", str(nfile), "--epsilon", "1", "--simulate",
                  "--seed", "0", "--out", str(tmp_path / "n4.csv")]) == 0
-    rep = DegreeRandomizer(epsilon=1.0).randomize([3], rng=0)
-    assert read_report_set(tmp_path / "n4.csv").quantities["degree"].histogram.values.tolist() == rep.degrees.values.tolist()
+    noise = int(Seeded(0).stream(1, 4).dlap(1.0, 1.0, 1)[0])  # node 4's own stream of round 1
+    assert read_report_set(tmp_path / "n4.csv").quantities["degree"].histogram.values.tolist() == [3 + noise]
 
 
 def test_two_rounds_through_a_broadcast_file(tmp_path, capsys):
@@ -101,3 +103,36 @@ def test_usage_errors(tmp_path, monkeypatch, capsys, argv, status, err):
     monkeypatch.chdir(tmp_path)
     assert main(argv) == status
     assert err in capsys.readouterr().err
+
+
+def test_local_kstars_private_bound_through_files_equals_memory(tmp_path, capsys, monkeypatch):
+    """local-dlap-kstars-private: round 1 (noisy degrees) -> the signed bound D -> round 2 (counts):
+    the same bits as the in-memory run of the same seed, and one total --epsilon split 0.1 / 0.9."""
+    monkeypatch.setenv("LDPGRAPH_CURATOR_KEY", str(tmp_path / "key"))
+    r1, r2, b = tmp_path / "r1.csv", tmp_path / "r2.parquet", tmp_path / "b.json"
+    opts = ["--protocol", "local-dlap-kstars-private", "--epsilon", "2", "--kstar-counts", "3"]
+    assert main(["node", "--graph", GRAPH, *opts, "--simulate", "--seed", "5", "--out", str(r1)]) == 0
+    assert "epsilon 2 = degree-bound 0.2 + kstar-count 1.8" in capsys.readouterr().out
+    assert main(["curate", str(r1), *opts, "--broadcast-out", str(b)]) == 0
+    assert "degree bound D = " in capsys.readouterr().out
+    assert main(["node", "--graph", GRAPH, *opts, "--round", "2", "--broadcast", str(b), "--simulate", "--seed", "5",
+                 "--out", str(r2)]) == 0
+    got = _curate_json(capsys, r2, *opts, "--broadcast", b)
+    want = run_in_memory("local-dlap-kstars-private", resolve_graph(GRAPH, rng=0), 2.0, sampler=5, kstar_counts=(3,))
+    est = got["estimates"][0]
+    assert (est["statistic"], est["value"], est["std_error"]) == (want.estimate.statistic, want.estimate.value,
+                                                                  want.estimate.std_error)
+    assert got["bound"] == want.broadcasts[0].bound and got["epsilon"] == 2.0
+
+
+def test_curate_reads_the_degree_plan_from_the_rows_or_checks_the_given_one(tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    assert main(["node", "--graph", GRAPH, "--epsilon", "1", "--simulate", "--seed", "4", "--out", str(out)]) == 0
+    g = resolve_graph(GRAPH, rng=0)
+    naive = _curate_json(capsys, out, "--stat", "kstars:3", "--estimator", "naive")["estimates"][0]
+    want = run_in_memory("degree", g, 1.0, sampler=4, statistic="kstars:3", estimator="naive").estimate
+    assert naive["value"] == want.value and naive["std_error"] is None
+    given = _curate_json(capsys, out, "--epsilon", 1, "--stat", "edges")["estimates"][0]
+    assert given["value"] == run_in_memory("degree", g, 1.0, sampler=4, statistic="edges").estimate.value
+    assert main(["curate", str(out), "--epsilon", "2"]) == 1  # rows of another plan
+    assert "released at epsilon 1.0, but the plan" in capsys.readouterr().err

@@ -45,16 +45,20 @@ def test_every_deployment_names_a_node_protocol_and_its_options():
         assert proto in choices, name
         for opt in options:
             assert "--" + opt.replace("_", "-") in flags, (name, opt)
-        if proto != "degree":  # a protocol of the layer: its options, and its statistics
-            p = deployed.get(proto)
-            assert set(options) <= {o.name for o in p.options}, name
-            assert set(p.statistics) <= set(m.statistics), name
+        p = deployed.get(proto)  # a protocol of the layer: its options, and its statistics
+        assert set(options) <= {o.name for o in p.options}, name
+        assert set(m.statistics) & set(p.statistics), name
 
 
 def test_every_deployable_protocol_is_reachable_from_a_method():
     named = {get_method(n).deployed_as[0] for n in method_names() if get_method(n).deployed_as}
-    built_in = {n for n in deployed.names() if type(deployed.get(n)).__module__ in deployed.MODULES}
+    built_in = {n for n in deployed.names() if type(deployed.get(n)).__module__ in deployed.MODULES
+                and deployed.get(n).deployable}
     assert built_in <= named
+    not_deployable = {n for n in deployed.names() if not deployed.get(n).deployable}
+    assert not_deployable and not_deployable <= set(method_names())  # shown by 'methods', with the reason
+    for name in not_deployable:
+        assert get_method(name).deployed_as is None and get_method(name).not_deployable
 
 
 def test_table(capsys):
@@ -70,10 +74,11 @@ def test_a_deployment_spends_what_its_simulation_spends(epsilon):
     """The layer's plan for a method's deployment releases the same epsilons as the simulated method."""
     for name in method_names():
         m = get_method(name)
-        if m.deployed_as is None or m.deployed_as[0] == "degree":
+        if m.deployed_as is None:
             continue
         proto, options = m.deployed_as
-        p, public = deployed.get(proto), dict(options)
+        p = deployed.get(proto)
+        public = {k: (2,) if v == "K" else 5 if v == "D" else v for k, v in options.items()}  # k and D: any
         defaults = {o.name: o.default for o in p.options}
         clipping = public.get("clipping", defaults.get("clipping", False))  # arr-triangles: no public bound
         if "d_max" in defaults and not public.get("private_bound") and not clipping:

@@ -41,13 +41,13 @@ def _err(capsys, code, *args) -> str:
 
 
 def test_every_deployed_protocol_is_registered_with_its_version():
-    assert PROTOCOLS == {"degree": 1, **dt.TRIANGLE_PROTOCOLS, "arr-triangles": 1, "edge-orient-triangles": 1}
+    assert PROTOCOLS == {"degree": 1, "local-dlap-kstars": 1, "local-dlap-kstars-private": 1, **dt.TRIANGLE_PROTOCOLS,
+                         "arr-triangles": 1, "edge-orient-triangles": 1}
     assert set(dt.TRIANGLE_PROTOCOLS) == {dt.RR_PROTOCOL, DLAP, dt.CLUSTERING_PROTOCOL, dt.RR_FOUR_CYCLES,
                                           dt.FOUR_CYCLE_PROTOCOL, dt.ADAPTIVE_PROTOCOL}
     # the protocol layer's registry runs each of them, at the version of its rows
-    layer = {k: v for k, v in PROTOCOLS.items() if k != "degree"}
-    assert set(registry.names()) >= set(layer)
-    for name, version in layer.items():
+    assert set(registry.names()) >= set(PROTOCOLS)
+    for name, version in PROTOCOLS.items():
         assert registry.get(name).version == version and registry.get(name).deployable
 
 
@@ -127,7 +127,7 @@ def test_rows_of_another_protocol_inside_a_file_are_named(files, tmp_path):
 def test_dlap_pre_noise_range_by_enumeration(eps1, bound):
     """Every (m <= D kept, bit pattern, rounding) gives an integer inside the range minus its margins."""
     q = flip_probability(eps1)
-    lo, hi = po.local_count_range(DLAP, bound=bound, epsilon_rr=eps1, epsilon=200.0,
+    lo, hi = po.local_count_range(averaged=False, bound=bound, epsilon_rr=eps1, epsilon=200.0,
                                   sensitivity=max(bound - 1, 1))
     assert po.noise_quantile(200.0, max(bound - 1, 1)) == 0
     seen = set()
@@ -142,7 +142,7 @@ def test_dlap_pre_noise_range_by_enumeration(eps1, bound):
 @pytest.mark.parametrize("bound", [2, 3, 4])
 def test_clustering_pre_noise_range_by_enumeration(bound):
     sens = 2.0 * (bound - 1)
-    lo, hi = po.local_count_range("avg-clustering", bound=bound, epsilon_rr=1.0, epsilon=1.0, sensitivity=sens)
+    lo, hi = po.local_count_range(averaged=True, bound=bound, epsilon_rr=1.0, epsilon=1.0, sensitivity=sens)
     t = po.noise_quantile(1.0, sens)
     seen = {2 * sum(bits) - math.comb(m, 2)
             for m in range(bound + 1) for bits in itertools.product((0, 1), repeat=math.comb(m, 2))}

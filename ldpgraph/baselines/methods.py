@@ -17,16 +17,20 @@ name                            node releases / curator computes
 ``local-lap-kstars-private``    eps/10: d_v + Lap(10/eps), d~max = max_v of those;
                                 0.9 eps: C(min(d_v, floor d~max), k) + Lap(C(floor d~max,k-1)/0.9eps)
 ``local-dlap-kstars``           as local-lap-kstars with DLap(e^{-eps/C(d_max,k-1)}) (integers)
+``local-dlap-kstars-private``   as local-lap-kstars-private with DLap: D = max(1, max_v y_v)
 =============================== ============================================================
 
 Analytic mean and variance are given for every method whose estimate is a polynomial of the
-noise (all but ``local-lap-kstars-private``), so Monte-Carlo results can be checked.
+noise (all but the ``-private`` ones), so Monte-Carlo results can be checked. Each method is the
+fast simulator of its protocol of the protocol layer (:attr:`KStarMethod.protocol`), the same
+law, vectorised over trials.
 """
 
 from __future__ import annotations
 
 import math
 import threading
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -42,6 +46,7 @@ from ..graph.statistics import kstar_counts as exact_kstars
 from ..mechanisms import DiscreteLaplace, Laplace
 from ..mechanisms.discrete_laplace import sample_dlap
 from ..mechanisms.laplace import sample_symmetric_exponential
+from ..mechanisms.secure import sample_dlap_exact
 from ..protocols.randomizer import as_degrees, projected_kstar_counts
 
 __all__ = [
@@ -53,6 +58,7 @@ __all__ = [
     "LocalLapKStars",
     "LocalLapKStarsPrivateDmax",
     "LocalDLapKStars",
+    "LocalDLapKStarsPrivateDmax",
     "METHODS",
     "get_method",
     "method_names",
@@ -170,9 +176,10 @@ class KStarMethod:
     name: str = ""
     #: the reference it follows
     reference: str = ""
-    #: how ``ldpgraph node`` / ``curate`` run it (protocol, options); None: as the degree protocol when
-    #: its noise is discrete, not deployable when continuous
-    deployed_as: tuple[str, dict] | None = None
+    #: its protocol of the protocol layer (:mod:`ldpgraph.core.registry`: the plan, and how ``ldpgraph
+    #: node`` / ``curate`` run it when deployable) and the options that select it; this class is the
+    #: protocol's fast simulator (vectorised over trials, the same law)
+    protocol: tuple[str, dict] = ("", {})
     #: "dlap" or "laplace": the noise the nodes add
     noise: str = ""
     #: whether the estimate is unbiased for S_k
@@ -303,6 +310,7 @@ class UnbiasedDLap(_DegreeMethod):
     """ldpgraph's protocol: DLap degrees, unique minimum-variance unbiased estimate of S_k."""
 
     name, noise, unbiased = "unbiased-dlap", "dlap", True
+    protocol = ("degree", {})
     reference = "ours (the unique minimum-variance unbiased estimator)"
 
     def _values(self, reports, k, eps):
@@ -322,6 +330,7 @@ class UnbiasedLaplace(_DegreeMethod):
     """Laplace degrees with the continuous rule C(y,k) - b^2 C''(y,k) (Hillebrand et al. 2023)."""
 
     name, noise, unbiased = "unbiased-laplace", "laplace", True
+    protocol = ("unbiased-laplace", {})
     reference = "ours (the unbiased estimator for Laplace reports)"
 
     def _values(self, reports, k, eps):
@@ -364,6 +373,7 @@ class NaiveDLap(_PlugIn):
     """DLap degrees plugged into C(., k)."""
 
     name, noise = "naive-dlap", "dlap"
+    protocol = ("degree", {"estimator": "naive"})
     reference = "plug-in baseline"
 
 
@@ -371,6 +381,7 @@ class NaiveLaplace(_PlugIn):
     """Laplace degrees plugged into C(., k)."""
 
     name, noise = "naive-laplace", "laplace"
+    protocol = ("naive-laplace", {})
     reference = "plug-in baseline"
 
 
@@ -387,6 +398,7 @@ class LocalLapKStars(KStarMethod):
     """
 
     name, noise = "local-lap-kstars", "laplace"
+    protocol = ("local-lap-kstars", {"kstar_counts": "K", "d_max": "D"})
     reference = "LocalLapKStars (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
 
     def __init__(self, d_max: int | None = None) -> None:
@@ -442,8 +454,7 @@ class LocalDLapKStars(LocalLapKStars):
 
     name, noise = "local-dlap-kstars", "dlap"
     reference = "LocalLapKStars with discrete Laplace (ours)"
-    #: the nodes release projected local k-star counts, not degrees
-    deployed_as = ("degree", {"kstar_counts": "K", "d_max": "D", "no_degree": True})
+    protocol = ("local-dlap-kstars", {"kstar_counts": "K", "d_max": "D"})
 
     def _randomize(self, d, k, eps, runs, gen):
         d_max = self._bound(d)
@@ -465,6 +476,7 @@ class LocalLapKStarsPrivateDmax(KStarMethod):
     """
 
     name, noise = "local-lap-kstars-private", "laplace"
+    protocol = ("local-lap-kstars-private", {"kstar_counts": "K"})
     reference = "LocalLapKStars with a private degree bound (same paper)"
 
     def _simulate(self, d, k, eps, n_trials, gen):
@@ -477,6 +489,40 @@ class LocalLapKStarsPrivateDmax(KStarMethod):
             total = float(np.dot(_binomial_poly(proj, k), counts))
             scale = math.comb(int(bound), k - 1) / (0.9 * eps)
             out[t] = total + (gen.laplace(0.0, scale, size=d.size).sum() if scale > 0 else 0.0)
+        return out
+
+
+class LocalDLapKStarsPrivateDmax(KStarMethod):
+    r"""LocalLapKStarsPrivateDmax with discrete Laplace noise: the deployable private-bound variant.
+
+    eps/10 on y_v = d_v + DLap(e^{-eps/10}), D = max(1, max_v y_v) (the broadcast); 0.9 eps on
+    C(min(d_v, D), k) + DLap(e^{-0.9 eps / C(D, k-1)}). Biased (projection); no closed form. The
+    fast simulator of the protocol ``local-dlap-kstars-private``
+    (:mod:`ldpgraph.protocols.local_kstars`; the same split: :func:`~ldpgraph.core.plan.split_budget`).
+    """
+
+    name, noise = "local-dlap-kstars-private", "dlap"
+    reference = "LocalLapKStars with a private degree bound, discrete Laplace (ours; after Imola et al.)"
+    protocol = ("local-dlap-kstars-private", {"kstar_counts": "K"})
+
+    def _simulate(self, d, k, eps, n_trials, gen):
+        eps0 = eps * 0.1
+        eps2 = eps - eps0  # as split_budget: the parts sum to eps
+        noisy = d[None, :] + DiscreteLaplace(epsilon=eps0).sample((n_trials, d.size), rng=gen)
+        bounds = np.maximum(noisy.max(axis=1), 1)
+        values, counts = (a.tolist() for a in np.unique(d, return_counts=True))
+        out = np.empty(n_trials)
+        for t, bound in enumerate(bounds.tolist()):
+            total = sum(math.comb(min(v, bound), k) * c for v, c in zip(values, counts, strict=True))  # exact
+            sens = max(math.comb(bound, k - 1), 1)
+            mech = DiscreteLaplace(epsilon=eps2, sensitivity=sens)
+            if mech.fast_noise_bound < 2**52:
+                noise = int(mech.sample(d.size, rng=gen).sum())
+            else:  # noise beyond float64's integers: the exact sampler (as the layer's seeded stream)
+                scale = Fraction(sens) / Fraction(eps2)
+                draws = sample_dlap_exact(scale.numerator, scale.denominator, d.size, rng=gen)
+                noise = sum(int(x) for x in draws)
+            out[t] = float(total + noise)
         return out
 
 
@@ -500,6 +546,7 @@ METHODS: dict[str, type[KStarMethod]] = {
         LocalLapKStars,
         LocalLapKStarsPrivateDmax,
         LocalDLapKStars,
+        LocalDLapKStarsPrivateDmax,
     )
 }
 

@@ -331,7 +331,9 @@ def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> No
             done.add(o.flag)
             users = ", ".join(q.name for q in registry.protocols() if o.name in {x.name for x in q.options})
             text = f"{o.help} ({users})"
-            if o.type is bool:
+            if o.type is bool and o.name.startswith("no_") and not o.default:  # no --no-no-degree
+                p.add_argument(o.flag, action="store_true", default=None, help=text)
+            elif o.type is bool:
                 p.add_argument(o.flag, action=argparse.BooleanOptionalAction, default=None,
                                help=f"{text}; default {'yes' if o.default else 'no'}")
             elif o.type is int:
@@ -341,7 +343,8 @@ def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> No
             elif o.type is str:
                 p.add_argument(o.flag, type=str, help=text)
             else:
-                p.add_argument(o.flag, metavar="Q=F,..." if o.type is dict else o.name.upper(), help=text)
+                metavar = {dict: "Q=F,...", tuple: "K,..."}.get(o.type, o.name.upper())
+                p.add_argument(o.flag, metavar=metavar, help=text)
 
 
 def _shares_arg(text: str | None) -> dict[str, float] | None:

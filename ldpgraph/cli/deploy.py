@@ -42,12 +42,12 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
         "node",
         parents=[common],
         help="release a node's noisy report rows (secure sampler) into a report file",
-        description="Run the node-side randomizer of the degree protocol and write its report rows "
-        "(CSV, JSON Lines or Parquet, from the --out suffix). A node passes its own neighbour list "
+        description="Run the node side of a protocol (default: the degree protocol) and write its report "
+        "rows (CSV, JSON Lines or Parquet, from the --out suffix). A node passes its own neighbour list "
         "(--node-id with --neighbors or --neighbors-file); --graph simulates every node of a graph. "
         "Noise is drawn with the exact integer sampler on the OS CSPRNG unless --simulate is given "
         "(the fast seeded sampler, for tests and experiments). --protocol "
-        f"{cli_help.or_list(_registered_protocols())} releases that protocol's rows instead, round by round "
+        f"{cli_help.or_list(_registered_protocols())} releases that protocol's rows, round by round "
         "(a later round against the curator's --broadcast; 'ldpgraph methods' shows their plans).",
     )
     src = p.add_mutually_exclusive_group(required=True)
@@ -64,10 +64,11 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="the public roster (CSV 'node,label', as node --graph writes beside the rows of "
                    "a graph with named nodes): --node-id and --neighbors may then be labels")
     p.add_argument("--epsilon", "-e", type=_epsilon, required=True,
-                   help="this round's privacy budget per node (> 0)")
+                   help="each node's total privacy budget (> 0), split by the protocol's plan (the degree "
+                   "protocol with a --broadcast of its round 1: this round's budget)")
     p.add_argument("--kstar-counts", type=_int_list("k", 1), metavar="K",
                    help="also release projected local k-star counts for these k "
-                   "(needs --d-max or --broadcast)")
+                   "(needs --d-max or --broadcast; local-dlap-kstars: the one k it releases)")
     p.add_argument("--d-max", type=_int("d_max", minimum=1), help="public degree bound for the k-star counts")
     p.add_argument("--shares", metavar="Q=F,...",
                    help="budget split, e.g. degree=0.5,kstar_2=0.5 (default equal)")
@@ -79,9 +80,9 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="the node's private state between the runs of a repeating round (kcore-svt: its "
                    "threshold noise, drawn once); created with mode 0600, never sent: keep it on the node")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default="degree",
-                   help="protocol (default degree); the others (see 'ldpgraph methods') take --epsilon as "
-                   "each node's total budget, split by their plan, and the same options in node and curate")
-    _add_protocol_options(p, ("--d-max", "--shares"))
+                   help="protocol (default degree; see 'ldpgraph methods'): --epsilon is each node's total "
+                   "budget, split by its plan, and node and curate take the same options")
+    _add_protocol_options(p, ("--d-max", "--shares", "--kstar-counts", "--no-degree"))
     p.add_argument("--simulate", action="store_true",
                    help="fast seeded sampler (simulation, not deployment)")
     p.add_argument("--seed", type=_int("seed", minimum=0),
@@ -114,6 +115,10 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--k", type=_int("k", minimum=0), default=2,
                    help="k for kstars / kstars_from_counts, power for degree_moment (default 2)")
     p.add_argument("--d-max", type=_int("d_max", minimum=1), help="public degree bound of k-star count rows")
+    p.add_argument("--kstar-counts", type=_int_list("k", 1), metavar="K",
+                   help="the k of the nodes' local k-star count rows (read from the rows without --epsilon)")
+    p.add_argument("--no-degree", action="store_true",
+                   help="the nodes released no degree (read from the rows without --epsilon)")
     p.add_argument("--broadcast", metavar="FILE", help="broadcast of the previous round (gives d_max)")
     p.add_argument("--round", type=_int("round", minimum=1), help="round to curate (default: the rows' one)")
     p.add_argument("--n-nodes", type=_int("n_nodes", minimum=1),
@@ -144,8 +149,8 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    "(--private-bound), whose noisy maximum is the bound")
     p.add_argument("--epsilon", "-e", type=_epsilon,
                    help="the nodes' total budget per node (the plan of the protocols listed by "
-                   "'ldpgraph methods'; the degree protocol takes it from the rows)")
-    _add_protocol_options(p, ("--d-max",))
+                   "'ldpgraph methods'; without it, the degree protocol's plan is read from the rows)")
+    _add_protocol_options(p, ("--d-max", "--kstar-counts", "--no-degree"))
     p.add_argument("--level", type=float, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -153,12 +158,13 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
 
 
 def _registered_protocols() -> list[str]:
+    """The deployable protocols of the registry (the continuous-Laplace ones are not)."""
     from ..core import registry
 
-    return registry.names()
+    return [name for name in registry.names() if registry.get(name).deployable]
 
 
-_DEPLOYED_PROTOCOLS = ("degree", *_registered_protocols())
+_DEPLOYED_PROTOCOLS = tuple(_registered_protocols())
 
 
 def _read_id_list(text: str, what: str) -> list[int]:
@@ -182,8 +188,10 @@ def _cmd_node(args: argparse.Namespace) -> int:
 
     _check_report_suffix(args.out, "--out")  # refuse a bad suffix before any noise is drawn
     _resolve_labels(args)
-    if args.protocol != "degree":
+    if args.protocol != "degree" or args.broadcast is None:
         return _cmd_node_protocol(args)
+    # the degree protocol's two-round form: round 2 against the d_max broadcast of round 1 (its JSON file,
+    # per-round --epsilon); the layer's form of it is local-dlap-kstars-private
     d_max = args.d_max
     if args.broadcast is not None:
         b = read_broadcast(args.broadcast, next_round=args.round)
@@ -314,8 +322,12 @@ def _cmd_curate(args: argparse.Namespace) -> int:
     from ..reportfiles import curate_files, read_broadcast, write_broadcast
 
     protocol = _files_protocol(args.reports, args.protocol)
-    if protocol in _DEPLOYED_PROTOCOLS[1:]:
+    if protocol not in _DEPLOYED_PROTOCOLS:  # none found, or rows of no deployable protocol: the default's
+        protocol = _DEPLOYED_PROTOCOLS[0]    # accumulator refuses them, naming the file and row
+    if protocol != "degree" or (args.broadcast is None and args.broadcast_out is None):
         return _cmd_curate_protocol(args, protocol)
+    # the degree protocol's two-round form: round 1 writes the d_max broadcast (JSON), round 2 reads it;
+    # the layer's form of it is local-dlap-kstars-private
     stats = _curate_stats(_flatten(args.stat), args.k)
     d_max = args.d_max
     if args.broadcast is not None:
@@ -405,10 +417,11 @@ def _curate_planned(summary: Any, stat: str, k: int | None, rmse: float, d_max: 
     return need
 
 
-def _node_neighbours(args: argparse.Namespace) -> tuple[list[int], list[Any], Any]:
+def _node_neighbours(args: argparse.Namespace, own_ids: bool = False) -> tuple[list[int], list[Any], Any]:
     """(nodes, neighbour lists, labels): one node (--node-id, --neighbors*) or every node of
     --graph, numbered 0..n-1 as the triangle protocols need (labels: the graph's own node
-    labels where they are not those numbers, else None)."""
+    labels where they are not those numbers, else None). ``own_ids``: a protocol whose rows
+    need no numbering (a node holds only its degree) keeps a graph's own non-negative integer ids."""
     import numpy as np
 
     if args.graph is not None:
@@ -418,9 +431,11 @@ def _node_neighbours(args: argparse.Namespace) -> tuple[list[int], list[Any], An
         _print_graph_notes({args.graph: _graph_notes(g)}, False)
         n = g.n_nodes
         ids = np.asarray(g.node_ids)
+        lists = [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)]
+        if own_ids and ids.dtype.kind in "iu" and (ids.size == 0 or ids.min() >= 0):
+            return ids.astype(np.int64).tolist(), lists, None
         numbered = ids.dtype.kind in "iu" and np.array_equal(ids, np.arange(n))
-        return (list(range(n)), [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)],
-                None if numbered else g.node_ids)
+        return list(range(n)), lists, None if numbered else g.node_ids
     return [args.node_id], [_own_neighbours(args)], None
 
 
@@ -540,7 +555,7 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
         seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
         sampler = Seeded(seed)
     broadcast = proto.read_broadcast(args.broadcast, plan) if args.broadcast is not None else None
-    nodes, lists, labels = _node_neighbours(args)
+    nodes, lists, labels = _node_neighbours(args, own_ids=proto.needs == "degrees")
     rnd = rounds[args.round - 1]
     path, n_rows = release_to_file(args.out, rnd, plan, nodes, [np.asarray(x, dtype=np.int64) for x in lists],
                                    broadcast, sampler)
@@ -562,14 +577,20 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     from ..run.files import accumulate_files
 
     proto = registry.get(name)
-    if args.epsilon is None:
+    stats = _curate_protocol_stats(proto, _flatten(args.stat) or [proto.statistics[0]], args.k)
+    infer = getattr(proto, "plan_from_rows", None)  # rows that carry their plan (the degree protocol's)
+    if args.epsilon is None and infer is None:
         raise _UsageError(f"curating {name} needs the plan: --epsilon (each node's total budget) and the "
                           "nodes' protocol options")
-    plan = _protocol_plan(proto, args)
-    stats = _flatten(args.stat) or [proto.statistics[0]]
-    if len(stats) != 1 or stats[0] not in proto.statistics:
-        raise _UsageError(f"{name} reports estimate --stat {' or '.join(proto.statistics)}, got "
-                          f"{' '.join(stats)}")
+    if args.epsilon is None:
+        from ..reportfiles import iter_report_chunks
+
+        first = next(iter(iter_report_chunks(args.reports[0], chunk_rows=1024)), None)
+        if first is None:
+            raise ValueError(f"no reports received ({args.reports[0]})")
+        plan = infer(first, **_protocol_public(proto, args))
+    else:
+        plan = _protocol_plan(proto, args)
     if not 0 < args.level < 1:
         raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
     rounds = proto.rounds()
@@ -658,33 +679,47 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
         else:
             print("\n".join(lines))
         return 0
-    est = proto.estimate(result, plan, broadcast, stats[0])
-    one_node = bounds_out.get("one_node_bound")
     if "one_node_round1_bound" in bounds_out:
         out["one_node_round1_bound"] = bounds_out["one_node_round1_bound"]
-    negative = est.variance_estimate is not None and est.variance_estimate <= 0
-    ci = None if negative else _interval_or_none(est, args.level)
-    why = _no_std_error_reason(est, negative, n_nodes)
     from ..notes import estimate_notes
 
-    notes = estimate_notes(est.statistic, est.value, None if negative else est.std_error,
-                           epsilon=plan.epsilon, level=args.level, no_std_error=why)
-    per_node = getattr(est, "core_numbers", None)  # a vector statistic: every node's value too
-    if per_node is not None:
-        out.update(core_numbers=per_node.tolist(), rounds=est.rounds)
-        lines.append(f"rounds     {est.rounds} (the run is over); every node's core number: --json")
+    entries, notes = [], []
+    for st in stats:
+        est = proto.estimate(result, plan, broadcast, st)
+        one_node = proto.statistic_bound(result, plan, st)
+        if one_node is None:
+            one_node = bounds_out.get("one_node_bound")
+        negative = est.variance_estimate is not None and est.variance_estimate <= 0
+        ci = None if negative else _interval_or_none(est, args.level)
+        why = _no_std_error_reason(est, negative, n_nodes)
+        need = None  # rows of noisy degrees: the planner's epsilon for this error, under those degrees
+        if isinstance(getattr(result, "quantities", None), dict) and "degree" in result.quantities:
+            stat, _, pinned = st.partition(":")
+            need = _curate_planned(result, stat, int(pinned) if pinned else 2, abs(est.value),
+                                   plan.public.get("d_max"))
+        own = estimate_notes(est.statistic, est.value, None if negative else est.std_error,
+                             epsilon=plan.epsilon, level=args.level, no_std_error=why, needed_epsilon=need)
+        notes += own
+        entries.append((est, negative, ci, one_node, why, own))
+        per_node = getattr(est, "core_numbers", None)  # a vector statistic: every node's value too
+        if per_node is not None:
+            out.update(core_numbers=per_node.tolist(), rounds=est.rounds)
+            lines.append(f"rounds     {est.rounds} (the run is over); every node's core number: --json")
     if args.json:
         out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
                              "variance_estimate": est.variance_estimate,
                              "interval": None if ci is None else list(ci), "level": args.level,
-                             "one_node_bound": one_node, "no_std_error_reason": why, "notes": notes}]
+                             "one_node_bound": one_node, "no_std_error_reason": why, "notes": own}
+                            for est, negative, ci, one_node, why, own in entries]
         print(json.dumps(out, indent=2))
         return 0
     print("\n".join(lines))
-    shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
-    se = "-" if est.std_error is None or negative else _fmt_num(est.std_error)
-    rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound"),
-            (est.statistic, _fmt_num(est.value), se, shown, "-" if one_node is None else _fmt_num(one_node))]
+    rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound")]
+    for est, negative, ci, one_node, _, _ in entries:
+        shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
+        se = "-" if est.std_error is None or negative else _fmt_num(est.std_error)
+        bound = "-" if one_node is None else _fmt_num(one_node)
+        rows.append((est.statistic, _fmt_num(est.value), se, shown, bound))
     print()
     print(_table(rows, right={1, 2, 3, 4}))
     if "one_node_round1_bound" in out:
@@ -694,6 +729,26 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     if notes:
         print("\n" + "\n".join(notes))
     return 0
+
+
+def _curate_protocol_stats(proto: Any, stats: list[str], k: int) -> list[str]:
+    """The statistics to estimate, each checked by the protocol; ``--k`` pins a statistic that takes
+    a parameter (``kstars`` -> ``kstars:K``) where the protocol accepts it."""
+    out = []
+    for st in stats:
+        if ":" not in st and k != 2:
+            try:
+                proto.check_statistic(f"{st}:{k}")
+                st = f"{st}:{k}"
+            except ValueError:
+                pass
+        try:
+            proto.check_statistic(st)
+        except ValueError as exc:
+            choices = " or ".join(proto.statistics)
+            raise _UsageError(f"{proto.name} reports estimate --stat {choices}, got {st} ({exc})") from None
+        out.append(st)
+    return out
 
 
 def _no_std_error_reason(est: Any, negative: bool, n_nodes: int) -> str | None:

@@ -50,12 +50,8 @@ def estimate_statistics() -> list[str]:
 def curate_statistics() -> dict[str, list[str]]:
     """``{protocol: the --stat names curate accepts for its rows}`` (``degree`` first)."""
     from ..core import registry
-    from ..protocols.reportset import STATISTICS
 
-    out = {"degree": list(STATISTICS)}
-    for proto in registry.protocols():
-        out[proto.name] = list(proto.statistics)
-    return out
+    return {proto.name: list(proto.statistics) for proto in registry.protocols() if proto.deployable}
 
 
 def stat_help(many: bool) -> str:
@@ -71,7 +67,7 @@ def curate_stat_help() -> str:
     """Help of ``curate --stat``: the statistics of each protocol's rows."""
     parts = []
     for proto, stats in curate_statistics().items():
-        default = " (default kstars)" if proto == "degree" else ""
+        default = f" (default {stats[0]})" if len(stats) > 1 else ""
         parts.append(f"{proto} rows: {', '.join(stats)}{default}")
     return "statistics to estimate; " + "; ".join(parts) + "; NAME:K pins k"
 

@@ -29,7 +29,9 @@ Optional hooks (``scipy.stats`` style: the executors call them when present): ``
 (public bounds a simulation may take from the true graph, e.g. the benchmark's D),
 ``statistic_public`` (options a statistic implies),
 ``write_broadcast`` / ``read_broadcast`` (the broadcast's file form), ``describe_result``
-(lines for the CLI).
+(lines for the CLI), ``screening`` / ``one_node_bounds`` / ``statistic_bound`` (poisoning),
+``plan_from_rows(chunk, **public)`` (rows that carry their whole plan: a curator without
+``--epsilon`` reads it from the first node's rows).
 
 Examples
 --------
@@ -200,6 +202,12 @@ class Protocol(ABC):
         """How far one node's rows can move the estimate (``one_node_bound``, and for earlier rounds'
         rows ``one_node_round1_bound``); none by default."""
         return {}
+
+    def statistic_bound(self, result: Any, plan: Plan, statistic: str) -> float | None:
+        """How far one node's (screened) rows can move the estimate of ``statistic``, for a protocol
+        whose bound depends on the statistic (the degree protocol's); None by default (then
+        :meth:`one_node_bounds` gives it)."""
+        return None
 
     # ------------------------------------------------------------------ provided
 

@@ -22,6 +22,8 @@ __all__ = ["register", "unregister", "get", "names", "protocols", "MODULES"]
 
 #: the modules holding the built-in protocols (imported on first use of the registry)
 MODULES = (
+    "ldpgraph.protocols.degree",
+    "ldpgraph.protocols.local_kstars",
     "ldpgraph.protocols.rr_triangles",
     "ldpgraph.protocols.two_round_triangles",
     "ldpgraph.protocols.avg_clustering",

@@ -107,7 +107,12 @@ class _SeededStream(NodeStream):
         self.gen = gen
 
     def dlap(self, epsilon: float, sensitivity: float, size: int) -> NDArray[np.int64]:
-        return _mechanism(float(epsilon), float(sensitivity)).sample(int(size), rng=self.gen)
+        mech = _mechanism(float(epsilon), float(sensitivity))
+        if mech.fast_noise_bound < _FAST_LIMIT:
+            return mech.sample(int(size), rng=self.gen)
+        # noise beyond the integers of float64 (a huge sensitivity, a tiny epsilon): the exact sampler
+        # on the same generator, the same law
+        return _ExactStream(self.gen).dlap(epsilon, sensitivity, size)
 
     def keep(self, epsilon: float, size: int) -> NDArray[np.bool_]:
         return self.gen.random(int(size)) < 1.0 / (1.0 + math.exp(-epsilon))
@@ -117,6 +122,10 @@ class _SeededStream(NodeStream):
 
     def subset(self, items: NDArray[np.int64], k: int) -> NDArray[np.int64]:
         return np.sort(self.gen.choice(np.asarray(items, dtype=np.int64), size=int(k), replace=False))
+
+
+#: the fast sampler's noise must stay below this (float64 holds every integer up to 2**53)
+_FAST_LIMIT = 2**52
 
 
 @functools.lru_cache(maxsize=64)

@@ -938,8 +938,8 @@ class Round2Accumulator(_Base):
         alpha = DEFAULT_ALPHA if self.bounds is None else self.bounds.alpha
         out = {
             LOCAL_COUNT: local_count_range(
-                b.protocol, bound=b.bound, epsilon_rr=b.epsilon, epsilon=self.epsilon[LOCAL_COUNT][0],
-                sensitivity=self.sensitivity[LOCAL_COUNT], alpha=alpha,
+                averaged=_averaged(b.protocol), bound=b.bound, epsilon_rr=b.epsilon,
+                epsilon=self.epsilon[LOCAL_COUNT][0], sensitivity=self.sensitivity[LOCAL_COUNT], alpha=alpha,
             )
         }
         if _averaged(b.protocol):

@@ -350,8 +350,8 @@ def _pairs_bound(bound: int) -> int:
 
 
 def local_count_range(
-    protocol: str,
     *,
+    averaged: bool,
     bound: int,
     epsilon_rr: float,
     epsilon: float,
@@ -362,9 +362,12 @@ def local_count_range(
 
     Parameters
     ----------
-    protocol : {"two-round-triangles-dlap", "avg-clustering"}
+    averaged : bool
+        The protocol's :attr:`TriangleWire.averaged <ldpgraph.protocols.deploy_triangles.TriangleWire>`:
+        False for a summed local count (``two-round-triangles-dlap``), True for the signed pair
+        count averaged with a degree (``avg-clustering``).
     bound : int
-        D, the broadcast's bound (on the lower degree, or on the degree for ``avg-clustering``).
+        D, the broadcast's bound (on the lower degree, or on the degree when averaged).
     epsilon_rr : float
         eps1 of round 1: q = 1/(1 + e^eps1).
     epsilon, sensitivity : float
@@ -374,7 +377,7 @@ def local_count_range(
 
     Notes
     -----
-    ``two-round-triangles-dlap``: node v keeps m <= D lower neighbours (projection), so
+    Summed (``two-round-triangles-dlap``): node v keeps m <= D lower neighbours (projection), so
     :math:`w_v = \sum_{j<k \text{ kept}} (b_{jk} - q)` sums at most C = C(D, 2) terms, each
     :math:`-q` or :math:`1 - q = p`: :math:`-qC \le w_v \le pC`. The rounding
     :math:`\lfloor w_v + U\rfloor`, U in [0, 1), is :math:`\lfloor w_v\rfloor` or
@@ -385,7 +388,7 @@ def local_count_range(
     a truthful row lies in :math:`[\lfloor -qC\rfloor - 1 - t, \lceil pC\rceil + 1 + t]` but with
     probability <= alpha.
 
-    ``avg-clustering``: :math:`r_v = 2w_v - \binom{m}2` with :math:`0 \le w_v \le \binom m2`
+    Averaged (``avg-clustering``): :math:`r_v = 2w_v - \binom{m}2` with :math:`0 \le w_v \le \binom m2`
     (an integer count of noisy edges among the m <= D kept neighbours' pairs), so
     :math:`|r_v| \le C` and the row lies in [-C - t, C + t] but with probability <= alpha.
 
@@ -393,24 +396,21 @@ def local_count_range(
     --------
     >>> noise_quantile(1.0, 2.0), noise_quantile(1.0, 3.0)
     (55, 83)
-    >>> local_count_range("avg-clustering", bound=3, epsilon_rr=1.0, epsilon=1.0, sensitivity=2.0)
+    >>> local_count_range(averaged=True, bound=3, epsilon_rr=1.0, epsilon=1.0, sensitivity=2.0)
     (-58, 58)
-    >>> local_count_range("two-round-triangles-dlap", bound=4, epsilon_rr=1.0, epsilon=1.0, sensitivity=3.0)
+    >>> local_count_range(averaged=False, bound=4, epsilon_rr=1.0, epsilon=1.0, sensitivity=3.0)
     (-86, 89)
     """
     from .randomized_response import flip_probability
 
+    if not isinstance(averaged, (bool, np.bool_)):
+        raise TypeError(f"averaged must be a bool (the protocol's TriangleWire.averaged), got {averaged!r}")
     c = _pairs_bound(bound)
     t = noise_quantile(epsilon, sensitivity, alpha)
-    if protocol == "two-round-triangles-dlap":
-        q = flip_probability(check_epsilon(epsilon_rr, "epsilon_rr"))
-        return math.floor(-q * c) - 1 - t, math.ceil(c - q * c) + 1 + t
-    if protocol == "avg-clustering":
+    if averaged:
         return -c - t, c + t
-    raise ValueError(
-        f"protocol must be 'two-round-triangles-dlap' or 'avg-clustering' (rows with a local_count), "
-        f"got {protocol!r}"
-    )
+    q = flip_probability(check_epsilon(epsilon_rr, "epsilon_rr"))
+    return math.floor(-q * c) - 1 - t, math.ceil(c - q * c) + 1 + t
 
 
 def degree_row_range(

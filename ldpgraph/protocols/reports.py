@@ -85,6 +85,8 @@ DEGREE_PROTOCOL = "degree"
 #: named ("another protocol"), never "unknown"
 PROTOCOLS: dict[str, int] = {
     DEGREE_PROTOCOL: 1,
+    "local-dlap-kstars": 1,
+    "local-dlap-kstars-private": 1,
     "rr-triangles": 1,
     "two-round-triangles-dlap": 1,
     "avg-clustering": 1,

@@ -329,6 +329,10 @@ class ReportAccumulator:
         Public bounds for poisoning screening (:mod:`ldpgraph.protocols.poisoning`).
     outliers : {"clip", "reject", "raise"}, default "clip"
         What to do with a report outside its admissible range (only with ``bounds``).
+    version : int, optional
+        The rows' protocol version, given by a layer protocol whose rows are degree releases
+        (:mod:`~ldpgraph.protocols.degree`, :mod:`~ldpgraph.protocols.local_kstars`): then
+        ``protocol`` is its name. Default: the ``degree`` protocol's version.
 
     Examples
     --------
@@ -353,10 +357,11 @@ class ReportAccumulator:
         d_max: int | None = None,
         bounds: PublicBounds | None = None,
         outliers: Literal["clip", "reject", "raise"] = "clip",
+        version: int | None = None,
     ) -> None:
-        if protocol not in PROTOCOLS:
+        if version is None and protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {sorted(PROTOCOLS)}, got {protocol!r}")
-        if protocol != DEGREE_PROTOCOL:
+        if version is None and protocol != DEGREE_PROTOCOL:
             raise ValueError(
                 f"rows of {protocol!r} are curated by their protocol's rounds (ldpgraph.run.files."
                 "accumulate_files; ldpgraph curate --protocol), not as degree-protocol reports"
@@ -366,7 +371,7 @@ class ReportAccumulator:
         if bounds is not None and not isinstance(bounds, PublicBounds):
             raise TypeError(f"bounds must be PublicBounds or None, got {type(bounds).__name__}")
         self.protocol = protocol
-        self.version = PROTOCOLS[protocol]
+        self.version = PROTOCOLS[protocol] if version is None else int(version)
         self.round = round
         self._round_where = "the requested round" if round is not None else None
         self.d_max = d_max
