@@ -18,16 +18,18 @@ broadcast        the noisy graph, every node's noisy degree (the order: rank by 
                  out-degree (neighbours before it in the order; sensitivity 1); then its bound
                  :math:`D_v = \max(\tilde m_v + c, 1)`, :math:`c = \lceil\text{margin}/\varepsilon_0\rceil`
                  (:func:`~ldpgraph.protocols.edge_orient.local_bounds`), and ``local_count``:
-                 :math:`r_v = \lfloor w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/\max(D_v-1,1)})`,
-                 :math:`w_v = \sum_{j<k \in O_v}(b_{jk} - q)` over its out-list projected to a uniform
-                 :math:`D_v`-subset when longer, the row's sensitivity :math:`\max(D_v - 1, 1)`; the run id
+                 :math:`r_v = \lfloor \alpha_v w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/\Delta_v})`,
+                 :math:`w_v = \sum_{j<k \in O_v}(b_{jk} - q)` over its out-list, scaled by
+                 :math:`\alpha_v = \min(1, (D_v-1)/(m_v-1))`, the row's sensitivity
+                 :math:`\Delta_v = \max(\lceil\frac{1+p}2(D_v - 1)\rceil, 1)`
+                 (:func:`~ldpgraph.protocols.edge_orient.count_sensitivity`); the run id
 ================ =============================================================================
 
 Why the bound is not in the broadcast: :math:`m_v` is defined by the order, which is public only
 after round 1, and :math:`D_v` is a function of node v's own release :math:`\tilde m_v` alone. So
 v releases :math:`\tilde m_v` and the count calibrated to it in one round (adaptive sequential
 composition: for every value of :math:`\tilde m_v` the count is ε₂-DP at sensitivity
-:math:`D_v - 1`, proof in :func:`~ldpgraph.protocols.triangles.two_round_dlap_release`), and
+:math:`\Delta_v`, proof in :func:`~ldpgraph.protocols.edge_orient.count_sensitivity`), and
 the curator checks every row's sensitivity against the node's ``out_degree`` row. The bound is
 public all the same (its rows), the law is the simulator's, and a node downloads one broadcast
 (a third round to broadcast the bounds would make every node download the noisy graph twice).
@@ -35,18 +37,18 @@ The global variant (one bound from every node's noisy out-degree) needs that thi
 simulated only.
 
 Curator: :math:`\hat T = \sum_v r_v / (p - q)` (exact integer sum). Given the order, unbiased
-when every :math:`D_v \ge m_v` (each node is projected with probability
+when every :math:`D_v \ge m_v` (each node is scaled down with probability
 :func:`~ldpgraph.protocols.edge_orient.projection_probability`: a downward bias); its variance
 given order and bounds is :func:`~ldpgraph.protocols.edge_orient.edge_orient_variance`, estimated
 conservatively from the broadcast and the rows (:func:`edge_orient_estimate`).
 
 Privacy: ε_o + ε₁ in round 1 and ε₀ + ε₂ in round 2; a node spends
-ε = ε_o + ε₁ + ε₀ + ε₂ (default split 0.05, 0.375, 0.2, 0.375).
+ε = ε_o + ε₁ + ε₀ + ε₂ (default split 0.01, 0.46, 0.15, 0.38).
 
 Examples
 --------
 >>> EdgeOrientProtocol().plan(1.0).describe()
-'epsilon 1 = order+rr 0.425 + bound+count 0.575'
+'epsilon 1 = order+rr 0.47 + bound+count 0.53'
 >>> from ldpgraph.graph import from_edge_array
 >>> from ldpgraph.run import run_in_memory
 >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
@@ -83,7 +85,7 @@ from .deploy_triangles import (
     TriangleBroadcast,
     broadcast_run_id,
 )
-from .edge_orient import edge_orient_budget
+from .edge_orient import MARGIN, count_sensitivity, edge_orient_budget, scale_factors
 from .randomized_response import pair_from_index, pair_index
 from .reports import PROTOCOLS
 from .rr_triangles import RandomizedResponseRound, check_row_epsilons
@@ -104,8 +106,8 @@ def bound_margin(epsilon_bound: float, margin: float) -> int:
     """:math:`c = \\lceil \\text{margin}/\\varepsilon_0\\rceil`, as
     :func:`~ldpgraph.protocols.edge_orient.local_bounds`.
 
-    >>> bound_margin(0.2, 2.0)
-    10
+    >>> bound_margin(0.2, 1.5)
+    8
     """
     return int(math.ceil(float(margin) / check_epsilon(epsilon_bound) - 1e-9))
 
@@ -186,12 +188,12 @@ def bound_and_count(node: int, neighbours: NDArray[np.int64], broadcast: EdgeOri
     out = out_neighbours(node, neighbours, broadcast.degrees)
     noisy = int(out.size) + int(stream.dlap(epsilon_bound, 1.0, 1)[0])
     d = max(noisy + int(margin), 1)
-    if out.size > d:
-        out = stream.subset(out, d)
     a, b = np.triu_indices(out.size, k=1)
     w = math.fsum(broadcast.noisy_bit(out[a], out[b]).tolist()) - broadcast.q * a.size
-    rounded = math.floor(w + float(stream.uniform(1)[0]))
-    return noisy, d, rounded + int(stream.dlap(epsilon_count, float(max(d - 1, 1)), 1)[0])
+    alpha = float(scale_factors([out.size], [d])[0])
+    rounded = math.floor(alpha * w + float(stream.uniform(1)[0]))
+    sens = float(count_sensitivity([d], broadcast.p)[0])
+    return noisy, d, rounded + int(stream.dlap(epsilon_count, sens, 1)[0])
 
 
 class _OrderRound(RandomizedResponseRound):
@@ -216,8 +218,8 @@ class _BoundCountRound(Round):
         c = plan.public["margin_c"]
         rows = round_two_rows(plan, nodes, neighbours, b, sampler, (OUT_DEGREE, LOCAL_COUNT),
                               lambda v, nb, s: bound_and_count(v, nb, b, eps0, eps2, c, s)[::2])
-        # node after node: out_degree, local_count, run_id; the count's sensitivity max(D_v - 1, 1)
-        rows["sensitivity"][1::3] = np.maximum(np.maximum(rows["value"][0::3] + c, 1) - 1, 1)
+        # node after node: out_degree, local_count, run_id; the count's sensitivity from D_v
+        rows["sensitivity"][1::3] = _sensitivities(rows["value"][0::3], c, b)
         return rows
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
@@ -226,10 +228,12 @@ class _BoundCountRound(Round):
 
 class BoundCountAccumulator(Accumulator):
     """Round-2 rows against the broadcast (run id, node set, ε) and each ``local_count`` row's
-    sensitivity against its node's ``out_degree`` row: :math:`\\max(D_v - 1, 1)`."""
+    sensitivity against its node's ``out_degree`` row: :math:`\\Delta_v` of its bound :math:`D_v`
+    (:func:`~ldpgraph.protocols.edge_orient.count_sensitivity`)."""
 
     def __init__(self, plan: Plan, broadcast: EdgeOrientBroadcast, **options: Any) -> None:
         self.plan = plan
+        self.broadcast = broadcast
         options.pop("expected_nodes", None)
         sens = {OUT_DEGREE: 1.0, LOCAL_COUNT: _CHECKED_LATER, RUN_ID: 0.0}
         self.acc = Round2Accumulator(broadcast, sensitivities=sens, version=plan.version, **options)
@@ -262,7 +266,7 @@ class BoundCountAccumulator(Accumulator):
     def result(self) -> Round2Accumulator:
         values = self.acc.values()  # the whole-set checks (every node, once)
         check_row_epsilons(self.plan, {q: e for q, (e, _) in self.acc.epsilon.items()})
-        want = np.maximum(np.maximum(values[OUT_DEGREE] + self.plan.public["margin_c"], 1) - 1, 1)
+        want = _sensitivities(values[OUT_DEGREE], self.plan.public["margin_c"], self.broadcast)
         claims = zip(self._claimed, self._claim_nodes, self._claim_rows, self._claim_where, strict=True)
         for claimed, nodes, rows, (source, offset) in claims:
             bad = np.flatnonzero(claimed != want[nodes])
@@ -270,10 +274,17 @@ class BoundCountAccumulator(Accumulator):
                 i, v = int(bad[0]), int(nodes[bad[0]])
                 line = "" if offset is None else f" (line {int(rows[i]) + offset})"
                 raise ValueError(
-                    f"local_count rows must have their node's sensitivity max(D_v - 1, 1) from its "
+                    f"local_count rows must have their node's sensitivity ceil((1+p)/2 (D_v - 1)) from its "
                     f"out_degree row (node {v}: {float(want[v]):g}), got {float(claimed[i]):g}: {source} row "
                     f"{int(rows[i])}{line}")
         return self.acc
+
+
+def _sensitivities(noisy_out_degrees: Any, margin_c: int,
+                   broadcast: EdgeOrientBroadcast) -> NDArray[np.float64]:
+    """Each node's local_count sensitivity from its out_degree row: Δ of D_v = max(noisy + c, 1)."""
+    d = np.maximum(np.asarray(noisy_out_degrees, dtype=np.int64) + int(margin_c), 1)
+    return count_sensitivity(d, broadcast.p).astype(np.float64)
 
 
 def _check_broadcast(broadcast: Any, plan: Plan) -> EdgeOrientBroadcast:
@@ -349,15 +360,15 @@ class EdgeOrientProtocol(Protocol):
     """``edge-orient-triangles`` (see the module docstring)."""
 
     name = EDGE_ORIENT_PROTOCOL
-    version = 1
+    version = 2  # 2: counts scaled down (not projected) beyond the bound, sensitivity (1+p)/2 (D - 1)
     statistics = ("triangles",)
     needs = "adjacency"
     reference = ("ours, after EdgeOrient (Mundra, Papamanthou, Shun, Liu, PVLDB): noisy-degree order, DLap "
                  "local counts at per-node out-degree bounds")
     options = (
-        Option("margin", float, 2.0, "each node's bound D_v = its noisy out-degree + ceil(margin / eps0)"),
-        Option("shares", dict, None, "budget split order=F,bound=F,rr=F,count=F (default 0.05, 0.2, 0.375, "
-               "0.375)"),
+        Option("margin", float, MARGIN, "each node's bound D_v = its noisy out-degree + ceil(margin / eps0)"),
+        Option("shares", dict, None, "budget split order=F,bound=F,rr=F,count=F (default 0.01, 0.15, 0.46, "
+               "0.38)"),
     )
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
@@ -389,13 +400,12 @@ class EdgeOrientProtocol(Protocol):
         self.check_statistic(statistic)
         b = _check_broadcast(broadcast, plan)
         values = result.values()
-        c = plan.public["margin_c"]
-        sens = np.maximum(np.maximum(values[OUT_DEGREE] + c, 1) - 1, 1)
+        sens = _sensitivities(values[OUT_DEGREE], plan.public["margin_c"], b)
         return edge_orient_estimate(values[LOCAL_COUNT], sens, b, plan.release(LOCAL_COUNT).epsilon)
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         if round.number == 1:
             return [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges",
                     "degree     every node's noisy degree: the public order (broadcast)"]
-        return ["local_count sensitivity per node, max(D_v - 1, 1) from its out_degree row; not screened for "
-                "outliers (no admissible range for edge-orient-triangles yet)"]
+        return ["local_count sensitivity per node, ceil((1+p)/2 (D_v - 1)) from its out_degree row; not "
+                "screened for outliers (no admissible range for edge-orient-triangles yet)"]

@@ -17,7 +17,10 @@ from ldpgraph.core import Sampler, Seeded, registry
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph import from_networkx, triangle_count
 from ldpgraph.protocols.edge_orient import (
+    MARGIN,
+    count_sensitivity,
     edge_orient_budget,
+    edge_orient_mean,
     edge_orient_variance,
     orient_relabel,
     simulate_edge_orient,
@@ -50,7 +53,7 @@ def test_plan_spends_the_simulators_split(epsilon):
            "bound": plan.release("out_degree").epsilon, "count": plan.release("local_count").epsilon}
     assert got == pytest.approx(sim, rel=1e-12)
     assert math.fsum(plan.budget().values()) == pytest.approx(epsilon, rel=1e-12)
-    assert plan.public["margin_c"] == math.ceil(2.0 / sim["bound"] - 1e-9)
+    assert plan.public["margin_c"] == math.ceil(MARGIN / sim["bound"] - 1e-9)
 
 
 def _pieces(run):
@@ -86,20 +89,14 @@ def test_monte_carlo_matches_the_simulators_analytic_moments():
     assert abs(var_hat.mean() - upper.mean()) <= 4 * (var_hat - upper).std(ddof=1) / math.sqrt(n)
 
 
-def _projected_mean(graph, key, bounds):
-    """E[T^ | order, bounds] = sum_v t_v min(1, D_v(D_v - 1) / (m_v(m_v - 1))): node v keeps each pair of
-    its out-list with probability D(D-1)/(m(m-1)) under a uniform D-subset (t_v: the triangles v is
-    the source of, m_v its out-degree); the RR and release noises are unbiased."""
-    w = lower_wedges(orient_relabel(graph, key))
+def _scaled_mean(graph, key, bounds):
+    """E[T^ | order, bounds] = sum_v alpha_v t_v (edge_orient_mean), the bounds in the order's labels."""
     order = np.lexsort((-np.arange(graph.n_nodes), -key))
-    m, d = w.lower_degrees.astype(float), bounds[order].astype(float)
-    t = np.bincount(w.node, weights=w.pair_is_edge[w.pair], minlength=graph.n_nodes)
-    keep = np.where(m > d, d * (d - 1) / np.maximum(m * (m - 1), 1), 1.0)
-    return float(np.sum(t * keep))
+    return edge_orient_mean(orient_relabel(graph, key), bounds[order])
 
 
-def test_with_projection_the_mean_is_the_projected_one_and_the_simulators():
-    """margin 0: about a fifth of the nodes projected. Each run's estimate minus its exact conditional mean
+def test_with_scaled_nodes_the_mean_is_the_scaled_one_and_the_simulators():
+    """margin 0: about a fifth of the nodes scaled down. Each run's estimate minus its exact conditional mean
     (order and bounds read back from its rows) averages 0 within 4 SE, the conditional means sit well
     below T (the bias is tested), and the simulator's estimates have the same mean (two-sample, 4 SE)."""
     g = from_networkx(nx.gnp_random_graph(18, 0.5, seed=3))
@@ -107,7 +104,7 @@ def test_with_projection_the_mean_is_the_projected_one_and_the_simulators():
     x, cm = np.empty(n), np.empty(n)
     for s in range(n):
         key, bounds, x[s] = _pieces(run_in_memory(EO, g, eps, sampler=s, margin=0.0))
-        cm[s] = _projected_mean(g, key, bounds)
+        cm[s] = _scaled_mean(g, key, bounds)
     resid = x - cm
     assert abs(resid.mean()) <= 4 * resid.std(ddof=1) / math.sqrt(n)
     assert triangle_count(g) - cm.mean() > 4 * resid.std(ddof=1) / math.sqrt(n)
@@ -117,9 +114,9 @@ def test_with_projection_the_mean_is_the_projected_one_and_the_simulators():
 
 def test_order_and_out_degrees_follow_the_rows():
     """The broadcast's order is the degree rows; each out_degree row is the node's out-degree in it plus
-    DLap noise (at epsilon 400: exactly), and local_count's sensitivity is max(D_v - 1, 1)."""
+    DLap noise (at epsilon 400: exactly), and local_count's sensitivity is Delta_v of D_v."""
     g = resolve_graph("ws:n=120,k=10,p=0.1", rng=0)
-    run = run_in_memory(EO, g, 400.0, sampler=5)
+    run = run_in_memory(EO, g, 2000.0, sampler=5)
     rows1, rows2 = run.rows
     deg = rows1["quantity"] == "degree"
     assert np.array_equal(run.broadcasts[0].degrees[rows1["node"][deg]], rows1["value"][deg])
@@ -130,7 +127,8 @@ def test_order_and_out_degrees_follow_the_rows():
     assert np.array_equal(out[order], lower_wedges(oriented).lower_degrees)
     lc = rows2["quantity"] == "local_count"
     d = np.maximum(out + run.plan.public["margin_c"], 1)
-    assert np.array_equal(rows2["sensitivity"][lc], np.maximum(d - 1, 1)[rows2["node"][lc]].astype(float))
+    p = run.broadcasts[0].p
+    assert np.array_equal(rows2["sensitivity"][lc], count_sensitivity(d, p)[rows2["node"][lc]].astype(float))
     assert run.estimate.value == pytest.approx(triangle_count(g), abs=1e-6)
     # the curator's variance estimate reads the noisy graph (here the graph) in the order's labels
     e = oriented.edges()
