@@ -60,9 +60,11 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -92,7 +94,8 @@ from .rr_triangles import RandomizedResponseRound, check_row_epsilons
 from .two_round_triangles import round_two_rows
 
 __all__ = ["EDGE_ORIENT_PROTOCOL", "OUT_DEGREE", "EdgeOrientBroadcast", "EdgeOrientProtocol",
-           "out_neighbours", "bound_and_count", "bound_margin"]
+           "out_neighbours", "bound_and_count", "bound_margin", "ranks", "prefix_bytes", "download_bytes",
+           "write_oriented_broadcast", "read_edge_orient_broadcast"]
 
 EDGE_ORIENT_PROTOCOL = "edge-orient-triangles"
 OUT_DEGREE = "out_degree"
@@ -138,6 +141,12 @@ class EdgeOrientBroadcast(TriangleBroadcast):
         """What the broadcast holds, for the CLI's lines."""
         return f"noisy graph and the order: noisy degrees up to {self.bound}"
 
+    def download(self, file_size: int) -> str:
+        """The CLI's download line: a node reads the header and its rank's prefix (:func:`download_bytes`)."""
+        d = download_bytes(self)
+        return (f"a node downloads the header and the prefix its rank needs: {d.mean():,.0f} bytes on "
+                f"average, at most {int(d.max()):,} (file {file_size:,})")
+
     def header(self) -> dict[str, Any]:
         out = _header(self.n_nodes, self.epsilon, self.index.size, self.degrees)
         out["run_id"] = self.run_id
@@ -156,16 +165,144 @@ def _header(n: int, epsilon: float, n_edges: int, degrees: NDArray[np.int64]) ->
     }
 
 
-def read_edge_orient_broadcast(path: str | os.PathLike) -> EdgeOrientBroadcast:
-    """Read and check an ``edge-orient-triangles`` broadcast file (the edge list and its header)."""
-    from ..trianglefiles import read_edge_broadcast
+#: the broadcast file of ``edge-orient-triangles``: noisy bits packed in the order's labels
+BROADCAST_ORIENTED_FORMAT = "ldpgraph-broadcast-oriented"
+BROADCAST_ORIENTED_VERSION = 1
 
-    header, index, _ = read_edge_broadcast(path, {EDGE_ORIENT_PROTOCOL: PROTOCOLS[EDGE_ORIENT_PROTOCOL]})
+
+def ranks(degrees: Any) -> NDArray[np.int64]:
+    """Each node's rank in the public order: 0 for the highest noisy degree, ties by the higher id
+    (:func:`~ldpgraph.protocols.edge_orient.orient_relabel`'s new ids).
+
+    >>> ranks(np.array([0, 5, 3, 5])).tolist()
+    [3, 1, 2, 0]
+    """
+    deg = np.asarray(degrees, dtype=np.int64)
+    order = np.lexsort((-np.arange(deg.size), -deg))
+    out = np.empty(deg.size, dtype=np.int64)
+    out[order] = np.arange(deg.size)
+    return out
+
+
+def prefix_bytes(rank: Any) -> NDArray[np.int64]:
+    r"""The bytes of packed bits a node of rank r reads: :math:`\lceil\binom r2/8\rceil` (the pairs among
+    the nodes before it, where all its out-neighbours are).
+
+    >>> prefix_bytes([0, 1, 2, 5, 100]).tolist()
+    [0, 0, 1, 2, 619]
+    """
+    r = np.asarray(rank, dtype=np.int64)
+    return (r * (r - 1) // 2 + 7) // 8
+
+
+def write_oriented_broadcast(path: str | os.PathLike, broadcast: EdgeOrientBroadcast) -> Any:
+    r"""Write ``broadcast`` as two header lines and the noisy bits packed in the order's labels.
+
+    ``# ldpgraph-broadcast-oriented 1``, ``# {JSON header}`` (with the noisy degrees, the order,
+    and the run id), then :math:`\lceil\binom n2/8\rceil` bytes: bit i (most significant first in
+    each byte) is the noisy bit of the pair with index i of :func:`~ldpgraph.protocols.
+    randomized_response.pair_index` in rank labels (:func:`ranks`), i.e. the lower triangle of the
+    noisy adjacency matrix row by row in the order. A node of rank r needs the bits of pairs among
+    ranks below r only (its out-neighbours are there), the first :math:`\binom r2` bits: it
+    downloads the header lines and :func:`prefix_bytes` of the body, a range chosen by its rank,
+    which is public (round 1's noisy degrees), so the request does not depend on its neighbours.
+    """
+    from .._atomic import atomic_write
+
+    n = broadcast.n_nodes
+    body = np.zeros((n * (n - 1) // 2 + 7) // 8, dtype=np.uint8)
+    idx = relabelled_index(broadcast)
+    np.bitwise_or.at(body, idx >> 3, (128 >> (idx & 7)).astype(np.uint8))
+    with atomic_write(path, "wb") as fh:
+        fh.write(_head_lines(broadcast))
+        fh.write(body.tobytes())
+    return Path(path)
+
+
+def _head_lines(broadcast: EdgeOrientBroadcast) -> bytes:
+    return (f"# {BROADCAST_ORIENTED_FORMAT} {BROADCAST_ORIENTED_VERSION}\n# "
+            + json.dumps(broadcast.header(), sort_keys=True) + "\n").encode()
+
+
+def download_bytes(broadcast: EdgeOrientBroadcast) -> NDArray[np.int64]:
+    """What each node downloads of the file form: the header lines and its :func:`prefix_bytes`."""
+    return len(_head_lines(broadcast)) + prefix_bytes(ranks(broadcast.degrees))
+
+
+def read_edge_orient_broadcast(path: str | os.PathLike, *, node: int | None = None) -> EdgeOrientBroadcast:
+    """Read and check an ``edge-orient-triangles`` broadcast file (:func:`write_oriented_broadcast`).
+
+    ``node``: read only what that node downloads (the header and its :func:`prefix_bytes`): a
+    broadcast that knows the bits among the nodes before it in the order and nothing else (the run
+    id is the header's: it cannot be checked without the rest). Without ``node`` the whole file is
+    read, its length and the run id against the SHA-256 of header and pairs checked.
+    """
+    path = Path(path)
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"broadcast file not found: {path}") from None
+    with fh:
+        tag = fh.readline().decode("utf-8", "replace").strip()
+        want = f"# {BROADCAST_ORIENTED_FORMAT} {BROADCAST_ORIENTED_VERSION}"
+        if tag != want:
+            raise ValueError(f"{path} line 1: not an {BROADCAST_ORIENTED_FORMAT} version "
+                             f"{BROADCAST_ORIENTED_VERSION} file (got {tag[:60]!r}, expected {want!r})")
+        head = fh.readline().decode("utf-8", "replace").strip()
+        try:
+            header = json.loads(head[1:]) if head.startswith("#") else None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} line 2: unreadable JSON header: {exc.msg}") from None
+        if not isinstance(header, dict):
+            raise ValueError(f"{path} line 2: expected '# {{...}}' (the broadcast's JSON header)")
+        _check_header(path, header)
+        n, deg = header["n_nodes"], np.asarray(header["degrees"], dtype=np.int64)
+        full = (n * (n - 1) // 2 + 7) // 8
+        if node is None:
+            want_bytes, limit = full, n * (n - 1) // 2
+        else:
+            if not 0 <= int(node) < n:
+                raise ValueError(f"node {node} is not one of the broadcast's {n} nodes")
+            r = int(ranks(deg)[int(node)])
+            want_bytes, limit = int(prefix_bytes(r)), r * (r - 1) // 2  # the last byte's tail: not its own
+        body = np.frombuffer(fh.read(want_bytes), dtype=np.uint8)
+        extra = fh.read(1) if node is None else b""
+    if body.size != want_bytes or extra:
+        raise ValueError(f"{path}: {BROADCAST_ORIENTED_FORMAT} body of {full:,} bytes expected for {n} "
+                         f"nodes, got {'more' if extra else f'{body.size:,}'} (truncated or edited)")
+    idx = np.flatnonzero(np.unpackbits(body))
+    order = np.argsort(ranks(deg))  # rank -> node
+    hi, lo = pair_from_index(idx[idx < limit])
+    u, v = order[hi], order[lo]
+    index = np.sort(pair_index(np.maximum(u, v), np.minimum(u, v)))
+    if index.size != header["n_edges"] and node is None:
+        raise ValueError(f"{path}: {index.size:,} noisy edges, the header says {header['n_edges']:,}")
+    if node is None:
+        b = EdgeOrientBroadcast.build_order(n, header["epsilon"], index, deg)
+        if b.run_id != header["run_id"]:
+            raise ValueError(f"{path}: the noisy graph and header do not match the run id {header['run_id']} "
+                             "(edited or corrupted)")
+        return b
+    b = EdgeOrientBroadcast.build_order(n, header["epsilon"], index, deg)
+    return dataclasses.replace(b, run_id=int(header["run_id"]))
+
+
+def _check_header(path: Path, header: dict[str, Any]) -> None:
+    proto, version = header.get("protocol"), header.get("protocol_version")
+    if proto != EDGE_ORIENT_PROTOCOL or version != PROTOCOLS[EDGE_ORIENT_PROTOCOL]:
+        raise ValueError(f"{path} line 2: protocol {proto!r} version {version!r}; this package reads "
+                         f"{EDGE_ORIENT_PROTOCOL} version {PROTOCOLS[EDGE_ORIENT_PROTOCOL]}")
+    for key in ("n_nodes", "n_edges", "run_id"):
+        val = header.get(key)
+        if isinstance(val, bool) or not isinstance(val, int) or val < (1 if key == "n_nodes" else 0):
+            raise ValueError(f"{path} line 2: {key} must be a non-negative integer, got {val!r}")
+    eps = header.get("epsilon")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (math.isfinite(eps) and eps > 0):
+        raise ValueError(f"{path} line 2: epsilon must be a positive number, got {eps!r}")
     n, deg = header["n_nodes"], header.get("degrees")
     if (not isinstance(deg, list) or len(deg) != n
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in deg)):
         raise ValueError(f"{path} line 2: degrees must be a list of {n} integers (the order)")
-    return EdgeOrientBroadcast.build_order(n, header["epsilon"], index, deg)
 
 
 def out_neighbours(node: int, neighbours: NDArray[np.int64], degrees: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -389,9 +526,7 @@ class EdgeOrientProtocol(Protocol):
         return (_OrderRound(), _BoundCountRound())
 
     def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
-        from ..trianglefiles import write_triangle_broadcast
-
-        return write_triangle_broadcast(path, broadcast)
+        return write_oriented_broadcast(path, broadcast)
 
     def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
         return _check_broadcast(read_edge_orient_broadcast(path), plan)
