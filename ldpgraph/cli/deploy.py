@@ -549,8 +549,10 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
           f"{proto.name} round {args.round}; {extra}{sampler.describe()})")
     print(_budget_lines(plan, args.round))
     down = 0 if args.broadcast is None else Path(args.broadcast).stat().st_size
+    part = getattr(broadcast, "node_download", None)  # a broadcast a node reads part of: what these read
+    what = f"{down:,} bytes per node" if part is None else f"{part(nodes):,.0f} bytes per node (mean)"
     print(f"traffic    upload {path.stat().st_size / max(len(nodes), 1):,.0f} bytes per node (mean), "
-          f"download {down:,} bytes per node")
+          f"download {what}")
     _report_node_labels(path, labels)
     return 0
 

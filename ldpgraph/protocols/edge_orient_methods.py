@@ -31,14 +31,12 @@ Examples
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from .base import FLOAT_BITS, Round
 from .edge_orient import MARGIN, edge_orient_budget, edge_orient_trial, reference_edge_orient
-from .randomized_response import expected_noisy_edges
 from .triangle_base import TriangleProtocol
 
 __all__ = ["EdgeOrientTriangles", "EdgeOrientReference", "EDGE_ORIENT_METHODS"]
@@ -82,10 +80,11 @@ class EdgeOrientTriangles(TriangleProtocol):
 
     def _triangle_bits(self, g, eps):
         n = g.n_nodes
-        e = edge_orient_budget(eps)
         up = (n - 1) / 2.0 + 3 * FLOAT_BITS
-        down = expected_noisy_edges(n, g.n_edges, e["rr"]) * 2 * math.ceil(math.log2(max(n, 2)))
-        return up, down + n * FLOAT_BITS  # the noisy graph, and the order (a noisy degree per node)
+        # the deployed broadcast packs the noisy bits in the order's labels and a node of rank r reads the
+        # first C(r, 2): (n - 1)(n - 2)/6 bits on average (edge_orient_protocol.download_bytes); the order
+        # is a noisy degree per node
+        return up, (n - 1) * (n - 2) / 6.0 + n * FLOAT_BITS
 
 
 class EdgeOrientReference(TriangleProtocol):

@@ -141,6 +141,10 @@ class EdgeOrientBroadcast(TriangleBroadcast):
         """What the broadcast holds, for the CLI's lines."""
         return f"noisy graph and the order: noisy degrees up to {self.bound}"
 
+    def node_download(self, nodes: Any) -> float:
+        """The mean bytes ``nodes`` download of the file form (:func:`download_bytes`)."""
+        return float(np.mean(download_bytes(self)[np.asarray(nodes, dtype=np.int64)]))
+
     def download(self, file_size: int) -> str:
         """The CLI's download line: a node reads the header and its rank's prefix (:func:`download_bytes`)."""
         d = download_bytes(self)
