@@ -12,7 +12,12 @@ So any estimate of the degeneracy gives one of :math:`\rho^*`, by post-processin
 no round. :func:`densest_from_cores` takes the geometric middle of that interval,
 :math:`\hat\rho = \hat k_{max}/\sqrt 2`, off by at most a factor :math:`\sqrt 2` when
 :math:`\hat k_{max}` is exact (either end of the interval: up to 2), and by at most
-:math:`\sqrt 2` times the error of :math:`\hat k_{max}` otherwise. This is the density, not the
+:math:`\sqrt 2` times the error of :math:`\hat k_{max}` otherwise. Its
+:math:`\hat k_{max}` is not the largest estimate (a maximum over noisy nodes runs high: on
+Facebook ``kcore-svt-degree``'s is about 2 k_max) but the largest k with at least k + 1 nodes
+estimated at k or more, :math:`\max_i \min(\hat k_{(i)}, i - 1)` over the estimates in
+decreasing order: a k-core has at least k + 1 nodes, so this is the degeneracy exactly for
+exact core numbers, and a few over-estimated nodes do not move it. This is the density, not the
 subgraph. The nodes of the top estimated core are free as well, but a certified density for
 that set would need another round: each member's noisy degree into it. That is not built.
 
@@ -28,6 +33,8 @@ Examples
 >>> est = densest_from_cores([3, 3, 3, 3, 1])
 >>> round(est.density, 4), est.lower, est.upper
 (2.1213, 1.5, 3.0)
+>>> densest_from_cores([3, 3, 3, 3, 1, 40]).upper  # one node over-estimated
+3.0
 """
 
 from __future__ import annotations
@@ -44,7 +51,8 @@ __all__ = ["DensestEstimate", "densest_from_cores", "exact_densest_subgraph"]
 
 @dataclass(frozen=True)
 class DensestEstimate:
-    """:math:`\\hat\\rho = \\hat k_{max}/\\sqrt 2` and the interval :math:`[\\hat k_{max}/2, \\hat k_{max}]`
+    """:math:`\\hat\\rho = \\hat k_{max}/\\sqrt 2` (:math:`\\hat k_{max}` the robust degeneracy of
+    the module docstring) and the interval :math:`[\\hat k_{max}/2, \\hat k_{max}]`
     (which holds :math:`\\rho^*` when :math:`\\hat k_{max}` is the degeneracy)."""
 
     density: float
@@ -63,7 +71,8 @@ def densest_from_cores(core_numbers: ArrayLike) -> DensestEstimate:
     k = np.asarray(core_numbers, dtype=np.float64)
     if k.size == 0 or not np.all(np.isfinite(k)) or np.any(k < 0):
         raise ValueError("core_numbers must be a non-empty array of finite numbers >= 0")
-    top = float(k.max())
+    desc = np.sort(k)[::-1]
+    top = float(np.max(np.minimum(desc, np.arange(desc.size, dtype=np.float64))))
     return DensestEstimate(top / math.sqrt(2.0), top / 2.0, top)
 
 

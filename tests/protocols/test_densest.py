@@ -36,7 +36,9 @@ def test_exact_densest_matches_enumeration_and_lies_in_the_core_interval(seed):
     mask = np.zeros(g.n_nodes, dtype=bool)
     mask[nodes] = True
     assert math.isclose(np.count_nonzero(mask[e[:, 0]] & mask[e[:, 1]]) / len(nodes), rho, rel_tol=1e-12)
-    est = densest_from_cores(exact_core_numbers(g))
+    core = exact_core_numbers(g)
+    est = densest_from_cores(core)
+    assert est.upper == core.max()  # the robust degeneracy is the degeneracy for exact core numbers
     assert est.lower <= rho + 1e-12 <= est.upper + 2e-12
     assert max(est.density / rho, rho / est.density) <= math.sqrt(2) + 1e-12
 
@@ -49,6 +51,13 @@ def test_the_interval_holds_on_karate_and_is_tight_on_a_clique():
     assert est.lower <= rho <= est.upper
     k6 = from_networkx(nx.complete_graph(6))
     assert exact_densest_subgraph(k6)[0] == densest_from_cores(exact_core_numbers(k6)).lower == 2.5
+
+
+def test_a_few_over_estimated_nodes_do_not_move_the_robust_degeneracy():
+    core = np.array([5.0] * 6 + [1.0] * 20)  # a 5-core of 6 nodes
+    assert densest_from_cores(core).upper == 5.0
+    assert densest_from_cores(np.concatenate([core, [90.0, 70.0, 50.0]])).upper == 5.0
+    assert densest_from_cores(np.concatenate([core, [9.0] * 10])).upper == 9.0  # ten nodes at 9: a 9-core could exist
 
 
 def test_bad_core_numbers_are_refused():
