@@ -447,10 +447,7 @@ def relabelled_index(broadcast: EdgeOrientBroadcast) -> NDArray[np.int64]:
     >>> relabelled_index(b).tolist()                                   # nodes 1, 2, 0 -> 0, 1, 2
     [1]
     """
-    n = broadcast.n_nodes
-    order = np.lexsort((-np.arange(n), -broadcast.degrees))
-    new = np.empty(n, dtype=np.int64)
-    new[order] = np.arange(n)
+    new = ranks(broadcast.degrees)
     u, v = pair_from_index(broadcast.index)
     a, b = new[u], new[v]
     return np.sort(pair_index(np.maximum(a, b), np.minimum(a, b)))
