@@ -204,10 +204,11 @@ def count_sensitivity(bounds: ArrayLike, p: float) -> NDArray[np.int64]:
     randomized rounding with a shared U moves the integer by at most
     :math:`\lceil |f'-f| \rceil \le \Delta` (as in
     :func:`~ldpgraph.protocols.triangles.two_round_dlap_release`): DLap(e^{-ε₂/Δ}) makes the release
-    ε₂-DP. :math:`\alpha(m) = (D-1)/(m-1)` is the fastest decay that keeps this bound (a smaller
-    :math:`\alpha(D+1)` breaks it at m = D), and :math:`(1+p)/2` the least factor of any
-    count unbiased up to D that scales down beyond (found numerically; the greedy smallest
-    decay gives it). A projection to a uniform D-subset has sensitivity D - 1.
+    ε₂-DP. At m = D the bound is met with equality, so a smaller :math:`\alpha(D+1)` breaks it
+    once :math:`(D-1)q > 2p`. Among counts :math:`\alpha(m)W` that are unbiased up to D
+    (:math:`\alpha = 1`), :math:`(1+p)/2` was the least factor a numerical search found (greedy
+    smallest decay, D up to 100, p from 1/2 to 0.7); it is not proved optimal. A projection to a
+    uniform D-subset has sensitivity D - 1.
 
     >>> count_sensitivity([1, 2, 11, 101], 0.6).tolist()
     [1, 1, 8, 80]
