@@ -7,13 +7,15 @@ Prints three tables on Facebook and Email-Enron (``--graphs`` to change):
    it, ψ = 1/2, f = 4/5, bias factor 8) against ours, ``kcore-svt`` at the same per-node
    budget ε_paper / 2 (ψ = 1/4, two levels per group), and ``kcore-svt-degree`` (ψ = 1/2, one
    level per group, capped and read through a noisy degree); mean and max approximation factor
-   (averaged over the trials), degeneracy estimate, rounds; and the reference without noise
-   (its rounding floor).
+   (averaged over the trials), degeneracy estimate, the densest-subgraph density's factor
+   (:mod:`ldpgraph.protocols.densest`: k̂_max/√2 against the exact ρ*), rounds; and the
+   reference without noise (its rounding floor).
 2. **Triangles** at ε_paper ∈ {1, 2}: ``edge-orient-reference`` (the code, at ε_paper) against
    ours with per-node bounds and with the global bound, at the same *per-edge* budget
    (per node ε_paper / (1 + order share): the noisy degree that orders the nodes is the only
-   release that both endpoints of an edge make); relative RMSE, relative bias, the ratio to
-   the reference.
+   release that both endpoints of an edge make); relative RMSE with the release noise
+   integrated out (and the plain one), relative bias, the ratio to the reference and its
+   Monte-Carlo SE (``--ours-trials`` sets our trials apart from the reference's).
 3. **Triangles on Email-Enron at per-node ε = 1**: ours against every other ldpgraph triangle
    method that runs there (``rr-triangles`` does not: its noisy graph has ~1e8 edges).
 
@@ -30,13 +32,17 @@ into ``SRC/ldpgraph_driver/`` that calls the code's ``algorithms.KCoreLDPCoord``
 writes the graph as the code's one-worker partition file, and prints the binary's k-core
 numbers beside the transcription's, mean ± standard error over the trials.
 
+``--split GRAPH``: only the grid search that chose ``edge-orient-triangles``' default split and
+margin (the analytic MSE on GRAPH; the default was chosen on ``wiki-vote``, outside the tables).
+
 Usage: ``LDPGRAPH_DATA=... PYTHONPATH=. python scripts/bench_kcore_edge_orient.py [--trials 10]
-[--reference SRC]``
+[--ours-trials N] [--reference SRC] [--skip kcore triangles enron timing] [--split wiki-vote]``
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import subprocess
 import tempfile
@@ -47,9 +53,19 @@ import numpy as np
 
 from ldpgraph.datasets import load_dataset
 from ldpgraph.graph.statistics import triangle_count
-from ldpgraph.protocols.edge_orient import edge_orient_budget, reference_edge_orient, simulate_edge_orient
+from ldpgraph.protocols.densest import densest_from_cores, exact_densest_subgraph
+from ldpgraph.protocols.edge_orient import (
+    count_sensitivity,
+    edge_orient_budget,
+    edge_orient_trial,
+    orient_relabel,
+    reference_edge_orient,
+    scale_factors,
+)
 from ldpgraph.protocols.kcore import core_summary, exact_core_numbers, reference_kcore, svt_kcore
 from ldpgraph.protocols.kcore_degree import degree_svt_kcore
+from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
+from ldpgraph.protocols.triangles import lower_wedges
 from ldpgraph.registry import get_method
 
 
@@ -63,9 +79,14 @@ def _table(rows: list[tuple]) -> str:
 
 
 def kcore_table(graphs: dict, trials: int) -> None:
-    rows = [("graph", "eps_paper", "method", "mean factor", "max factor", "degeneracy", "rounds")]
+    rows = [("graph", "eps_paper", "method", "mean factor", "max factor", "degeneracy", "densest factor",
+             "rounds")]
     for name, g in graphs.items():
         truth = exact_core_numbers(g)
+        rho, _ = exact_densest_subgraph(g)
+        quiet_rho = densest_from_cores(truth).density
+        rows.append((name, "exact cores", "", "", "", f"{truth.max()}", f"{max(quiet_rho / rho, rho / quiet_rho):.3f}",
+                     f"(rho* = {rho:.2f})"))
         for eps in (0.5, 1.0, 2.0):
             for label, run in (("reference", lambda s, e=eps, g=g: reference_kcore(g, e / 2, rng=s)),
                                ("svt (ours)", lambda s, e=eps, g=g: svt_kcore(g, e / 2, rng=s,
@@ -75,18 +96,21 @@ def kcore_table(graphs: dict, trials: int) -> None:
                 res = [run(s) for s in range(trials)]
                 summ = [core_summary(r.core_numbers, truth) for r in res]
                 rounds = max(r.rounds for r in res) + (1 if label == "reference" else 0)
+                dens = np.array([densest_from_cores(r.core_numbers).density for r in res])
                 rows.append((name, eps, label, f"{np.mean([s['mean_approximation_factor'] for s in summ]):.3f}",
                              f"{np.mean([s['max_approximation_factor'] for s in summ]):.2f}",
                              f"{np.mean([s['degeneracy_estimate'] for s in summ]):.1f} / {truth.max()}",
-                             rounds))
+                             f"{np.mean(np.maximum(dens / rho, rho / dens)):.3f}", rounds))
         floor = core_summary(reference_kcore(g, 1.0, noise=False).core_numbers, truth)
         quiet = core_summary(svt_kcore(g, 1.0, noise=False, max_degree=int(g.degrees.max())).core_numbers, truth)
         rows.append((name, "no noise", "reference", f"{floor['mean_approximation_factor']:.3f}",
-                     f"{floor['max_approximation_factor']:.2f}", "", ""))
+                     f"{floor['max_approximation_factor']:.2f}", "", "", ""))
         rows.append((name, "no noise", "svt (ours)", f"{quiet['mean_approximation_factor']:.3f}",
-                     f"{quiet['max_approximation_factor']:.2f}", "", ""))
+                     f"{quiet['max_approximation_factor']:.2f}", "", "", ""))
     print("k-core: approximation factor max(est/true, true/est) over nodes of core >= 1 "
-          f"(mean of {trials} trials; rounds include the reference's degree round)")
+          f"(mean of {trials} trials; rounds include the reference's degree round); densest factor: "
+          "max(est/rho*, rho*/est) of the density k_max/sqrt(2) read from the core numbers "
+          "(ldpgraph.protocols.densest), mean over the trials")
     print(_table(rows))
 
 
@@ -159,23 +183,96 @@ def go_table(graphs: dict, trials: int, src: str) -> None:
     print(_table(rows))
 
 
-def triangle_table(graphs: dict, trials: int) -> None:
+def _rb_rmse(signal: np.ndarray, noise_var: np.ndarray, t: float) -> tuple[float, np.ndarray]:
+    """Relative RMSE from E[(signal - T)^2 + noise variance] (the release noise integrated out), and
+    the per-trial squared errors it averages."""
+    sq = ((signal - t) ** 2 + noise_var) / t**2
+    return float(np.sqrt(sq.mean())), sq
+
+
+def triangle_table(graphs: dict, trials: int, ours_trials: int) -> None:
+    """Relative RMSE of ours against the reference at the same per-edge budget, and the ratio with its
+    Monte-Carlo standard error. Each method's mean squared error averages, over its trials,
+    (signal - T)^2 + the release noise's variance given the rest (the noise integrated out
+    analytically: the same expectation, less Monte-Carlo variance; the plain RMSE of the estimates
+    is printed beside it). The ratio's SE by the delta method on the two independent means:
+    SE(r)/r = (1/2) sqrt(SE(a)^2/a^2 + SE(b)^2/b^2)."""
     order_share = edge_orient_budget(1.0)["order"]
-    rows = [("graph", "eps_paper", "method", "rel RMSE", "rel bias", "ours / ref")]
+    rows = [("graph", "eps_paper", "method", "trials", "rel RMSE", "(plain)", "rel bias", "ours / ref", "± SE")]
     for name, g in graphs.items():
         t = triangle_count(g)
         for eps in (1.0, 2.0):
-            ref = np.array([reference_edge_orient(g, eps, rng=s) for s in range(trials)])
-            r_ref = float(np.sqrt(np.mean((ref - t) ** 2)) / t)
-            rows.append((name, eps, "reference", f"{r_ref:.4f}", f"{(ref.mean() - t) / t:+.4f}", ""))
+            ref = np.array([reference_edge_orient(g, eps, rng=s, parts=True) for s in range(trials)])
+            r_ref, sq_ref = _rb_rmse(ref[:, 1], ref[:, 2], t)
+            plain = float(np.sqrt(np.mean((ref[:, 0] - t) ** 2)) / t)
+            rows.append((name, eps, "reference", trials, f"{r_ref:.4f}", f"{plain:.4f}",
+                         f"{(ref[:, 0].mean() - t) / t:+.4f}", "", ""))
             per_node = eps / (1.0 + order_share)
             for bounds in ("local", "global"):
-                x = simulate_edge_orient(g, per_node, trials, bounds=bounds, rng=100 + int(eps))
-                r = float(np.sqrt(np.mean((x - t) ** 2)) / t)
-                rows.append((name, eps, f"ours ({bounds})", f"{r:.4f}", f"{(x.mean() - t) / t:+.4f}",
-                             f"{r / r_ref:.2f}"))
-    print(f"\ntriangles: relative RMSE over {trials} trials, the same per-edge budget")
+                gen = np.random.default_rng(100 + int(eps))
+                runs = [edge_orient_trial(g, per_node, bounds=bounds, rng=gen) for _ in range(ours_trials)]
+                x = np.array([(r.estimate, r.signal, r.noise_variance) for r in runs])
+                r, sq = _rb_rmse(x[:, 1], x[:, 2], t)
+                ratio = r / r_ref
+                rel_se = 0.5 * math.sqrt(sq.var(ddof=1) / sq.size / sq.mean() ** 2
+                                         + sq_ref.var(ddof=1) / sq_ref.size / sq_ref.mean() ** 2)
+                rows.append((name, eps, f"ours ({bounds})", ours_trials, f"{r:.4f}",
+                             f"{np.sqrt(np.mean((x[:, 0] - t) ** 2)) / t:.4f}", f"{(x[:, 0].mean() - t) / t:+.4f}",
+                             f"{ratio:.3f}", f"{ratio * rel_se:.3f}"))
+            print(_table(rows[-3:]), flush=True)
+    print("\ntriangles: relative RMSE, the same per-edge budget (the release noise integrated out; plain: "
+          "the estimates' own)")
     print(_table(rows))
+
+
+def split_search(graph_name: str) -> None:
+    """The default split of ``edge-orient-triangles``: on ``graph_name`` (Wiki-Vote, outside the
+    comparisons) the analytic relative MSE at ε_paper ∈ {1, 2} for each split and margin of a grid,
+    the order drawn once per order share; prints the best by the sum of log relative RMSE."""
+    g = load_dataset(graph_name)
+    t = triangle_count(g)
+    scores: dict = {}
+    for eps in (1.0, 2.0):
+        for so in (0.01, 0.02, 0.03):
+            per_node = eps / (1 + so)
+            rng = np.random.default_rng(1)
+            h = orient_relabel(g, g.degrees + rng.geometric(1 - math.exp(-so * per_node), g.n_nodes)
+                               - rng.geometric(1 - math.exp(-so * per_node), g.n_nodes))
+            w = lower_wedges(h)
+            m = w.lower_degrees
+            tv = np.bincount(w.node[w.pair_is_edge[w.pair]], minlength=g.n_nodes).astype(float)
+            csq = float(np.sum(np.bincount(w.pair, minlength=w.pairs.size).astype(float) ** 2))
+            for sb in (0.1, 0.12, 0.15, 0.18):
+                for frac in np.arange(0.4, 0.66, 0.025):
+                    rest = 1 - so - sb
+                    shares = {"order": so, "bound": sb, "rr": rest * frac, "count": rest * (1 - frac)}
+                    for margin in (1.0, 1.5, 2.0, 2.5):
+                        r = _analytic_rmse(m, tv, csq, g.n_nodes, per_node, shares, margin) / t
+                        scores.setdefault((so, sb, round(float(frac), 3), margin), []).append(math.log(r))
+    best = sorted((sum(v), k) for k, v in scores.items())[:5]
+    print(f"\nsplit search on {graph_name} (sum of log relative RMSE at eps_paper 1 and 2; order, bound, "
+          "rr fraction of the rest, margin):")
+    for score, key in best:
+        print(f"  {score:.4f}  {key}")
+
+
+def _analytic_rmse(m, tv, csq, n, per_node, shares, margin) -> float:
+    """sqrt(E bias^2 + E variance) over the local bound's noise, given the order (m: out-degrees, tv:
+    triangles sourced, csq: sum of squared pair source counts, unscaled)."""
+    e0, e1, e2 = (per_node * shares[k] for k in ("bound", "rr", "count"))
+    p, q = keep_probability(e1), flip_probability(e1)
+    c = math.ceil(margin / e0 - 1e-9)
+    ks = np.arange(-int(60 / e0) - 5, int(60 / e0) + 6)
+    pk = np.exp(-e0 * np.abs(ks))
+    pk /= pk.sum()
+    um, inv, cnt = np.unique(m, return_inverse=True, return_counts=True)
+    d = np.maximum(um[:, None] + ks[None, :] + c, 1)
+    pn = np.exp(-e2 / count_sensitivity(d, p))
+    noise = float((cnt * ((2 * pn / (1 - pn) ** 2) * pk).sum(1)).sum())
+    loss = 1 - scale_factors(np.broadcast_to(um[:, None], d.shape), d)
+    el, el2 = (loss * pk).sum(1)[inv], (loss**2 * pk).sum(1)[inv]
+    var = (p * q * csq + n / 4 + noise) / (p - q) ** 2 + float(((el2 - el**2) * tv**2).sum())
+    return math.sqrt(var + float((el * tv).sum()) ** 2)
 
 
 def enron_methods(g, trials: int) -> None:
@@ -209,10 +306,16 @@ def timing(g) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=10)
+    ap.add_argument("--ours-trials", type=int, default=None, help="trials of ours in the triangle table "
+                    "(default: --trials)")
+    ap.add_argument("--split", metavar="GRAPH", help="only the split search of edge-orient-triangles on GRAPH")
     ap.add_argument("--graphs", nargs="+", default=["facebook", "email-enron"])
     ap.add_argument("--reference", metavar="SRC", help="checkout of the Go reference to build and run")
     ap.add_argument("--skip", nargs="*", default=[], choices=["kcore", "triangles", "enron", "timing"])
     args = ap.parse_args()
+    if args.split:
+        split_search(args.split)
+        return
     graphs = {name: load_dataset(name) for name in args.graphs}
     print(_load())
     if "kcore" not in args.skip:
@@ -220,7 +323,7 @@ def main() -> None:
     if args.reference:
         go_table(graphs, args.trials, args.reference)
     if "triangles" not in args.skip:
-        triangle_table(graphs, args.trials)
+        triangle_table(graphs, args.trials, args.ours_trials or args.trials)
     if "enron" in graphs or "email-enron" in graphs:
         g = graphs.get("email-enron", graphs.get("enron"))
         if "enron" not in args.skip:

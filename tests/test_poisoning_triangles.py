@@ -42,7 +42,7 @@ def _err(capsys, code, *args) -> str:
 
 def test_every_deployed_protocol_is_registered_with_its_version():
     assert PROTOCOLS == {"degree": 1, "local-dlap-kstars": 1, "local-dlap-kstars-private": 1, **dt.TRIANGLE_PROTOCOLS,
-                         "arr-triangles": 1, "edge-orient-triangles": 1}
+                         "arr-triangles": 1, "edge-orient-triangles": 2}
     assert set(dt.TRIANGLE_PROTOCOLS) == {dt.RR_PROTOCOL, DLAP, dt.CLUSTERING_PROTOCOL, dt.RR_FOUR_CYCLES,
                                           dt.FOUR_CYCLE_PROTOCOL, dt.ADAPTIVE_PROTOCOL}
     # the protocol layer's registry runs each of them, at the version of its rows

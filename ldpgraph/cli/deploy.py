@@ -564,8 +564,10 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
           f"{proto.name} round {args.round}; {extra}{sampler.describe()})")
     print(_budget_lines(plan, args.round))
     down = 0 if args.broadcast is None else Path(args.broadcast).stat().st_size
+    part = getattr(broadcast, "node_download", None)  # a broadcast a node reads part of: what these read
+    what = f"{down:,} bytes per node" if part is None else f"{part(nodes):,.0f} bytes per node (mean)"
     print(f"traffic    upload {path.stat().st_size / max(len(nodes), 1):,.0f} bytes per node (mean), "
-          f"download {down:,} bytes per node")
+          f"download {what}")
     _report_node_labels(path, labels)
     return 0
 
@@ -671,8 +673,9 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
         down = Path(bpath).stat().st_size
         nxt = f"round {rnd} again (step {b.step})" if repeating else f"round {rnd + 1}"
         what = "the levels" if repeating else getattr(b, "what", f"noisy graph and bound D = {b.bound}")
-        lines.append(f"\nwrote {bpath} ({what} for {nxt}; run id {b.run_id}); every node downloads {down:,} "
-                     "bytes")
+        per_node = getattr(b, "download", None)  # a broadcast a node reads part of says what it reads
+        where = per_node(down) if per_node else f"every node downloads {down:,} bytes"
+        lines.append(f"\nwrote {bpath} ({what} for {nxt}; run id {b.run_id}); {where}")
         lines.append(f"signed {sig.name} with the curator key ({nxt} of curate accepts only it)")
         if args.json:
             print(json.dumps(out, indent=2))

@@ -33,19 +33,31 @@ out-neighbours are the *lower* ids) and randomizes its pairs (RR at ε₁, as
 ``two-round-triangles-dlap``); round 2, its out-degree :math:`m_v` plus
 :math:`\mathrm{DLap}(e^{-\varepsilon_0})`, from which the public bound :math:`D_v` of every node
 (:func:`local_bounds`: its own noisy out-degree plus a margin, or the global maximum); round
-3, the local count :math:`r_v = \lfloor w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/(D_v-1)})`,
-:math:`w_v = \sum_{j<k \in O_v}(b_{jk} - q)` over its out-list projected to :math:`D_v`
-(:func:`~ldpgraph.protocols.triangles.two_round_dlap_release`: sensitivity D - 1, proved
-there; with a per-node public bound the same proof holds node by node);
-:math:`\hat T = \sum_v r_v / (p - q)`. Given the order and bounds at or above every
-out-degree, :math:`E\hat T = T` exactly (the RR correction and the release noise are unbiased)
-and its variance is :func:`edge_orient_variance`; a node whose bound falls below its
-out-degree (probability :func:`projection_probability` for local bounds) drops pairs: a
-downward bias, counted in each trial (``n_projected``). Per-node bounds cut the noise from
-:math:`n D^2` to :math:`\sum_v D_v^2`: most nodes have small out-degrees. An edge {u, v}
-enters the degree releases of both ends and, given the public order, the out-degree, RR
-bit and local count of one end only: ε_o + ε₀ + ε₁ + ε₂ per node, 2ε_o + ε₀ + ε₁ + ε₂ per
-edge (the paper's accounting).
+3, the local count
+
+.. math:: r_v = \lfloor \alpha_v w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/\Delta_v}),\quad
+          w_v = \sum_{j<k \in O_v}(b_{jk} - q),\quad
+          \alpha_v = \min\Bigl(1, \frac{D_v - 1}{m_v - 1}\Bigr),\quad
+          \Delta_v = \max\Bigl(\Bigl\lceil \tfrac{1+p}{2}(D_v - 1)\Bigr\rceil, 1\Bigr)
+
+over its whole out-list :math:`O_v` (:func:`count_sensitivity`, :func:`scale_factors`);
+:math:`\hat T = \sum_v r_v / (p - q)`. A node whose out-degree exceeds its bound *scales* its
+sum down by :math:`\alpha_v` instead of projecting its out-list to a :math:`D_v`-subset
+(``two-round-triangles-dlap``'s projection, sensitivity :math:`D - 1`): the sensitivity falls
+to :math:`\frac{1+p}{2}(D_v-1)` (:func:`count_sensitivity` proves it; 0.8 (D - 1) at
+p = 0.6, a third less noise variance) and the loss to :math:`(1-\alpha_v)t_v`,
+:math:`\alpha_v \approx D_v/m_v` rather than the projection's :math:`(D_v/m_v)^2`.
+Given the order and bounds, :math:`E\hat T = \sum_v \alpha_v t_v` (:func:`edge_orient_mean`;
+:math:`= T` exactly when every :math:`D_v \ge m_v`: the RR correction and the release noise
+are unbiased) and the variance is :func:`edge_orient_variance` (exact, scaled nodes
+included); a node is scaled with probability :func:`projection_probability` for local bounds
+(a downward bias, counted in each trial: ``n_scaled``). Per-node bounds cut the noise from
+:math:`n D^2` to :math:`\sum_v \Delta_v^2`: most nodes have small out-degrees. An edge
+{u, v} enters the degree releases of both ends and, given the public order, the out-degree,
+RR bit and local count of one end only: ε_o + ε₀ + ε₁ + ε₂ per node, 2ε_o + ε₀ + ε₁ + ε₂ per
+edge (the paper's accounting). The default split (:func:`edge_orient_budget`) minimises the
+analytic mean squared error on Wiki-Vote, a graph outside the comparison (``scripts/
+bench_kcore_edge_orient.py``).
 
 Examples
 --------
@@ -56,7 +68,7 @@ Examples
 [[0, 1], [0, 2], [0, 3], [1, 2]]
 >>> float(simulate_edge_orient(g, 400.0, rng=0)[0])
 1.0
->>> h.n_nodes, edge_orient_trial(g, 400.0, rng=0).n_projected
+>>> h.n_nodes, edge_orient_trial(g, 400.0, rng=0).n_scaled
 (4, 0)
 """
 
@@ -73,7 +85,7 @@ from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from ..graph.core import Graph, from_edge_array
 from .kcore import _dlap, _dlap_vector, reference_kcore
 from .randomized_response import flip_probability, keep_probability
-from .triangles import lower_common_neighbour_square_sum, lower_wedges, rounding_variance
+from .triangles import lower_wedges
 
 __all__ = [
     "orient_relabel",
@@ -83,9 +95,17 @@ __all__ = [
     "EdgeOrientTrial",
     "local_bounds",
     "projection_probability",
+    "count_sensitivity",
+    "scale_factors",
+    "edge_orient_mean",
     "edge_orient_variance",
     "reference_edge_orient",
 ]
+
+
+#: the default margin of the local bounds, :math:`c = \lceil \text{margin}/\varepsilon_0\rceil`
+#: (:func:`local_bounds`; chosen with the split, :func:`edge_orient_budget`)
+MARGIN = 1.5
 
 
 def orient_relabel(graph: Graph, key: ArrayLike) -> Graph:
@@ -107,12 +127,17 @@ def orient_relabel(graph: Graph, key: ArrayLike) -> Graph:
 def edge_orient_budget(epsilon: float, shares: dict[str, float] | None = None) -> dict[str, float]:
     """Per-node ε of each release: ``order`` (noisy degree), ``bound`` (out-degree), ``rr``, ``count``.
 
+    The default minimises the analytic relative mean squared error (bias from scaled nodes
+    included; summed in logs over ε ∈ {1, 2}) on Wiki-Vote, a graph outside the comparisons, over
+    a grid (order 0.01-0.03, bound 0.1-0.18, RR 40-65 % of the rest, margin 1-2.5: the
+    minimum at margin 1.5; ``scripts/bench_kcore_edge_orient.py --split``).
+
     >>> edge_orient_budget(1.0)
-    {'order': 0.05, 'bound': 0.2, 'rr': 0.375, 'count': 0.375}
+    {'order': 0.01, 'bound': 0.15, 'rr': 0.46, 'count': 0.38}
     """
     from ..core.plan import split_budget
 
-    default = {"order": 0.05, "bound": 0.2, "rr": 0.375, "count": 0.375}
+    default = {"order": 0.01, "bound": 0.15, "rr": 0.46, "count": 0.38}
     s = default if shares is None else dict(shares)
     if sorted(s) != sorted(default):
         raise ValueError(f"shares of edge-orient: order=F,bound=F,rr=F,count=F, got {s}")
@@ -120,7 +145,7 @@ def edge_orient_budget(epsilon: float, shares: dict[str, float] | None = None) -
 
 
 def local_bounds(out_degrees: ArrayLike, epsilon_bound: float, *, bounds: str = "local",
-                 margin: float = 2.0, rng: Any = None) -> NDArray[np.int64]:
+                 margin: float = MARGIN, rng: Any = None) -> NDArray[np.int64]:
     r"""The public out-degree bounds from the noisy out-degrees
     :math:`\tilde m_v = m_v + \mathrm{DLap}(e^{-\varepsilon_0})`.
 
@@ -156,18 +181,76 @@ def projection_probability(epsilon_bound: float, margin: float = 3.0) -> float:
     return math.exp(-eps0 * (c + 1)) / (1.0 + math.exp(-eps0))
 
 
+def count_sensitivity(bounds: ArrayLike, p: float) -> NDArray[np.int64]:
+    r"""The local count's sensitivity at bound :math:`D`:
+    :math:`\Delta = \max(\lceil \tfrac{1+p}{2}(D-1)\rceil, 1)`, p the RR keep probability (> 1/2).
+
+    Notes
+    -----
+    Node v's count is :math:`f(N) = \alpha(|N|) W(N)`, :math:`W(N) = \sum_{j<k\in N}(b_{jk}-q)`
+    over its out-list N, :math:`\alpha(m) = \min(1, (D-1)/(m-1))`; the bits :math:`b_{jk}`
+    (j, k ≠ v) are public. Neighbouring out-lists differ in one node l: N and N ∪ {l}, |N| = m.
+    Write :math:`Y = \sum_{j \in N}(b_{jl}-q) \in [-qm, pm]`; W ranges over
+    :math:`[-q\binom m2, p\binom m2]` independently (other pairs).
+
+    * :math:`m + 1 \le D`: :math:`f' - f = Y \in [-q(D-1), p(D-1)]`.
+    * :math:`m \ge D`: :math:`f = \frac{D-1}{m-1}W`, so
+      :math:`f' - f = (D-1)\bigl[\frac{W+Y}{m} - \frac{W}{m-1}\bigr]
+      = \frac{D-1}{m}\bigl[Y - \frac{W}{m-1}\bigr]` with
+      :math:`\frac{W}{m-1} \in [-\frac{qm}2, \frac{pm}2]`: in
+      :math:`[-(D-1)(q + \frac p2), (D-1)(p + \frac q2)]`.
+
+    So :math:`|f'-f| \le \frac{1+p}{2}(D-1)` (p ≥ q; the extremes are attained), and
+    randomized rounding with a shared U moves the integer by at most
+    :math:`\lceil |f'-f| \rceil \le \Delta` (as in
+    :func:`~ldpgraph.protocols.triangles.two_round_dlap_release`): DLap(e^{-ε₂/Δ}) makes the release
+    ε₂-DP. At m = D the bound is met with equality, so a smaller :math:`\alpha(D+1)` breaks it
+    once :math:`(D-1)q > 2p`. Among counts :math:`\alpha(m)W` that are unbiased up to D
+    (:math:`\alpha = 1`), :math:`(1+p)/2` was the least factor a numerical search found (greedy
+    smallest decay, D up to 100, p from 1/2 to 0.7); it is not proved optimal. A projection to a
+    uniform D-subset has sensitivity D - 1.
+
+    >>> count_sensitivity([1, 2, 11, 101], 0.6).tolist()
+    [1, 1, 8, 80]
+    """
+    d = np.asarray(bounds, dtype=np.int64)
+    if not 0.5 <= float(p) <= 1.0:
+        raise ValueError(f"p must be the RR keep probability, in [1/2, 1], got {p!r}")
+    # ceil of a float: a value that rounds just above an integer costs one unit, never less privacy
+    return np.maximum(np.ceil((1.0 + float(p)) / 2.0 * (d - 1)).astype(np.int64), 1)
+
+
+def scale_factors(out_degrees: ArrayLike, bounds: ArrayLike) -> NDArray[np.float64]:
+    r""":math:`\alpha_v = \min(1, (D_v - 1)/(m_v - 1))` (1 when :math:`m_v \le D_v`).
+
+    >>> scale_factors([3, 11, 5], [4, 6, 1]).tolist()
+    [1.0, 0.5, 0.0]
+    """
+    m = np.asarray(out_degrees, dtype=np.int64)
+    d = np.asarray(bounds, dtype=np.int64)
+    return np.where(m > d, (d - 1) / np.maximum(m - 1, 1), 1.0)
+
+
 @dataclass(frozen=True)
 class EdgeOrientTrial:
-    """One run: the estimate, the bounds, and how many nodes were projected (biased: 0 is exact)."""
+    """One run: the estimate, the bounds, and how many nodes were scaled down (biased: 0 is exact).
+
+    ``signal`` is the estimate without the count releases' DLap noise and ``noise_variance`` that
+    noise's variance given the bounds, on the estimate's scale: E[(estimate - T)^2 | signal] =
+    (signal - T)^2 + noise_variance, an estimate of the mean squared error with less
+    Monte-Carlo variance (``scripts/bench_kcore_edge_orient.py``).
+    """
 
     estimate: float
     bounds: NDArray[np.int64]
-    n_projected: int
+    n_scaled: int
     oriented: Graph
+    signal: float = math.nan
+    noise_variance: float = math.nan
 
 
 def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] | None = None,
-                      bounds: str = "local", margin: float = 2.0, oriented: Graph | None = None,
+                      bounds: str = "local", margin: float = MARGIN, oriented: Graph | None = None,
                       bound_values: ArrayLike | None = None, rng: Any = None) -> EdgeOrientTrial:
     r"""One run of our EdgeOrientΔ (module docstring) at per-node budget ``epsilon``.
 
@@ -189,24 +272,19 @@ def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] 
         bound = np.asarray(bound_values, dtype=np.int64)
     p, q = keep_probability(eps["rr"]), flip_probability(eps["rr"])
     bits = gen.random(w.pairs.size) < np.where(w.pair_is_edge, p, q)
-    alive: Any = True
-    over = np.flatnonzero(m > bound)
-    if over.size:  # a uniform D_v-subset of each longer out-list (lower ids come first in a row)
-        keep = np.ones(oriented.indices.size, dtype=bool)
-        for v in over.tolist():
-            start = int(oriented.indptr[v])
-            drop = gen.choice(int(m[v]), size=int(m[v] - bound[v]), replace=False)
-            keep[start + drop] = False
-        alive = keep[w.pos_j] & keep[w.pos_k]
-    wv = np.bincount(w.node, weights=alive * (bits[w.pair] - q), minlength=n)
-    noise = _dlap_vector(gen, eps["count"] / np.maximum(bound - 1, 1))
-    r = np.floor(wv + gen.random(n)) + noise
-    return EdgeOrientTrial(math.fsum(r.tolist()) / (p - q), bound, int(over.size), oriented)
+    wv = np.bincount(w.node, weights=bits[w.pair] - q, minlength=n)
+    a = eps["count"] / count_sensitivity(bound, p)
+    noise = _dlap_vector(gen, a)
+    rounded = np.floor(scale_factors(m, bound) * wv + gen.random(n))
+    pn = np.exp(-a)
+    return EdgeOrientTrial(math.fsum((rounded + noise).tolist()) / (p - q), bound,
+                           int(np.count_nonzero(m > bound)), oriented, math.fsum(rounded.tolist()) / (p - q),
+                           math.fsum((2.0 * pn / (1.0 - pn) ** 2).tolist()) / (p - q) ** 2)
 
 
 def simulate_edge_orient(graph: Graph, epsilon: float, n_trials: int = 1, *,
-                         shares: dict[str, float] | None = None, bounds: str = "local", margin: float = 2.0,
-                         rng: Any = None) -> NDArray[np.float64]:
+                         shares: dict[str, float] | None = None, bounds: str = "local",
+                         margin: float = MARGIN, rng: Any = None) -> NDArray[np.float64]:
     """Estimates of ``n_trials`` independent runs (:func:`edge_orient_trial`)."""
     n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
     gen = check_rng(rng)
@@ -214,29 +292,82 @@ def simulate_edge_orient(graph: Graph, epsilon: float, n_trials: int = 1, *,
                                        rng=gen).estimate for _ in range(n_trials)])
 
 
+def _given_order(oriented: Graph, bounds: ArrayLike) -> tuple[Any, NDArray[np.int64], NDArray[np.float64]]:
+    w = lower_wedges(oriented)
+    d = np.asarray(bounds, dtype=np.int64)
+    if d.shape != w.lower_degrees.shape or np.any(d < 1):
+        raise ValueError(f"bounds must be one integer >= 1 per node ({w.lower_degrees.size}), got shape "
+                         f"{d.shape}")
+    return w, d, scale_factors(w.lower_degrees, d)
+
+
+def edge_orient_mean(oriented: Graph, bounds: ArrayLike) -> float:
+    r""":math:`E\hat T = \sum_v \alpha_v t_v` given the order (``oriented``, relabelled by
+    :func:`orient_relabel`) and the bounds: :math:`t_v` the triangles node v is the source of,
+    :math:`\alpha_v` from :func:`scale_factors`. It is T when every bound is at or above its
+    out-degree.
+
+    >>> from ldpgraph.graph import from_edge_array
+    >>> h = from_edge_array([[0, 1], [0, 2], [1, 2], [0, 3], [1, 3], [2, 3]])  # K4: node 3 sources 3
+    >>> edge_orient_mean(h, [1, 1, 2, 3]), edge_orient_mean(h, [1, 1, 2, 2])  # alpha_3 = 1/2
+    (4.0, 2.5)
+    """
+    w, _, alpha = _given_order(oriented, bounds)
+    t = np.bincount(w.node[w.pair_is_edge[w.pair]], minlength=alpha.size)
+    return math.fsum((alpha * t).tolist())
+
+
+def _rounding_terms(w: Any, alpha: NDArray[np.float64], p: float, q: float) -> float:
+    r""":math:`\sum_v E[g(\alpha_v w_v)]`, :math:`g(x) = \{x\}(1 - \{x\})`: the variance randomized
+    rounding adds. For :math:`\alpha_v = 1` the fractional part of :math:`w_v` is that of
+    :math:`-q\binom{m_v}2` (fixed); for :math:`\alpha_v < 1` the expectation runs over the law of
+    :math:`w_v + q\binom{m_v}2 = X + Y`, :math:`X \sim \mathrm{Bin}(t_v, p)`,
+    :math:`Y \sim \mathrm{Bin}(\binom{m_v}2 - t_v, q)` (the bits of distinct pairs are independent).
+    """
+    from scipy.signal import fftconvolve  # deferred: slow to import
+    from scipy.stats import binom
+
+    m = w.lower_degrees.astype(np.float64)
+    s = m * (m - 1) / 2
+    t = np.bincount(w.node[w.pair_is_edge[w.pair]], minlength=alpha.size)
+
+    def g(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        f = x - np.floor(x)
+        return f * (1 - f)
+
+    whole = alpha == 1.0
+    total = [float(g(-q * s[whole]).sum())]
+    for v in np.flatnonzero(~whole).tolist():
+        tv, sv = int(t[v]), int(s[v])
+        pmf = fftconvolve(binom.pmf(np.arange(tv + 1), tv, p), binom.pmf(np.arange(sv - tv + 1), sv - tv, q))
+        pmf = np.clip(pmf, 0.0, None)
+        total.append(float(np.dot(pmf / pmf.sum(), g(alpha[v] * (np.arange(pmf.size) - q * sv)))))
+    return math.fsum(total)
+
+
 def edge_orient_variance(oriented: Graph, epsilon_rr: float, epsilon_count: float,
                          bounds: ArrayLike) -> float:
     r"""Exact variance of :math:`\hat T` given the order (``oriented``: relabelled by
-    :func:`orient_relabel`) and bounds :math:`D_v` at or above the out-degrees.
+    :func:`orient_relabel`) and the bounds :math:`D_v`.
 
-    .. math:: \operatorname{Var}\hat T = \frac{pq\sum_{j<k} c_{jk}^2 + \sum_v f_v(1-f_v)
-              + \sum_v \sigma^2(D_v - 1)}{(p-q)^2}
+    .. math:: \operatorname{Var}\hat T = \frac{pq\sum_{j<k} \tilde c_{jk}^2
+              + \sum_v E[g(\alpha_v w_v)] + \sum_v \sigma^2(\Delta_v)}{(p-q)^2}
 
-    with :math:`c_{jk}` the sources of the pair (its common in-neighbours in the orientation),
-    :math:`f_v` the fixed fractional part of :math:`w_v = t_v - q\binom{m_v}{2}` (:math:`t_v` an
-    integer) and :math:`\sigma^2(\Delta)` the variance of DLap(e^{-ε₂/Δ}): the bits are independent
-    with variance pq whatever the true bit, the rounding and the noises independent of them.
+    with :math:`\tilde c_{jk} = \sum_{v:\, j,k \in O_v} \alpha_v` (the sources of the pair, each
+    weighted by its scale factor; the plain count when no node is scaled),
+    :math:`g(x) = \{x\}(1-\{x\})` the variance of randomized rounding at x
+    (:func:`_rounding_terms`: a constant per unscaled node), :math:`\Delta_v` from
+    :func:`count_sensitivity` and :math:`\sigma^2(\Delta)` the variance of DLap(e^{-ε₂/Δ}): the
+    bits are independent with variance pq whatever the true bit; the rounding (its conditional
+    mean is its input) and the noises are independent of them and of each other. The mean is
+    :func:`edge_orient_mean`.
     """
-    d = np.asarray(bounds, dtype=np.int64)
-    w = lower_wedges(oriented)
-    if d.shape != w.lower_degrees.shape or np.any(w.lower_degrees > d):
-        raise ValueError("bounds must be one per node and at or above every out-degree (a projection "
-                         "makes the estimate biased and this variance does not apply)")
+    w, d, alpha = _given_order(oriented, bounds)
     p, q = keep_probability(epsilon_rr), flip_probability(epsilon_rr)
-    sens = np.maximum(d - 1, 1).astype(np.float64)
-    pn = np.exp(-check_epsilon(epsilon_count) / sens)
+    pn = np.exp(-check_epsilon(epsilon_count) / count_sensitivity(d, p))
     noise = math.fsum((2.0 * pn / (1.0 - pn) ** 2).tolist())  # Var DLap(p) = 2p / (1 - p)^2
-    var = p * q * lower_common_neighbour_square_sum(oriented) + rounding_variance(oriented, q) + noise
+    c = np.bincount(w.pair, weights=alpha[w.node], minlength=w.pairs.size)
+    var = p * q * math.fsum((c * c).tolist()) + _rounding_terms(w, alpha, p, q) + noise
     return var / (p - q) ** 2
 
 
@@ -248,9 +379,14 @@ def _pair_keys(n: int, j: NDArray[np.int64], k: NDArray[np.int64]) -> NDArray[np
     return lo * n + hi
 
 
-def reference_edge_orient(graph: Graph, epsilon_paper: float, *, psi: float = 0.5, rng: Any = None
-                          ) -> float:
-    """One run of EdgeOrientΔ as the authors' code runs it (module docstring), at ε_paper."""
+def reference_edge_orient(graph: Graph, epsilon_paper: float, *, psi: float = 0.5, rng: Any = None,
+                          parts: bool = False) -> Any:
+    """One run of EdgeOrientΔ as the authors' code runs it (module docstring), at ε_paper.
+
+    ``parts``: ``(estimate, signal, noise variance)`` instead, the signal without the Laplace
+    noise and that noise's variance 2 n scale^2 given the noisy maximum (as
+    :class:`EdgeOrientTrial`'s).
+    """
     eps = check_epsilon(epsilon_paper)
     gen = check_rng(rng)
     n = graph.n_nodes
@@ -300,5 +436,6 @@ def reference_edge_orient(graph: Graph, epsilon_paper: float, *, psi: float = 0.
         total = math.fsum(np.bincount(who, weights=term[inv], minlength=n).tolist())
     scale = max(noisy_max, 0.0) / (e4 / 2.0)  # Laplace at (eps/4)/2 with sensitivity d~max (the code)
     noise = gen.laplace(0.0, scale, n) if scale > 0 else np.zeros(n)
-    return total + math.fsum(noise.tolist())
+    value = total + math.fsum(noise.tolist())
+    return (value, total, 2.0 * n * scale**2) if parts else value
 

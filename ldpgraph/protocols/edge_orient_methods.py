@@ -3,9 +3,10 @@ r"""EdgeOrientΔ triangle counting as experiment methods (``triangles``, ``trans
 =============================== ===================================================================
 method                          rounds at per-node budget ε (defaults)
 =============================== ===================================================================
-``edge-orient-triangles``       ours: order (noisy degree) 0.05 ε and RR 0.375 ε; out-degree
-                                0.2 ε (a public bound per node: its noisy out-degree + 2/ε₀);
-                                local count 0.375 ε (DLap at D_v - 1)
+``edge-orient-triangles``       ours: order (noisy degree) 0.01 ε and RR 0.46 ε; out-degree
+                                0.15 ε (a public bound per node: its noisy out-degree + 1.5/ε₀);
+                                local count 0.38 ε (scaled down beyond the bound, DLap at
+                                ⌈(1+p)/2 (D_v - 1)⌉)
 ``edge-orient-triangles-global`` the same with one bound D = max of the noisy out-degrees (no
                                 node projected unless the maximum falls below the truth)
 ``edge-orient-reference``       the authors' code at ε_paper = 4ε/3 (its nodes spend 3/4 of
@@ -23,21 +24,19 @@ Examples
 >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
 >>> m = EdgeOrientTriangles()
 >>> m.budget(1.0)
-{'order': 0.05, 'rr': 0.375, 'out-degree': 0.2, 'local-count': 0.375}
+{'order': 0.01, 'rr': 0.46, 'out-degree': 0.15, 'local-count': 0.38}
 >>> m.estimate_trials(g, "triangles", None, 400.0, 2, rng=0).tolist()
 [1.0, 1.0]
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from .base import FLOAT_BITS, Round
-from .edge_orient import edge_orient_budget, edge_orient_trial, reference_edge_orient
-from .randomized_response import expected_noisy_edges
+from .edge_orient import MARGIN, edge_orient_budget, edge_orient_trial, reference_edge_orient
 from .triangle_base import TriangleProtocol
 
 __all__ = ["EdgeOrientTriangles", "EdgeOrientReference", "EDGE_ORIENT_METHODS"]
@@ -50,13 +49,13 @@ class EdgeOrientTriangles(TriangleProtocol):
     reference = ("ours, after EdgeOrient (Mundra, Papamanthou, Shun, Liu, PVLDB): noisy-degree order, DLap "
                  "local counts at public per-node out-degree bounds")
 
-    def __init__(self, *, bounds: str = "local", margin: float = 2.0, **kw: Any) -> None:
+    def __init__(self, *, bounds: str = "local", margin: float = MARGIN, **kw: Any) -> None:
         super().__init__(**kw)
         self.bounds = bounds
         self.margin = float(margin)
         self.name = "edge-orient-triangles" + ("" if bounds == "local" else "-global")
         if bounds == "local":  # ldpgraph.protocols.edge_orient_protocol: the same law
-            opts = {} if self.margin == 2.0 else {"margin": self.margin}
+            opts = {} if self.margin == MARGIN else {"margin": self.margin}
             self.deployed_as = ("edge-orient-triangles", opts)
         else:
             self.not_deployable = ("one bound from every node's noisy out-degree needs a third round (the "
@@ -69,8 +68,8 @@ class EdgeOrientTriangles(TriangleProtocol):
                       "1 bit"),
                 Round("out-degree", "m_v + DLap(e^-eps0) (out-neighbours in the public order)", "dlap",
                       e["bound"], "1"),
-                Round("local-count", "round(w_v) + DLap(e^{-eps2/(D_v-1)}) over the out-list", "dlap",
-                      e["count"], "D_v - 1")]
+                Round("local-count", "round(alpha_v w_v) + DLap(e^{-eps2/Delta_v}) over the out-list",
+                      "dlap", e["count"], "ceil((1+p)/2 (D_v - 1))")]
 
     def _triangles(self, g, eps, n, gen):
         return np.array([edge_orient_trial(g, eps, bounds=self.bounds, margin=self.margin, rng=gen).estimate
@@ -81,10 +80,11 @@ class EdgeOrientTriangles(TriangleProtocol):
 
     def _triangle_bits(self, g, eps):
         n = g.n_nodes
-        e = edge_orient_budget(eps)
         up = (n - 1) / 2.0 + 3 * FLOAT_BITS
-        down = expected_noisy_edges(n, g.n_edges, e["rr"]) * 2 * math.ceil(math.log2(max(n, 2)))
-        return up, down + n * FLOAT_BITS  # the noisy graph, and the order (a noisy degree per node)
+        # the deployed broadcast packs the noisy bits in the order's labels and a node of rank r reads the
+        # first C(r, 2): (n - 1)(n - 2)/6 bits on average (edge_orient_protocol.download_bytes); the order
+        # is a noisy degree per node
+        return up, (n - 1) * (n - 2) / 6.0 + n * FLOAT_BITS
 
 
 class EdgeOrientReference(TriangleProtocol):

@@ -18,16 +18,18 @@ broadcast        the noisy graph, every node's noisy degree (the order: rank by 
                  out-degree (neighbours before it in the order; sensitivity 1); then its bound
                  :math:`D_v = \max(\tilde m_v + c, 1)`, :math:`c = \lceil\text{margin}/\varepsilon_0\rceil`
                  (:func:`~ldpgraph.protocols.edge_orient.local_bounds`), and ``local_count``:
-                 :math:`r_v = \lfloor w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/\max(D_v-1,1)})`,
-                 :math:`w_v = \sum_{j<k \in O_v}(b_{jk} - q)` over its out-list projected to a uniform
-                 :math:`D_v`-subset when longer, the row's sensitivity :math:`\max(D_v - 1, 1)`; the run id
+                 :math:`r_v = \lfloor \alpha_v w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/\Delta_v})`,
+                 :math:`w_v = \sum_{j<k \in O_v}(b_{jk} - q)` over its out-list, scaled by
+                 :math:`\alpha_v = \min(1, (D_v-1)/(m_v-1))`, the row's sensitivity
+                 :math:`\Delta_v = \max(\lceil\frac{1+p}2(D_v - 1)\rceil, 1)`
+                 (:func:`~ldpgraph.protocols.edge_orient.count_sensitivity`); the run id
 ================ =============================================================================
 
 Why the bound is not in the broadcast: :math:`m_v` is defined by the order, which is public only
 after round 1, and :math:`D_v` is a function of node v's own release :math:`\tilde m_v` alone. So
 v releases :math:`\tilde m_v` and the count calibrated to it in one round (adaptive sequential
 composition: for every value of :math:`\tilde m_v` the count is ε₂-DP at sensitivity
-:math:`D_v - 1`, proof in :func:`~ldpgraph.protocols.triangles.two_round_dlap_release`), and
+:math:`\Delta_v`, proof in :func:`~ldpgraph.protocols.edge_orient.count_sensitivity`), and
 the curator checks every row's sensitivity against the node's ``out_degree`` row. The bound is
 public all the same (its rows), the law is the simulator's, and a node downloads one broadcast
 (a third round to broadcast the bounds would make every node download the noisy graph twice).
@@ -35,18 +37,18 @@ The global variant (one bound from every node's noisy out-degree) needs that thi
 simulated only.
 
 Curator: :math:`\hat T = \sum_v r_v / (p - q)` (exact integer sum). Given the order, unbiased
-when every :math:`D_v \ge m_v` (each node is projected with probability
+when every :math:`D_v \ge m_v` (each node is scaled down with probability
 :func:`~ldpgraph.protocols.edge_orient.projection_probability`: a downward bias); its variance
 given order and bounds is :func:`~ldpgraph.protocols.edge_orient.edge_orient_variance`, estimated
 conservatively from the broadcast and the rows (:func:`edge_orient_estimate`).
 
 Privacy: ε_o + ε₁ in round 1 and ε₀ + ε₂ in round 2; a node spends
-ε = ε_o + ε₁ + ε₀ + ε₂ (default split 0.05, 0.375, 0.2, 0.375).
+ε = ε_o + ε₁ + ε₀ + ε₂ (default split 0.01, 0.46, 0.15, 0.38).
 
 Examples
 --------
 >>> EdgeOrientProtocol().plan(1.0).describe()
-'epsilon 1 = order+rr 0.425 + bound+count 0.575'
+'epsilon 1 = order+rr 0.47 + bound+count 0.53'
 >>> from ldpgraph.graph import from_edge_array
 >>> from ldpgraph.run import run_in_memory
 >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
@@ -58,9 +60,11 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -83,14 +87,15 @@ from .deploy_triangles import (
     TriangleBroadcast,
     broadcast_run_id,
 )
-from .edge_orient import edge_orient_budget
+from .edge_orient import MARGIN, count_sensitivity, edge_orient_budget, scale_factors
 from .randomized_response import pair_from_index, pair_index
 from .reports import PROTOCOLS
 from .rr_triangles import RandomizedResponseRound, check_row_epsilons
 from .two_round_triangles import round_two_rows
 
 __all__ = ["EDGE_ORIENT_PROTOCOL", "OUT_DEGREE", "EdgeOrientBroadcast", "EdgeOrientProtocol",
-           "out_neighbours", "bound_and_count", "bound_margin"]
+           "out_neighbours", "bound_and_count", "bound_margin", "ranks", "prefix_bytes", "download_bytes",
+           "write_oriented_broadcast", "read_edge_orient_broadcast"]
 
 EDGE_ORIENT_PROTOCOL = "edge-orient-triangles"
 OUT_DEGREE = "out_degree"
@@ -104,8 +109,8 @@ def bound_margin(epsilon_bound: float, margin: float) -> int:
     """:math:`c = \\lceil \\text{margin}/\\varepsilon_0\\rceil`, as
     :func:`~ldpgraph.protocols.edge_orient.local_bounds`.
 
-    >>> bound_margin(0.2, 2.0)
-    10
+    >>> bound_margin(0.2, 1.5)
+    8
     """
     return int(math.ceil(float(margin) / check_epsilon(epsilon_bound) - 1e-9))
 
@@ -136,6 +141,16 @@ class EdgeOrientBroadcast(TriangleBroadcast):
         """What the broadcast holds, for the CLI's lines."""
         return f"noisy graph and the order: noisy degrees up to {self.bound}"
 
+    def node_download(self, nodes: Any) -> float:
+        """The mean bytes ``nodes`` download of the file form (:func:`download_bytes`)."""
+        return float(np.mean(download_bytes(self)[np.asarray(nodes, dtype=np.int64)]))
+
+    def download(self, file_size: int) -> str:
+        """The CLI's download line: a node reads the header and its rank's prefix (:func:`download_bytes`)."""
+        d = download_bytes(self)
+        return (f"a node downloads the header and the prefix its rank needs: {d.mean():,.0f} bytes on "
+                f"average, at most {int(d.max()):,} (file {file_size:,})")
+
     def header(self) -> dict[str, Any]:
         out = _header(self.n_nodes, self.epsilon, self.index.size, self.degrees)
         out["run_id"] = self.run_id
@@ -154,16 +169,144 @@ def _header(n: int, epsilon: float, n_edges: int, degrees: NDArray[np.int64]) ->
     }
 
 
-def read_edge_orient_broadcast(path: str | os.PathLike) -> EdgeOrientBroadcast:
-    """Read and check an ``edge-orient-triangles`` broadcast file (the edge list and its header)."""
-    from ..trianglefiles import read_edge_broadcast
+#: the broadcast file of ``edge-orient-triangles``: noisy bits packed in the order's labels
+BROADCAST_ORIENTED_FORMAT = "ldpgraph-broadcast-oriented"
+BROADCAST_ORIENTED_VERSION = 1
 
-    header, index, _ = read_edge_broadcast(path, {EDGE_ORIENT_PROTOCOL: PROTOCOLS[EDGE_ORIENT_PROTOCOL]})
+
+def ranks(degrees: Any) -> NDArray[np.int64]:
+    """Each node's rank in the public order: 0 for the highest noisy degree, ties by the higher id
+    (:func:`~ldpgraph.protocols.edge_orient.orient_relabel`'s new ids).
+
+    >>> ranks(np.array([0, 5, 3, 5])).tolist()
+    [3, 1, 2, 0]
+    """
+    deg = np.asarray(degrees, dtype=np.int64)
+    order = np.lexsort((-np.arange(deg.size), -deg))
+    out = np.empty(deg.size, dtype=np.int64)
+    out[order] = np.arange(deg.size)
+    return out
+
+
+def prefix_bytes(rank: Any) -> NDArray[np.int64]:
+    r"""The bytes of packed bits a node of rank r reads: :math:`\lceil\binom r2/8\rceil` (the pairs among
+    the nodes before it, where all its out-neighbours are).
+
+    >>> prefix_bytes([0, 1, 2, 5, 100]).tolist()
+    [0, 0, 1, 2, 619]
+    """
+    r = np.asarray(rank, dtype=np.int64)
+    return (r * (r - 1) // 2 + 7) // 8
+
+
+def write_oriented_broadcast(path: str | os.PathLike, broadcast: EdgeOrientBroadcast) -> Any:
+    r"""Write ``broadcast`` as two header lines and the noisy bits packed in the order's labels.
+
+    ``# ldpgraph-broadcast-oriented 1``, ``# {JSON header}`` (with the noisy degrees, the order,
+    and the run id), then :math:`\lceil\binom n2/8\rceil` bytes: bit i (most significant first in
+    each byte) is the noisy bit of the pair with index i of :func:`~ldpgraph.protocols.
+    randomized_response.pair_index` in rank labels (:func:`ranks`), i.e. the lower triangle of the
+    noisy adjacency matrix row by row in the order. A node of rank r needs the bits of pairs among
+    ranks below r only (its out-neighbours are there), the first :math:`\binom r2` bits: it
+    downloads the header lines and :func:`prefix_bytes` of the body, a range chosen by its rank,
+    which is public (round 1's noisy degrees), so the request does not depend on its neighbours.
+    """
+    from .._atomic import atomic_write
+
+    n = broadcast.n_nodes
+    body = np.zeros((n * (n - 1) // 2 + 7) // 8, dtype=np.uint8)
+    idx = relabelled_index(broadcast)
+    np.bitwise_or.at(body, idx >> 3, (128 >> (idx & 7)).astype(np.uint8))
+    with atomic_write(path, "wb") as fh:
+        fh.write(_head_lines(broadcast))
+        fh.write(body.tobytes())
+    return Path(path)
+
+
+def _head_lines(broadcast: EdgeOrientBroadcast) -> bytes:
+    return (f"# {BROADCAST_ORIENTED_FORMAT} {BROADCAST_ORIENTED_VERSION}\n# "
+            + json.dumps(broadcast.header(), sort_keys=True) + "\n").encode()
+
+
+def download_bytes(broadcast: EdgeOrientBroadcast) -> NDArray[np.int64]:
+    """What each node downloads of the file form: the header lines and its :func:`prefix_bytes`."""
+    return len(_head_lines(broadcast)) + prefix_bytes(ranks(broadcast.degrees))
+
+
+def read_edge_orient_broadcast(path: str | os.PathLike, *, node: int | None = None) -> EdgeOrientBroadcast:
+    """Read and check an ``edge-orient-triangles`` broadcast file (:func:`write_oriented_broadcast`).
+
+    ``node``: read only what that node downloads (the header and its :func:`prefix_bytes`): a
+    broadcast that knows the bits among the nodes before it in the order and nothing else (the run
+    id is the header's: it cannot be checked without the rest). Without ``node`` the whole file is
+    read, its length and the run id against the SHA-256 of header and pairs checked.
+    """
+    path = Path(path)
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"broadcast file not found: {path}") from None
+    with fh:
+        tag = fh.readline().decode("utf-8", "replace").strip()
+        want = f"# {BROADCAST_ORIENTED_FORMAT} {BROADCAST_ORIENTED_VERSION}"
+        if tag != want:
+            raise ValueError(f"{path} line 1: not an {BROADCAST_ORIENTED_FORMAT} version "
+                             f"{BROADCAST_ORIENTED_VERSION} file (got {tag[:60]!r}, expected {want!r})")
+        head = fh.readline().decode("utf-8", "replace").strip()
+        try:
+            header = json.loads(head[1:]) if head.startswith("#") else None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} line 2: unreadable JSON header: {exc.msg}") from None
+        if not isinstance(header, dict):
+            raise ValueError(f"{path} line 2: expected '# {{...}}' (the broadcast's JSON header)")
+        _check_header(path, header)
+        n, deg = header["n_nodes"], np.asarray(header["degrees"], dtype=np.int64)
+        full = (n * (n - 1) // 2 + 7) // 8
+        if node is None:
+            want_bytes, limit = full, n * (n - 1) // 2
+        else:
+            if not 0 <= int(node) < n:
+                raise ValueError(f"node {node} is not one of the broadcast's {n} nodes")
+            r = int(ranks(deg)[int(node)])
+            want_bytes, limit = int(prefix_bytes(r)), r * (r - 1) // 2  # the last byte's tail: not its own
+        body = np.frombuffer(fh.read(want_bytes), dtype=np.uint8)
+        extra = fh.read(1) if node is None else b""
+    if body.size != want_bytes or extra:
+        raise ValueError(f"{path}: {BROADCAST_ORIENTED_FORMAT} body of {full:,} bytes expected for {n} "
+                         f"nodes, got {'more' if extra else f'{body.size:,}'} (truncated or edited)")
+    idx = np.flatnonzero(np.unpackbits(body))
+    order = np.argsort(ranks(deg))  # rank -> node
+    hi, lo = pair_from_index(idx[idx < limit])
+    u, v = order[hi], order[lo]
+    index = np.sort(pair_index(np.maximum(u, v), np.minimum(u, v)))
+    if index.size != header["n_edges"] and node is None:
+        raise ValueError(f"{path}: {index.size:,} noisy edges, the header says {header['n_edges']:,}")
+    if node is None:
+        b = EdgeOrientBroadcast.build_order(n, header["epsilon"], index, deg)
+        if b.run_id != header["run_id"]:
+            raise ValueError(f"{path}: the noisy graph and header do not match the run id {header['run_id']} "
+                             "(edited or corrupted)")
+        return b
+    b = EdgeOrientBroadcast.build_order(n, header["epsilon"], index, deg)
+    return dataclasses.replace(b, run_id=int(header["run_id"]))
+
+
+def _check_header(path: Path, header: dict[str, Any]) -> None:
+    proto, version = header.get("protocol"), header.get("protocol_version")
+    if proto != EDGE_ORIENT_PROTOCOL or version != PROTOCOLS[EDGE_ORIENT_PROTOCOL]:
+        raise ValueError(f"{path} line 2: protocol {proto!r} version {version!r}; this package reads "
+                         f"{EDGE_ORIENT_PROTOCOL} version {PROTOCOLS[EDGE_ORIENT_PROTOCOL]}")
+    for key in ("n_nodes", "n_edges", "run_id"):
+        val = header.get(key)
+        if isinstance(val, bool) or not isinstance(val, int) or val < (1 if key == "n_nodes" else 0):
+            raise ValueError(f"{path} line 2: {key} must be a non-negative integer, got {val!r}")
+    eps = header.get("epsilon")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (math.isfinite(eps) and eps > 0):
+        raise ValueError(f"{path} line 2: epsilon must be a positive number, got {eps!r}")
     n, deg = header["n_nodes"], header.get("degrees")
     if (not isinstance(deg, list) or len(deg) != n
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in deg)):
         raise ValueError(f"{path} line 2: degrees must be a list of {n} integers (the order)")
-    return EdgeOrientBroadcast.build_order(n, header["epsilon"], index, deg)
 
 
 def out_neighbours(node: int, neighbours: NDArray[np.int64], degrees: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -186,12 +329,12 @@ def bound_and_count(node: int, neighbours: NDArray[np.int64], broadcast: EdgeOri
     out = out_neighbours(node, neighbours, broadcast.degrees)
     noisy = int(out.size) + int(stream.dlap(epsilon_bound, 1.0, 1)[0])
     d = max(noisy + int(margin), 1)
-    if out.size > d:
-        out = stream.subset(out, d)
     a, b = np.triu_indices(out.size, k=1)
     w = math.fsum(broadcast.noisy_bit(out[a], out[b]).tolist()) - broadcast.q * a.size
-    rounded = math.floor(w + float(stream.uniform(1)[0]))
-    return noisy, d, rounded + int(stream.dlap(epsilon_count, float(max(d - 1, 1)), 1)[0])
+    alpha = float(scale_factors([out.size], [d])[0])
+    rounded = math.floor(alpha * w + float(stream.uniform(1)[0]))
+    sens = float(count_sensitivity([d], broadcast.p)[0])
+    return noisy, d, rounded + int(stream.dlap(epsilon_count, sens, 1)[0])
 
 
 class _OrderRound(RandomizedResponseRound):
@@ -216,8 +359,8 @@ class _BoundCountRound(Round):
         c = plan.public["margin_c"]
         rows = round_two_rows(plan, nodes, neighbours, b, sampler, (OUT_DEGREE, LOCAL_COUNT),
                               lambda v, nb, s: bound_and_count(v, nb, b, eps0, eps2, c, s)[::2])
-        # node after node: out_degree, local_count, run_id; the count's sensitivity max(D_v - 1, 1)
-        rows["sensitivity"][1::3] = np.maximum(np.maximum(rows["value"][0::3] + c, 1) - 1, 1)
+        # node after node: out_degree, local_count, run_id; the count's sensitivity from D_v
+        rows["sensitivity"][1::3] = _sensitivities(rows["value"][0::3], c, b)
         return rows
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
@@ -226,10 +369,12 @@ class _BoundCountRound(Round):
 
 class BoundCountAccumulator(Accumulator):
     """Round-2 rows against the broadcast (run id, node set, ε) and each ``local_count`` row's
-    sensitivity against its node's ``out_degree`` row: :math:`\\max(D_v - 1, 1)`."""
+    sensitivity against its node's ``out_degree`` row: :math:`\\Delta_v` of its bound :math:`D_v`
+    (:func:`~ldpgraph.protocols.edge_orient.count_sensitivity`)."""
 
     def __init__(self, plan: Plan, broadcast: EdgeOrientBroadcast, **options: Any) -> None:
         self.plan = plan
+        self.broadcast = broadcast
         options.pop("expected_nodes", None)
         sens = {OUT_DEGREE: 1.0, LOCAL_COUNT: _CHECKED_LATER, RUN_ID: 0.0}
         self.acc = Round2Accumulator(broadcast, sensitivities=sens, version=plan.version, **options)
@@ -262,7 +407,7 @@ class BoundCountAccumulator(Accumulator):
     def result(self) -> Round2Accumulator:
         values = self.acc.values()  # the whole-set checks (every node, once)
         check_row_epsilons(self.plan, {q: e for q, (e, _) in self.acc.epsilon.items()})
-        want = np.maximum(np.maximum(values[OUT_DEGREE] + self.plan.public["margin_c"], 1) - 1, 1)
+        want = _sensitivities(values[OUT_DEGREE], self.plan.public["margin_c"], self.broadcast)
         claims = zip(self._claimed, self._claim_nodes, self._claim_rows, self._claim_where, strict=True)
         for claimed, nodes, rows, (source, offset) in claims:
             bad = np.flatnonzero(claimed != want[nodes])
@@ -270,10 +415,17 @@ class BoundCountAccumulator(Accumulator):
                 i, v = int(bad[0]), int(nodes[bad[0]])
                 line = "" if offset is None else f" (line {int(rows[i]) + offset})"
                 raise ValueError(
-                    f"local_count rows must have their node's sensitivity max(D_v - 1, 1) from its "
+                    f"local_count rows must have their node's sensitivity ceil((1+p)/2 (D_v - 1)) from its "
                     f"out_degree row (node {v}: {float(want[v]):g}), got {float(claimed[i]):g}: {source} row "
                     f"{int(rows[i])}{line}")
         return self.acc
+
+
+def _sensitivities(noisy_out_degrees: Any, margin_c: int,
+                   broadcast: EdgeOrientBroadcast) -> NDArray[np.float64]:
+    """Each node's local_count sensitivity from its out_degree row: Δ of D_v = max(noisy + c, 1)."""
+    d = np.maximum(np.asarray(noisy_out_degrees, dtype=np.int64) + int(margin_c), 1)
+    return count_sensitivity(d, broadcast.p).astype(np.float64)
 
 
 def _check_broadcast(broadcast: Any, plan: Plan) -> EdgeOrientBroadcast:
@@ -295,10 +447,7 @@ def relabelled_index(broadcast: EdgeOrientBroadcast) -> NDArray[np.int64]:
     >>> relabelled_index(b).tolist()                                   # nodes 1, 2, 0 -> 0, 1, 2
     [1]
     """
-    n = broadcast.n_nodes
-    order = np.lexsort((-np.arange(n), -broadcast.degrees))
-    new = np.empty(n, dtype=np.int64)
-    new[order] = np.arange(n)
+    new = ranks(broadcast.degrees)
     u, v = pair_from_index(broadcast.index)
     a, b = new[u], new[v]
     return np.sort(pair_index(np.maximum(a, b), np.minimum(a, b)))
@@ -349,15 +498,15 @@ class EdgeOrientProtocol(Protocol):
     """``edge-orient-triangles`` (see the module docstring)."""
 
     name = EDGE_ORIENT_PROTOCOL
-    version = 1
+    version = 2  # 2: counts scaled down (not projected) beyond the bound, sensitivity (1+p)/2 (D - 1)
     statistics = ("triangles",)
     needs = "adjacency"
     reference = ("ours, after EdgeOrient (Mundra, Papamanthou, Shun, Liu, PVLDB): noisy-degree order, DLap "
                  "local counts at per-node out-degree bounds")
     options = (
-        Option("margin", float, 2.0, "each node's bound D_v = its noisy out-degree + ceil(margin / eps0)"),
-        Option("shares", dict, None, "budget split order=F,bound=F,rr=F,count=F (default 0.05, 0.2, 0.375, "
-               "0.375)"),
+        Option("margin", float, MARGIN, "each node's bound D_v = its noisy out-degree + ceil(margin / eps0)"),
+        Option("shares", dict, None, "budget split order=F,bound=F,rr=F,count=F (default 0.01, 0.15, 0.46, "
+               "0.38)"),
     )
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
@@ -378,9 +527,7 @@ class EdgeOrientProtocol(Protocol):
         return (_OrderRound(), _BoundCountRound())
 
     def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
-        from ..trianglefiles import write_triangle_broadcast
-
-        return write_triangle_broadcast(path, broadcast)
+        return write_oriented_broadcast(path, broadcast)
 
     def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
         return _check_broadcast(read_edge_orient_broadcast(path), plan)
@@ -389,13 +536,12 @@ class EdgeOrientProtocol(Protocol):
         self.check_statistic(statistic)
         b = _check_broadcast(broadcast, plan)
         values = result.values()
-        c = plan.public["margin_c"]
-        sens = np.maximum(np.maximum(values[OUT_DEGREE] + c, 1) - 1, 1)
+        sens = _sensitivities(values[OUT_DEGREE], plan.public["margin_c"], b)
         return edge_orient_estimate(values[LOCAL_COUNT], sens, b, plan.release(LOCAL_COUNT).epsilon)
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         if round.number == 1:
             return [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges",
                     "degree     every node's noisy degree: the public order (broadcast)"]
-        return ["local_count sensitivity per node, max(D_v - 1, 1) from its out_degree row; not screened for "
-                "outliers (no admissible range for edge-orient-triangles yet)"]
+        return ["local_count sensitivity per node, ceil((1+p)/2 (D_v - 1)) from its out_degree row; not "
+                "screened for outliers (no admissible range for edge-orient-triangles yet)"]

@@ -94,7 +94,7 @@ PROTOCOLS: dict[str, int] = {
     "two-round-four-cycles-dlap": 1,
     "arr-triangles": 1,
     "adaptive-clustering": 1,
-    "edge-orient-triangles": 1,
+    "edge-orient-triangles": 2,
 }
 #: largest magnitude of a value a truthful node sends (exact in float64)
 MAX_ABS_VALUE = 2**53

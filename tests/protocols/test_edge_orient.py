@@ -13,16 +13,19 @@ from ldpgraph.audit import audit_neighbours
 from ldpgraph.graph import from_edge_array
 from ldpgraph.graph.statistics import triangle_count
 from ldpgraph.protocols.edge_orient import (
+    count_sensitivity,
     edge_orient_budget,
+    edge_orient_mean,
     edge_orient_trial,
     edge_orient_variance,
     local_bounds,
     orient_relabel,
     projection_probability,
     reference_edge_orient,
+    scale_factors,
 )
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
-from ldpgraph.protocols.triangles import lower_wedges, two_round_dlap_release
+from ldpgraph.protocols.triangles import lower_wedges
 
 TINY = [[0, 1], [0, 2], [1, 2], [1, 3], [2, 3], [0, 3], [3, 4], [2, 4], [4, 5]]  # K4 + a tail: 5 triangles
 
@@ -42,33 +45,43 @@ def test_orientation_counts_every_triangle_once():
         assert int(w.pair_is_edge[w.pair].sum()) == triangle_count(g) == 5
 
 
-@pytest.mark.parametrize("eps_rr", [0.5, 2.0])
-def test_unbiased_and_variance_by_exact_enumeration(eps_rr):
-    """Sum over all 2^P outcomes of the RR bits that enter the estimate; the rounding's fractional
-    parts are fixed; the DLap variance by summing its mass."""
+def _rounding_variance_by_sum(x: float) -> float:
+    """Var floor(x + U) over U ~ U[0, 1): the two values floor(x) and floor(x) + 1."""
+    f = x - math.floor(x)
+    return f * (1 - f)
+
+
+@pytest.mark.parametrize(("eps_rr", "scaled"), [(0.5, False), (2.0, False), (0.5, True), (2.0, True)])
+def test_mean_and_variance_by_exact_enumeration(eps_rr, scaled):
+    """Sum over all 2^P outcomes of the RR bits that enter the estimate: the mean (T when no node is
+    scaled, else sum_v alpha_v t_v) and the variance, the rounding's variance at each outcome's value,
+    the DLap variance by summing its mass at each node's sensitivity."""
     g = from_edge_array(TINY)
     h = orient_relabel(g, g.degrees)
     w = lower_wedges(h)
+    m = w.lower_degrees
+    bounds = np.where(m >= 3, m - 1, np.maximum(m, 1)) if scaled else np.maximum(m, 1) + 2
+    alpha = scale_factors(m, bounds)
+    assert (np.any(alpha < 1) and np.all(alpha > 0)) == scaled  # TINY's out-degrees: up to 3
     p, q = keep_probability(eps_rr), flip_probability(eps_rr)
     prob = np.where(w.pair_is_edge, p, q)
     n = g.n_nodes
-    mean = second = 0.0
-    fracs = set()
+    mean = second = rounding = 0.0
     for bits in itertools.product((0, 1), repeat=w.pairs.size):
         b = np.array(bits)
         pr = float(np.prod(np.where(b == 1, prob, 1 - prob)))
-        wv = np.bincount(w.node, weights=b[w.pair] - q, minlength=n)
-        fracs.add(tuple(np.round(wv - np.floor(wv), 12)))
+        wv = alpha * np.bincount(w.node, weights=b[w.pair] - q, minlength=n)
         t = wv.sum() / (p - q)
         mean += pr * t
         second += pr * t * t
-    assert math.isclose(mean, 5.0, rel_tol=1e-12)
-    assert len(fracs) == 1  # w_v - t_v is fixed by the graph: rounding adds f(1 - f), independent of the bits
-    f = np.array(next(iter(fracs)))
-    bounds = np.maximum(w.lower_degrees, 1) + 2
+        rounding += pr * sum(_rounding_variance_by_sum(x) for x in wv.tolist())
+    t_v = np.bincount(w.node[w.pair_is_edge[w.pair]], minlength=n)
+    assert math.isclose(mean, float(np.sum(alpha * t_v)), rel_tol=1e-12)
+    assert math.isclose(mean, edge_orient_mean(h, bounds), rel_tol=1e-12)
+    assert math.isclose(mean, 5.0, rel_tol=1e-12) != scaled
     eps_c = 0.7
-    noise = sum(_dlap_variance_by_sum(eps_c, max(d - 1, 1)) for d in bounds)
-    brute = (second - mean**2) + (float(np.sum(f * (1 - f))) + noise) / (p - q) ** 2
+    noise = sum(_dlap_variance_by_sum(eps_c, float(s)) for s in count_sensitivity(bounds, p))
+    brute = (second - mean**2) + (rounding + noise) / (p - q) ** 2
     assert math.isclose(edge_orient_variance(h, eps_rr, eps_c, bounds), brute, rel_tol=1e-9)
 
 
@@ -91,7 +104,7 @@ def test_monte_carlo_mean_and_variance_agree_with_the_analytic():
 def test_local_bounds_hold_with_the_stated_probability():
     m = np.full(200_000, 7)
     eps0, margin = 0.2, 3.0
-    d = local_bounds(m, eps0, margin=margin, rng=13)
+    d = local_bounds(m, eps0, margin=margin, rng=13)  # a node is scaled down when m > D
     frac, want = float(np.mean(m > d)), projection_probability(eps0, margin)
     assert abs(frac - want) <= 4 * math.sqrt(want * (1 - want) / m.size)
     g = local_bounds(m, eps0, bounds="global", rng=14)
@@ -100,21 +113,59 @@ def test_local_bounds_hold_with_the_stated_probability():
         local_bounds(m, eps0, bounds="other")
 
 
+@pytest.mark.parametrize("p", [0.5, 0.6, 0.73, 0.95])
+def test_count_sensitivity_is_the_largest_change_over_every_neighbouring_pair(p):
+    """Brute force over every public bit pattern and out-list on 7 candidate nodes, bound D = 4: the
+    scaled count f(N) = alpha(|N|) W(N) moves by at most (1+p)/2 (D - 1) when one out-neighbour is
+    added, and that bound is attained (the proof's extremes); the ceiling is the row's sensitivity."""
+    q, d, k = 1 - p, 4, 7
+    pairs = list(itertools.combinations(range(k), 2))
+    rng = np.random.default_rng(5)
+    patterns = [np.ones(len(pairs)), np.zeros(len(pairs))] + [rng.random(len(pairs)) < 0.5 for _ in range(60)]
+
+    def f(out, b):
+        sub = [i for i, (j, l) in enumerate(pairs) if j in out and l in out]
+        return float(scale_factors([len(out)], [d])[0]) * float(np.sum(b[sub] - q))
+
+    worst = 0.0
+    for b in patterns:
+        for size in range(k):
+            for out in itertools.combinations(range(k), size):
+                for extra in set(range(k)) - set(out):
+                    worst = max(worst, abs(f(set(out) | {extra}, b) - f(set(out), b)))
+    # the extremes need all-one bits inside N and all-zero bits to the new node (or the reverse)
+    half = np.array([0.0 if 6 in pair else 1.0 for pair in pairs])
+    for out in itertools.combinations(range(6), 5):
+        worst = max(worst, abs(f(set(out) | {6}, half) - f(set(out), half)))
+    assert worst <= (1 + p) / 2 * (d - 1) + 1e-12
+    assert worst >= (1 + p) / 2 * (d - 1) * 5 / 6 - 1e-12  # attained as |N| grows: (D-1)/m (m p + m q/2)
+    assert count_sensitivity([d], p)[0] == math.ceil((1 + p) / 2 * (d - 1))
+
+
 def test_count_release_is_private_at_its_epsilon_with_a_local_bound():
-    """The node's count against its own public bound: neighbouring out-lists (one out-neighbour more),
-    with and without projection."""
-    eps, q = 1.0, flip_probability(1.0)
+    """The node's scaled count against its own public bound D = 3: neighbouring out-lists (one
+    out-neighbour more), below, at and beyond the bound; half the noise is refuted."""
+    eps = 1.0
+    p, q = keep_probability(1.5), flip_probability(1.5)
     rng = np.random.default_rng(3)
     table = rng.random((10, 10)) < 0.5
+    table[:, 9] = table[9, :] = False
+    table[:9, :9] = True  # out-lists inside 0..8 are complete, the node 9 links to none: the extreme
 
-    def bit(j, k):
-        return table[j, k].astype(float)
+    def node_at(scale):
+        def node(out_list, size, gen):
+            out = np.array(out_list)
+            a, b = np.triu_indices(out.size, k=1)
+            w = float(np.sum(table[out[a], out[b]] - q)) * float(scale_factors([out.size], [3])[0])
+            sens = float(count_sensitivity([3], p)[0])
+            pn = math.exp(-scale * eps / sens)
+            noise = gen.geometric(1 - pn, size) - gen.geometric(1 - pn, size)
+            return np.floor(w + gen.random(size)).astype(np.int64) + noise
+        return node
 
-    def node(out_list, size, gen):
-        return two_round_dlap_release(10, list(out_list), bit, eps, 3, q, size=size, rng=gen)
-
-    pairs = [((0, 1), (0, 1, 2)), ((0, 1, 2), (0, 1, 2, 3)), ((1, 2, 3), (1, 2, 3, 5))]
-    assert audit_neighbours(node, pairs, eps, n_samples=60_000, rng=15).passed
+    pairs = [((0, 1), (0, 1, 2)), ((0, 1, 2), (0, 1, 2, 9)), ((1, 2, 3), (1, 2, 3, 5))]
+    assert audit_neighbours(node_at(1.0), pairs, eps, n_samples=60_000, rng=15).passed
+    assert audit_neighbours(node_at(2.0), pairs, eps, n_samples=60_000, rng=16).violation
 
 
 def test_reference_counts_triangles_at_equal_levels_inconsistently():

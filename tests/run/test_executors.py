@@ -51,7 +51,7 @@ CASES = [
     ("arr-triangles", {"clipping": False, "d_max": 4, "mu": 0.5}),  # projection
     ("adaptive-clustering", {}),
     ("edge-orient-triangles", {}),  # the order broadcast, per-node bounds from round-2 rows
-    ("edge-orient-triangles", {"margin": 0.0}),  # bounds below some out-degrees: projection
+    ("edge-orient-triangles", {"margin": 0.0}),  # bounds below some out-degrees: scaled counts
 ]
 
 
