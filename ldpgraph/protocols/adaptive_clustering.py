@@ -929,18 +929,26 @@ def deconvolve(reports: AdaptiveReports, *, strata: ArrayLike = DEFAULT_STRATA, 
         at = np.flatnonzero(stratum == s)
         if not at.size:
             continue
-        loglik = -np.abs(c_hat[at, None] - g[None, :]) / scale[at, None]
+        # nodes with the same (y_v, L_v) have the same likelihood: EM over the distinct pairs,
+        # weighted by their counts (the same weights, far fewer rows)
+        keys = np.stack([reports.values[at], reports.bounds[at]], axis=1)
+        _, first, inv, counts = np.unique(keys, axis=0, return_index=True, return_inverse=True,
+                                          return_counts=True)
+        rows = at[first]
+        freq = counts / at.size
+        loglik = -np.abs(c_hat[rows, None] - g[None, :]) / scale[rows, None]
         lik = np.exp(loglik - loglik.max(axis=1, keepdims=True))
         w = _tilted(g, min(max(float(c_hat[at].mean()), 0.02), 0.98))
         for _ in range(int(iterations)):
             r = lik * w
             r /= r.sum(axis=1, keepdims=True)
-            w = r.mean(axis=0)
+            w = freq @ r
         r = lik * w
         r /= r.sum(axis=1, keepdims=True)
         weights[s] = w
-        post_mean[at] = r @ g
-        post_var[at] = r @ g**2 - post_mean[at] ** 2
+        mean_r = r @ g
+        post_mean[at] = mean_r[inv.ravel()]
+        post_var[at] = (r @ g**2 - mean_r**2)[inv.ravel()]
     return Deconvolution(g, edges, weights, stratum, post_mean, post_var)
 
 
