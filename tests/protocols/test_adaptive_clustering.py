@@ -385,8 +385,11 @@ def test_the_best_estimator_plans_the_smaller_margin_of_its_tail():
     p = registry.get("adaptive-clustering")
     e_d = 2.0 * ac.DEFAULT_SHARES["degree"]
     best, unbiased = p.plan(2.0, estimator="best"), p.plan(2.0)
-    assert best.public["margin"] == ac.default_margin(e_d, ac.BEST_TAIL) == 2
+    # P(DLap(e^-0.4) > mu) = e^(-0.4 (mu + 1)) / (1 + e^-0.4): 0.402 at mu 0, 0.269 at mu 1
+    a = math.exp(-e_d)
+    want = next(mu for mu in range(50) if a ** (mu + 1) / (1 + a) <= ac.BEST_TAIL)
+    assert best.public["margin"] == ac.default_margin(e_d, ac.BEST_TAIL) == want < 6
     assert unbiased.public["margin"] == ac.default_margin(e_d) == 6
     # the simulation method plans the same margins
-    assert ac.AdaptiveClusteringMethod("best")._split(2.0)[3] == 2
+    assert ac.AdaptiveClusteringMethod("best")._split(2.0)[3] == want
     assert ac.AdaptiveClusteringMethod()._split(2.0)[3] == 6
