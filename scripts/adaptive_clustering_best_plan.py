@@ -18,9 +18,11 @@ every cell with the same seed (common random numbers: the curves compare better 
 standard errors suggest).
 
 The rule (graph-independent: one default for every graph, no per-graph tuning): the tail,
-then the degree share, that minimise the worst ratio of the relative RMSE to the issue's
-target (0.15 at eps 1, 0.04 at eps 2) over the planning graphs and epsilons. Graphs not used
-for planning (``--validate``, default Wiki-Vote) are then run at the chosen plan.
+among those at most ``MAX_TAIL``, then the degree share, that minimise the worst ratio of the
+relative RMSE to the issue's target (0.15 at eps 1, 0.04 at eps 2) over the planning graphs
+and epsilons. Graphs not used for planning (``--validate``, default Wiki-Vote) are then run
+at the chosen plan and at the unconstrained best tail. The cap was set after Wiki-Vote showed
+the unconstrained choice failing there (so for the cap Wiki-Vote is no longer unseen).
 
 ``--confirm N`` instead runs only the defaults (``BEST_TAIL``, ``DEFAULT_SHARES``) with N trials
 per graph and epsilon (``--epsilons``), and prints the Monte-Carlo standard error of the RMSE.
@@ -43,7 +45,13 @@ from ldpgraph.datasets import load_dataset
 from ldpgraph.protocols import adaptive_clustering as ac
 from ldpgraph.protocols.clustering import average_clustering_truth
 
-TAILS = (0.2, 0.3, 0.4, 0.5)
+TAILS = (0.1, 0.2, 0.3, 0.4, 0.5)
+#: the largest tail the rule admits: the clipping loss is at most tail x the truth, and the
+#: plug-in correction of it can miss a graph-dependent share of it (measured: +28% of the truth
+#: on Wiki-Vote at eps 2 and tail 0.4, whose coefficients are small: the clipped noisy c^ of
+#: its low-degree nodes average far above their c), so the tail bounds what a wrong correction
+#: can cost on a graph nobody planned on
+MAX_TAIL = 0.2
 DEGREE = (0.15, 0.2, 0.25)
 #: the issue's targets for the best estimate (relative RMSE, bias included)
 TARGETS = {1.0: 0.15, 2.0: 0.04}
@@ -126,9 +134,11 @@ def main(argv=None):
                 r = run(g, table, truth, eps, shares_for(d0), tail, trials[name], args.seed)
                 worst[tail] = max(worst.get(tail, 0.0), r[0] / TARGETS.get(eps, math.inf))
                 print(_line(f"tail {tail:g} (mu {ac.default_margin(e_d, tail)})", r, eps), flush=True)
-    tail = min(worst, key=worst.get)
+    free = min(worst, key=worst.get)
+    tail = min((t for t in worst if t <= MAX_TAIL), key=worst.get)
     print("\nworst RMSE/target over graphs and epsilons per tail: "
-          + ", ".join(f"{t:g}: {w:.2f}" for t, w in worst.items()) + f"; chosen tail {tail:g}")
+          + ", ".join(f"{t:g}: {w:.2f}" for t, w in worst.items())
+          + f"; smallest: tail {free:g}; chosen among tails <= {MAX_TAIL:g} (MAX_TAIL): {tail:g}")
     worst_d = {}
     for name, (g, table, truth) in graphs.items():
         if name not in args.degree_graphs:
@@ -145,11 +155,12 @@ def main(argv=None):
           + f"; chosen degree share {d:g}")
     for name in args.validate:
         g, table, truth = load(name)
-        print(f"\nvalidation (not planned on) {name}: truth {truth:.6f}, tail {tail:g}, degree {d:g}, "
-              f"{args.validate_trials} trials")
-        for eps in args.epsilons:
-            r = run(g, table, truth, eps, shares_for(d), tail, args.validate_trials, args.seed)
-            print(_line(f"eps {eps:g}", r, eps), flush=True)
+        for t in sorted({tail, free}):
+            print(f"\nvalidation (not planned on) {name}: truth {truth:.6f}, tail {t:g}, degree {d:g}, "
+                  f"{args.validate_trials} trials")
+            for eps in args.epsilons:
+                r = run(g, table, truth, eps, shares_for(d), t, args.validate_trials, args.seed)
+                print(_line(f"eps {eps:g}", r, eps), flush=True)
 
 
 if __name__ == "__main__":
