@@ -375,9 +375,14 @@ def clipping_bias_estimate(reports: AdaptiveReports, *, inverse: bool = False) -
     :math:`\hat c_v` estimates :math:`c_v\rho_v`, whose mean over the degree noise is
     :math:`c_v(1-\kappa)`, and the loss is :math:`c_v\kappa`; a node with :math:`L_v = 2` is
     never clipped (:math:`\rho_v = 1`), so its :math:`\hat c_v` already estimates :math:`c_v`.
-    At the larger tail :data:`BEST_TAIL` the plain plug-in misses 2.8% / 1.3% of the truth on
-    Facebook at eps 1 / 2 and 2.0% / 0.7% on Email-Enron; this one -1.4% / -0.9% and +0.5% /
-    +0.2% (``scripts/adaptive_clustering_best_plan.py`` measures them).
+    Measured at :data:`BEST_TAIL` (``scripts/adaptive_clustering_best_plan.py`` prints the error
+    of this one): the plain plug-in misses -1.2% / -0.9% of the truth on Facebook at eps 1 / 2
+    and -0.3% on Email-Enron at eps 2, this one -1.0% / -0.7% and -0.1%; at tail 0.4 -2.8% /
+    -1.3% and -0.7% against -1.4% / -0.9% and +0.2%. Both use the clipped :math:`\hat c_v`,
+    which for a node whose noise dwarfs [0, 1] averages about 1/2 whatever :math:`c_v`: on a
+    graph of small coefficients (Wiki-Vote, mean 0.14) they overshoot (+19% of the truth at
+    eps 2 and tail 0.2, +28% at tail 0.4), which is why the tail of the best estimate is kept
+    small.
 
     Examples
     --------
@@ -991,8 +996,8 @@ def best_estimate(reports: AdaptiveReports, **options: Any) -> Estimate:
     and the :math:`\hat c_v` estimate the clipped :math:`c_v\rho_v`, so the curator's plug-in
     clipping loss (:func:`clipping_bias_estimate` with ``inverse=True``) is added back: it
     removes most of the downward bias the margin causes (the plan's margin is that of
-    :data:`BEST_TAIL`, 0.2: a loss of 6% of the truth on Facebook and 11-14% on Email-Enron
-    at eps 1-2, which the correction recovers to within about 1%; measured RMSE in the
+    :data:`BEST_TAIL`, 0.2: a loss of 5-6% of the truth on Facebook and 11% on Email-Enron
+    at eps 2, which the correction recovers to within about 1%; measured RMSE in the
     README). The estimate's own ``bias``
     attribute is its difference from the bias-corrected unbiased estimate (an estimate of its
     bias, with about the unbiased standard error as noise). Its standard error is that of
