@@ -323,17 +323,18 @@ def test_monte_carlo_mean_variance_and_variance_estimate_on_karate(stat, truth_f
     assert se_var < 0.2 * V  # the checks above have power
 
 
-def test_node_terms_sum_to_the_estimate_and_their_squares_bound_the_variance_from_below_it():
+def test_node_terms_sum_to_the_estimate_and_their_spread_is_the_conservative_variance():
     # sum_v g_v is the estimate; the conservative variance is the larger of the unbiased one and
-    # sum_v g_v^2 / n^2, both kept
+    # n/(n-1) sum_v (g_v - mean)^2 / n^2, both kept
     g = _karate()
     rel = cl.release_clustering_reports(g, rng=np.random.default_rng(3), **KW)
     for stat, kind, div in [(cl.average_clustering, "clustering", g.n_nodes),
                             (cl.degree_weighted_triangles, "degree_triangles", 1)]:
         e, terms = stat(rel), cl.node_terms(rel, kind)
         assert math.fsum(terms) / div == pytest.approx(e.value, rel=1e-9, abs=1e-12)
-        squares = math.fsum(terms**2) / div**2
-        assert e.variance_estimate == max(e.unbiased_variance, squares) > 0
+        spread = math.fsum((terms - terms.mean()) ** 2) * terms.size / (terms.size - 1) / div**2
+        assert e.variance_estimate == pytest.approx(max(e.unbiased_variance, spread), rel=1e-12)
+        assert e.variance_estimate > 0
         assert e.std_error == pytest.approx(math.sqrt(e.variance_estimate))
     with pytest.raises(ValueError, match="kind must be"):
         cl.node_terms(rel, "triangles")
