@@ -98,6 +98,32 @@ dense, :math:`O(n^3)`, so computed up to ``max_dense_nodes`` nodes. The DLap par
 node-wise variance estimate. The variance estimate assumes no node was projected (the
 projection's own sampling variance is not included); the analytic variance
 (:func:`average_clustering_variance`) likewise.
+
+The conservative variance estimate (requirement 5 of issue 23). The unbiased estimate
+:math:`\widehat V_u` above is often <= 0 on small graphs at small epsilon (measured, 1000 runs:
+16% on karate at eps 1, 41% / 24% on a 20-node small world at eps 1 / 2): its cross sum, built
+from products of four debiased bits scaled by :math:`1/(1-2q)`, has a standard deviation many
+times the whole variance. With the per-node terms :math:`g_v` (:func:`node_terms`,
+:math:`\sum_v g_v` the estimate, :math:`h_v = a(d_v) r_v + b(d_v)` their means given M),
+
+.. math::
+
+    E\sum_v g_v^2 = \sum_v E\,\mathrm{Var}(g_v\mid M) + \sum_v \mathrm{Var}\,h_v
+      + \sum_v (E h_v)^2 = \mathrm{Var}\sum_v g_v - \sum_{u\ne v}\mathrm{Cov}(h_u, h_v)
+      + \sum_v (E h_v)^2 ,
+
+so :math:`\sum_v g_v^2` is exact for the DLap part and the RR diagonal, adds
+:math:`\sum_v (E h_v)^2 \ge 0` and misses the RR cross covariances (:math:`\ge 0`, since
+:math:`a \ge 0`); centred, :math:`\widehat V_{sp} = \frac{n}{n-1}\sum_v (g_v - \bar g)^2` (the
+usual variance estimate of a sum of independent terms) adds only their spread
+:math:`\frac{n}{n-1}\sum_v (E h_v - \overline{E h})^2`. The estimates report
+:math:`\max(\widehat V_u, \widehat V_{sp})` (:class:`ConservativeEstimate`, always, not only
+when :math:`\widehat V_u \le 0`): its mean is at least :math:`E\widehat V_u`, the variance
+(conservative in expectation), and it is > 0 unless every :math:`g_v` is equal. Measured
+coverage of the 95% normal interval (1000 runs): 98.2% on karate and 98.6% on the 20-node
+graph at eps 1 (the unbiased one: 77% and 57%), 98.1% / 98.6% at eps 2, 98.8% / 99.1% at
+eps 4; its mean is 1.1-1.2 times the variance on karate, 1.2-2.7 on the 20-node graph.
+``unbiased_variance`` keeps :math:`\widehat V_u`.
 """
 
 from __future__ import annotations
@@ -146,6 +172,8 @@ __all__ = [
     "clustering_profile",
     "average_clustering_variance",
     "count_sensitivity",
+    "ConservativeEstimate",
+    "node_terms",
 ]
 
 #: Default largest number of nodes for the dense O(n^3) cross term of the variance estimate.
@@ -757,14 +785,62 @@ def _check_variance_option(variance: Any) -> bool | str:
     return variance
 
 
+@dataclass(frozen=True)
+class ConservativeEstimate(Estimate):
+    r"""An estimate whose ``variance_estimate`` (and so ``std_error`` and interval) is the
+    conservative :math:`\max(\widehat V_u, \widehat V_{sq})` of :func:`average_clustering`, with
+    the unbiased :math:`\widehat V_u` kept as ``unbiased_variance`` (it can be <= 0).
+
+    Examples
+    --------
+    >>> est = ConservativeEstimate(0.5, 0.2, 0.04, "avg_clustering", unbiased_variance=-0.01)
+    >>> est.std_error, est.unbiased_variance
+    (0.2, -0.01)
+    """
+
+    #: the unbiased variance estimate (DLap part, RR diagonal and cross term); can be <= 0
+    unbiased_variance: float | None = None
+
+
+def node_terms(rel: ClusteringReleases, kind: str = "clustering") -> NDArray[np.float64]:
+    r"""Per node, the unbiased term :math:`g_v = \tilde r_v\,T[a](\tilde d_v) + T[b](\tilde d_v)`
+    whose sum is the estimate (``kind`` "clustering" or "degree_triangles"; h is affine in r, on
+    which the node-wise operator is the identity).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> rel = release_clustering_reports(g, epsilon_rr=40.0, epsilon_degree=40.0,
+    ...                                  epsilon_triangles=40.0, rng=0)
+    >>> node_terms(rel).round(6).tolist()   # no noise in effect: the local coefficients
+    [1.0, 1.0, 0.333333, 0.0]
+    """
+    _check_releases(rel)
+    if kind not in ("clustering", "degree_triangles"):
+        raise ValueError(f"kind must be 'clustering' or 'degree_triangles', got {kind!r}")
+    a, b = _coefficients(kind, rel.d_max, rel.q)
+    d, r = rel.reports[:, 0], rel.reports[:, 1].astype(np.float64)
+    return r * debias(a, d, rel.budget.degree) + debias(b, d, rel.budget.degree)
+
+
 def _single(
     rel: ClusteringReleases, kind: str, statistic: str, divisor: int, variance: Any, max_dense_nodes: int
 ) -> Estimate:
     variance = _check_variance_option(variance)
     value, cov = _estimate_sums(rel, [_coefficients(kind, rel.d_max, rel.q)], variance, max_dense_nodes)
-    var = None if cov is None else float(cov[0, 0]) / (divisor * divisor)
-    se = None if var is None else math.sqrt(max(var, 0.0))
-    return Estimate(float(value[0]) / divisor, se, var, statistic)
+    if cov is None:
+        return Estimate(float(value[0]) / divisor, None, None, statistic)
+    unbiased = float(cov[0, 0]) / (divisor * divisor)
+    g = node_terms(rel, kind)
+    n = g.size
+    # n/(n-1) sum (g_v - mean)^2: the variance estimate of a sum of independent terms with
+    # unequal means (conservative by their spread); sum g_v^2 for a single node
+    spread = math.fsum((g - g.mean()) ** 2) * n / (n - 1) if n > 1 else math.fsum(g**2)
+    spread /= divisor * divisor
+    var = max(unbiased, spread)
+    return ConservativeEstimate(float(value[0]) / divisor, math.sqrt(var), var, statistic,
+                                unbiased_variance=unbiased)
 
 
 def average_clustering(
@@ -782,8 +858,11 @@ def average_clustering(
 
     Returns
     -------
-    Estimate
-        ``statistic="avg_clustering"``.
+    ConservativeEstimate
+        ``statistic="avg_clustering"``; ``variance_estimate`` the conservative
+        :math:`\max(\widehat V_u, \widehat V_{sp})/n^2` (module docstring; > 0),
+        ``unbiased_variance`` the unbiased one (can be <= 0). A plain :class:`Estimate` without
+        variance when it is not computed.
 
     Notes
     -----

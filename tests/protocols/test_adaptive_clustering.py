@@ -327,6 +327,27 @@ def test_bias_estimate_is_the_exact_bias_at_the_true_degrees_and_coefficients():
     assert ac.clipping_bias_estimate(rep) == pytest.approx(-ac.clipping_bias(g, 0.7, margin), rel=1e-12)
 
 
+def test_inverse_clipping_correction_divides_the_clipped_nodes_by_their_mean_rho():
+    # kappa(d) = sum_{z > mu} P(z) (1 - C(d, 2) / C(d + z - mu, 2)) summed here term by term;
+    # nodes with L_v = max(2, d~ - mu) >= 3 count clip(c^) / (1 - kappa), the others clip(c^)
+    margin, eps_d = 1, 0.7
+    deg = np.array([1, 2, 3, 4, 6, 9, 15])
+    y = np.array([5, 40, -7, 60, 100, 90, 300])
+    rep = ac.AdaptiveReports(deg, y, 3.0, eps_d, 2.0, margin)
+    a = math.exp(-eps_d)
+
+    def kappa(d):
+        return math.fsum((1 - a) / (1 + a) * a**z * (1 - d * (d - 1) / ((d + z - margin) * (d + z - margin - 1)))
+                         for z in range(margin + 1, 400))
+
+    c = np.clip(rep.local_estimates(), 0.0, 1.0)
+    k = np.array([kappa(max(int(d), 2)) for d in deg])
+    L = np.maximum(2, deg - margin)
+    want = math.fsum(np.where(L >= 3, c / (1 - k), c) * k) / deg.size
+    assert ac.clipping_bias_estimate(rep, inverse=True) == pytest.approx(want, rel=1e-12)
+    assert ac.clipping_bias_estimate(rep) == pytest.approx(math.fsum(c * k) / deg.size, rel=1e-12)
+
+
 def test_best_estimate_adds_back_most_of_the_clipping_loss():
     # precise local releases, a noisy degree and margin 0: the clipping loss (7% of the truth)
     # dominates; the plug-in correction removes nearly all of it (what is left: the released
@@ -364,8 +385,11 @@ def test_the_best_estimator_plans_the_smaller_margin_of_its_tail():
     p = registry.get("adaptive-clustering")
     e_d = 2.0 * ac.DEFAULT_SHARES["degree"]
     best, unbiased = p.plan(2.0, estimator="best"), p.plan(2.0)
-    assert best.public["margin"] == ac.default_margin(e_d, ac.BEST_TAIL) == 2
+    # P(DLap(e^-0.4) > mu) = e^(-0.4 (mu + 1)) / (1 + e^-0.4): 0.402 at mu 0, 0.269 at mu 1
+    a = math.exp(-e_d)
+    want = next(mu for mu in range(50) if a ** (mu + 1) / (1 + a) <= ac.BEST_TAIL)
+    assert best.public["margin"] == ac.default_margin(e_d, ac.BEST_TAIL) == want < 6
     assert unbiased.public["margin"] == ac.default_margin(e_d) == 6
     # the simulation method plans the same margins
-    assert ac.AdaptiveClusteringMethod("best")._split(2.0)[3] == 2
+    assert ac.AdaptiveClusteringMethod("best")._split(2.0)[3] == want
     assert ac.AdaptiveClusteringMethod()._split(2.0)[3] == 6
