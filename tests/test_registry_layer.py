@@ -151,3 +151,17 @@ def test_rounds_from_the_plan():
     # a plan that needs the graph's bound: one summary round at the total
     (only,) = LayerSimulation(layer.get("two-round-triangles-dlap")).rounds(1.0)
     assert only.epsilon == 1.0
+
+
+def test_names_keep_the_modules_order_whatever_was_imported_first():
+    """The order of ``names()`` (CLI choices, ``ldpgraph methods``, curate's default) must not depend on which
+    protocol module a process happened to import first (it did: curate fell back to wshuffle-triangles)."""
+    import subprocess
+    import sys
+
+    code = ("import ldpgraph.protocols.wedge_shuffle, ldpgraph.protocols.edge_orient_protocol\n"
+            "from ldpgraph.core import registry\nprint(','.join(registry.names()))")
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    plain = subprocess.run([sys.executable, "-c", code.split("\n", 1)[1]], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    assert first == plain and first.split(",")[0] == "degree"

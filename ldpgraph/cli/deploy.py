@@ -323,7 +323,7 @@ def _cmd_curate(args: argparse.Namespace) -> int:
 
     protocol = _files_protocol(args.reports, args.protocol)
     if protocol not in _DEPLOYED_PROTOCOLS:  # none found, or rows of no deployable protocol: the default's
-        protocol = _DEPLOYED_PROTOCOLS[0]    # accumulator refuses them, naming the file and row
+        protocol = "degree"                  # accumulator refuses them, naming the file and row
     if protocol != "degree" or (args.broadcast is None and args.broadcast_out is None):
         return _cmd_curate_protocol(args, protocol)
     # the degree protocol's two-round form: round 1 writes the d_max broadcast (JSON), round 2 reads it;

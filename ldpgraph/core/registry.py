@@ -76,10 +76,20 @@ def get(name: str) -> Protocol:
     return _PROTOCOLS[name]()
 
 
+def _order(item: tuple[int, str]) -> tuple[int, int]:
+    """Built-in protocols in the order of :data:`MODULES` (whatever imported them first), then the
+    others in registration order."""
+    i, name = item
+    module = _PROTOCOLS[name].__module__
+    return (MODULES.index(module) if module in MODULES else len(MODULES), i)
+
+
 def names(statistic: str | None = None) -> list[str]:
-    """Registered names (those estimating ``statistic`` when given), in registration order."""
+    """Registered names (those estimating ``statistic`` when given): the built-in ones in the order of
+    :data:`MODULES`, then the others in registration order."""
     _load()
-    return [n for n, c in _PROTOCOLS.items() if statistic is None or statistic in c.statistics]
+    ordered = [n for _, n in sorted(enumerate(_PROTOCOLS), key=_order)]
+    return [n for n in ordered if statistic is None or statistic in _PROTOCOLS[n].statistics]
 
 
 def protocols() -> list[Protocol]:
