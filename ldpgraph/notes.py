@@ -12,7 +12,7 @@ Three notes, each from public numbers only (the estimate, its standard error, ε
   in a simulation, the estimate itself for a curator) means the estimate is noise at this ε;
   the warning gives the ε at which the analytic standard error falls to ``|reference|``
   (:func:`epsilon_for_relative_se`, from the method's exact variance as a function of ε, as the
-  planner :mod:`ldpgraph.protocols.planning` does for the degree statistics).
+  planner :mod:`ldpgraph.analysis.planning` does for the degree statistics).
 
 Examples
 --------
@@ -131,7 +131,7 @@ def epsilon_for_relative_se(
     r"""The ε at which ``sqrt(variance_at(ε)) / |reference|`` falls to ``target``.
 
     Every estimator's variance is a decreasing function of ε (see
-    :mod:`ldpgraph.protocols.planning`); in log-log coordinates it is close to a line, so a
+    :mod:`ldpgraph.analysis.planning`); in log-log coordinates it is close to a line, so a
     secant on ``log sd - log(target |reference|)`` against ``log ε``, started at ``epsilon`` and
     ``2 epsilon`` and kept within ``[epsilon, epsilon_max]``, meets ``tol`` in a few evaluations
     (each may cost a fraction of a second). Returns None when the variance is unknown, when
@@ -397,7 +397,7 @@ def experiment_notes(result: Any, graphs: Any = ()) -> list[str]:
 def planned_epsilon(
     statistic: str, k: int | None, degrees: Any, rmse: float, d_max: int | None = None
 ) -> float | None:
-    """The ε the planner (:func:`ldpgraph.protocols.planning.epsilon_for_rmse`) says reaches an
+    """The ε the planner (:func:`ldpgraph.analysis.planning.epsilon_for_rmse`) says reaches an
     RMSE of ``rmse`` for a degree statistic, under the assumed degree ``degrees`` (a curator has
     only the noisy reports: their degrees clipped at 0 stand in); None for a statistic the
     planner does not know.
@@ -408,7 +408,7 @@ def planned_epsilon(
     >>> round(e, 3)   # n Var(eta)/4 = 100: 2p/(1-p)^2 = 0.4, p = (7 - sqrt(45))/2, e = -ln p
     1.925
     """
-    from .protocols.planning import PLANNED_STATISTICS, DegreeModel, epsilon_for_rmse
+    from .analysis.planning import PLANNED_STATISTICS, DegreeModel, epsilon_for_rmse
 
     name = {"kstars": f"kstars_{k}", "degree_moment": f"degree_moment_{k}",
             "kstars_from_counts": f"kstars_{k}_from_counts"}.get(statistic, statistic)

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from _timing import best_time
 
 from ldpgraph.protocols.reports import COLUMNS
-from ldpgraph.reportfiles import parquet_write_options
+from ldpgraph.run.reportfiles import parquet_write_options
 
 CHUNK = 1 << 20
 
@@ -65,7 +65,7 @@ def write_file(path: Path, rows: int, seed: int = 0) -> float:
 CURATE = r"""
 import json, resource, sys, time
 import pyarrow.parquet as pq
-from ldpgraph.reportfiles import curate_files
+from ldpgraph.run.reportfiles import curate_files
 path, mode = sys.argv[1], sys.argv[2]
 t0 = time.perf_counter()
 if mode == "curate":

@@ -10,8 +10,8 @@ from ldpgraph.cli import main
 from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.protocols import DegreeRandomizer, curator
-from ldpgraph.reportfiles import read_report_set
 from ldpgraph.run import run_in_memory
+from ldpgraph.run.reportfiles import read_report_set
 
 GRAPH = "ws:n=300,k=6,p=0.2"
 

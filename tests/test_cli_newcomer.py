@@ -93,8 +93,8 @@ def test_curate_notes_from_the_rows(tmp_path, capsys):
     assert code == 0
     import numpy as np
 
-    from ldpgraph.protocols.planning import DegreeModel, estimator_variance
-    from ldpgraph.reportfiles import read_report_set
+    from ldpgraph.analysis.planning import DegreeModel, estimator_variance
+    from ldpgraph.run.reportfiles import read_report_set
 
     noisy_degrees = np.clip(read_report_set([rows]).quantities["degree"].histogram.values, 0, None)
     n_warned = 0

@@ -33,10 +33,10 @@ from ldpgraph.protocols.triangles import (
     two_round_variance,
 )
 from ldpgraph.protocols.two_round_triangles import local_count_release
-from ldpgraph.reportfiles import iter_report_chunks, write_reports
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.authenticate import curator_key, sign_broadcast
-from ldpgraph.trianglefiles import read_triangle_broadcast
+from ldpgraph.run.reportfiles import iter_report_chunks, write_reports
+from ldpgraph.run.trianglefiles import read_triangle_broadcast
 
 GRAPH = "ws:n=60,k=6,p=0.2"
 DLAP = "two-round-triangles-dlap"
@@ -783,7 +783,7 @@ def test_a_new_protocol_on_these_rows_needs_no_edit_of_deploy_triangles(tmp_path
     """A protocol declares its wire (round-1 quantities, round-2 sensitivities, bound, projection flag);
     the broadcast, its file and the accumulators take everything from it, nothing from its name."""
     from ldpgraph.protocols.two_round_triangles import TwoRoundTrianglesDLap
-    from ldpgraph.trianglefiles import write_triangle_broadcast
+    from ldpgraph.run.trianglefiles import write_triangle_broadcast
 
     def sens(b):
         return {"local_count": float(3 * b.bound), "run_id": 0.0}

@@ -15,7 +15,7 @@ import networkx as nx
 import pytest
 
 from ldpgraph.cli import main
-from ldpgraph.reportfiles import node_labels_path
+from ldpgraph.run.reportfiles import node_labels_path
 
 EDGES = [("alice", "bob"), ("bob", "carol"), ("carol", "alice"), ("carol", "dave"), ("eve", "dave"),
          ("frank, jr.", "alice")]

@@ -16,8 +16,8 @@ from ldpgraph.protocols import deploy_triangles as dt
 from ldpgraph.protocols import poisoning as po
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
 from ldpgraph.protocols.reports import PROTOCOLS, check_broadcast, report_columns
-from ldpgraph.reportfiles import read_report_set, write_reports
 from ldpgraph.run import node_lists, run_in_memory
+from ldpgraph.run.reportfiles import read_report_set, write_reports
 
 GRAPH = "ws:n=40,k=6,p=0.2"
 DLAP = "two-round-triangles-dlap"
@@ -109,7 +109,7 @@ def test_rows_of_another_protocol_inside_a_file_are_named(files, tmp_path):
     cols["protocol"][-1] = "degree"
     bad = write_reports(tmp_path / "mixed.csv", cols)
     acc = first.accumulator(plan, None)
-    from ldpgraph.reportfiles import iter_report_chunks
+    from ldpgraph.run.reportfiles import iter_report_chunks
 
     with pytest.raises(ValueError, match=r"rows of protocol 'degree', expected 'rr-triangles'.*mixed\.csv row"
                        r".*curate them with --protocol degree"):

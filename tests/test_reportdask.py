@@ -7,8 +7,8 @@ import pytest
 
 from ldpgraph.protocols import DegreeRandomizer, PublicBounds, curator
 from ldpgraph.protocols.reports import report_columns
-from ldpgraph.reportdask import read_report_set_dask, report_partitions
-from ldpgraph.reportfiles import curate_files, read_report_set, write_reports
+from ldpgraph.run.reportdask import read_report_set_dask, report_partitions
+from ldpgraph.run.reportfiles import curate_files, read_report_set, write_reports
 
 distributed = pytest.importorskip("distributed")
 

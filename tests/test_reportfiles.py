@@ -15,7 +15,7 @@ from ldpgraph.estimators.order_statistics import HighVarianceWarning
 from ldpgraph.protocols import DegreeRandomizer, PublicBounds, curator, screen_reports
 from ldpgraph.protocols.reports import COLUMNS, report_columns
 from ldpgraph.protocols.reportset import STATISTICS, estimate_statistic
-from ldpgraph.reportfiles import (
+from ldpgraph.run.reportfiles import (
     curate_files,
     iter_report_chunks,
     read_report_set,
@@ -277,7 +277,7 @@ def _jsonl_row(node=1, **extra):
 
 
 def test_a_jsonl_line_past_one_mib_is_refused_naming_the_line_without_reading_it_whole(tmp_path, monkeypatch):
-    from ldpgraph import reportfiles
+    from ldpgraph.run import reportfiles
 
     long = _jsonl_row(2, node_note="x" * (reportfiles.MAX_JSONL_LINE + 10))
     path = tmp_path / "long.jsonl"

@@ -82,7 +82,7 @@ def test_single_run_and_curate_results(tmp_path):
     assert (frame["truth"] == run.truth).all() and "<th>std_error_kind</th>" in run._repr_html_()
 
     from ldpgraph.protocols import DegreeRandomizer
-    from ldpgraph.reportfiles import curate_files, write_reports
+    from ldpgraph.run.reportfiles import curate_files, write_reports
 
     rows = write_reports(tmp_path / "r.csv", DegreeRandomizer(epsilon=1.0).randomize(np.arange(30) % 7, rng=0))
     result = curate_files([rows], [("kstars", 2), ("edges", None)])

@@ -184,7 +184,7 @@ def _cmd_node(args: argparse.Namespace) -> int:
     import numpy as np
 
     from ..protocols import DegreeRandomizer
-    from ..reportfiles import read_broadcast, write_reports
+    from ..run.reportfiles import read_broadcast, write_reports
 
     _check_report_suffix(args.out, "--out")  # refuse a bad suffix before any noise is drawn
     _resolve_labels(args)
@@ -236,7 +236,7 @@ def _report_node_labels(path: Path, labels: Any) -> None:
     """Write (and name) the node-label table of a simulated graph whose rows number its nodes."""
     if labels is None:
         return
-    from ..reportfiles import write_node_labels
+    from ..run.reportfiles import write_node_labels
 
     table = write_node_labels(path, labels)
     print(f"wrote {table} (the graph's node labels: {path.name} numbers its nodes 0..n-1, "
@@ -276,7 +276,7 @@ def _interval_or_none(est: Any, level: float) -> tuple[float, float] | None:
 
 def _files_protocol(paths: Sequence[str], given: str | None) -> str | None:
     """The protocol of the report files' first rows; an error when they mix or contradict ``given``."""
-    from ..trianglefiles import report_protocol
+    from ..run.trianglefiles import report_protocol
 
     found: dict[str, str] = {}
     for path in paths:
@@ -298,7 +298,7 @@ def _files_protocol(paths: Sequence[str], given: str | None) -> str | None:
 
 def _check_report_suffix(path: str, what: str) -> None:
     """A report file's format comes from its suffix: a usage error in CLI words otherwise."""
-    from ..reportfiles import FORMATS
+    from ..run.reportfiles import FORMATS
 
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
@@ -319,7 +319,7 @@ def _cmd_curate(args: argparse.Namespace) -> int:
         args.expected_nodes = n
     from ..protocols.poisoning import PublicBounds
     from ..protocols.reports import degree_bound_broadcast
-    from ..reportfiles import curate_files, read_broadcast, write_broadcast
+    from ..run.reportfiles import curate_files, read_broadcast, write_broadcast
 
     protocol = _files_protocol(args.reports, args.protocol)
     if protocol not in _DEPLOYED_PROTOCOLS:  # none found, or rows of no deployable protocol: the default's
@@ -585,7 +585,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
         raise _UsageError(f"curating {name} needs the plan: --epsilon (each node's total budget) and the "
                           "nodes' protocol options")
     if args.epsilon is None:
-        from ..reportfiles import iter_report_chunks
+        from ..run.reportfiles import iter_report_chunks
 
         first = next(iter(iter_report_chunks(args.reports[0], chunk_rows=1024)), None)
         if first is None:

@@ -1,7 +1,7 @@
 """Edge-LDP protocols: the degree randomizer, report ingestion, the curator's estimates; the protocol
 layer (:mod:`.base`), randomized response and the triangle / transitivity protocols."""
 
-from . import curator, planning, randomized_response, transitivity, triangles
+from . import curator, randomized_response, transitivity, triangles
 from .base import Protocol, Round, require_graph
 from .curator import (
     Estimate,
@@ -32,7 +32,6 @@ __all__ = [
     "as_degrees",
     "as_report_histogram",
     "curator",
-    "planning",
     "degree_entropy",
     "degree_histogram",
     "degree_mean",

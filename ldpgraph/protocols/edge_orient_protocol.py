@@ -12,7 +12,7 @@ round            node v releases
                  lower adjacency bits (the draws of ``two-round-triangles-dlap``'s round 1)
 broadcast        the noisy graph, every node's noisy degree (the order: rank by descending
                  :math:`(\tilde d, \text{id})`), n, ε₁ and a run id (:class:`EdgeOrientBroadcast`;
-                 file form: the edge list of :mod:`ldpgraph.trianglefiles`, the noisy degrees in
+                 file form: the edge list of :mod:`ldpgraph.run.trianglefiles`, the noisy degrees in
                  its header)
 2 ``bound+count`` ``out_degree``: :math:`\tilde m_v = m_v + \mathrm{DLap}(e^{-\varepsilon_0})`, m_v its
                  out-degree (neighbours before it in the order; sensitivity 1); then its bound

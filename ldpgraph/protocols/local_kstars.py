@@ -262,7 +262,7 @@ class _LocalKStars(Protocol):
     def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
         if not self.private:
             return super().write_broadcast(path, broadcast)
-        from ..reportfiles import write_broadcast
+        from ..run.reportfiles import write_broadcast
 
         return write_broadcast(path, broadcast.to_dict(self.version))
 

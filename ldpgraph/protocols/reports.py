@@ -16,7 +16,7 @@ column              type      meaning
 =================== ========= =============================================================
 
 The same rows are written as CSV (with this header), JSON Lines (one object per row) and
-Parquet (:mod:`ldpgraph.reportfiles`). This module is pure: it turns
+Parquet (:mod:`ldpgraph.run.reportfiles`). This module is pure: it turns
 :class:`~ldpgraph.protocols.randomizer.NodeReports` into columns, and holds the canonical forms
 every reader applies, so that a file and an in-memory list mean the same thing:
 
@@ -378,7 +378,7 @@ def check_broadcast(broadcast: Any, *, next_round: int, source: str = "broadcast
     if proto != DEGREE_PROTOCOL:
         raise ValueError(
             f"{source}: a JSON broadcast of {proto!r}; the broadcast of {proto} is an edge list "
-            "(ldpgraph.trianglefiles.read_triangle_broadcast)"
+            "(ldpgraph.run.trianglefiles.read_triangle_broadcast)"
         )
     r = broadcast.get("round")
     if r != next_round - 1:

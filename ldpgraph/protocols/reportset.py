@@ -14,8 +14,8 @@ Every check the in-memory :func:`~ldpgraph.protocols.ingest.reports_from_records
 made here too, each error naming the file and row. Accumulators **merge** exactly: counts add
 as integers and node sets are disjoint unions, so the summary — and every estimate computed
 from it — does not depend on how the rows were chunked or in which order the chunks were
-merged (the basis of the Dask path, :mod:`ldpgraph.reportdask`). Pure: arrays in, arrays out;
-files are read by :mod:`ldpgraph.reportfiles`.
+merged (the basis of the Dask path, :mod:`ldpgraph.run.reportdask`). Pure: arrays in, arrays out;
+files are read by :mod:`ldpgraph.run.reportfiles`.
 
 Memory: O(number of distinct values + node-id range) per quantity, whatever the number of rows.
 """

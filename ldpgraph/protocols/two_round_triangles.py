@@ -199,12 +199,12 @@ class RRBroadcastProtocol(Protocol):
         return result.estimate()
 
     def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
-        from ..trianglefiles import write_triangle_broadcast
+        from ..run.trianglefiles import write_triangle_broadcast
 
         return write_triangle_broadcast(path, broadcast)
 
     def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
-        from ..trianglefiles import read_triangle_broadcast
+        from ..run.trianglefiles import read_triangle_broadcast
 
         return self.check_broadcast(read_triangle_broadcast(path), plan)
 

@@ -41,7 +41,7 @@ def release_to_file(
 ) -> tuple[Path, int]:
     """Release ``nodes`` in batches and write each batch's rows as it is produced (memory: one
     batch, whatever the number of nodes); ``(path, number of rows)``."""
-    from ..reportfiles import write_report_chunks
+    from .reportfiles import write_report_chunks
 
     batches = (
         round.release(plan, nodes[lo:lo + batch_nodes], neighbours[lo:lo + batch_nodes], broadcast, sampler)
@@ -52,7 +52,7 @@ def release_to_file(
 
 def _partition_accumulator(part: Any, chunk_rows: int, round: Round, plan: Plan, broadcast: Any,
                            options: dict[str, Any]) -> Accumulator:
-    from ..reportdask import partition_chunks
+    from .reportdask import partition_chunks
 
     acc = round.accumulator(plan, broadcast, **options)
     for one in part if isinstance(part, list) else [part]:
@@ -86,7 +86,7 @@ def accumulate_files(
         return acc.result()
     import dask
 
-    from ..reportdask import _compute, report_partitions
+    from .reportdask import _compute, report_partitions
 
     parts = report_partitions(files, format=format)
     if not parts:

@@ -9,13 +9,13 @@ and ``ldpgraph node --roster FILE --node-id user5 --neighbors alice,bob`` and ``
 that exactly the nodes ``0..n-1`` reported.
 
 Format: CSV with the header ``node,label``, one row per node in increasing order ``0..n-1``,
-distinct labels (:func:`ldpgraph.reportfiles.write_node_labels` writes it).
+distinct labels (:func:`ldpgraph.run.reportfiles.write_node_labels` writes it).
 
 Examples
 --------
 >>> import tempfile
 >>> from pathlib import Path
->>> from ldpgraph.reportfiles import write_node_labels
+>>> from ldpgraph.run.reportfiles import write_node_labels
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     roster = read_roster(write_node_labels(Path(tmp) / "r.csv", ["alice", "bob", "user5"]))
 >>> roster.index("user5"), roster.indices(["bob", "alice"]), len(roster)

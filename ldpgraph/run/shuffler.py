@@ -95,7 +95,7 @@ def shuffle_rows(rows: dict[str, Any], rng: Any = None) -> dict[str, NDArray[Any
 def read_rows(paths: Sequence[str | os.PathLike], *, format: str | None = None) -> dict[str, NDArray[Any]]:
     """Every row of the report files as columns (each file checked cell by cell by its reader)."""
     from ..core.rows import COLUMNS
-    from ..reportfiles import iter_report_chunks
+    from .reportfiles import iter_report_chunks
 
     parts: dict[str, list[NDArray[Any]]] = {c: [] for c in COLUMNS}
     for path in paths:
@@ -126,7 +126,7 @@ def shuffle_files(
 
     Returns ``(path written, number of rows)``. ``out`` must not be one of the inputs.
     """
-    from ..reportfiles import write_report_chunks
+    from .reportfiles import write_report_chunks
 
     files = [Path(p) for p in ([inputs] if isinstance(inputs, (str, os.PathLike)) else inputs)]
     if not files:

@@ -25,8 +25,8 @@ from ldpgraph.protocols.arr_triangles import (
     degree_margin,
     triangle_clip_bound,
 )
-from ldpgraph.reportfiles import write_report_chunks
 from ldpgraph.run import accumulate_files, node_lists, run_in_memory
+from ldpgraph.run.reportfiles import write_report_chunks
 
 ARR = "arr-triangles"
 N_AUDIT = 10_000
@@ -304,7 +304,7 @@ def test_a_header_longer_than_a_mebibyte_still_gets_its_edge_lines_checked(tmp_p
     still refused as a non-canonical edge line."""
     from ldpgraph.protocols.arr_protocol import read_arr_broadcast
     from ldpgraph.protocols.randomized_response import pair_index
-    from ldpgraph.trianglefiles import write_triangle_broadcast
+    from ldpgraph.run.trianglefiles import write_triangle_broadcast
 
     n = 200_000
     b = ARRBroadcast.build_arr(n, 1.0, pair_index(np.array([5]), np.array([1])), mu=0.25, beta=1e-3,

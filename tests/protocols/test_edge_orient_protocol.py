@@ -41,8 +41,8 @@ from ldpgraph.protocols.randomized_response import (
     pair_index,
 )
 from ldpgraph.protocols.triangles import lower_wedges, rounding_variance
-from ldpgraph.reportfiles import write_report_chunks
 from ldpgraph.run import accumulate_files, node_lists, run_in_memory
+from ldpgraph.run.reportfiles import write_report_chunks
 
 EO = "edge-orient-triangles"
 N_AUDIT = 10_000

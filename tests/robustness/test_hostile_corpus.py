@@ -44,9 +44,9 @@ import pytest
 
 from ldpgraph.cli import main
 from ldpgraph.graph import edgelist, read_edgelist
-from ldpgraph.reportfiles import iter_report_chunks, read_report_set
+from ldpgraph.run.reportfiles import iter_report_chunks, read_report_set
 from ldpgraph.run.roster import read_roster
-from ldpgraph.trianglefiles import read_triangle_broadcast
+from ldpgraph.run.trianglefiles import read_triangle_broadcast
 
 HOSTILE = Path(__file__).resolve().parent.parent / "hostile"
 OK, ERR = "ok", "error"
@@ -481,7 +481,7 @@ try:
         from ldpgraph.graph import read_edgelist
         read_edgelist(path)
     elif reader == "iter_report_chunks":
-        from ldpgraph.reportfiles import iter_report_chunks
+        from ldpgraph.run.reportfiles import iter_report_chunks
         for _ in iter_report_chunks(path):
             pass
     elif reader == "cli":

@@ -10,11 +10,12 @@ import sys
 import numpy as np
 import pytest
 
-from ldpgraph import _atomic, reportfiles
+from ldpgraph import _atomic
 from ldpgraph._atomic import atomic_write
 from ldpgraph.protocols import DegreeRandomizer
 from ldpgraph.protocols.reports import degree_bound_broadcast
-from ldpgraph.reportfiles import (
+from ldpgraph.run import reportfiles
+from ldpgraph.run.reportfiles import (
     node_labels_path,
     read_broadcast,
     read_reports,
@@ -41,7 +42,7 @@ def _triangle_broadcast():
 
 def _writers(reports):
     """(name, write(path)) for every writer of a named file."""
-    from ldpgraph.trianglefiles import write_triangle_broadcast
+    from ldpgraph.run.trianglefiles import write_triangle_broadcast
 
     bcast = degree_bound_broadcast(7, n_nodes=4, epsilon=0.5)
     out = [(f"reports.{fmt}", lambda p, fmt=fmt: write_reports(p, reports)) for fmt in ("csv", "jsonl", "parquet")]

@@ -13,7 +13,7 @@ from ldpgraph.cli import main
 from ldpgraph.protocols.deploy_triangles import broadcast_run_id
 from ldpgraph.protocols.randomized_response import pair_index
 from ldpgraph.run.authenticate import curator_key, signature_path
-from ldpgraph.trianglefiles import read_triangle_broadcast
+from ldpgraph.run.trianglefiles import read_triangle_broadcast
 
 GRAPH = "ws:n=60,k=6,p=0.2"
 DLAP = ["--protocol", "two-round-triangles-dlap"]

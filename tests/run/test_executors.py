@@ -228,7 +228,7 @@ def test_round_one_refuses_hostile_rows_as_they_arrive():
 def test_node_batches_are_written_as_they_are_released(tmp_path):
     """release_to_file streams: each batch of nodes becomes its own row group (memory: one batch),
     and the rows are those of one whole batch."""
-    from ldpgraph.reportfiles import iter_report_chunks, parquet_row_groups
+    from ldpgraph.run.reportfiles import iter_report_chunks, parquet_row_groups
 
     g = resolve_graph(SMALL, rng=0)
     proto = registry.get("rr-triangles")

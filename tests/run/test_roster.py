@@ -6,7 +6,7 @@ import pyarrow.csv as pcsv
 import pytest
 
 from ldpgraph.cli import main
-from ldpgraph.reportfiles import node_labels_path, write_node_labels
+from ldpgraph.run.reportfiles import node_labels_path, write_node_labels
 from ldpgraph.run.roster import Roster, read_roster
 
 EDGES = [("alice", "bob"), ("bob", "carol"), ("carol", "alice"), ("carol", "dave"), ("eve", "dave"),
@@ -81,7 +81,7 @@ def test_a_byte_order_mark_is_not_part_of_the_header(tmp_path):
     assert read_roster(bom).labels == ("alice", "bob")
 
     from ldpgraph.protocols import DegreeRandomizer
-    from ldpgraph.reportfiles import iter_report_chunks, write_reports
+    from ldpgraph.run.reportfiles import iter_report_chunks, write_reports
 
     plain = write_reports(tmp_path / "r.csv", DegreeRandomizer(epsilon=1.0).randomize([3, 1, 2], rng=0))
     marked = tmp_path / "r_bom.csv"

@@ -32,10 +32,10 @@ from typing import IO, Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from ._atomic import atomic_write
-from .protocols.poisoning import PublicBounds
-from .protocols.randomizer import NodeReports
-from .protocols.reports import (
+from .._atomic import atomic_write
+from ..protocols.poisoning import PublicBounds
+from ..protocols.randomizer import NodeReports
+from ..protocols.reports import (
     COLUMNS,
     DEGREE_PROTOCOL,
     FORMAT_VERSION,
@@ -43,7 +43,7 @@ from .protocols.reports import (
     canonical_value,
     report_columns,
 )
-from .protocols.reportset import ReportAccumulator, ReportChunk, ReportSetSummary
+from ..protocols.reportset import ReportAccumulator, ReportChunk, ReportSetSummary
 
 __all__ = [
     "FORMATS",
@@ -852,7 +852,7 @@ def read_reports(
     Validated as :func:`read_report_set` does; the values of each quantity are returned sorted
     (every curator statistic is symmetric in the nodes), so memory is O(number of nodes).
     """
-    from .protocols.randomizer import ReleasedValues
+    from ..protocols.randomizer import ReleasedValues
 
     summary = read_report_set(paths, d_max=d_max, **kwargs)
     released = {
@@ -865,10 +865,10 @@ def read_reports(
 
 
 # ---------------------------------------------------------------------------------------------
-# the Dask path: one task per partition, merged exactly (public home: ldpgraph.reportdask)
+# the Dask path: one task per partition, merged exactly (public home: ldpgraph.run.reportdask)
 #
 # It lives in this module, beside the readers it calls, so that curate_files can dispatch to it
-# without reportfiles and reportdask importing each other; ldpgraph.reportdask re-exports it.
+# without reportfiles and reportdask importing each other; ldpgraph.run.reportdask re-exports it.
 
 
 _LOCAL_SCHEDULERS = ("sync", "synchronous", "threads", "processes")
@@ -926,7 +926,7 @@ def read_report_set_dask(
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     format: str | None = None,
 ) -> ReportSetSummary:
-    """:func:`ldpgraph.reportfiles.read_report_set` on Dask: one task per partition, exact merges.
+    """:func:`ldpgraph.run.reportfiles.read_report_set` on Dask: one task per partition, exact merges.
 
     Parameters
     ----------
@@ -936,7 +936,7 @@ def read_report_set_dask(
         connects a client for the call; ``"threads"``, ``"processes"`` or ``"sync"`` use a
         local Dask scheduler; None uses Dask's default (a running client, else threads).
     d_max, round, protocol, bounds, outliers, expected_nodes, chunk_rows, format
-        As for :func:`~ldpgraph.reportfiles.read_report_set`.
+        As for :func:`~ldpgraph.run.reportfiles.read_report_set`.
 
     Returns
     -------
@@ -979,7 +979,7 @@ def _compute(task: Any, scheduler: Any) -> ReportAccumulator:
     if isinstance(scheduler, str):
         if scheduler in _LOCAL_SCHEDULERS:
             return dask.compute(task, scheduler=scheduler)[0]
-        from .dask_connect import connect
+        from ..dask_connect import connect
 
         with connect(scheduler) as client:  # one timeout and one message, as experiment's
             return client.compute(task).result()
@@ -1024,12 +1024,12 @@ class CurationResult:
         """The estimates as a pandas DataFrame, one row per statistic, with the columns of
         ``ldpgraph curate --json``'s estimates (``statistic, k, value, std_error,
         variance_estimate, influence_bound``); pandas is imported only here."""
-        from .tables import to_frame
+        from ..tables import to_frame
 
         return to_frame(self._table_columns(), integers=("k",))
 
     def _repr_html_(self) -> str:
-        from .tables import html_table
+        from ..tables import html_table
 
         s = self.summary
         caption = (f"{len(self.files)} file(s), {s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol "
@@ -1077,8 +1077,8 @@ def curate_summary(
     files: Sequence[str] = (),
 ) -> CurationResult:
     """Estimates of ``statistics`` ((name, k) pairs) from a validated summary."""
-    from .protocols.poisoning import influence_bound
-    from .protocols.reportset import estimate_statistic
+    from ..protocols.poisoning import influence_bound
+    from ..protocols.reportset import estimate_statistic
 
     out = []
     for stat, k in statistics:
@@ -1115,7 +1115,7 @@ def curate_files(
         Public bounds for poisoning screening (and the influence bounds of the result).
     scheduler : None, str or dask.distributed.Client
         None: one streaming pass in this process. Otherwise the Dask path
-        (:func:`~ldpgraph.reportdask.read_report_set_dask`), whose summary is identical.
+        (:func:`~ldpgraph.run.reportdask.read_report_set_dask`), whose summary is identical.
     **kwargs
         Passed to :func:`read_report_set` (d_max, round, outliers, expected_nodes, chunk_rows,
         format, protocol).
@@ -1150,7 +1150,7 @@ def write_broadcast(path: str | os.PathLike, broadcast: dict[str, Any]) -> Path:
 
 def read_broadcast(path: str | os.PathLike, *, next_round: int) -> dict[str, Any]:
     """Read and validate a broadcast file for use in round ``next_round``."""
-    from .protocols.reports import check_broadcast
+    from ..protocols.reports import check_broadcast
 
     path = Path(path)
     try:

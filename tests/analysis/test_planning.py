@@ -10,10 +10,7 @@ import numpy as np
 import pytest
 from dlap_exact import exact_expectation_nd
 
-from ldpgraph.baselines import exact_kstars
-from ldpgraph.estimators import binomial_variance, power_variance
-from ldpgraph.protocols import NodeReports, ReleasedValues, curator
-from ldpgraph.protocols.planning import (
+from ldpgraph.analysis.planning import (
     DegreeModel,
     _objective_function,
     epsilon_for_rmse,
@@ -22,6 +19,9 @@ from ldpgraph.protocols.planning import (
     split_budget,
     true_value,
 )
+from ldpgraph.baselines import exact_kstars
+from ldpgraph.estimators import binomial_variance, power_variance
+from ldpgraph.protocols import NodeReports, ReleasedValues, curator
 
 
 def _rep(row, eps):
@@ -197,7 +197,7 @@ def test_planner_errors():
                                        "kstars_3_from_counts"])  # fmt: skip
 @pytest.mark.parametrize("degrees", [[0, 0, 1, 2], [5, 40, 300, 7, 7], [1000, 3]])
 def test_fast_variance_polynomial_equals_exact_evaluation(statistic, degrees):
-    from ldpgraph.protocols.planning import _variance_function
+    from ldpgraph.analysis.planning import _variance_function
 
     model = DegreeModel.from_degrees(degrees, d_max=50)
     fast = _variance_function(statistic, model)

@@ -108,7 +108,7 @@ class DegreeModel:
         >>> DegreeModel.from_degrees([2, 2, 5]).n
         3
         """
-        from .randomizer import as_degrees
+        from ..protocols.randomizer import as_degrees
 
         d = as_degrees(degrees)
         if d.size == 0:

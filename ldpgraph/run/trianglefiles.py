@@ -1,7 +1,7 @@
 r"""Files of the deployed triangle protocols (and ``avg-clustering``): rows in, broadcast edge lists.
 
 The rows are the report format (:mod:`ldpgraph.protocols.reports`; CSV, JSON Lines, Parquet,
-read by :func:`ldpgraph.reportfiles.iter_report_chunks`), with the quantities of
+read by :func:`ldpgraph.run.reportfiles.iter_report_chunks`), with the quantities of
 :mod:`ldpgraph.protocols.deploy_triangles`. The broadcast after round 1 of
 ``two-round-triangles-dlap`` is a text edge list with a JSON header::
 
@@ -29,14 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from ._atomic import atomic_write
-from .protocols.deploy_triangles import (
+from .._atomic import atomic_write
+from ..protocols.deploy_triangles import (
     TriangleBroadcast,
     broadcast_run_id,
     triangle_protocols,
     triangle_wire,
 )
-from .protocols.randomized_response import pair_from_index, pair_index
+from ..protocols.randomized_response import pair_from_index, pair_index
 from .reportfiles import iter_report_chunks
 
 __all__ = [
