@@ -20,6 +20,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fi
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a terminal, whatever was inherited
 import numpy as np
 from ldpgraph.experiments import run_experiment
 run_experiment({"toy": np.arange(2000) % 50}, epsilons=[0.5, 1.0], ks=[2, 3], methods=["unbiased-dlap"],
