@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
@@ -9,7 +10,6 @@ import pytest
 from ldpgraph.cli import main
 from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph
-from ldpgraph.protocols import DegreeRandomizer, curator
 from ldpgraph.run import run_in_memory
 from ldpgraph.run.reportfiles import read_report_set
 
@@ -55,26 +55,31 @@ def test_single_nodes_write_their_own_files_securely(tmp_path, capsys):
     assert read_report_set(tmp_path / "n4.csv").quantities["degree"].histogram.values.tolist() == [3 + noise]
 
 
-def test_two_rounds_through_a_broadcast_file(tmp_path, capsys):
-    r1, r2, b = tmp_path / "r1.parquet", tmp_path / "r2.parquet", tmp_path / "b.json"
-    assert main(["node", "--graph", GRAPH, "--epsilon", "0.2", "--simulate", "--seed", "1", "--out", str(r1)]) == 0
-    got = _curate_json(capsys, r1, "--round", 1, "--stat", "degree_mean", "--broadcast-out", b)
-    bound = json.loads(b.read_text())["values"]["d_max"]
-    g = resolve_graph(GRAPH, rng=0)
-    rep1 = DegreeRandomizer(epsilon=0.2).randomize(g.degrees, rng=1)
-    assert bound == max(1, int(rep1.degrees.values.max())) and got["broadcast"] == str(b)
-    assert main(["node", "--graph", GRAPH, "--round", "2", "--broadcast", str(b), "--no-degree", "--kstar-counts",
-                 "2", "--epsilon", "0.8", "--simulate", "--seed", "2", "--out", str(r2)]) == 0
-    got = _curate_json(capsys, r2, "--round", 2, "--broadcast", b, "--stat", "kstars_from_counts:2")
-    rep2 = DegreeRandomizer(epsilon=0.8, kstar_counts=[2], d_max=bound, release_degree=False).randomize(g.degrees, rng=2)
-    assert got["estimates"][0]["value"] == curator.kstars_from_counts(rep2, 2).value
-    assert got["quantities"]["kstar_2"]["sensitivity"] == float(bound)
-    # round-2 reports curated as round 1, or against the round-1 file: refused
-    assert main(["curate", str(r2), "--round", "1", "--stat", "kstars_from_counts:2", "--d-max", str(bound)]) == 1
-    assert "round 1" in capsys.readouterr().err
-    assert main(["node", "--graph", GRAPH, "--round", "3", "--broadcast", str(b), "--kstar-counts", "2",
-                 "--epsilon", "1", "--simulate", "--out", str(r2)]) == 1
-    assert "used for round 3" in capsys.readouterr().err
+ONE_ROUND = ("the degree protocol has one round; for a public bound from noisy degrees use --protocol "
+             "local-dlap-kstars-private (--epsilon is the node's total: 0.1 of it on the degree, 0.9 on the counts)")
+
+
+@pytest.mark.parametrize("argv", [
+    ["node", "--graph", GRAPH, "--round", "2", "--broadcast", "b.json", "--no-degree", "--kstar-counts", "2"],
+    ["node", "--graph", GRAPH, "--broadcast", "b.json"],
+    ["node", "--protocol", "degree", "--graph", GRAPH, "--round", "2", "--kstar-counts", "2", "--d-max", "9"],
+    ["curate", "r1.csv", "--round", "1", "--stat", "degree_mean", "--broadcast-out", "b.json"],
+    ["curate", "r1.csv", "--round", "2", "--broadcast", "b.json", "--stat", "kstars_from_counts:2"],
+    ["curate", "r1.csv", "--protocol", "degree", "--round", "2", "--d-max", "9"],
+])
+def test_the_degree_protocol_has_one_round(tmp_path, monkeypatch, capsys, argv):
+    """Its former two-round form (a d_max broadcast between rounds at a per-round --epsilon) is refused,
+    naming the protocol that runs it at one total budget; nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["node", "--graph", GRAPH, "--epsilon", "0.2", "--simulate", "--seed", "1", "--out", "r1.csv"]) == 0
+    (tmp_path / "b.json").write_text("{}")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    capsys.readouterr()
+    tail = ["--epsilon", "1", "--simulate", "--out", "r2.csv"] if argv[0] == "node" else []
+    assert main([*argv, *tail]) == 2
+    err = capsys.readouterr().err
+    assert err == f"ldpgraph {argv[0]}: error: {ONE_ROUND} (see 'ldpgraph {argv[0]} --help')\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
 def test_curate_table_reports_screening(tmp_path, capsys):
@@ -105,24 +110,44 @@ def test_usage_errors(tmp_path, monkeypatch, capsys, argv, status, err):
     assert err in capsys.readouterr().err
 
 
-def test_local_kstars_private_bound_through_files_equals_memory(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("eps, k, shares, budget", [
+    # the defaults: 0.1 of the total on the degree, 0.9 on the counts
+    ("2", 3, [], "epsilon 2 = degree-bound 0.2 + kstar-count 1.8"),
+    # the degree protocol's former two-round run (0.2 on the degrees, then 0.8 on the counts), as one total
+    ("1", 2, ["--shares", "degree=0.2,kstar_2=0.8"], "epsilon 1 = degree-bound 0.2 + kstar-count 0.8"),
+])
+def test_local_kstars_private_bound_through_files_equals_memory(tmp_path, capsys, monkeypatch, eps, k, shares,
+                                                                 budget):
     """local-dlap-kstars-private: round 1 (noisy degrees) -> the signed bound D -> round 2 (counts):
-    the same bits as the in-memory run of the same seed, and one total --epsilon split 0.1 / 0.9."""
+    the same bits as the in-memory run of the same seed, and one total --epsilon split by the plan."""
     monkeypatch.setenv("LDPGRAPH_CURATOR_KEY", str(tmp_path / "key"))
     r1, r2, b = tmp_path / "r1.csv", tmp_path / "r2.parquet", tmp_path / "b.json"
-    opts = ["--protocol", "local-dlap-kstars-private", "--epsilon", "2", "--kstar-counts", "3"]
+    opts = ["--protocol", "local-dlap-kstars-private", "--epsilon", eps, "--kstar-counts", str(k), *shares]
     assert main(["node", "--graph", GRAPH, *opts, "--simulate", "--seed", "5", "--out", str(r1)]) == 0
-    assert "epsilon 2 = degree-bound 0.2 + kstar-count 1.8" in capsys.readouterr().out
+    assert budget in capsys.readouterr().out
     assert main(["curate", str(r1), *opts, "--broadcast-out", str(b)]) == 0
-    assert "degree bound D = " in capsys.readouterr().out
+    with r1.open(newline="") as fh:  # D: the largest noisy degree of the round-1 file
+        bound = max(1, max(int(row["value"]) for row in csv.DictReader(fh) if row["quantity"] == "degree"))
+    assert f"degree bound D = {bound}" in capsys.readouterr().out
     assert main(["node", "--graph", GRAPH, *opts, "--round", "2", "--broadcast", str(b), "--simulate", "--seed", "5",
                  "--out", str(r2)]) == 0
+    assert budget in capsys.readouterr().out
     got = _curate_json(capsys, r2, *opts, "--broadcast", b)
-    want = run_in_memory("local-dlap-kstars-private", resolve_graph(GRAPH, rng=0), 2.0, sampler=5, kstar_counts=(3,))
+    public = {"kstar_counts": (k,)}
+    if shares:
+        public["shares"] = {"degree": 0.2, f"kstar_{k}": 0.8}
+    want = run_in_memory("local-dlap-kstars-private", resolve_graph(GRAPH, rng=0), float(eps), sampler=5, **public)
     est = got["estimates"][0]
     assert (est["statistic"], est["value"], est["std_error"]) == (want.estimate.statistic, want.estimate.value,
                                                                   want.estimate.std_error)
-    assert got["bound"] == want.broadcasts[0].bound and got["epsilon"] == 2.0
+    assert got["bound"] == want.broadcasts[0].bound == bound and got["epsilon"] == float(eps)
+    # round-2 rows curated as round 1, or against a round that does not exist: refused
+    capsys.readouterr()
+    assert main(["curate", str(r2), *opts, "--round", "1", "--broadcast-out", str(tmp_path / "x.json")]) == 1
+    assert "round 1" in capsys.readouterr().err
+    assert main(["node", "--graph", GRAPH, *opts, "--round", "3", "--broadcast", str(b), "--simulate",
+                 "--out", str(tmp_path / "r3.csv")]) == 2
+    assert "local-dlap-kstars-private has no round 3" in capsys.readouterr().err
 
 
 def test_curate_reads_the_degree_plan_from_the_rows_or_checks_the_given_one(tmp_path, capsys):

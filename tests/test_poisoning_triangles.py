@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import numpy as np
@@ -15,7 +16,7 @@ from ldpgraph.graph import from_edge_array
 from ldpgraph.protocols import deploy_triangles as dt
 from ldpgraph.protocols import poisoning as po
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
-from ldpgraph.protocols.reports import PROTOCOLS, check_broadcast, report_columns
+from ldpgraph.protocols.reports import PROTOCOLS, report_columns
 from ldpgraph.run import node_lists, run_in_memory
 from ldpgraph.run.reportfiles import read_report_set, write_reports
 
@@ -64,7 +65,7 @@ def _resolves(dotted: str) -> bool:
     return False
 
 
-def test_degree_only_entry_points_refuse_triangle_protocols():
+def test_degree_only_entry_points_refuse_triangle_protocols(tmp_path):
     from ldpgraph.protocols import DegreeRandomizer
 
     rep = DegreeRandomizer(epsilon=1.0).randomize([1, 2], rng=0)
@@ -72,10 +73,13 @@ def test_degree_only_entry_points_refuse_triangle_protocols():
         report_columns(rep, protocol="rr-triangles")
     named = str(e.value).rsplit("come from ", 1)[1].rstrip(")").strip()
     assert _resolves(named), f"the hint names {named!r}, which does not exist"
+    # the JSON broadcast (a degree bound) names its protocol: one of a triangle protocol is refused
     fake = {"format": "ldpgraph-broadcast", "format_version": 1, "protocol": DLAP, "protocol_version": 1,
-            "round": 1, "values": {}}
-    with pytest.raises(ValueError, match=r"JSON broadcast of 'two-round-triangles-dlap'.*edge list"):
-        check_broadcast(fake, next_round=2)
+            "round": 1, "values": {"d_max": 3}, "n_nodes": 4, "epsilon": 0.1}
+    (tmp_path / "b.json").write_text(json.dumps(fake))
+    proto = registry.get("local-dlap-kstars-private")
+    with pytest.raises(ValueError, match=f"broadcast of '{DLAP}' version 1, not of local-dlap-kstars-private"):
+        proto.read_broadcast(tmp_path / "b.json", proto.plan(1.0))
 
 
 @pytest.fixture()

@@ -64,18 +64,17 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="the public roster (CSV 'node,label', as node --graph writes beside the rows of "
                    "a graph with named nodes): --node-id and --neighbors may then be labels")
     p.add_argument("--epsilon", "-e", type=_epsilon, required=True,
-                   help="each node's total privacy budget (> 0), split by the protocol's plan (the degree "
-                   "protocol with a --broadcast of its round 1: this round's budget)")
+                   help="each node's total privacy budget (> 0), split by the protocol's plan")
     p.add_argument("--kstar-counts", type=_int_list("k", 1), metavar="K",
                    help="also release projected local k-star counts for these k "
-                   "(needs --d-max or --broadcast; local-dlap-kstars: the one k it releases)")
+                   "(needs --d-max; local-dlap-kstars: the one k it releases)")
     p.add_argument("--d-max", type=_int("d_max", minimum=1), help="public degree bound for the k-star counts")
     p.add_argument("--shares", metavar="Q=F,...",
                    help="budget split, e.g. degree=0.5,kstar_2=0.5 (default equal)")
     p.add_argument("--no-degree", action="store_true", help="do not release the degree")
     p.add_argument("--round", type=_int("round", minimum=1), default=1, help="protocol round (default 1)")
     p.add_argument("--broadcast", metavar="FILE",
-                   help="the curator's broadcast after the previous round (gives d_max for round 2)")
+                   help="the curator's broadcast after the previous round (round 2 and later)")
     p.add_argument("--state", metavar="FILE",
                    help="the node's private state between the runs of a repeating round (kcore-svt: its "
                    "threshold noise, drawn once); created with mode 0600, never sent: keep it on the node")
@@ -119,7 +118,7 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="the k of the nodes' local k-star count rows (read from the rows without --epsilon)")
     p.add_argument("--no-degree", action="store_true",
                    help="the nodes released no degree (read from the rows without --epsilon)")
-    p.add_argument("--broadcast", metavar="FILE", help="broadcast of the previous round (gives d_max)")
+    p.add_argument("--broadcast", metavar="FILE", help="broadcast of the previous round (round 2 and later)")
     p.add_argument("--round", type=_int("round", minimum=1), help="round to curate (default: the rows' one)")
     p.add_argument("--n-nodes", type=_int("n_nodes", minimum=1),
                    help="public number of nodes (poisoning bound)")
@@ -181,55 +180,20 @@ def _read_id_list(text: str, what: str) -> list[int]:
 
 
 def _cmd_node(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from ..protocols import DegreeRandomizer
-    from ..run.reportfiles import read_broadcast, write_reports
-
     _check_report_suffix(args.out, "--out")  # refuse a bad suffix before any noise is drawn
+    if args.protocol == "degree" and (args.broadcast is not None or args.round > 1):
+        raise _UsageError(_degree_has_one_round())
     _resolve_labels(args)
-    if args.protocol != "degree" or args.broadcast is None:
-        return _cmd_node_protocol(args)
-    # the degree protocol's two-round form: round 2 against the d_max broadcast of round 1 (its JSON file,
-    # per-round --epsilon); the layer's form of it is local-dlap-kstars-private
-    d_max = args.d_max
-    if args.broadcast is not None:
-        b = read_broadcast(args.broadcast, next_round=args.round)
-        if d_max is not None and d_max != b["values"]["d_max"]:
-            raise _UsageError(f"--d-max {d_max} contradicts the broadcast's d_max {b['values']['d_max']}")
-        d_max = b["values"]["d_max"]
-    if args.graph is not None:
-        if args.node_id is not None:
-            raise _UsageError("--node-id goes with --neighbors; --graph simulates every node")
-        g = _load_graph_arg(args.graph, args)[0]
-        _print_graph_notes({args.graph: _graph_notes(g)}, False)
-        degrees = g.degrees
-        ids = np.asarray(g.node_ids)
-        node_ids = ids if ids.dtype.kind in "iu" and (ids.size == 0 or ids.min() >= 0) else None
-        labels = None if node_ids is not None else g.node_ids  # text names: rows say 0..n-1
-    else:
-        neighbours = _own_neighbours(args)
-        degrees = np.array([len(neighbours)], dtype=np.int64)
-        node_ids = [args.node_id]
-        labels = None
-    rand = DegreeRandomizer(epsilon=args.epsilon, kstar_counts=args.kstar_counts or (), d_max=d_max,
-                            shares=_shares_arg(args.shares), release_degree=not args.no_degree)
-    seed = None
-    if args.simulate:
-        seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
-        reports = rand.randomize(degrees, rng=seed)
-    else:
-        if args.seed is not None:
-            raise _UsageError("--seed needs --simulate (the secure sampler cannot be seeded)")
-        reports = rand.randomize(degrees)
-    path = write_reports(args.out, reports, node_ids=node_ids, round=args.round)
-    shares = ", ".join(f"{q} {rel.epsilon:g}" for q, rel in reports.released.items())
-    sampler = f"simulation, seed {seed}" if args.simulate else "secure exact sampler, OS CSPRNG"
-    n_rows = reports.n_nodes * len(reports.released)
-    print(f"wrote {path} ({n_rows:,} row{'' if n_rows == 1 else 's'}: {reports.n_nodes:,} node(s), "
-          f"round {args.round}; epsilon {shares}; {sampler})")
-    _report_node_labels(path, labels)
-    return 0
+    return _cmd_node_protocol(args)
+
+
+def _degree_has_one_round() -> str:
+    """The refusal of a second round of the degree protocol (its two-round form is a protocol of its own)."""
+    from ..protocols.local_kstars import BOUND_SHARE
+
+    return ("the degree protocol has one round; for a public bound from noisy degrees use --protocol "
+            f"local-dlap-kstars-private (--epsilon is the node's total: {BOUND_SHARE:g} of it on the degree, "
+            f"{1 - BOUND_SHARE:g} on the counts)")
 
 
 def _report_node_labels(path: Path, labels: Any) -> None:
@@ -241,27 +205,6 @@ def _report_node_labels(path: Path, labels: Any) -> None:
     table = write_node_labels(path, labels)
     print(f"wrote {table} (the graph's node labels: {path.name} numbers its nodes 0..n-1, "
           "and this table gives each number's label)")
-
-
-def _curate_stats(values: list[str] | None, k: int) -> list[tuple[str, int | None]]:
-    from ..protocols.reportset import STATISTICS
-
-    out = []
-    for v in values or ["kstars"]:
-        name, _, pinned = v.partition(":")
-        if name not in STATISTICS:
-            choices = ", ".join(STATISTICS)
-            raise _UsageError(f"argument --stat: unknown statistic {v!r}; choose from {choices}")
-        kk = None
-        if STATISTICS[name]:
-            try:
-                kk = int(pinned) if pinned else k
-            except ValueError:
-                raise _UsageError(f"argument --stat: invalid k in {v!r}") from None
-        elif pinned:
-            raise _UsageError(f"argument --stat: {name} takes no parameter, got {v!r}")
-        out.append((name, kk))
-    return out
 
 
 def _interval_or_none(est: Any, level: float) -> tuple[float, float] | None:
@@ -317,86 +260,13 @@ def _cmd_curate(args: argparse.Namespace) -> int:
             raise _UsageError(f"--expected-nodes {args.expected_nodes} contradicts the roster's {n} "
                               "participants")
         args.expected_nodes = n
-    from ..protocols.poisoning import PublicBounds
-    from ..protocols.reports import degree_bound_broadcast
-    from ..run.reportfiles import curate_files, read_broadcast, write_broadcast
-
     protocol = _files_protocol(args.reports, args.protocol)
     if protocol not in _DEPLOYED_PROTOCOLS:  # none found, or rows of no deployable protocol: the default's
         protocol = "degree"                  # accumulator refuses them, naming the file and row
-    if protocol != "degree" or (args.broadcast is None and args.broadcast_out is None):
-        return _cmd_curate_protocol(args, protocol)
-    # the degree protocol's two-round form: round 1 writes the d_max broadcast (JSON), round 2 reads it;
-    # the layer's form of it is local-dlap-kstars-private
-    stats = _curate_stats(_flatten(args.stat), args.k)
-    d_max = args.d_max
-    if args.broadcast is not None:
-        if args.round is None:
-            raise _UsageError("--broadcast needs --round (the round the broadcast was made for)")
-        b = read_broadcast(args.broadcast, next_round=args.round)
-        if d_max is not None and d_max != b["values"]["d_max"]:
-            raise _UsageError(f"--d-max {d_max} contradicts the broadcast's d_max {b['values']['d_max']}")
-        d_max = b["values"]["d_max"]
-    bounds = None
-    if args.n_nodes is not None or args.degree_bound is not None:
-        bounds = PublicBounds(n_nodes=args.n_nodes, degree_bound=args.degree_bound)
-    result = curate_files(
-        args.reports, stats, bounds=bounds, scheduler=args.scheduler, d_max=d_max, round=args.round,
-        outliers=args.outliers, expected_nodes=args.expected_nodes, chunk_rows=args.chunk_rows,
-    )
-    s = result.summary
-    if args.broadcast_out is not None:
-        if "degree" not in s.quantities:
-            raise ValueError("the broadcast of the degree protocol needs the round's degree reports")
-        q = s.quantities["degree"]
-        top = int(q.histogram.values[-1]) if q.histogram.n else 1
-        broadcast = degree_bound_broadcast(top, n_nodes=s.n_nodes, epsilon=q.epsilon)
-        bpath = write_broadcast(args.broadcast_out, broadcast)
-    if not 0 < args.level < 1:
-        raise _UsageError(f"argument --level: must be in (0, 1), got {args.level!r}")
-    intervals = [_interval_or_none(est, args.level) for _, _, est, _ in result.estimates]
-    from ..notes import estimate_notes
-
-    eps = {name: q.epsilon for name, q in s.quantities.items()}
-    notes = [estimate_notes(est.statistic, est.value, est.std_error, level=args.level,
-                            epsilon=eps.get("degree", next(iter(eps.values()), None)),
-                            needed_epsilon=_curate_planned(s, stat, k, abs(est.value), d_max))
-             for stat, k, est, _ in result.estimates]
-    if args.json:
-        out = result.to_dict()
-        out["n_nodes_inferred"] = args.expected_nodes is None
-        for entry, ci, n in zip(out["estimates"], intervals, notes, strict=True):
-            entry["interval"] = None if ci is None else list(ci)
-            entry["level"] = args.level
-            entry["notes"] = n
-        if args.broadcast_out is not None:
-            out["broadcast"] = str(bpath)
-        print(json.dumps(out, indent=2))
-        return 0
-    print(f"files      {len(result.files)} ({s.n_rows:,} rows, {s.n_nodes:,} nodes; protocol {s.protocol}, "
-          f"round {s.round})")
-    if args.expected_nodes is None:
-        print(_INFERRED_N)
-    for name, q in s.quantities.items():
-        line = f"{name:<10} epsilon {q.epsilon:g}, sensitivity {q.sensitivity:g}"
-        if q.admissible is not None:
-            verb = "clipped" if s.outliers == "clip" else "rejected"
-            line += f"; {q.n_outside:,} outside [{q.admissible[0]:,}, {q.admissible[1]:,}] {verb}"
-        print(line)
-    print()
-    rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound")]
-    for (_, _, est, bound), ci in zip(result.estimates, intervals, strict=True):
-        shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
-        rows.append((est.statistic, _fmt_num(est.value), _fmt_num(est.std_error), shown,
-                     "-" if bound is None else _fmt_num(bound)))
-    print(_table(rows, right={1, 2, 3, 4}))
-    if any(notes):
-        print("\n" + "\n".join(line for n in notes for line in n))
-    if bounds is None:
-        print("\nno public bound given (--n-nodes / --degree-bound): reports were not screened for poisoning")
-    if args.broadcast_out is not None:
-        print(f"\nwrote {bpath} (d_max {broadcast['values']['d_max']} for round {s.round + 1})")
-    return 0
+    if protocol == "degree" and (args.broadcast is not None or args.broadcast_out is not None
+                                 or (args.round or 1) > 1):
+        raise _UsageError(_degree_has_one_round())
+    return _cmd_curate_protocol(args, protocol)
 
 
 def _curate_planned(summary: Any, stat: str, k: int | None, rmse: float, d_max: int | None) -> Any:

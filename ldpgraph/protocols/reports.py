@@ -59,8 +59,6 @@ __all__ = [
     "report_columns",
     "BROADCAST_FORMAT",
     "BROADCAST_VERSION",
-    "degree_bound_broadcast",
-    "check_broadcast",
 ]
 
 #: version of the row schema below
@@ -317,75 +315,7 @@ def report_columns(
 
 # ------------------------------------------------------------------------------ broadcasts
 
-#: the format tag and version of broadcast files (what the curator sends between rounds)
+#: the format tag and version of JSON broadcast files (what the curator sends between rounds:
+#: :class:`~ldpgraph.protocols.local_kstars.DegreeBound`)
 BROADCAST_FORMAT = "ldpgraph-broadcast"
 BROADCAST_VERSION = 1
-
-
-def degree_bound_broadcast(max_noisy_degree: int, *, n_nodes: int, epsilon: float) -> dict[str, Any]:
-    r"""The broadcast after round 1 of the two-round degree protocol: a public degree bound.
-
-    Round 1: every node releases its noisy degree y_v = d_v + DLap (the ``degree`` quantity).
-    The curator broadcasts D = max(1, max_v y_v). Round 2: every node releases its projected
-    local k-star counts C(min(d_v, D), k) + DLap(exp(-eps_2 / C(D, k-1))) (the ``kstar_<k>``
-    quantities; ``ldpgraph node --round 2 --broadcast FILE``), checked by the curator against
-    the same D.
-
-    Notes
-    -----
-    D is a function of the round-1 reports only, so broadcasting it costs no privacy
-    (post-processing); the node's total budget is eps_1 + eps_2 by sequential composition.
-    This is the private-bound variant of LocalLapKStars (Imola, Murakami, Chaudhuri 2021)
-    with discrete Laplace noise.
-
-    Examples
-    --------
-    >>> b = degree_bound_broadcast(57, n_nodes=100, epsilon=0.1)
-    >>> b["round"], b["values"]["d_max"]
-    (1, 57)
-    """
-    return {
-        "format": BROADCAST_FORMAT,
-        "format_version": BROADCAST_VERSION,
-        "protocol": DEGREE_PROTOCOL,
-        "protocol_version": PROTOCOLS[DEGREE_PROTOCOL],
-        "round": 1,
-        "values": {"d_max": max(1, int(max_noisy_degree))},
-        "n_nodes": int(n_nodes),
-        "epsilon": float(epsilon),
-    }
-
-
-def check_broadcast(broadcast: Any, *, next_round: int, source: str = "broadcast") -> dict[str, Any]:
-    """Validate a broadcast read from a file for use in round ``next_round``; return it.
-
-    >>> check_broadcast(degree_bound_broadcast(5, n_nodes=9, epsilon=1.0), next_round=2)["values"]
-    {'d_max': 5}
-    """
-    if not isinstance(broadcast, Mapping):
-        raise ValueError(f"{source}: a broadcast must be a JSON object, got {type(broadcast).__name__}")
-    if broadcast.get("format") != BROADCAST_FORMAT or broadcast.get("format_version") != BROADCAST_VERSION:
-        raise ValueError(
-            f"{source}: not an {BROADCAST_FORMAT} version {BROADCAST_VERSION} file "
-            f"(format {broadcast.get('format')!r}, version {broadcast.get('format_version')!r})"
-        )
-    proto = broadcast.get("protocol")
-    if proto not in PROTOCOLS or broadcast.get("protocol_version") != PROTOCOLS[proto]:
-        raise ValueError(
-            f"{source}: protocol {proto!r} version {broadcast.get('protocol_version')!r}; this package reads "
-            + ", ".join(f"{k} version {v}" for k, v in PROTOCOLS.items())
-        )
-    if proto != DEGREE_PROTOCOL:
-        raise ValueError(
-            f"{source}: a JSON broadcast of {proto!r}; the broadcast of {proto} is an edge list "
-            "(ldpgraph.run.trianglefiles.read_triangle_broadcast)"
-        )
-    r = broadcast.get("round")
-    if r != next_round - 1:
-        raise ValueError(f"{source}: broadcast after round {r!r}, but it is used for round {next_round}")
-    values = broadcast.get("values")
-    if proto == DEGREE_PROTOCOL:
-        d = values.get("d_max") if isinstance(values, Mapping) else None
-        if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-            raise ValueError(f"{source}: values.d_max must be an integer >= 1, got {d!r}")
-    return dict(broadcast)

@@ -64,7 +64,6 @@ __all__ = [
     "curate_summary",
     "curate_files",
     "write_broadcast",
-    "read_broadcast",
 ]
 
 #: file formats and the suffixes that select them
@@ -1140,25 +1139,9 @@ def curate_files(
 
 
 def write_broadcast(path: str | os.PathLike, broadcast: dict[str, Any]) -> Path:
-    """Write a broadcast (:func:`~ldpgraph.protocols.reports.degree_bound_broadcast`) as JSON."""
+    """Write a JSON broadcast (:meth:`~ldpgraph.protocols.local_kstars.DegreeBound.to_dict`) atomically."""
     path = Path(path)
     text = json.dumps(broadcast, indent=2) + "\n"
     with atomic_write(path, "w", encoding="utf-8") as fh:
         fh.write(text)
     return path
-
-
-def read_broadcast(path: str | os.PathLike, *, next_round: int) -> dict[str, Any]:
-    """Read and validate a broadcast file for use in round ``next_round``."""
-    from ..protocols.reports import check_broadcast
-
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FileNotFoundError(f"broadcast file not found: {path}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"{path}: not a JSON broadcast file (truncated?): {exc.msg} at line {exc.lineno}"
-        ) from None
-    return check_broadcast(data, next_round=next_round, source=str(path))

@@ -13,13 +13,10 @@ import pytest
 from ldpgraph import _atomic
 from ldpgraph._atomic import atomic_write
 from ldpgraph.protocols import DegreeRandomizer
-from ldpgraph.protocols.reports import degree_bound_broadcast
 from ldpgraph.run import reportfiles
 from ldpgraph.run.reportfiles import (
     node_labels_path,
-    read_broadcast,
     read_reports,
-    write_broadcast,
     write_node_labels,
     write_reports,
 )
@@ -40,14 +37,24 @@ def _triangle_broadcast():
     return TriangleBroadcast.build("two-round-triangles-dlap", 4, 0.5, 3, [1, 5])
 
 
+def _bound_broadcast():
+    """(protocol, plan, its degree-bound broadcast D = 7): the JSON broadcast of local-dlap-kstars-private."""
+    from ldpgraph.core import registry
+    from ldpgraph.protocols.local_kstars import DegreeBound
+
+    proto = registry.get("local-dlap-kstars-private")
+    plan = proto.plan(0.5)
+    return proto, plan, DegreeBound.build(proto.name, 4, plan.release("degree").epsilon, 7)
+
+
 def _writers(reports):
     """(name, write(path)) for every writer of a named file."""
     from ldpgraph.run.trianglefiles import write_triangle_broadcast
 
-    bcast = degree_bound_broadcast(7, n_nodes=4, epsilon=0.5)
+    proto, _, bcast = _bound_broadcast()
     out = [(f"reports.{fmt}", lambda p, fmt=fmt: write_reports(p, reports)) for fmt in ("csv", "jsonl", "parquet")]
     out.append(("labels.nodes.csv", lambda p: write_node_labels(p.with_name("labels.csv"), ["a", "b"])))
-    out.append(("broadcast.json", lambda p: write_broadcast(p, bcast)))
+    out.append(("broadcast.json", lambda p: proto.write_broadcast(p, bcast)))
     out.append(("triangles.txt", lambda p: write_triangle_broadcast(p, _triangle_broadcast())))
     return out
 
@@ -71,7 +78,8 @@ def test_a_link_planted_at_the_old_fixed_temporary_name_is_not_followed(tmp_path
         assert target.is_file() and not target.is_symlink()
         planted.unlink()
     assert read_reports(out / "reports.csv").degrees.values.size == 4
-    assert read_broadcast(out / "broadcast.json", next_round=2)["values"]["d_max"] == 7
+    proto, plan, _ = _bound_broadcast()
+    assert proto.read_broadcast(out / "broadcast.json", plan).bound == 7
     assert _leftovers(out) == []
 
 
