@@ -88,3 +88,19 @@ def test_a_deployment_spends_what_its_simulation_spends(epsilon):
         plan = p.plan(epsilon, **public)
         released = sorted(rel.epsilon for r in plan.rounds for rel in r.releases)
         assert released == pytest.approx(sorted(m.budget(epsilon).values()), rel=1e-12), name
+
+
+def test_statistics_a_deployment_does_not_estimate_are_said(capsys):
+    """A method's simulation may estimate more than its deployed protocol (edge-orient-triangles simulates
+    transitivity; its node/curate protocol estimates triangles): the listing says which, per method."""
+    methods = _methods(capsys)
+    for r in methods:
+        if not r["deployable"]:
+            assert r["deployed_statistics"] is None
+            continue
+        assert r["deployed_statistics"] == list(deployed.get(r["deploy"].split()[1]).statistics)
+        missing = [s for s in r["statistics"] if s not in r["deployed_statistics"]]
+        assert (f"({', '.join(missing)}: simulation only)" in r["deploy"]) == bool(missing), r["method"]
+    rows = {r["method"]: r for r in methods}
+    assert rows["edge-orient-triangles"]["deploy"].endswith("(transitivity: simulation only)")
+    assert "simulation only" not in rows["rr-triangles"]["deploy"]

@@ -327,14 +327,21 @@ def _deploy_text(deployed_as: tuple[str, dict[str, Any]] | None) -> str:
 
 
 def _cmd_methods(args: argparse.Namespace) -> int:
+    from ..core import registry as layer
     from ..registry import get_method, method_names
 
     rows = []
     for name in method_names(args.stat):
         m = get_method(name)
+        deployed = [] if m.deployed_as is None else list(layer.get(m.deployed_as[0]).statistics)
+        deploy = _deploy_text(m.deployed_as)
+        simulated_only = [s for s in m.statistics if deployed and s not in deployed]
+        if simulated_only:  # statistics its simulation estimates but its deployed protocol does not
+            deploy += f" ({', '.join(simulated_only)}: simulation only)"
         rows.append({"method": name, "statistics": list(m.statistics), "rounds": len(m.budget(args.epsilon)),
                      "budget": m.budget(args.epsilon), "unbiased": bool(m.unbiased), "needs": m.needs,
-                     "deployable": m.deployed_as is not None, "deploy": _deploy_text(m.deployed_as),
+                     "deployable": m.deployed_as is not None, "deploy": deploy,
+                     "deployed_statistics": deployed or None,
                      "not_deployable": m.not_deployable or None, "reference": m.reference})
     if args.json:
         print(json.dumps({"epsilon": args.epsilon, "methods": rows}, indent=2))
