@@ -53,6 +53,28 @@ def test_interval_from_the_degree_and_the_failed_group():
         degree_svt_kcore(_karate(), 1.0, slack=-1.0)
 
 
+def test_lower_constant_of_the_read_out():
+    """c_lo replaces ln n in lo = max(1, min(d~ - c_lo/eps_d, hi)); c_lo = inf gives lo = 1, so the
+    estimate is sqrt(hi); the read-out changes no release (same levels, same rounds)."""
+    ks = svt_thresholds(0.5, 100)
+    n = 100
+    assert ks[8] == 26  # round(1.5 ** 8)
+    lo, hi = degree_svt_interval([8], [30], ks, 1, 0.5, 3, n, c_hi=1.0, c_lo=4.0)
+    assert hi[0] == 28.0 and lo[0] == 22.0  # min(30 + 1/0.5, 26 - 1 + 3); 30 - 4/0.5
+    lo_default, _ = degree_svt_interval([8], [30], ks, 1, 0.5, 3, n, c_hi=1.0)
+    assert lo_default[0] == max(1.0, 30 - math.log(n) / 0.5)
+    lo, hi = degree_svt_interval([8, 0], [30, -4], ks, 1, 0.5, 3, n, c_hi=1.0, c_lo=math.inf)
+    assert lo.tolist() == [1.0, 1.0] and hi.tolist() == [28.0, 3.0]  # k_0 - 1 + 3
+    with pytest.raises(ValueError, match="c_lo"):
+        degree_svt_interval([8], [30], ks, 1, 0.5, 3, n, c_lo=-1.0)
+    g = _karate()
+    a = degree_svt_kcore(g, 1.0, rng=5)
+    b = degree_svt_kcore(g, 1.0, rng=5, c_lo=math.inf)
+    assert a.levels.tolist() == b.levels.tolist() and a.rounds == b.rounds
+    assert np.all(b.core_numbers <= a.core_numbers + 1e-12)  # lo = 1 is the smallest lower end
+    assert np.all(b.core_numbers >= 1.0)
+
+
 def test_node_transcript_is_private_at_its_total_epsilon():
     """(noisy degree, moves) over neighbouring lists: one more neighbour raises the degree by 1
     and each count by 0 or 1. eps = 2: degree 1.4, threshold 0.3, queries 0.3 (slack 0)."""
