@@ -65,7 +65,7 @@ from ldpgraph.protocols.edge_orient import (
     scale_factors,
 )
 from ldpgraph.protocols.kcore import core_summary, exact_core_numbers, reference_kcore, svt_kcore
-from ldpgraph.protocols.kcore_degree import degree_svt_kcore
+from ldpgraph.protocols.kcore_degree import GATE_MAX_FIRST, degree_svt_kcore
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
 from ldpgraph.protocols.triangles import lower_wedges
 from ldpgraph.registry import get_method
@@ -87,7 +87,6 @@ def _table(rows: list[tuple]) -> str:
 
 #: ``kcore-svt-degree`` with the neighbour gate (issue 25): the max-first setting keeps the
 #: read-out's lower constant at ln n; the mean-first one lowers it to 0.75 ln n
-GATE_MAX_FIRST = {"degree_share": 0.65, "gate_share": 0.2, "c_hi": 1.5, "floor": 2.0}
 GATE_MEAN_FIRST = {"degree_share": 0.7, "gate_share": 0.15, "c_hi": 1.0, "floor": 2.0}
 
 

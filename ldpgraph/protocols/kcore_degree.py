@@ -83,7 +83,11 @@ from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from .kcore import KCoreRun, _csr, _dlap, same_level_counts, svt_rounds, svt_thresholds
 
 __all__ = ["degree_svt_budget", "degree_svt_kcore", "degree_svt_node_release", "degree_svt_interval",
-           "gate_counts", "gate_node_release", "gate_lower_end"]
+           "gate_counts", "gate_node_release", "gate_lower_end", "GATE_MAX_FIRST"]
+
+#: the neighbour gate's max-first setting (method ``kcore-svt-gate``): the lowest maximum factor
+#: found against the reference (README, ``scripts/bench_kcore_edge_orient.py``)
+GATE_MAX_FIRST = {"degree_share": 0.65, "gate_share": 0.2, "c_hi": 1.5, "floor": 2.0}
 
 
 def degree_svt_budget(epsilon: float, degree_share: float = 0.7, gate_share: float = 0.0) -> dict[str, float]:

@@ -11,6 +11,9 @@ method              rounds (per-node budget ε)                                 
 ``kcore-svt-degree`` ours: noisy degree 0.7 ε, then ``kcore-svt`` at 0.3 ε with a slack,
                     capped by the noisy degree, read as an interval (:mod:`~ldpgraph.
                     protocols.kcore_degree`; simulation only)
+``kcore-svt-gate``  ours: ``kcore-svt-degree`` (degree 0.65 ε, sparse vector 0.15 ε) and
+                    a last round at 0.2 ε: each node's noisy count of neighbours whose
+                    estimate backs its lower end (the neighbour gate; simulation only)
 =================== ================================================================ ==========
 
 ``core_numbers`` is a vector; one trial is recorded by its *mean approximation factor*
@@ -43,7 +46,7 @@ from numpy.typing import NDArray
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from .base import Protocol, Round, require_graph
 from .kcore import KCoreRun, core_summary, exact_core_numbers, reference_kcore, svt_kcore
-from .kcore_degree import degree_svt_budget, degree_svt_kcore
+from .kcore_degree import GATE_MAX_FIRST, degree_svt_budget, degree_svt_kcore
 
 __all__ = ["KCoreMethod", "KCORE_METHODS", "core_sizes"]
 
@@ -70,17 +73,22 @@ class KCoreMethod(Protocol):
     unbiased = False
 
     def __init__(self, name: str, *, psi: float | None = None, levels_per_group: int = 2) -> None:
-        if name not in ("kcore-svt", "kcore-reference", "kcore-svt-degree"):
-            raise ValueError(f"unknown k-core method {name!r}; choose kcore-svt, kcore-svt-degree or "
-                             "kcore-reference")
+        if name not in ("kcore-svt", "kcore-reference", "kcore-svt-degree", "kcore-svt-gate"):
+            raise ValueError(f"unknown k-core method {name!r}; choose kcore-svt, kcore-svt-degree, "
+                             "kcore-svt-gate or kcore-reference")
         self.name = name
         self.psi = (0.25 if name == "kcore-svt" else 0.5) if psi is None else float(psi)
-        if name == "kcore-svt-degree":
+        if name in ("kcore-svt-degree", "kcore-svt-gate"):
             levels_per_group = 1
         self.levels_per_group = check_nonnegative_int(levels_per_group, "levels_per_group", minimum=1)
         if name == "kcore-svt-degree":
             self.not_deployable = "simulation only so far (kcore-svt deploys)"
             self.reference = "ours: kcore-svt capped and read through a noisy degree"
+        elif name == "kcore-svt-gate":
+            self.not_deployable = "simulation only so far (kcore-svt deploys)"
+            self.reference = ("ours: kcore-svt-degree plus a last round where each node counts its "
+                              "neighbours "
+                              "whose estimate backs its lower end (the neighbour gate)")
         elif name == "kcore-svt":
             self.deployed_as = ("kcore-svt", {})
             self.option_names = ("d_max", "psi", "levels_per_group", "rho_share")
@@ -113,13 +121,19 @@ class KCoreMethod(Protocol):
 
     def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[Round, ...]:
         eps = check_epsilon(epsilon)
-        if self.name == "kcore-svt-degree":
-            b = degree_svt_budget(eps)
-            return (Round("degree", "d_v + DLap (cap and interval)", "dlap", b["degree"], "1"),
-                    Round("svt-threshold", "rho_v ~ DLap (kept by the node)", "dlap",
-                          b["svt-threshold"], "1"),
-                    Round("svt-levels", "one bit per round: U_v(r) + DLap + B >= k_g + rho_v while "
-                          "k_g <= noisy d_v", "dlap", b["svt-levels"], "1 (monotone)"))
+        if self.name in ("kcore-svt-degree", "kcore-svt-gate"):
+            gate = self.name == "kcore-svt-gate"
+            b = (degree_svt_budget(eps, GATE_MAX_FIRST["degree_share"], GATE_MAX_FIRST["gate_share"]) if gate
+                 else degree_svt_budget(eps))
+            out = (Round("degree", "d_v + DLap (cap and interval)", "dlap", b["degree"], "1"),
+                   Round("svt-threshold", "rho_v ~ DLap (kept by the node)", "dlap",
+                         b["svt-threshold"], "1"),
+                   Round("svt-levels", "one bit per round: U_v(r) + DLap + B >= k_g + rho_v while "
+                         "k_g <= noisy d_v", "dlap", b["svt-levels"], "1 (monotone)"))
+            if gate:
+                out += (Round("gate", "#{neighbours w: public estimate x_w >= lo_v / 1.5} + DLap", "dlap",
+                              b["gate"], "1"),)
+            return out
         if self.name == "kcore-svt":
             rho, nu = self.rho_share * eps, (1.0 - self.rho_share) * eps
             return (Round("svt-threshold", "rho_v ~ DLap (kept by the node, never released)", "dlap", rho,
@@ -132,9 +146,10 @@ class KCoreMethod(Protocol):
 
     def run(self, g: Any, epsilon: float, rng: Any = None) -> KCoreRun:
         """One run of the decomposition at per-node budget ``epsilon``."""
-        if self.name == "kcore-svt-degree":
+        if self.name in ("kcore-svt-degree", "kcore-svt-gate"):
+            gate = GATE_MAX_FIRST if self.name == "kcore-svt-gate" else {}
             return degree_svt_kcore(g, epsilon, psi=self.psi, levels_per_group=self.levels_per_group,
-                                    max_degree=max(int(g.degrees.max(initial=1)), 1), rng=rng)
+                                    max_degree=max(int(g.degrees.max(initial=1)), 1), rng=rng, **gate)
         if self.name == "kcore-svt":
             return svt_kcore(g, epsilon, psi=self.psi, levels_per_group=self.levels_per_group,
                              rho_share=self.rho_share, max_degree=self._max_degree(g), rng=rng)
@@ -183,4 +198,5 @@ KCORE_METHODS: dict[str, Any] = {
     "kcore-svt": lambda: KCoreMethod("kcore-svt"),
     "kcore-reference": lambda: KCoreMethod("kcore-reference"),
     "kcore-svt-degree": lambda: KCoreMethod("kcore-svt-degree"),
+    "kcore-svt-gate": lambda: KCoreMethod("kcore-svt-gate"),
 }

@@ -165,3 +165,22 @@ def test_gated_run_exact_at_huge_epsilon_and_budget():
     with pytest.raises(ValueError, match="floor"):
         degree_svt_kcore(g, 1.0, floor=0.5)
     assert np.all(degree_svt_kcore(g, 0.5, gate_share=0.2, floor=2.0, rng=1).core_numbers >= 2.0)
+
+
+def test_registered_gate_method_is_the_max_first_setting():
+    """``kcore-svt-gate`` (``ldpgraph estimate --stat core_numbers``) runs degree_svt_kcore with GATE_MAX_FIRST:
+    the same core numbers for the same generator, its printed budget is that run's, the gate a round."""
+    from ldpgraph.protocols.kcore_degree import GATE_MAX_FIRST
+    from ldpgraph.registry import get_method, method_names
+
+    g = _karate()
+    method = get_method("kcore-svt-gate")
+    assert "kcore-svt-gate" in method_names("core_numbers")
+    got = method.run(g, 1.5, np.random.default_rng(3))
+    want = degree_svt_kcore(g, 1.5, max_degree=int(g.degrees.max()), rng=np.random.default_rng(3),
+                            **GATE_MAX_FIRST)
+    assert np.array_equal(got.core_numbers, want.core_numbers) and got.rounds == want.rounds
+    budget = method.budget(1.5)
+    assert budget == degree_svt_budget(1.5, GATE_MAX_FIRST["degree_share"], GATE_MAX_FIRST["gate_share"])
+    assert math.isclose(sum(budget.values()), 1.5)
+    assert method.deployed_as is None and "simulation only" in method.not_deployable
