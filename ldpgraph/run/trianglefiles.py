@@ -16,7 +16,8 @@ pairs: pair (j, k), j < k, at bit :math:`\binom k2 + j` (the lower triangle row 
 significant bit first in each byte, :func:`~ldpgraph.protocols.randomized_response.pack_pairs`,
 the layout of ``edge-orient-triangles``' file in ids rather than ranks), the padding bits 0.
 On Facebook at ε = 1 that is 1.0 MB where the edge list of version 1 took 29 MB. Version 1,
-still read, has one text line ``u v`` (``u > v``) per noisy edge in increasing (u, v) order
+still read, and written when shorter (a sparse noisy graph: :func:`edge_list_bytes`), has one
+text line ``u v`` (``u > v``) per noisy edge in increasing (u, v) order
 after the same two lines::
 
     # ldpgraph-broadcast-edges 1
@@ -60,6 +61,7 @@ __all__ = [
     "read_triangle_broadcast",
     "read_edge_broadcast",
     "is_edge_broadcast",
+    "edge_list_bytes",
     "report_protocol",
 ]
 
@@ -78,9 +80,11 @@ def _paths(paths: Any) -> list[str]:
 
 
 def write_triangle_broadcast(path: str | os.PathLike, broadcast: TriangleBroadcast, *,
-                             version: int = BROADCAST_EDGES_VERSION) -> Path:
-    """Write ``broadcast`` (the noisy graph and its JSON header) in the format ``version`` of the
-    module docstring: 2 (default) packed bits, 1 the text edge list
+                             version: int | None = None) -> Path:
+    r"""Write ``broadcast`` (the noisy graph and its JSON header) in the format ``version`` of the
+    module docstring: 2 packed bits, 1 the text edge list; None (default) the smaller body, packed
+    unless the edge list is shorter (:func:`edge_list_bytes` :math:`<\lceil\binom n2/8\rceil`: a
+    sparse noisy graph, e.g. ``arr-triangles``' sampled one on a large graph at a large ε)
     (:func:`~ldpgraph._atomic.atomic_write`).
 
     >>> import tempfile, pathlib
@@ -93,10 +97,13 @@ def write_triangle_broadcast(path: str | os.PathLike, broadcast: TriangleBroadca
     ([0, 5], True, 1)
     """
     path = Path(path)
-    if version not in (BROADCAST_EDGES_VERSION, BROADCAST_EDGES_TEXT_VERSION):
+    if version not in (None, BROADCAST_EDGES_VERSION, BROADCAST_EDGES_TEXT_VERSION):
         raise ValueError(f"{BROADCAST_EDGES_FORMAT} versions are {BROADCAST_EDGES_TEXT_VERSION} (edge list) "
                          f"and {BROADCAST_EDGES_VERSION} (packed bits), got {version!r}")
     n = broadcast.n_nodes
+    if version is None:
+        packed = edge_list_bytes(broadcast.index) >= (n * (n - 1) // 2 + 7) // 8
+        version = BROADCAST_EDGES_VERSION if packed else BROADCAST_EDGES_TEXT_VERSION
     with atomic_write(path, "wb") as fh:
         fh.write(_head_lines(broadcast, version))
         if version == BROADCAST_EDGES_VERSION:
@@ -110,6 +117,19 @@ def write_triangle_broadcast(path: str | os.PathLike, broadcast: TriangleBroadca
         if u.size:
             pcsv.write_csv(pa.table({"u": u, "v": v}), fh, write_options=opts)
     return path
+
+
+def edge_list_bytes(index: Any) -> int:
+    """The bytes of the edge lines ``u v`` of the pairs ``index`` (version 1's body): per pair the
+    decimal digits of u and v, a space and a line end.
+
+    >>> edge_list_bytes([0, 5, 45])  # '1 0', '3 2', '10 0'
+    13
+    """
+    u, v = pair_from_index(np.asarray(index, dtype=np.int64))
+    powers = 10 ** np.arange(1, 19, dtype=np.int64)
+    digits = np.searchsorted(powers, u, side="right") + np.searchsorted(powers, v, side="right") + 2
+    return int(digits.sum() + 2 * u.size)
 
 
 def _head_lines(broadcast: TriangleBroadcast, version: int) -> bytes:

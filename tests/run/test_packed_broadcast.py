@@ -12,7 +12,7 @@ from ldpgraph.core import registry
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.protocols.deploy_triangles import DLAP_PROTOCOL, TriangleBroadcast
 from ldpgraph.run import run_in_memory
-from ldpgraph.run.trianglefiles import read_triangle_broadcast, write_triangle_broadcast
+from ldpgraph.run.trianglefiles import edge_list_bytes, read_triangle_broadcast, write_triangle_broadcast
 
 CASES = [
     ("two-round-triangles-dlap", {}),
@@ -93,3 +93,18 @@ def test_packed_files_that_are_cut_padded_or_of_an_unknown_version_are_refused(t
         read_triangle_broadcast(bad)
     with pytest.raises(ValueError, match="versions are 1 .edge list. and 2"):
         write_triangle_broadcast(bad, b, version=3)
+
+
+def test_the_writer_packs_unless_the_edge_list_is_shorter(tmp_path):
+    """By default the smaller body: one noisy edge among 100 nodes is an edge list (version 1, as long
+    as edge_list_bytes says), a dense noisy graph the packed bits."""
+    sparse = TriangleBroadcast.build(DLAP_PROTOCOL, 100, 1.0, 3, [4000])  # pair (89, 84)
+    path = write_triangle_broadcast(tmp_path / "s.txt", sparse)
+    tag, _, body = _split(path)
+    assert tag == "# ldpgraph-broadcast-edges 1" and body == b"89 84\n"
+    assert edge_list_bytes(sparse.index) == len(body) < (100 * 99 // 2 + 7) // 8
+    assert read_triangle_broadcast(path).index.tolist() == [4000]
+    dense = TriangleBroadcast.build(DLAP_PROTOCOL, 100, 1.0, 3, np.arange(0, 4950, 7))
+    tag, _, body = _split(write_triangle_broadcast(tmp_path / "d.txt", dense))
+    assert tag == "# ldpgraph-broadcast-edges 2" and len(body) == 619
+    assert len(body) < edge_list_bytes(dense.index)
