@@ -68,7 +68,7 @@ __all__ = [
 BROADCAST_EDGES_FORMAT = "ldpgraph-broadcast-edges"
 #: the version written: the noisy bits packed
 BROADCAST_EDGES_VERSION = 2
-#: the text edge list of the first version (read, and written on request)
+#: the text edge list of the first version (read; written when shorter, or on request)
 BROADCAST_EDGES_TEXT_VERSION = 1
 
 
@@ -147,7 +147,7 @@ def is_edge_broadcast(path: str | os.PathLike) -> bool:
 
 
 def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
-    """Read and fully check a broadcast edge list (see the module docstring)."""
+    """Read and fully check a broadcast noisy graph, either version (see the module docstring)."""
     path = Path(path)
     header, index, run_id = read_edge_broadcast(path, triangle_protocols())
     bound = header.get("bound")
