@@ -3,12 +3,13 @@
 For each protocol, every round runs over report files (Parquet, as ``ldpgraph node``/``curate``
 write them) and the broadcast is written in its file form: bytes per node, with the ratio to
 ``two-round-triangles-dlap`` (public D: the true maximum lower degree; and its private-bound
-variant) measured in the same run. A two-round node downloads the whole edge list; an
+variant) measured in the same run. A two-round node downloads the whole broadcast file (the
+noisy bits packed by id since ``ldpgraph-broadcast-edges 2``; the text edge list before); an
 ``edge-orient-triangles`` node the header and the prefix of packed bits its public rank needs
 (:func:`~ldpgraph.protocols.edge_orient_protocol.download_bytes`; its mean over the nodes, and
 the whole file beside it). For scale, ``packed by id`` is what a two-round node would download
-if its broadcast were packed the same way (its lower neighbours are the ids below its own: a
-prefix too). Also the wall time of the whole deployed run (load average printed beside it).
+if it read only the prefix its id needs (its lower neighbours are the ids below its own). Also
+the wall time of the whole deployed run (load average printed beside it).
 
 Usage: ``LDPGRAPH_DATA=... PYTHONPATH=. python scripts/edge_orient_traffic.py [--graph facebook]
 [--epsilon 1 2]``

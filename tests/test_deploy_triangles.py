@@ -36,7 +36,7 @@ from ldpgraph.protocols.two_round_triangles import local_count_release
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.authenticate import curator_key, sign_broadcast
 from ldpgraph.run.reportfiles import iter_report_chunks, write_reports
-from ldpgraph.run.trianglefiles import read_triangle_broadcast
+from ldpgraph.run.trianglefiles import read_triangle_broadcast, write_triangle_broadcast
 
 GRAPH = "ws:n=60,k=6,p=0.2"
 DLAP = "two-round-triangles-dlap"
@@ -552,19 +552,31 @@ def test_round_two_hostile_rows_and_broadcasts(tmp_path, capsys):
                 "--broadcast", b, "--simulate", "--seed", 1, "--out", tmp_path / "y.csv")
     assert "the broadcast's bound D = 8 differs from the plan's d_max 5" in err
     # an edited broadcast: the run id no longer matches its edges (the node refuses to use it)
-    lines = b.read_text().splitlines()
-    forged = tmp_path / "forged.txt"
-    head = json.loads(lines[1][2:])
+    # (the packed body: one noisy bit cleared, so the header's count still holds)
+    tag, head_line, body = b.read_bytes().split(b"\n", 2)
+    bits = np.unpackbits(np.frombuffer(body, dtype=np.uint8))
+    bits[np.flatnonzero(bits)[0]] = 0
+    head = json.loads(head_line[2:])
     head["n_edges"] -= 1
-    forged.write_text("\n".join([lines[0], "# " + json.dumps(head)] + lines[3:]) + "\n")
+    forged = tmp_path / "forged.txt"
+    forged.write_bytes(b"\n".join([tag, ("# " + json.dumps(head)).encode(), np.packbits(bits).tobytes()]))
     err = _fail(capsys, "node", "--protocol", DLAP, "--graph", GRAPH, *plan, "--round", 2, "--broadcast", forged,
                 "--simulate", "--seed", 1, "--out", tmp_path / "x.csv")
     assert "do not match the run id" in err
-    # the curator accepts only the broadcast it signed; a node reads any, and checks it line by line:
-    # duplicate / unordered edge lines, an edge not below, another format
+    # the curator accepts only the broadcast it signed; a node reads any, and checks it: a packed body
+    # cut short, a padding bit set; in the edge list (version 1) line by line: duplicate / unordered
+    # edge lines, an edge not below; another format
     assert "no signature forged.txt.hmac" in _fail(capsys, "curate", r2, "--broadcast", forged, *plan)
     node2 = ["node", "--protocol", DLAP, "--graph", GRAPH, *plan, "--round", 2, "--broadcast", forged,
              "--out", tmp_path / "x.csv"]
+    forged.write_bytes(b"\n".join([tag, head_line, body[:-1]]))
+    assert "a packed body of" in _fail(capsys, *node2)
+    assert (head["n_nodes"] * (head["n_nodes"] - 1) // 2) % 8  # a padding bit to set
+    forged.write_bytes(b"\n".join([tag, head_line, body[:-1] + bytes([body[-1] | 1])]))
+    assert "padding bits" in _fail(capsys, *node2)
+    write_triangle_broadcast(forged, read_triangle_broadcast(b), version=1)
+    lines = forged.read_text().splitlines()
+    assert lines[0] == "# ldpgraph-broadcast-edges 1"
     forged.write_text("\n".join(lines[:3] + [lines[2]] + lines[3:]) + "\n")
     assert "forged.txt line 4" in _fail(capsys, *node2)
     forged.write_text("\n".join(lines[:2] + ["3 7"] + lines[2:]) + "\n")

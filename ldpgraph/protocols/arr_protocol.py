@@ -14,8 +14,8 @@ broadcast        the ARR graph, n, ε₁, μ, β, and what each node's public bo
                  clipping the noisy lower degrees and the margin α (:math:`D_v = \max(\tilde d_v
                  + \alpha, 1)`, :math:`\kappa_v = \kappa(D_v)`,
                  :func:`~ldpgraph.protocols.arr_triangles.triangle_clip_bound`); without, the
-                 public D (``d_max``); a run id (:class:`ARRBroadcast`; file form: the edge list
-                 of :mod:`ldpgraph.run.trianglefiles` with these keys in its header)
+                 public D (``d_max``); a run id (:class:`ARRBroadcast`; file form: the packed noisy
+                 bits of :mod:`ldpgraph.run.trianglefiles` with these keys in its header)
 2 ``local-count`` ``local_count``: :math:`r_v` of :func:`~ldpgraph.protocols.arr_triangles.
                  arr_count_release` (a uniform :math:`D_v`-subset of the lower list, the ARR
                  triangles among it clipped at :math:`\kappa_v` per neighbour, randomized rounding,
@@ -199,7 +199,7 @@ def _header(n: int, epsilon: float, n_edges: int, mu: float, beta: float, clippi
 
 
 def read_arr_broadcast(path: str | os.PathLike) -> ARRBroadcast:
-    """Read and check an ``arr-triangles`` broadcast file (the edge list and its header)."""
+    """Read and check an ``arr-triangles`` broadcast file (the noisy graph and its header)."""
     from ..run.trianglefiles import read_edge_broadcast
 
     header, index, run_id = read_edge_broadcast(path, {ARR_PROTOCOL: PROTOCOLS[ARR_PROTOCOL]})

@@ -53,8 +53,8 @@ Broadcast (after round 1 of ``two-round-triangles-dlap`` and ``avg-clustering``)
 public bound D on the lower degree (on the degree for ``avg-clustering``, with its projection
 flag), n, eps1, and a run id: the first 48 bits of the SHA-256
 of the canonical header and of the sorted pair indices (:func:`broadcast_run_id`), so an
-edited or truncated edge list, or one from another run, is detected. Its file form is an
-edge list (:mod:`ldpgraph.run.trianglefiles`).
+edited or truncated noisy graph, or one from another run, is detected. Its file form is the
+noisy bits packed, or an edge list when shorter (:mod:`ldpgraph.run.trianglefiles`).
 
 Round 2 at node v (:func:`~ldpgraph.protocols.two_round_triangles.local_count_release`):
 project the lower neighbour list to a uniform D-subset when longer,

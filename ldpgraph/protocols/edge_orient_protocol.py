@@ -88,7 +88,7 @@ from .deploy_triangles import (
     broadcast_run_id,
 )
 from .edge_orient import MARGIN, count_sensitivity, edge_orient_budget, scale_factors
-from .randomized_response import pair_from_index, pair_index
+from .randomized_response import pack_pairs, pair_from_index, pair_index, unpack_pairs
 from .reports import PROTOCOLS
 from .rr_triangles import RandomizedResponseRound, check_row_epsilons
 from .two_round_triangles import round_two_rows
@@ -214,9 +214,7 @@ def write_oriented_broadcast(path: str | os.PathLike, broadcast: EdgeOrientBroad
     from .._atomic import atomic_write
 
     n = broadcast.n_nodes
-    body = np.zeros((n * (n - 1) // 2 + 7) // 8, dtype=np.uint8)
-    idx = relabelled_index(broadcast)
-    np.bitwise_or.at(body, idx >> 3, (128 >> (idx & 7)).astype(np.uint8))
+    body = pack_pairs(relabelled_index(broadcast), n * (n - 1) // 2)
     with atomic_write(path, "wb") as fh:
         fh.write(_head_lines(broadcast))
         fh.write(body.tobytes())
@@ -274,9 +272,9 @@ def read_edge_orient_broadcast(path: str | os.PathLike, *, node: int | None = No
     if body.size != want_bytes or extra:
         raise ValueError(f"{path}: {BROADCAST_ORIENTED_FORMAT} body of {full:,} bytes expected for {n} "
                          f"nodes, got {'more' if extra else f'{body.size:,}'} (truncated or edited)")
-    idx = np.flatnonzero(np.unpackbits(body))
+    idx = unpack_pairs(body, limit)
     order = np.argsort(ranks(deg))  # rank -> node
-    hi, lo = pair_from_index(idx[idx < limit])
+    hi, lo = pair_from_index(idx)
     u, v = order[hi], order[lo]
     index = np.sort(pair_index(np.maximum(u, v), np.minimum(u, v)))
     if index.size != header["n_edges"] and node is None:

@@ -46,6 +46,8 @@ __all__ = [
     "lower_edge_pairs",
     "pair_index",
     "pair_from_index",
+    "pack_pairs",
+    "unpack_pairs",
     "noisy_lower_pairs",
     "randomized_response_graph",
     "pairs_to_csr",
@@ -162,6 +164,37 @@ def pair_from_index(index: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArra
     u -= (u * (u - 1) // 2 > i).astype(np.int64)
     u += ((u + 1) * u // 2 <= i).astype(np.int64)
     return u, i - u * (u - 1) // 2
+
+
+def pack_pairs(index: Any, n_pairs: int) -> NDArray[np.uint8]:
+    r"""The pairs ``index`` (pair indices, :func:`pair_index`) as packed bits: bit i of the result
+    (most significant first in each byte, :func:`numpy.packbits`) is 1 iff pair i is in ``index``.
+
+    With ``n_pairs`` :math:`=\binom n2` this is the lower triangle of the adjacency matrix row by
+    row (pair (j, k), j < k, at bit :math:`\binom k2 + j`) in :math:`\lceil\binom n2/8\rceil`
+    bytes, the padding bits of the last byte 0.
+
+    >>> pack_pairs([0, 2, 8], 9).tolist()
+    [160, 128]
+    """
+    idx = np.asarray(index, dtype=np.int64)
+    n_pairs = int(n_pairs)
+    if idx.size and (idx.min() < 0 or idx.max() >= n_pairs):
+        raise ValueError(f"pair indices must lie in [0, {n_pairs}), got {int(idx.min())}..{int(idx.max())}")
+    bits = np.zeros(n_pairs, dtype=np.uint8)
+    bits[idx] = 1
+    return np.packbits(bits)
+
+
+def unpack_pairs(body: Any, n_pairs: int) -> NDArray[np.int64]:
+    """The sorted pair indices below ``n_pairs`` whose bit is 1 in ``body`` (:func:`pack_pairs`'s
+    inverse; the bits from ``n_pairs`` on are ignored).
+
+    >>> unpack_pairs(pack_pairs([0, 2, 8], 9), 9).tolist()
+    [0, 2, 8]
+    """
+    bits = np.unpackbits(np.asarray(body, dtype=np.uint8), count=int(n_pairs))
+    return np.flatnonzero(bits).astype(np.int64)
 
 
 def lower_edge_pairs(graph: Any) -> tuple[int, NDArray[np.int64], NDArray[np.int64]]:

@@ -6,8 +6,8 @@ round            node v releases
 1 ``rr``         RR at ε₁ on its lower adjacency bits (:class:`~ldpgraph.protocols.rr_triangles.
                  RandomizedResponseRound`; ``rr-four-cycles`` stops here, ε₁ = ε)
 broadcast        the noisy graph, n, ε₁, the public degree bound d_max and a run id
-                 (:class:`~ldpgraph.protocols.deploy_triangles.TriangleBroadcast`; file form: an
-                 edge list). The sensitivity S is a function of it (:func:`broadcast_sensitivity`):
+                 (:class:`~ldpgraph.protocols.deploy_triangles.TriangleBroadcast`; file form: the
+                 packed bits). The sensitivity S is a function of it (:func:`broadcast_sensitivity`):
                  every party computes it from the broadcast
 2 ``local-count`` :math:`r_v = \lfloor f_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/S})`,
                  :math:`f_v = \sum_{u<w \in N_v} (Z_{uw} - 1)` over the neighbour list projected

@@ -7,7 +7,7 @@ round            node v releases
                  RandomizedResponseRound`); the private variant also its lower degree plus
                  DLap(e^-ε₀) (sensitivity 1), and the curator sets D = max(1, their maximum)
 broadcast        the noisy graph, n, ε₁, D and a run id (:class:`~ldpgraph.protocols.
-                 deploy_triangles.TriangleBroadcast`; file form: an edge list)
+                 deploy_triangles.TriangleBroadcast`; file form: packed bits)
 2 ``local-count`` :math:`r_v = \lfloor w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/\max(D-1,1)})`,
                  :math:`w_v = \sum_{j<k \in L_v} (b_{jk} - q)` over the lower neighbour list
                  :math:`L_v` projected to a uniform D-subset when longer; and the run id

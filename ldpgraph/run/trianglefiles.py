@@ -1,18 +1,32 @@
-r"""Files of the deployed triangle protocols (and ``avg-clustering``): rows in, broadcast edge lists.
+r"""Files of the deployed triangle protocols (and ``avg-clustering``): rows in, the broadcast noisy graph.
 
 The rows are the report format (:mod:`ldpgraph.protocols.reports`; CSV, JSON Lines, Parquet,
 read by :func:`ldpgraph.run.reportfiles.iter_report_chunks`), with the quantities of
 :mod:`ldpgraph.protocols.deploy_triangles`. The broadcast after round 1 of
-``two-round-triangles-dlap`` is a text edge list with a JSON header::
+``two-round-triangles-dlap`` (and of the other protocols whose broadcast is the noisy graph:
+``arr-triangles``, the clustering and 4-cycle protocols) is the noisy lower adjacency bits,
+packed, after a JSON header::
+
+    # ldpgraph-broadcast-edges 2
+    # {"bound": 3, "epsilon": 0.5, "n_edges": 2, "n_nodes": 4, "protocol": "two-round-triangles-dlap", ...}
+    <ceil(C(n, 2) / 8) bytes>
+
+two comment lines (format tag and version; the header with ``run_id``), then the bits of the
+pairs: pair (j, k), j < k, at bit :math:`\binom k2 + j` (the lower triangle row by row, most
+significant bit first in each byte, :func:`~ldpgraph.protocols.randomized_response.pack_pairs`,
+the layout of ``edge-orient-triangles``' file in ids rather than ranks), the padding bits 0.
+On Facebook at ε = 1 that is 1.0 MB where the edge list of version 1 took 29 MB. Version 1,
+still read, and written when shorter (a sparse noisy graph: :func:`edge_list_bytes`), has one
+text line ``u v`` (``u > v``) per noisy edge in increasing (u, v) order
+after the same two lines::
 
     # ldpgraph-broadcast-edges 1
-    # {"bound": 3, "epsilon": 0.5, "n_edges": 2, "n_nodes": 4, "protocol": "two-round-triangles-dlap", ...}
+    # {...}
     1 0
     3 2
 
-two comment lines (format tag and version; the header with ``run_id``), then one line
-``u v`` (``u > v``) per noisy edge in increasing (u, v) order. Reading checks the tag, the
-version, the protocol, every line (two canonical integers, ``0 <= v < u < n``, increasing: no
+Reading checks the tag, the version, the protocol, the body (version 2: its exact length and
+zero padding; version 1: every line two canonical integers, ``0 <= v < u < n``, increasing: no
 duplicates), the count against ``n_edges`` and the run id against the SHA-256 of header and
 edges (an edited or truncated file is refused), naming the file and line.
 
@@ -36,21 +50,26 @@ from ..protocols.deploy_triangles import (
     triangle_protocols,
     triangle_wire,
 )
-from ..protocols.randomized_response import pair_from_index, pair_index
+from ..protocols.randomized_response import pack_pairs, pair_from_index, pair_index, unpack_pairs
 from .reportfiles import iter_report_chunks
 
 __all__ = [
     "BROADCAST_EDGES_FORMAT",
     "BROADCAST_EDGES_VERSION",
+    "BROADCAST_EDGES_TEXT_VERSION",
     "write_triangle_broadcast",
     "read_triangle_broadcast",
     "read_edge_broadcast",
     "is_edge_broadcast",
+    "edge_list_bytes",
     "report_protocol",
 ]
 
 BROADCAST_EDGES_FORMAT = "ldpgraph-broadcast-edges"
-BROADCAST_EDGES_VERSION = 1
+#: the version written: the noisy bits packed
+BROADCAST_EDGES_VERSION = 2
+#: the text edge list of the first version (read; written when shorter, or on request)
+BROADCAST_EDGES_TEXT_VERSION = 1
 
 
 def _paths(paths: Any) -> list[str]:
@@ -60,20 +79,62 @@ def _paths(paths: Any) -> list[str]:
     return out
 
 
-def write_triangle_broadcast(path: str | os.PathLike, broadcast: TriangleBroadcast) -> Path:
-    """Write ``broadcast`` as an edge list with its JSON header (:func:`~ldpgraph._atomic.atomic_write`)."""
-    path = Path(path)
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
+def write_triangle_broadcast(path: str | os.PathLike, broadcast: TriangleBroadcast, *,
+                             version: int | None = None) -> Path:
+    r"""Write ``broadcast`` (the noisy graph and its JSON header) in the format ``version`` of the
+    module docstring: 2 packed bits, 1 the text edge list; None (default) the smaller body, packed
+    unless the edge list is shorter (:func:`edge_list_bytes` :math:`<\lceil\binom n2/8\rceil`: a
+    sparse noisy graph, e.g. ``arr-triangles``' sampled one on a large graph at a large ε)
+    (:func:`~ldpgraph._atomic.atomic_write`).
 
-    u, v = pair_from_index(broadcast.index)
-    opts = pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    >>> import tempfile, pathlib
+    >>> from ldpgraph.protocols.deploy_triangles import DLAP_PROTOCOL
+    >>> b = TriangleBroadcast.build(DLAP_PROTOCOL, 4, 0.5, 3, [0, 5])
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     p = write_triangle_broadcast(pathlib.Path(tmp) / "b.txt", b)
+    ...     size, back = p.stat().st_size, read_triangle_broadcast(p)
+    >>> back.index.tolist(), back.run_id == b.run_id, size - len(_head_lines(b, 2))
+    ([0, 5], True, 1)
+    """
+    path = Path(path)
+    if version not in (None, BROADCAST_EDGES_VERSION, BROADCAST_EDGES_TEXT_VERSION):
+        raise ValueError(f"{BROADCAST_EDGES_FORMAT} versions are {BROADCAST_EDGES_TEXT_VERSION} (edge list) "
+                         f"and {BROADCAST_EDGES_VERSION} (packed bits), got {version!r}")
+    n = broadcast.n_nodes
+    if version is None:
+        packed = edge_list_bytes(broadcast.index) >= (n * (n - 1) // 2 + 7) // 8
+        version = BROADCAST_EDGES_VERSION if packed else BROADCAST_EDGES_TEXT_VERSION
     with atomic_write(path, "wb") as fh:
-        fh.write(f"# {BROADCAST_EDGES_FORMAT} {BROADCAST_EDGES_VERSION}\n".encode())
-        fh.write(("# " + json.dumps(broadcast.header(), sort_keys=True) + "\n").encode())
+        fh.write(_head_lines(broadcast, version))
+        if version == BROADCAST_EDGES_VERSION:
+            fh.write(pack_pairs(broadcast.index, n * (n - 1) // 2).tobytes())
+            return path
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        u, v = pair_from_index(broadcast.index)
+        opts = pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
         if u.size:
             pcsv.write_csv(pa.table({"u": u, "v": v}), fh, write_options=opts)
     return path
+
+
+def edge_list_bytes(index: Any) -> int:
+    """The bytes of the edge lines ``u v`` of the pairs ``index`` (version 1's body): per pair the
+    decimal digits of u and v, a space and a line end.
+
+    >>> edge_list_bytes([0, 5, 45])  # '1 0', '3 2', '10 0'
+    13
+    """
+    u, v = pair_from_index(np.asarray(index, dtype=np.int64))
+    powers = 10 ** np.arange(1, 19, dtype=np.int64)
+    digits = np.searchsorted(powers, u, side="right") + np.searchsorted(powers, v, side="right") + 2
+    return int(digits.sum() + 2 * u.size)
+
+
+def _head_lines(broadcast: TriangleBroadcast, version: int) -> bytes:
+    return (f"# {BROADCAST_EDGES_FORMAT} {version}\n# "
+            + json.dumps(broadcast.header(), sort_keys=True) + "\n").encode()
 
 
 def is_edge_broadcast(path: str | os.PathLike) -> bool:
@@ -86,7 +147,7 @@ def is_edge_broadcast(path: str | os.PathLike) -> bool:
 
 
 def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
-    """Read and fully check a broadcast edge list (see the module docstring)."""
+    """Read and fully check a broadcast noisy graph, either version (see the module docstring)."""
     path = Path(path)
     header, index, run_id = read_edge_broadcast(path, triangle_protocols())
     bound = header.get("bound")
@@ -103,25 +164,28 @@ def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
 
 
 def read_edge_broadcast(path: str | os.PathLike, versions: dict[str, int]) -> tuple[dict[str, Any], Any, int]:
-    """``(header without run_id, sorted pair indices, run id)`` of a broadcast edge list of one of the
-    protocols ``versions`` (name -> version), after every check of the module docstring but those of
-    the protocol's own header keys (the caller's)."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
-
+    """``(header without run_id, sorted pair indices, run id)`` of a broadcast noisy graph (either
+    version: packed bits or edge list) of one of the protocols ``versions`` (name -> version), after
+    every check of the module docstring but those of the protocol's own header keys (the caller's)."""
     path = Path(path)
     try:
         with open(path, "rb") as fh:
             tag = fh.readline().decode("utf-8", "replace").strip()
-            head = fh.readline().decode("utf-8", "replace").strip()
+            head_bytes = fh.readline()
+            start = fh.tell()
     except FileNotFoundError:
         raise FileNotFoundError(f"broadcast file not found: {path}") from None
-    want = f"# {BROADCAST_EDGES_FORMAT} {BROADCAST_EDGES_VERSION}"
-    if tag != want:
+    head = head_bytes.decode("utf-8", "replace").strip()
+    known = {f"# {BROADCAST_EDGES_FORMAT} {v}": v
+             for v in (BROADCAST_EDGES_VERSION, BROADCAST_EDGES_TEXT_VERSION)}
+    if tag not in known:
         raise ValueError(
-            f"{path} line 1: not an {BROADCAST_EDGES_FORMAT} version {BROADCAST_EDGES_VERSION} "
-            f"file (got {tag[:60]!r}, expected {want!r})"
+            f"{path} line 1: not an {BROADCAST_EDGES_FORMAT} version {BROADCAST_EDGES_VERSION} (or "
+            f"{BROADCAST_EDGES_TEXT_VERSION}) file (got {tag[:60]!r}, expected "
+            f"'# {BROADCAST_EDGES_FORMAT} {BROADCAST_EDGES_VERSION}')"
         )
+    if not head_bytes.endswith(b"\n"):
+        raise ValueError(f"{path} line 2: truncated: the JSON header has no line end")
     try:
         header = json.loads(head[1:]) if head.startswith("#") else None
     except json.JSONDecodeError as exc:
@@ -149,6 +213,44 @@ def read_edge_broadcast(path: str | os.PathLike, versions: dict[str, int]) -> tu
         raise ValueError(
             f"{path} line 2: a broadcast after round {header.get('round')!r}; round 2 needs round 1's"
         )
+    if known[tag] == BROADCAST_EDGES_VERSION:
+        index = _read_packed(path, header, start)
+    else:
+        index = _read_edge_lines(path, header, len(tag) + len(head))
+    if index.size != header["n_edges"]:
+        raise ValueError(
+            f"{path}: the header says {header['n_edges']} edges, the file holds {index.size} (truncated?)"
+        )
+    run_id = header.pop("run_id")
+    if broadcast_run_id(header, index) != run_id:
+        raise ValueError(f"{path}: the edges and header do not match the run id {run_id} (edited or corrupt)")
+    return header, index, run_id
+
+
+def _read_packed(path: Path, header: dict[str, Any], start: int) -> Any:
+    """The pair indices of a version-2 body (packed bits from byte ``start``): exactly
+    ceil(C(n, 2)/8) bytes, the padding bits 0."""
+    n = header["n_nodes"]
+    n_pairs = n * (n - 1) // 2
+    want = (n_pairs + 7) // 8
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        body = np.frombuffer(fh.read(want), dtype=np.uint8)
+        extra = fh.read(1)
+    if body.size != want or extra:
+        got = "more" if extra else f"{body.size:,}"
+        raise ValueError(f"{path}: a packed body of {want:,} bytes expected for {n:,} nodes, got {got} "
+                         "(truncated or edited: copy the whole broadcast again)")
+    if n_pairs % 8 and body[-1] & (0xFF >> (n_pairs % 8)):
+        raise ValueError(f"{path}: the padding bits after the last pair are not 0 (edited or corrupt)")
+    return unpack_pairs(body, n_pairs)
+
+
+def _read_edge_lines(path: Path, header: dict[str, Any], head_chars: int) -> Any:
+    """The pair indices of a version-1 body (text lines ``u v``), every line checked."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
     n = header["n_nodes"]
     _check_not_cut(path, header["n_edges"])
     _check_canonical_edges(path)
@@ -157,7 +259,7 @@ def read_edge_broadcast(path: str | os.PathLike, versions: dict[str, int]) -> tu
             path,
             # the two header lines must fit in the first block (arr-triangles: n noisy lower degrees)
             read_options=pcsv.ReadOptions(skip_rows=2, column_names=["u", "v"],
-                                          block_size=max(1 << 20, len(tag) + len(head) + (1 << 20))),
+                                          block_size=max(1 << 20, head_chars + (1 << 20))),
             parse_options=pcsv.ParseOptions(delimiter=" "),
             convert_options=pcsv.ConvertOptions(column_types={"u": pa.int64(), "v": pa.int64()}),
         )
@@ -179,14 +281,7 @@ def read_edge_broadcast(path: str | os.PathLike, versions: dict[str, int]) -> tu
             f"{path} line {i + 3}: edge '{u[i]} {v[i]}' repeats or is out of order "
             "(edges are distinct, in increasing (u, v) order)"
         )
-    if index.size != header["n_edges"]:
-        raise ValueError(
-            f"{path}: the header says {header['n_edges']} edges, the file holds {index.size} (truncated?)"
-        )
-    run_id = header.pop("run_id")
-    if broadcast_run_id(header, index) != run_id:
-        raise ValueError(f"{path}: the edges and header do not match the run id {run_id} (edited or corrupt)")
-    return header, index, run_id
+    return index
 
 
 def _check_not_cut(path: Path, n_edges: int) -> None:

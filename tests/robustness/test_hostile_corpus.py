@@ -164,6 +164,11 @@ BROADCASTS: dict[str, tuple[str, str | None, str]] = {
     "hex_edge.txt": (ERR, None, "0x1: not a canonical integer"),
     "leading_zero_edge.txt": (ERR, None, "01: not a canonical integer"),
     "negative_zero_edge.txt": (ERR, None, "-0: not a canonical integer"),
+    "valid_packed.txt": (OK, None, "control: valid.txt packed (ldpgraph-broadcast-edges 2)"),
+    "packed_truncated.txt": (ERR, "packed body of 2 bytes", "the packed body cut to 1 byte"),
+    "packed_extra_byte.txt": (ERR, "got more", "a byte after the packed body"),
+    "packed_padding_bit.txt": (ERR, "padding bits", "the padding bit after pair 14 set"),
+    "packed_bit_cleared.txt": (ERR, "header says 4 edges", "the bit of pair 0 cleared"),
 }
 
 # rosters: name -> (read_roster, ldpgraph curate valid.csv --roster, where, why)

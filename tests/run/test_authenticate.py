@@ -11,7 +11,6 @@ import pytest
 
 from ldpgraph.cli import main
 from ldpgraph.protocols.deploy_triangles import broadcast_run_id
-from ldpgraph.protocols.randomized_response import pair_index
 from ldpgraph.run.authenticate import curator_key, signature_path
 from ldpgraph.run.trianglefiles import read_triangle_broadcast
 
@@ -46,15 +45,14 @@ def test_the_signed_broadcast_is_accepted(rounds, capsys):
 def test_a_forged_broadcast_is_refused_even_with_a_recomputed_run_id(rounds, capsys):
     """The review's attack: edit epsilon_1 and D in the header, recompute the (unkeyed) run id."""
     r2, b = rounds
-    lines = b.read_text().splitlines(keepends=True)
-    header = json.loads(lines[1][2:])
+    tag, head, body = b.read_bytes().split(b"\n", 2)  # two header lines, then the packed noisy bits
+    header = json.loads(head[2:])
     header.pop("run_id")
     header["epsilon"], header["bound"] = 2.0, 3
-    u_v = np.array([[int(x) for x in line.split()] for line in lines[2:]], dtype=np.int64).reshape(-1, 2)
-    index = pair_index(u_v[:, 0], u_v[:, 1])
+    n_pairs = header["n_nodes"] * (header["n_nodes"] - 1) // 2
+    index = np.flatnonzero(np.unpackbits(np.frombuffer(body, dtype=np.uint8), count=n_pairs))
     header["run_id"] = broadcast_run_id({k: v for k, v in header.items() if k != "run_id"}, index)
-    lines[1] = "# " + json.dumps(header, sort_keys=True) + "\n"
-    b.write_text("".join(lines))
+    b.write_bytes(b"\n".join([tag, ("# " + json.dumps(header, sort_keys=True)).encode(), body]))
     forged = read_triangle_broadcast(b)  # a valid broadcast file: only the signature tells
     assert (forged.epsilon, forged.bound) == (2.0, 3)
     err = _run(capsys, "curate", r2, *PLAN, "--broadcast", b, code=1).err
