@@ -1276,13 +1276,12 @@ class AdaptiveClusteringMethod(MethodProtocol):
         return None if m is None else m[1]
 
     def communication(self, data: Any, epsilon: float, statistic: str | None = None) -> tuple[float, float]:
-        from .randomized_response import expected_noisy_edges
+        from .randomized_response import expected_noisy_edges, noisy_graph_bits
 
         g = require_graph(data, self.name)
         n = g.n_nodes
         up = (n - 1) / 2.0 + 2 * FLOAT_BITS
-        bits = 2 * math.ceil(math.log2(max(n, 2)))
-        down = expected_noisy_edges(n, g.n_edges, self._split(epsilon)[0]) * bits
+        down = noisy_graph_bits(n, expected_noisy_edges(n, g.n_edges, self._split(epsilon)[0]))
         return up, down
 
 

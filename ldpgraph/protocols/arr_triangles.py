@@ -62,7 +62,13 @@ from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from ..graph.core import Graph
 from ..mechanisms import DiscreteLaplace
 from .base import FLOAT_BITS, Round
-from .randomized_response import DEFAULT_MAX_BYTES, expected_noisy_edges, flip_probability, keep_probability
+from .randomized_response import (
+    DEFAULT_MAX_BYTES,
+    expected_noisy_edges,
+    flip_probability,
+    keep_probability,
+    noisy_graph_bits,
+)
 from .triangle_base import WedgeTriangleProtocol, shares_as_split
 from .triangles import LowerWedges, _projected_lower, lower_wedges, two_round_budget, wedge_memory_check
 
@@ -933,10 +939,9 @@ class ARRTriangles(WedgeTriangleProtocol):
         n = g.n_nodes
         _, e1, _ = _budget(eps, self.clipping, self.split, self.bound_share)
         arr_edges = self.mu * expected_noisy_edges(n, g.n_edges, e1)
-        id_bits = math.ceil(math.log2(max(n, 2)))
         # upload: one bit per lower pair (as every RR method here), and the released numbers
         up = (n - 1) / 2.0 + FLOAT_BITS * (2 if self.clipping else 1)
-        return up, arr_edges * 2 * id_bits
+        return up, noisy_graph_bits(n, arr_edges)
 
 
 def _check_graph(graph: Any) -> Graph:

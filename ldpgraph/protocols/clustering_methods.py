@@ -47,7 +47,7 @@ from .clustering import (
     degree_weighted_triangles_truth,
     release_clustering_reports,
 )
-from .randomized_response import DEFAULT_MAX_BYTES, expected_noisy_edges
+from .randomized_response import DEFAULT_MAX_BYTES, expected_noisy_edges, noisy_graph_bits
 
 __all__ = ["ClusteringProtocol", "CLUSTERING_METHODS", "CLUSTERING_STATISTICS"]
 
@@ -222,7 +222,7 @@ class ClusteringProtocol(Protocol):
         _, e_rr, _, _ = self._budget(epsilon)
         extra = FLOAT_BITS if self.private_bound else 0.0
         up = (n - 1) / 2.0 + 2 * FLOAT_BITS + extra
-        down = expected_noisy_edges(n, g.n_edges, e_rr) * 2 * math.ceil(math.log2(max(n, 2))) + extra
+        down = noisy_graph_bits(n, expected_noisy_edges(n, g.n_edges, e_rr)) + extra
         return up, down
 
 

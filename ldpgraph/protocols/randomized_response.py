@@ -41,6 +41,7 @@ __all__ = [
     "TWO_ROUND_PROTOCOLS",
     "keep_probability",
     "flip_probability",
+    "noisy_graph_bits",
     "expected_noisy_edges",
     "noisy_graph_bytes",
     "lower_edge_pairs",
@@ -164,6 +165,20 @@ def pair_from_index(index: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArra
     u -= (u * (u - 1) // 2 > i).astype(np.int64)
     u += ((u + 1) * u // 2 <= i).astype(np.int64)
     return u, i - u * (u - 1) // 2
+
+
+def noisy_graph_bits(n_nodes: int, n_noisy_edges: float) -> float:
+    r"""Bits a node downloads for a broadcast noisy graph, as the deployed file carries it: the shorter of
+    an edge list (two ids of :math:`\lceil\log_2 n\rceil` bits per edge) and the packed lower-triangle
+    bits, :math:`\binom n2` (:func:`pack_pairs`; the broadcast writer picks the shorter body).
+
+    >>> noisy_graph_bits(4039, 3.1e6) == 4039 * 4038 / 2   # Facebook at eps 1: packed
+    True
+    >>> noisy_graph_bits(10**6, 1e5)                       # sparse: the edge list
+    4000000.0
+    """
+    id_bits = math.ceil(math.log2(max(int(n_nodes), 2)))
+    return float(min(float(n_noisy_edges) * 2 * id_bits, n_nodes * (n_nodes - 1) / 2))
 
 
 def pack_pairs(index: Any, n_pairs: int) -> NDArray[np.uint8]:

@@ -27,14 +27,13 @@ a broadcast bound.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from .._validation import check_nonnegative_int
 from ..graph.statistics import triangle_count
 from .arr_triangles import ARRTriangles
 from .base import FLOAT_BITS, Round
-from .randomized_response import DEFAULT_MAX_BYTES, expected_noisy_edges
+from .randomized_response import DEFAULT_MAX_BYTES, expected_noisy_edges, noisy_graph_bits
 from .triangle_base import TriangleProtocol, WedgeTriangleProtocol, shares_as_split
 from .triangles import (
     rr_triangle_variance,
@@ -200,7 +199,7 @@ class TwoRoundTriangles(WedgeTriangleProtocol):
         e0, e1, _ = self._budget(eps)
         up = (n - 1) / 2.0 + FLOAT_BITS * (2 if self.private_bound else 1)
         noisy = expected_noisy_edges(n, g.n_edges, e1)
-        down = noisy * 2 * math.ceil(math.log2(max(n, 2))) + (FLOAT_BITS if self.private_bound else 0)
+        down = noisy_graph_bits(n, noisy) + (FLOAT_BITS if self.private_bound else 0)
         return up, down
 
 

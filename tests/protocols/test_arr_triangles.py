@@ -33,7 +33,12 @@ from ldpgraph.protocols.arr_triangles import (
     triangle_clip_bound,
 )
 from ldpgraph.protocols.base import FLOAT_BITS
-from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
+from ldpgraph.protocols.randomized_response import (
+    expected_noisy_edges,
+    flip_probability,
+    keep_probability,
+    noisy_graph_bits,
+)
 from ldpgraph.protocols.triangle_methods import TwoRoundTriangles
 from ldpgraph.protocols.triangles import (
     lower_wedges,
@@ -451,8 +456,16 @@ def test_protocol_registration_budget_and_costs():
     up, down = p.communication(g, 1.0)
     two = get_method("two-round-triangles-dlap-private")
     up2, down2 = two.communication(g, 1.0)
-    # same eps1 as the private two-round protocol, which also downloads its broadcast bound
-    assert down / (down2 - FLOAT_BITS) == pytest.approx(p.mu, rel=1e-12)
+    # same eps1 as the private two-round protocol, which also downloads its broadcast bound; both noisy
+    # graphs are sent as the shorter of an edge list and the packed pairs: on 200 nodes both packed (the
+    # same bits: sampling does not shrink a bit matrix); where the noise is sparse, both edge lists and
+    # ARR downloads mu of two-round's
+    noisy = expected_noisy_edges(200, g.n_edges, p.budget(1.0)["arr"])
+    assert down == noisy_graph_bits(200, p.mu * noisy) and down2 - FLOAT_BITS == noisy_graph_bits(200, noisy)
+    assert down == down2 - FLOAT_BITS == 200 * 199 / 2
+    big = from_networkx(nx.gnm_random_graph(3000, 6000, seed=2))  # sparse noise at a large epsilon
+    assert p.communication(big, 12.0)[1] / (two.communication(big, 12.0)[1] - FLOAT_BITS) == pytest.approx(
+        p.mu, rel=1e-12)
     assert up == up2
     x = p.estimate_trials(g, "transitivity", None, 2.0, 3, rng=1)
     assert x.shape == (3,) and np.isfinite(x).all()
