@@ -78,7 +78,7 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--state", metavar="FILE",
                    help="the node's private state between the runs of a repeating round (kcore-svt: its "
                    "threshold noise, drawn once); created with mode 0600, never sent: keep it on the node")
-    p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default="degree",
+    p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default=DEFAULT_PROTOCOL,
                    help="protocol (default degree; see 'ldpgraph methods'): --epsilon is each node's total "
                    "budget, split by its plan, and node and curate take the same options")
     _add_protocol_options(p, ("--d-max", "--shares", "--kstar-counts", "--no-degree"))
@@ -163,6 +163,8 @@ def _registered_protocols() -> list[str]:
     return [name for name in registry.names() if registry.get(name).deployable]
 
 
+#: ``--protocol``'s default, and the accumulator that refuses rows of no deployable protocol
+DEFAULT_PROTOCOL = "degree"
 _DEPLOYED_PROTOCOLS = tuple(_registered_protocols())
 
 
@@ -181,19 +183,13 @@ def _read_id_list(text: str, what: str) -> list[int]:
 
 def _cmd_node(args: argparse.Namespace) -> int:
     _check_report_suffix(args.out, "--out")  # refuse a bad suffix before any noise is drawn
-    if args.protocol == "degree" and (args.broadcast is not None or args.round > 1):
-        raise _UsageError(_degree_has_one_round())
     _resolve_labels(args)
     return _cmd_node_protocol(args)
 
 
-def _degree_has_one_round() -> str:
-    """The refusal of a second round of the degree protocol (its two-round form is a protocol of its own)."""
-    from ..protocols.local_kstars import BOUND_SHARE
-
-    return ("the degree protocol has one round; for a public bound from noisy degrees use --protocol "
-            f"local-dlap-kstars-private (--epsilon is the node's total: {BOUND_SHARE:g} of it on the degree, "
-            f"{1 - BOUND_SHARE:g} on the counts)")
+def _no_such_round(proto: Any, message: str) -> _UsageError:
+    """The refusal of a round or broadcast ``proto`` does not have: its own words where it has them."""
+    return _UsageError(proto.rounds_refusal() or message)
 
 
 def _report_node_labels(path: Path, labels: Any) -> None:
@@ -262,10 +258,7 @@ def _cmd_curate(args: argparse.Namespace) -> int:
         args.expected_nodes = n
     protocol = _files_protocol(args.reports, args.protocol)
     if protocol not in _DEPLOYED_PROTOCOLS:  # none found, or rows of no deployable protocol: the default's
-        protocol = "degree"                  # accumulator refuses them, naming the file and row
-    if protocol == "degree" and (args.broadcast is not None or args.broadcast_out is not None
-                                 or (args.round or 1) > 1):
-        raise _UsageError(_degree_has_one_round())
+        protocol = DEFAULT_PROTOCOL          # accumulator refuses them, naming the file and row
     return _cmd_curate_protocol(args, protocol)
 
 
@@ -405,16 +398,16 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
     from ..run.files import release_to_file
 
     proto = registry.get(args.protocol)
-    plan = _protocol_plan(proto, args)
-    rounds = proto.rounds()
+    rounds = proto.rounds()  # which round, with which broadcast, before the plan (its options)
     if not 1 <= args.round <= len(rounds):
-        raise _UsageError(f"{proto.name} has no round {args.round}")
+        raise _no_such_round(proto, f"{proto.name} has no round {args.round}")
     repeating = rounds[args.round - 1].repeating  # reads the broadcast from its second run on
-    if (args.round > 1 and args.broadcast is None) or (args.round == 1 and args.broadcast is not None
-                                                       and not repeating):
-        raise _UsageError(f"round {args.round} of {proto.name} "
-                          + ("needs --broadcast (the curator's broadcast of the previous round)"
-                             if args.round > 1 else "takes no --broadcast"))
+    if args.round > 1 and args.broadcast is None:
+        raise _UsageError(f"round {args.round} of {proto.name} needs --broadcast (the curator's broadcast of "
+                          "the previous round)")
+    if args.round == 1 and args.broadcast is not None and not repeating:
+        raise _no_such_round(proto, f"round 1 of {proto.name} takes no --broadcast")
+    plan = _protocol_plan(proto, args)
     if args.seed is not None and not args.simulate:
         raise _UsageError("--seed needs --simulate (the secure sampler cannot be seeded)")
     if rounds[args.round - 1].repeating and not args.simulate and args.state is None:
@@ -469,18 +462,19 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     second = args.broadcast is not None and len(rounds) > 1
     rnd = args.round if args.round is not None else (2 if second else 1)
     if not 1 <= rnd <= len(rounds):
-        raise _UsageError(f"{name} has no round {rnd}")
+        raise _no_such_round(proto, f"{name} has no round {rnd}")
     repeating = rounds[rnd - 1].repeating  # its own broadcast says whether it runs again
     last = rnd == len(rounds) and not repeating
-    if (rnd > 1 and args.broadcast is None) or (rnd == 1 and args.broadcast is not None and not repeating):
-        raise _UsageError(f"round {rnd} of {name} " + ("needs --broadcast (the previous round's broadcast)"
-                                                       if rnd > 1 else "takes no --broadcast (round 1 writes "
-                                                       "it: --broadcast-out)"))
+    if rnd > 1 and args.broadcast is None:
+        raise _UsageError(f"round {rnd} of {name} needs --broadcast (the previous round's broadcast)")
+    if rnd == 1 and args.broadcast is not None and not repeating:
+        raise _no_such_round(proto, f"round 1 of {name} takes no --broadcast (round 1 writes it: "
+                             "--broadcast-out)")
     if rnd < len(rounds) and args.broadcast_out is None:
         raise _UsageError(f"round {rnd} of {name} writes the broadcast of round {rnd + 1}: pass "
                           "--broadcast-out FILE")
     if last and args.broadcast_out is not None:
-        raise _UsageError(f"round {rnd} is the last round of {name}: no broadcast")
+        raise _no_such_round(proto, f"round {rnd} is the last round of {name}: no broadcast")
     bounds = None  # the ranges need none (n, D and the node ids are public); these tighten them
     if args.n_nodes is not None or args.degree_bound is not None:
         bounds = PublicBounds(n_nodes=args.n_nodes, degree_bound=args.degree_bound)

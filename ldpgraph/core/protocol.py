@@ -27,7 +27,8 @@ memory (experiments, ``ldpgraph estimate``), over report files (``ldpgraph node`
 
 Optional hooks (``scipy.stats`` style: the executors call them when present): ``default_public``
 (public bounds a simulation may take from the true graph, e.g. the benchmark's D),
-``statistic_public`` (options a statistic implies),
+``statistic_public`` (options a statistic implies), ``rounds_refusal`` (the CLI's answer to a
+round or broadcast the protocol does not have),
 ``write_broadcast`` / ``read_broadcast`` (the broadcast's file form), ``describe_result``
 (lines for the CLI), ``screening`` / ``one_node_bounds`` / ``statistic_bound`` (poisoning),
 ``plan_from_rows(chunk, **public)`` (rows that carry their whole plan: a curator without
@@ -189,6 +190,11 @@ class Protocol(ABC):
     def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
         """Read a broadcast written by :meth:`write_broadcast`, checked against ``plan``."""
         raise NotImplementedError(f"{self.name} has no broadcast")
+
+    def rounds_refusal(self) -> str | None:
+        """What the CLI answers a request for a round or a broadcast this protocol does not have, e.g.
+        naming the protocol that has them (None: the generic refusal)."""
+        return None
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         """Lines the CLI prints about a round's result (none by default)."""

@@ -260,6 +260,11 @@ def naive_estimate(summary: ReportSetSummary, statistic: str, k: int | None) -> 
                     "standard error")
 
 
+#: ``local-dlap-kstars-private``'s default share of the budget on its noisy degree bound (Imola et
+#: al.): here because the degree protocol's one-round refusal names that protocol and its split
+BOUND_SHARE = 0.1
+
+
 @register
 class DegreeProtocol(Protocol):
     """``degree`` (see the module docstring); option ``estimator``: ``"unbiased"`` or ``"naive"``."""
@@ -270,6 +275,13 @@ class DegreeProtocol(Protocol):
     needs = "degrees"
     reference = "ours (the unique minimum-variance unbiased estimators of DLap degree reports)"
     options = (KSTAR_COUNTS, D_MAX, _SHARES, _NO_DEGREE, _ESTIMATOR)
+
+    def rounds_refusal(self) -> str:
+        """One round: its former second round (a public bound from noisy degrees) is
+        ``local-dlap-kstars-private``, at one total budget."""
+        return ("the degree protocol has one round; for a public bound from noisy degrees use --protocol "
+                f"local-dlap-kstars-private (--epsilon is the node's total: {BOUND_SHARE:g} of it on the "
+                f"degree, {1 - BOUND_SHARE:g} on the counts)")
 
     def check_statistic(self, statistic: str | None) -> str:
         """The statistic, with its parameter (``kstars:3``); default ``kstars`` (k = 2)."""

@@ -56,6 +56,7 @@ from ..core.rows import Rows
 from ..core.sampling import Sampler
 from .curator import Estimate
 from .degree import (
+    BOUND_SHARE,
     CONTINUOUS,
     D_MAX,
     DEGREE,
@@ -70,9 +71,6 @@ from .reportset import ReportSetSummary, estimate_statistic
 
 __all__ = ["LocalDLapKStarsProtocol", "LocalDLapKStarsPrivateProtocol", "LocalLapKStarsProtocol",
            "LocalLapKStarsPrivateProtocol", "DegreeBound", "BOUND_SHARE"]
-
-#: the private bound's default share of the budget (Imola et al.)
-BOUND_SHARE = 0.1
 
 _SHARES = Option("shares", dict, None, "budget split degree=F,kstar_<k>=F with the private bound (default "
                  "0.1, 0.9)")
