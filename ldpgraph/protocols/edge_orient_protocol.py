@@ -89,7 +89,7 @@ from .deploy_triangles import (
 )
 from .edge_orient import MARGIN, count_sensitivity, edge_orient_budget, scale_factors
 from .randomized_response import pack_pairs, pair_from_index, pair_index, unpack_pairs
-from .reports import PROTOCOLS
+from .reports import PROTOCOLS, broadcast_header
 from .rr_triangles import RandomizedResponseRound, check_row_epsilons
 from .two_round_triangles import round_two_rows
 
@@ -250,13 +250,7 @@ def read_edge_orient_broadcast(path: str | os.PathLike, *, node: int | None = No
         if tag != want:
             raise ValueError(f"{path} line 1: not an {BROADCAST_ORIENTED_FORMAT} version "
                              f"{BROADCAST_ORIENTED_VERSION} file (got {tag[:60]!r}, expected {want!r})")
-        head = fh.readline().decode("utf-8", "replace").strip()
-        try:
-            header = json.loads(head[1:]) if head.startswith("#") else None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} line 2: unreadable JSON header: {exc.msg}") from None
-        if not isinstance(header, dict):
-            raise ValueError(f"{path} line 2: expected '# {{...}}' (the broadcast's JSON header)")
+        header = broadcast_header(path, fh.readline().decode("utf-8", "replace").strip())
         _check_header(path, header)
         n, deg = header["n_nodes"], np.asarray(header["degrees"], dtype=np.int64)
         full = (n * (n - 1) // 2 + 7) // 8

@@ -33,6 +33,7 @@ every reader applies, so that a file and an in-memory list mean the same thing:
 from __future__ import annotations
 
 import decimal
+import json
 import math
 import numbers
 import re
@@ -59,6 +60,7 @@ __all__ = [
     "report_columns",
     "BROADCAST_FORMAT",
     "BROADCAST_VERSION",
+    "broadcast_header",
 ]
 
 #: version of the row schema below
@@ -319,3 +321,19 @@ def report_columns(
 #: :class:`~ldpgraph.protocols.local_kstars.DegreeBound`)
 BROADCAST_FORMAT = "ldpgraph-broadcast"
 BROADCAST_VERSION = 1
+
+
+def broadcast_header(path: Any, line: str) -> dict[str, Any]:
+    """The JSON header of a broadcast file's second line, ``# {...}`` (ValueError naming ``path`` and line 2
+    otherwise).
+
+    >>> broadcast_header("b.txt", '# {"n_nodes": 4}')
+    {'n_nodes': 4}
+    """
+    try:
+        header = json.loads(line[1:]) if line.startswith("#") else None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} line 2: unreadable JSON header: {exc.msg}") from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{path} line 2: expected '# {{...}}' (the broadcast's JSON header)")
+    return header

@@ -51,6 +51,7 @@ from ..protocols.deploy_triangles import (
     triangle_wire,
 )
 from ..protocols.randomized_response import pack_pairs, pair_from_index, pair_index, unpack_pairs
+from ..protocols.reports import broadcast_header
 from .reportfiles import iter_report_chunks
 
 __all__ = [
@@ -186,12 +187,7 @@ def read_edge_broadcast(path: str | os.PathLike, versions: dict[str, int]) -> tu
         )
     if not head_bytes.endswith(b"\n"):
         raise ValueError(f"{path} line 2: truncated: the JSON header has no line end")
-    try:
-        header = json.loads(head[1:]) if head.startswith("#") else None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} line 2: unreadable JSON header: {exc.msg}") from None
-    if not isinstance(header, dict):
-        raise ValueError(f"{path} line 2: expected '# {{...}}' (the broadcast's JSON header)")
+    header = broadcast_header(path, head)
     proto = header.get("protocol")
     if proto not in versions or header.get("protocol_version") != versions[proto]:
         raise ValueError(
