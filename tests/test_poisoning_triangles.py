@@ -14,9 +14,10 @@ from ldpgraph.core import Seeded, registry
 from ldpgraph.core.rows import quantity_rows
 from ldpgraph.graph import from_edge_array
 from ldpgraph.protocols import deploy_triangles as dt
-from ldpgraph.protocols import poisoning as po
+from ldpgraph.protocols import screening as sc
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
 from ldpgraph.protocols.reports import PROTOCOLS, report_columns
+from ldpgraph.protocols.triangles import dlap_round1_influence_bound
 from ldpgraph.run import node_lists, run_in_memory
 from ldpgraph.run.reportfiles import read_report_set, write_reports
 
@@ -131,9 +132,9 @@ def test_rows_of_another_protocol_inside_a_file_are_named(files, tmp_path):
 def test_dlap_pre_noise_range_by_enumeration(eps1, bound):
     """Every (m <= D kept, bit pattern, rounding) gives an integer inside the range minus its margins."""
     q = flip_probability(eps1)
-    lo, hi = po.local_count_range(averaged=False, bound=bound, epsilon_rr=eps1, epsilon=200.0,
+    lo, hi = sc.local_count_range(averaged=False, bound=bound, epsilon_rr=eps1, epsilon=200.0,
                                   sensitivity=max(bound - 1, 1))
-    assert po.noise_quantile(200.0, max(bound - 1, 1)) == 0
+    assert sc.noise_quantile(200.0, max(bound - 1, 1)) == 0
     seen = set()
     for m in range(bound + 1):
         pairs = math.comb(m, 2)
@@ -146,28 +147,28 @@ def test_dlap_pre_noise_range_by_enumeration(eps1, bound):
 @pytest.mark.parametrize("bound", [2, 3, 4])
 def test_clustering_pre_noise_range_by_enumeration(bound):
     sens = 2.0 * (bound - 1)
-    lo, hi = po.local_count_range(averaged=True, bound=bound, epsilon_rr=1.0, epsilon=1.0, sensitivity=sens)
-    t = po.noise_quantile(1.0, sens)
+    lo, hi = sc.local_count_range(averaged=True, bound=bound, epsilon_rr=1.0, epsilon=1.0, sensitivity=sens)
+    t = sc.noise_quantile(1.0, sens)
     seen = {2 * sum(bits) - math.comb(m, 2)
             for m in range(bound + 1) for bits in itertools.product((0, 1), repeat=math.comb(m, 2))}
     assert (min(seen) - t, max(seen) + t) == (lo, hi)
     # a truthful row leaves the range only through the noise tail, at most alpha
-    assert po.noise_tail(t, 1.0, sens) <= po.DEFAULT_ALPHA < po.noise_tail(t - 1, 1.0, sens)
+    assert sc.noise_tail(t, 1.0, sens) <= sc.DEFAULT_ALPHA < sc.noise_tail(t - 1, 1.0, sens)
 
 
 def test_degree_and_lower_degree_ranges():
-    t = po.noise_quantile(0.5)
-    assert po.degree_row_range(bound=7, n_nodes=50, projection=False, epsilon=0.5) == (-t, 7 + t)
-    assert po.degree_row_range(bound=7, n_nodes=50, projection=True, epsilon=0.5) == (-t, 49 + t)
-    tight = po.PublicBounds(degree_bound=20)
-    assert po.degree_row_range(bound=7, n_nodes=50, projection=True, epsilon=0.5, bounds=tight) == (-t, 20 + t)
-    lo, hi = po.lower_degree_range(np.array([0, 3, 40]), epsilon=0.5, bounds=tight)
+    t = sc.noise_quantile(0.5)
+    assert sc.degree_row_range(bound=7, n_nodes=50, projection=False, epsilon=0.5) == (-t, 7 + t)
+    assert sc.degree_row_range(bound=7, n_nodes=50, projection=True, epsilon=0.5) == (-t, 49 + t)
+    tight = sc.PublicBounds(degree_bound=20)
+    assert sc.degree_row_range(bound=7, n_nodes=50, projection=True, epsilon=0.5, bounds=tight) == (-t, 20 + t)
+    lo, hi = sc.lower_degree_range(np.array([0, 3, 40]), epsilon=0.5, bounds=tight)
     assert lo == -t and hi.tolist() == [t, 3 + t, 20 + t]
     with pytest.raises(ValueError, match="outliers must be"):
-        po.screen_values(np.array([1]), 0, 1, "drop", "x")
+        sc.screen_values(np.array([1]), 0, 1, "drop", "x")
     with pytest.raises(ValueError, match=r"1 x report\(s\) outside .*value 5 at position 1, range \[0, 2\]"):
-        po.screen_values(np.array([1, 5]), 0, 2, "raise", "x")
-    v, keep, k = po.screen_values(np.array([1, 5, -3]), 0, 2, "reject", "x")
+        sc.screen_values(np.array([1, 5]), 0, 2, "raise", "x")
+    v, keep, k = sc.screen_values(np.array([1, 5, -3]), 0, 2, "reject", "x")
     assert v.tolist() == [1, 5, -3] and keep.tolist() == [True, False, False] and k == 2
 
 
@@ -310,11 +311,11 @@ def _liar_rows(plan, v, partners):
 def test_lower_degree_liar_moves_the_private_bound_at_most_to_its_range():
     g, run = _round2(DLAP, 0.6, seed=3, private_bound=True)
     cols = _with_value(run.rows[0], 30, "lower_degree", 10**12)
-    for bounds, top in ((None, 30), (po.PublicBounds(degree_bound=12), 12)):
+    for bounds, top in ((None, 30), (sc.PublicBounds(degree_bound=12), 12)):
         acc = dt.Round1Accumulator(DLAP, outliers="clip", bounds=bounds)
         acc.add(dt.chunk_from_columns(cols))
         s = acc.summary()
-        t = po.noise_quantile(s.lower_degree_epsilon)
+        t = sc.noise_quantile(s.lower_degree_epsilon)
         assert s.screening["lower_degree"].n_outside == 1
         assert s.private_bound() == top + t          # the liar's clipped value is the maximum
     acc = dt.Round1Accumulator(DLAP, outliers="reject")
@@ -371,7 +372,7 @@ def test_curate_prints_the_screening_and_the_one_node_bound(tmp_path, capsys):
     est, ref = got["estimates"][0], honest["estimates"][0]
     assert got["screening"]["local_count"]["n_outside"] == 1
     assert est["one_node_bound"] == ref["one_node_bound"]
-    assert got["one_node_round1_bound"] == po.dlap_round1_influence_bound(40, 8, 0.5)
+    assert got["one_node_round1_bound"] == dlap_round1_influence_bound(40, 8, 0.5)
     assert abs(est["value"] - ref["value"]) <= ref["one_node_bound"]
     dask = json.loads(_run(capsys, "curate", bad, "--broadcast", b, *plan, "--json", "--scheduler", "sync"))
     assert dask["estimates"][0]["value"] == est["value"] and dask["screening"] == got["screening"]
@@ -386,7 +387,7 @@ def test_curate_screens_the_private_bound(tmp_path, capsys):
     r1, b, bad, honest, plan = _poisoned_two_rounds(tmp_path, capsys, private=True)
     out = _run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b2.txt", *plan)
     assert "lower_degree epsilon 0.3;" in out
-    t = po.noise_quantile(0.3)
+    t = sc.noise_quantile(0.3)
     assert f"private bound D = {9 + t}" in out and "1 outside [" in out and "clipped" in out
     assert f"one node raises D to at most {39 + t}" in out
     out = _run(capsys, "curate", r1, "--broadcast-out", tmp_path / "b3.txt", *plan, "--degree-bound", 6)
@@ -412,7 +413,7 @@ def test_one_liars_round1_bits_and_round2_row_move_the_dlap_estimate_by_at_most_
     first, second = _rounds(honest)
     acc = _estimate(honest.broadcasts[0], honest.rows[1])
     lo, hi = acc.ranges()["local_count"]
-    total = acc.influence_bound() + po.dlap_round1_influence_bound(n, bound, eps1)
+    total = acc.influence_bound() + dlap_round1_influence_bound(n, bound, eps1)
     liar = 25
     r1 = honest.rows[0]
     others = r1["node"] != liar

@@ -1,8 +1,12 @@
 """Analysis tools used before or beside a run, not by the protocols themselves: accuracy
 planning (:mod:`.planning`: the epsilon a target accuracy needs, the split of a budget).
 
-The poisoning bounds and screening (:mod:`ldpgraph.protocols.poisoning`) stay in
-``protocols``: the curators call them while estimating.
+Poisoning is not here: the screening (:mod:`ldpgraph.protocols.screening`, the admissible
+ranges and the screen) and the one-node influence bounds, each beside the estimator it bounds
+(:func:`ldpgraph.protocols.curator.influence_bound`, :mod:`ldpgraph.protocols.triangles`,
+:mod:`ldpgraph.protocols.clustering`), are all called by the curators and by
+``Protocol.statistic_bound`` / ``one_node_bounds`` while estimating, and ``protocols`` imports
+nothing from ``analysis``.
 """
 
 from . import planning

@@ -438,7 +438,7 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
 def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     """``ldpgraph curate`` of a registered protocol's rows: a round's broadcast, or the estimate."""
     from ..core import registry
-    from ..protocols.poisoning import PublicBounds
+    from ..protocols.screening import PublicBounds
     from ..run.files import accumulate_files
 
     proto = registry.get(name)

@@ -201,7 +201,7 @@ class Protocol(ABC):
         return []
 
     def screening(self, result: Any, round: Round) -> dict[str, Any]:
-        """Quantity -> the :class:`~ldpgraph.protocols.poisoning.Screening` of a round's result (or none)."""
+        """Quantity -> the :class:`~ldpgraph.protocols.screening.Screening` of a round's result (or none)."""
         return {}
 
     def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:

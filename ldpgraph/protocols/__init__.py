@@ -52,12 +52,13 @@ __all__ = [
     "triangles",
 ]
 
-# deployment: the report wire format, streaming validation, poisoning bounds
-from . import poisoning, reports, reportset  # noqa: E402
-from .poisoning import PublicBounds, admissible_range, influence_bound, noise_quantile, screen_reports  # noqa: E402
+# deployment: the report wire format, streaming validation, poisoning screening and bounds
+from . import reports, reportset, screening  # noqa: E402
+from .curator import influence_bound  # noqa: E402
 from .randomizer import randomized_response_bits, randomized_response_keep  # noqa: E402
 from .reports import canonical_node_id, report_columns  # noqa: E402
 from .reportset import ReportAccumulator  # noqa: E402
+from .screening import PublicBounds, admissible_range, noise_quantile, screen_reports  # noqa: E402
 
 __all__ += [
     "PublicBounds",
@@ -66,11 +67,11 @@ __all__ += [
     "canonical_node_id",
     "influence_bound",
     "noise_quantile",
-    "poisoning",
     "randomized_response_bits",
     "randomized_response_keep",
     "report_columns",
     "reports",
     "reportset",
     "screen_reports",
+    "screening",
 ]

@@ -534,7 +534,7 @@ class Screened:
     ``local_clustering`` in :math:`[\lfloor -G L_v q/2\rfloor - t, \lceil G L_v (1-q)/2\rceil + t]`
     (:math:`x_v \in \frac{G L_v}2[-q, 1-q]` because :math:`0 \le w_v \le s_v \le
     \binom{\max(d_v, L_v)}2`); t the DLap quantiles at ``alpha``
-    (:func:`~ldpgraph.protocols.poisoning.noise_quantile`).
+    (:func:`~ldpgraph.protocols.screening.noise_quantile`).
     """
 
     def __init__(self, acc: Any, margin: int, outliers: str | None = None,
@@ -545,7 +545,7 @@ class Screened:
         return self.screened_values()[0]
 
     def screened_values(self) -> tuple[dict[str, NDArray[np.int64]], dict[str, Any]]:
-        from .poisoning import DEFAULT_ALPHA, Screening, noise_quantile, screen_values
+        from .screening import DEFAULT_ALPHA, Screening, noise_quantile, screen_values
 
         values = self.acc.values()
         if self.outliers is None:

@@ -174,6 +174,8 @@ __all__ = [
     "count_sensitivity",
     "ConservativeEstimate",
     "node_terms",
+    "clustering_influence_bound",
+    "clustering_round1_influence_bound",
 ]
 
 #: Default largest number of nodes for the dense O(n^3) cross term of the variance estimate.
@@ -1077,3 +1079,77 @@ def _check_graph(graph: Any) -> Graph:
     if not isinstance(graph, Graph):
         raise TypeError(f"graph must be an ldpgraph Graph, got {type(graph).__name__}")
     return graph
+
+
+# ---------------------------------------------------------------- poisoning: one node's influence
+
+
+def clustering_influence_bound(
+    degree_range: tuple[int, int],
+    count_range: tuple[int, int],
+    *,
+    bound: int,
+    epsilon_rr: float,
+    epsilon_degree: float,
+    n_nodes: int,
+) -> float:
+    r"""How far one node's round-2 rows (degree, local_count) alone move the ``avg-clustering`` estimate.
+
+    Notes
+    -----
+    :math:`\hat{\bar C} = \frac1n\sum_v g(\tilde d_v, \tilde r_v)` with
+    :math:`g(d, r) = \hat a(d)\,r + \hat b(d)`, :math:`\hat a, \hat b` the node-wise (DLap
+    unbiasing) operator of the coefficients of h (the module docstring): h is
+    affine in r and the operator is the identity on r. One node changes one term; over the
+    integer box :math:`[d_L, d_U]\times[r_L, r_U]` an affine function of r is extreme at
+    :math:`r_L` or :math:`r_U`, so the change is at most :math:`(\max - \min)/n` of g over
+    :math:`[d_L, d_U] \times \{r_L, r_U\}`, evaluated exactly on every integer d (attained).
+
+    >>> b = clustering_influence_bound((-28, 33), (-61, 61), bound=5, epsilon_rr=1.0,
+    ...                                epsilon_degree=1.0, n_nodes=100)
+    >>> b > 0
+    True
+    """
+    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
+    (dl, du), (rl, ru) = (tuple(int(x) for x in degree_range), tuple(int(x) for x in count_range))
+    if du < dl or ru < rl:
+        raise ValueError(f"the admissible ranges must have lo <= hi, got {degree_range}, {count_range}")
+    if du - dl > 50_000_000:
+        raise ValueError(f"degree range {degree_range} is too wide to bound by enumeration")
+    a, b = _coefficients("clustering", int(bound), flip_probability(check_epsilon(epsilon_rr)))
+    d = np.arange(dl, du + 1, dtype=np.int64)
+    eps_d = check_epsilon(epsilon_degree, "epsilon_degree")
+    a_hat, b_hat = debias(a, d, eps_d), debias(b, d, eps_d)
+    g = np.concatenate([a_hat * rl + b_hat, a_hat * ru + b_hat])
+    return float(np.max(g) - np.min(g)) / n
+
+
+def clustering_round1_influence_bound(
+    degrees: np.ndarray, *, bound: int, epsilon_rr: float, epsilon_degree: float
+) -> float:
+    r"""How far one node's round-1 bits move the other nodes' part of the ``avg-clustering`` estimate.
+
+    ``degrees`` are the (screened) ``degree`` releases of all n nodes.
+
+    Notes
+    -----
+    Node v's bits are those of the pairs (v, j). A pair (v, j) enters :math:`w_u` only when v
+    and j are both among u's kept neighbours (at most D of them, chosen without looking at the
+    bits): at most D - 1 such pairs per u, so :math:`r_u = 2w_u - \binom{m_u}2` moves by at
+    most 2(D - 1), for the same node randomness (same projection, same noise). u's degree
+    release does not involve the bits, so its term :math:`\hat a(\tilde d_u)\tilde r_u +
+    \hat b(\tilde d_u)` moves by at most :math:`2(D-1)|\hat a(\tilde d_u)|`, and the estimate
+    by at most :math:`\frac{2(D-1)}{n}\sum_u |\hat a(\tilde d_u)|` (v's own term is covered by
+    :func:`clustering_influence_bound`; it is included here too, which only loosens the bound).
+
+    >>> round(clustering_round1_influence_bound(np.array([2, 3, 0]), bound=3, epsilon_rr=1.0,
+    ...                                         epsilon_degree=50.0), 6)
+    1.923514
+    """
+    d = np.asarray(degrees, dtype=np.int64)
+    if d.ndim != 1 or d.size == 0:
+        raise ValueError(f"degrees must be a non-empty 1-d array, got shape {d.shape}")
+    top = check_nonnegative_int(bound, "bound", minimum=2)
+    a, _ = _coefficients("clustering", top, flip_probability(check_epsilon(epsilon_rr, "epsilon_rr")))
+    a_hat = debias(a, d, check_epsilon(epsilon_degree, "epsilon_degree"))
+    return 2.0 * (top - 1) * math.fsum(np.abs(a_hat).tolist()) / d.size

@@ -57,6 +57,7 @@ __all__ = [
     "degree_entropy",
     "kstars_from_counts",
     "max_degree_interval",
+    "influence_bound",
     "normal_interval",
 ]
 
@@ -510,3 +511,71 @@ def kstars_from_counts(reports: NodeReports, k: int) -> Estimate:
     value = float(np.sum(rel.values, dtype=np.float64))
     var = rel.values.size * rel.mechanism.variance
     return _estimate(value, var, f"kstars_{k}_from_counts", method="normal-exact-variance")
+
+
+def influence_bound(
+    statistic: str, lo: int, hi: int, *, epsilon: float, n_nodes: int, k: int | None = None
+) -> float | None:
+    r"""How far one node's report alone can move ``statistic`` once all reports lie in [lo, hi].
+
+    ``k`` is the star size for ``kstars`` and ``kstars_from_counts``, the power for
+    ``degree_moment``. Returns None for the statistics without a documented bound
+    (``max_degree``, ``degree_entropy``). [lo, hi] is the admissible range of the screened
+    reports (:func:`~ldpgraph.protocols.screening.admissible_range`); n nodes, c = p/(1-p)^2:
+
+    ================== ===============================================================
+    statistic          largest change caused by one node's report alone
+    ================== ===============================================================
+    kstars k           max_{L<=y<=U} g_k(y) - min_{L<=y<=U} g_k(y), g_k(y) = C(y,k) - c C(y-1,k-2)
+    edges              (U - L) / 2
+    degree_moment j    max - min over [L, U] of the unbiased per-node estimate of d^j
+    degree_mean        (U - L) / n
+    degree_variance    (n - 1) (U - L)^2 / n^2
+    histogram bin      1 + 3c (per bin phi_k; the per-node term takes 1 + 2c, 0 and -c)
+    kstars_from_counts U - L (sum of the clipped counts)
+    max_degree,        no bound is documented: these estimates are not sums of per-node
+    degree_entropy     terms, and the effect of one report depends on all the others
+    ================== ===============================================================
+
+    Notes
+    -----
+    For the separable statistics the estimate is sum_v g(y_v): replacing one report by any
+    value in [L, U] changes exactly one term, so the change is at most max g - min g over the
+    integers of [L, U], and that is attained (the bound is tight). For the degree variance the
+    estimate is [Q(y) - (n-1) Var eta] / n with Q(y) = sum_i (y_i - ybar)^2. As a function of one
+    report b with the others fixed, Q = (1 - 1/n) b^2 - (2/n) S' b + const (S' the sum of the
+    others), a convex parabola with its minimum at m' = S'/(n-1), the others' mean, which lies in
+    [L, U]; so Q(b) - Q(m') = (1 - 1/n)(b - m')^2 <= (1 - 1/n)(U - L)^2 for b in [L, U], and the
+    estimate moves by at most (n-1)(U-L)^2/n^2.
+
+    Examples
+    --------
+
+    >>> influence_bound("edges", -28, 127, epsilon=1.0, n_nodes=100)
+    77.5
+    """
+    lo, hi = int(lo), int(hi)
+    if hi < lo:
+        raise ValueError(f"the admissible range must have lo <= hi, got [{lo}, {hi}]")
+    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
+    width = hi - lo
+    if statistic in ("kstars", "degree_moment"):
+        k = check_nonnegative_int(k, "k", minimum=1 if statistic == "kstars" else 0)
+        if width > 50_000_000:
+            raise ValueError(f"admissible range [{lo}, {hi}] is too wide to bound {statistic} by enumeration")
+        y = np.arange(lo, hi + 1, dtype=np.int64)
+        g = binomial(y, k, epsilon) if statistic == "kstars" else power(y, k, epsilon)
+        return float(np.max(g) - np.min(g))
+    if statistic == "edges":
+        return width / 2.0
+    if statistic == "degree_mean":
+        return width / n
+    if statistic == "degree_variance":
+        return (n - 1) * float(width) ** 2 / (float(n) ** 2)
+    if statistic == "degree_histogram":
+        return 1.0 + 3.0 * dlap_c(epsilon) if width >= 1 else 1.0
+    if statistic == "kstars_from_counts":
+        return float(width)
+    if statistic in ("max_degree", "degree_entropy"):
+        return None
+    raise ValueError(f"unknown statistic {statistic!r}")

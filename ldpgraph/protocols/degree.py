@@ -179,7 +179,7 @@ class DegreeReportsAccumulator(Accumulator):
     """Rows of degree-derived releases validated into histograms (a
     :class:`~ldpgraph.protocols.reportset.ReportSetSummary`), checked against the plan's quantities and ε.
 
-    ``options``: ``bounds`` (:class:`~ldpgraph.protocols.poisoning.PublicBounds`) and ``outliers``
+    ``options``: ``bounds`` (:class:`~ldpgraph.protocols.screening.PublicBounds`) and ``outliers``
     screen the rows; ``expected_nodes`` (n, or the ids) is the node set that must report.
     """
 
@@ -363,9 +363,9 @@ class DegreeProtocol(Protocol):
                 for name, q in result.quantities.items()]
 
     def statistic_bound(self, result: Any, plan: Plan, statistic: str) -> float | None:
-        """:func:`~ldpgraph.protocols.poisoning.influence_bound` of the statistic's screened quantity
+        """:func:`~ldpgraph.protocols.curator.influence_bound` of the statistic's screened quantity
         (None without public bounds, or for a statistic without a documented bound)."""
-        from .poisoning import influence_bound
+        from .curator import influence_bound
 
         name, k = parse_statistic(statistic)
         if name == "kstars" and DEGREE not in result.quantities:
@@ -376,7 +376,7 @@ class DegreeProtocol(Protocol):
         return influence_bound(name, *q.admissible, epsilon=q.epsilon, n_nodes=max(q.n_reports, 1), k=k)
 
     def screening(self, result: Any, round: Round) -> dict[str, Any]:
-        from .poisoning import Screening
+        from .screening import Screening
 
         return {name: Screening(name, q.admissible[0], q.admissible[1], result.outliers, q.n_outside)
                 for name, q in result.quantities.items() if q.admissible is not None}

@@ -44,8 +44,9 @@ Poisoning: with ``outliers`` ("clip", "reject", "raise"; :class:`Round1Accumulat
 :class:`Round2Accumulator`) the ``lower_degree``, ``local_count`` and ``degree`` values outside
 the range a truthful node sends except with probability 1e-12 are clipped into it, dropped or
 refused (the count is in the screening records), and ``influence_bound()`` says how far one
-node's rows alone can move the estimate: ranges, bounds and proofs in
-:mod:`ldpgraph.protocols.poisoning`.
+node's rows alone can move the estimate: the ranges in :mod:`ldpgraph.protocols.screening`, the
+bounds with their proofs beside their estimators (:mod:`ldpgraph.protocols.triangles`,
+:mod:`ldpgraph.protocols.clustering`).
 
 Broadcast (after round 1 of ``two-round-triangles-dlap`` and ``avg-clustering``)
 --------------------------------------------------------------------------------
@@ -504,7 +505,7 @@ class _Base:
 
 
 def _check_screening(outliers: Any, bounds: Any) -> tuple[str | None, Any]:
-    from .poisoning import PublicBounds
+    from .screening import PublicBounds
 
     if outliers not in (None, "clip", "reject", "raise"):
         raise ValueError(f"outliers must be None, 'clip', 'reject' or 'raise', got {outliers!r}")
@@ -550,7 +551,7 @@ class Round1Summary:
         The largest ``lower_degree`` release (None without such rows).
     lower_degree_epsilon : float or None
     screening : dict
-        ``"lower_degree"`` -> its :class:`~ldpgraph.protocols.poisoning.Screening` when the
+        ``"lower_degree"`` -> its :class:`~ldpgraph.protocols.screening.Screening` when the
         accumulator screened them (``outliers``).
     """
 
@@ -582,7 +583,7 @@ class Round1Accumulator(_Base):
     Memory: the noisy graph (one int64 per noisy edge) plus O(n); the curator of these
     protocols needs the noisy graph anyway. ``outliers`` (None, "clip", "reject", "raise")
     screens the ``lower_degree`` rows in :meth:`summary` (node v: [-t, min(v, B) + t],
-    :func:`~ldpgraph.protocols.poisoning.lower_degree_range`, B from ``bounds``). A protocol of
+    :func:`~ldpgraph.protocols.screening.lower_degree_range`, B from ``bounds``). A protocol of
     the layer passes its plan's ``version`` and the round's ``quantities`` (name -> sensitivity:
     ``rr_count``, ``rr_edge``, optionally ``lower_degree``); by default those of ``protocol``.
 
@@ -792,7 +793,7 @@ class Round1Accumulator(_Base):
             low_order = np.argsort(np.concatenate(self._low_nodes), kind="stable")
             low = np.concatenate(self._low_values)[low_order]
             if self.outliers is not None:  # node v has at most v lower nodes
-                from .poisoning import Screening, lower_degree_range, screen_values
+                from .screening import Screening, lower_degree_range, screen_values
 
                 lo, hi = lower_degree_range(np.arange(n, dtype=np.int64), epsilon=eps0, bounds=self.bounds)
                 low, keep, k = screen_values(low, lo, hi, self.outliers, LOWER_DEGREE)
@@ -818,9 +819,9 @@ class Round1Accumulator(_Base):
     def influence_bound(self) -> float:
         """``rr-triangles``: how far one node's round-1 bits alone move the estimate.
 
-        :func:`~ldpgraph.protocols.poisoning.rr_triangles_influence_bound` of n and eps1.
+        :func:`~ldpgraph.protocols.triangles.rr_triangles_influence_bound` of n and eps1.
         """
-        from .poisoning import rr_triangles_influence_bound
+        from .triangles import rr_triangles_influence_bound
 
         s = self.summary()
         return rr_triangles_influence_bound(s.n_nodes, s.epsilon)
@@ -836,7 +837,7 @@ class Round2Accumulator(_Base):
 
     ``outliers`` None (no screening), "clip", "reject" (``two-round-triangles-dlap`` only) or
     "raise": the poisoning screening of :meth:`screened_values`, which :meth:`estimate` uses;
-    ``bounds`` (:class:`~ldpgraph.protocols.poisoning.PublicBounds`) tightens the degree range.
+    ``bounds`` (:class:`~ldpgraph.protocols.screening.PublicBounds`) tightens the degree range.
 
     Examples
     --------
@@ -931,8 +932,8 @@ class Round2Accumulator(_Base):
         return out
 
     def ranges(self) -> dict[str, tuple[int, int]]:
-        """The admissible range of every released quantity (:mod:`~ldpgraph.protocols.poisoning`)."""
-        from .poisoning import DEFAULT_ALPHA, degree_row_range, local_count_range
+        """The admissible range of every released quantity (:mod:`~ldpgraph.protocols.screening`)."""
+        from .screening import DEFAULT_ALPHA, degree_row_range, local_count_range
 
         b = self.broadcast
         alpha = DEFAULT_ALPHA if self.bounds is None else self.bounds.alpha
@@ -954,7 +955,7 @@ class Round2Accumulator(_Base):
 
         ``reject`` (``two-round-triangles-dlap``) drops a node's ``local_count`` from the sum.
         """
-        from .poisoning import Screening, screen_values
+        from .screening import Screening, screen_values
 
         values = self.values()
         if self.outliers is None:
@@ -969,10 +970,11 @@ class Round2Accumulator(_Base):
     def influence_bound(self) -> float:
         """How far one node's round-2 rows alone move the estimate, once screened (clip / reject).
 
-        :func:`~ldpgraph.protocols.poisoning.dlap_triangles_influence_bound` or
-        :func:`~ldpgraph.protocols.poisoning.clustering_influence_bound` of :meth:`ranges`.
+        :func:`~ldpgraph.protocols.triangles.dlap_triangles_influence_bound` or
+        :func:`~ldpgraph.protocols.clustering.clustering_influence_bound` of :meth:`ranges`.
         """
-        from .poisoning import clustering_influence_bound, dlap_triangles_influence_bound
+        from .clustering import clustering_influence_bound
+        from .triangles import dlap_triangles_influence_bound
 
         b, r = self.broadcast, self.ranges()
         if not _averaged(b.protocol):
@@ -985,11 +987,12 @@ class Round2Accumulator(_Base):
     def round1_influence_bound(self) -> float:
         """How far one node's round-1 bits move the other nodes' part of the estimate.
 
-        :func:`~ldpgraph.protocols.poisoning.dlap_round1_influence_bound`, or
-        :func:`~ldpgraph.protocols.poisoning.clustering_round1_influence_bound` at the
+        :func:`~ldpgraph.protocols.triangles.dlap_round1_influence_bound`, or
+        :func:`~ldpgraph.protocols.clustering.clustering_round1_influence_bound` at the
         (screened) degree releases; add :meth:`influence_bound` for the node's own rows.
         """
-        from .poisoning import clustering_round1_influence_bound, dlap_round1_influence_bound
+        from .clustering import clustering_round1_influence_bound
+        from .triangles import dlap_round1_influence_bound
 
         b = self.broadcast
         if not _averaged(b.protocol):

@@ -30,9 +30,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from .poisoning import PublicBounds, admissible_range
 from .report_histogram import ReportHistogram, merge_histograms
 from .reports import DEGREE_PROTOCOL, MAX_ABS_VALUE, PROTOCOLS, expected_sensitivity
+from .screening import PublicBounds, admissible_range
 
 __all__ = [
     "ReportChunk",

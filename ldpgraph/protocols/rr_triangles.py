@@ -224,7 +224,7 @@ class RRTrianglesProtocol(Protocol):
         return [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges"]
 
     def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
-        from .poisoning import rr_triangles_influence_bound
+        from .triangles import rr_triangles_influence_bound
 
         if DEGREE in _quantities(plan, 1):
             return {}  # the bound is of the triangle estimate; transitivity has none yet

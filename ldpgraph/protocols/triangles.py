@@ -75,6 +75,9 @@ __all__ = [
     "simulate_two_round",
     "two_round_budget",
     "two_round_moments",
+    "rr_triangles_influence_bound",
+    "dlap_triangles_influence_bound",
+    "dlap_round1_influence_bound",
 ]
 
 # Dense BLAS triangle counting holds the n x n float32 lower triangle: used up to this many nodes
@@ -1087,3 +1090,68 @@ def _check_graph(graph: Any) -> Graph:
             f"{type(graph).__name__}"
         )
     return graph
+
+
+# ============================================================================ poisoning: one node's influence
+
+
+def rr_triangles_influence_bound(n_nodes: int, epsilon: float) -> float:
+    r"""How far one node's round-1 bits alone move the ``rr-triangles`` estimate: C(n-1, 2) p^2/(p-q)^3.
+
+    Notes
+    -----
+    :math:`\hat T = \sum_\tau \prod_{e\in\tau} z_e`, :math:`z = (b - q)/(p - q) \in
+    \{p/(p-q), -q/(p-q)\}`, :math:`|z| \le z_1 = p/(p-q)`. Node v sends exactly the bits of the
+    pairs (v, j), j < v (the rows are structural: one row per noisy 1, partners below v); they
+    lie in the triples {v, j, k} with min(j, k) < v, at most C(n-1, 2). In such a triple v sets
+    one factor (change at most :math:`(z_1 - z_0)z_1^2 = z_1^2/(p-q)`) or two (the product of
+    two lies in :math:`\{z_1^2, z_1z_0, z_0^2\}`, spread :math:`z_1(z_1 - z_0)`, times
+    :math:`|z_c| \le z_1`): each triple moves by at most :math:`z_1^2/(p - q)`.
+
+    >>> round(rr_triangles_influence_bound(10, 1.0), 3)
+    194.962
+    """
+    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
+    eps = check_epsilon(epsilon)
+    p, q = keep_probability(eps), flip_probability(eps)
+    return math.comb(n - 1, 2) * p * p / (p - q) ** 3
+
+
+def dlap_triangles_influence_bound(lo: int, hi: int, epsilon_rr: float) -> float:
+    r"""How far one node's ``local_count`` row alone moves the ``two-round-triangles-dlap`` estimate.
+
+    Notes
+    -----
+    :math:`\hat T = \sum_v r_v/(p - q)`: replacing one clipped :math:`r_v \in [L, U]` by another
+    changes one term, by at most :math:`(U - L)/(p - q)`, attained at the ends (tight).
+
+    >>> round(dlap_triangles_influence_bound(-30, 33, 1.0), 3)
+    136.329
+    """
+    eps = check_epsilon(epsilon_rr, "epsilon_rr")
+    if hi < lo:
+        raise ValueError(f"the admissible range must have lo <= hi, got [{lo}, {hi}]")
+    return (int(hi) - int(lo)) / (keep_probability(eps) - flip_probability(eps))
+
+
+def dlap_round1_influence_bound(n_nodes: int, bound: int, epsilon_rr: float) -> float:
+    r"""How far one node's round-1 bits move the other nodes' part of the two-round estimate.
+
+    Notes
+    -----
+    Node v's bits are those of the pairs (v, j), j < v. Such a pair enters :math:`w_u` only for
+    u > v with v and j both among u's kept lower neighbours: at most D - 1 pairs per u, each
+    changing :math:`w_u` by an integer of magnitude <= 1. For the same node randomness (the
+    projection does not depend on the bits) :math:`\lfloor w_u + \Delta + U\rfloor =
+    \lfloor w_u + U\rfloor + \Delta` for an integer :math:`\Delta`, and the noise is the same, so
+    :math:`\sum_{u \ne v} r_u` moves by at most (D - 1)(n - 1 - v) <= (D - 1)(n - 1), and the
+    estimate by at most :math:`(D-1)(n-1)/(p-q)`; with its own clipped round-2 row, add
+    :func:`dlap_triangles_influence_bound`.
+
+    >>> round(dlap_round1_influence_bound(10, 3, 1.0), 3)
+    38.951
+    """
+    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
+    d = check_nonnegative_int(bound, "bound", minimum=1)
+    eps = check_epsilon(epsilon_rr, "epsilon_rr")
+    return (d - 1) * (n - 1) / (keep_probability(eps) - flip_probability(eps))

@@ -33,7 +33,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._atomic import atomic_write
-from ..protocols.poisoning import PublicBounds
 from ..protocols.randomizer import NodeReports
 from ..protocols.reports import (
     COLUMNS,
@@ -44,6 +43,7 @@ from ..protocols.reports import (
     report_columns,
 )
 from ..protocols.reportset import ReportAccumulator, ReportChunk, ReportSetSummary
+from ..protocols.screening import PublicBounds
 
 __all__ = [
     "FORMATS",
@@ -997,7 +997,7 @@ class CurationResult:
     Attributes
     ----------
     estimates : list of (statistic, k, Estimate, influence bound or None)
-        The influence bound (:func:`~ldpgraph.protocols.poisoning.influence_bound`) is given
+        The influence bound (:func:`~ldpgraph.protocols.curator.influence_bound`) is given
         when public bounds were: how far one malicious node can have moved the estimate.
     summary : ReportSetSummary
         Validated histograms, node and row counts, screening counts per quantity.
@@ -1076,7 +1076,7 @@ def curate_summary(
     files: Sequence[str] = (),
 ) -> CurationResult:
     """Estimates of ``statistics`` ((name, k) pairs) from a validated summary."""
-    from ..protocols.poisoning import influence_bound
+    from ..protocols.curator import influence_bound
     from ..protocols.reportset import estimate_statistic
 
     out = []

@@ -270,7 +270,7 @@ def test_histogram_recovers_the_distribution_when_the_noise_vanishes():
 
 def test_curator_screening_clips_forged_rows_into_the_truthful_ranges():
     from ldpgraph.protocols.deploy_triangles import chunk_from_columns
-    from ldpgraph.protocols.poisoning import DEFAULT_ALPHA, noise_quantile
+    from ldpgraph.protocols.screening import DEFAULT_ALPHA, noise_quantile
     from ldpgraph.run.memory import node_lists
 
     g = from_networkx(nx.watts_strogatz_graph(60, 6, 0.1, seed=1))

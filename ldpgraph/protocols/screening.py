@@ -1,38 +1,21 @@
-r"""Poisoning bounds: the range a truthful node's report lies in, and what one liar can move.
+r"""Poisoning screening: where a truthful node's report lies, and the screen that applies it.
 
 A malicious node can send any integer. Given public bounds — the number of nodes n (so a degree
 is at most n - 1) or a public degree bound D — a truthful report y = x + eta has x in a known
 range [0, top] and eta ~ DLap(p), p = exp(-epsilon / sensitivity). With t the exact
 (1 - alpha) quantile of |eta| (:func:`noise_quantile`), a truthful report lies in the
 **admissible range** [-t, top + t] except with probability at most alpha (default 1e-12).
-Reports outside it are clipped to it or rejected (:func:`screen_reports`; the curator from
-files does the same while streaming), and the result says how many.
+Reports outside it are clipped to it or rejected (:func:`screen_reports`, :func:`screen_values`;
+the curator from files does the same while streaming), and the result says how many.
 
-**How far one malicious node moves an estimate** (:func:`influence_bound`), once every report
-lies in [L, U] = [-t, top + t] (n nodes, c = p/(1-p)^2):
-
-================== ===============================================================
-statistic          largest change caused by one node's report alone
-================== ===============================================================
-kstars k           max_{L<=y<=U} g_k(y) - min_{L<=y<=U} g_k(y), g_k(y) = C(y,k) - c C(y-1,k-2)
-edges              (U - L) / 2
-degree_moment j    max - min over [L, U] of the unbiased per-node estimate of d^j
-degree_mean        (U - L) / n
-degree_variance    (n - 1) (U - L)^2 / n^2
-histogram bin      1 + 3c (per bin phi_k; the per-node term takes 1 + 2c, 0 and -c)
-kstars_from_counts U - L (sum of the clipped counts)
-max_degree,        no bound is documented: these estimates are not sums of per-node
-degree_entropy     terms, and the effect of one report depends on all the others
-================== ===============================================================
-
-Proofs. For the separable statistics the estimate is sum_v g(y_v): replacing one report by any
-value in [L, U] changes exactly one term, so the change is at most max g - min g over the
-integers of [L, U], and that is attained (the bound is tight). For the degree variance the
-estimate is [Q(y) - (n-1) Var eta] / n with Q(y) = sum_i (y_i - ybar)^2. As a function of one
-report b with the others fixed, Q = (1 - 1/n) b^2 - (2/n) S' b + const (S' the sum of the
-others), a convex parabola with its minimum at m' = S'/(n-1), the others' mean, which lies in
-[L, U]; so Q(b) - Q(m') = (1 - 1/n)(b - m')^2 <= (1 - 1/n)(U - L)^2 for b in [L, U], and the
-estimate moves by at most (n-1)(U-L)^2/n^2.
+How far one malicious node can then move an estimate is the protocol's one-node bound
+(``Protocol.statistic_bound`` / ``one_node_bounds``), computed beside the estimator it bounds,
+with its proof: :func:`ldpgraph.protocols.curator.influence_bound` (the degree statistics),
+:func:`~ldpgraph.protocols.triangles.rr_triangles_influence_bound`,
+:func:`~ldpgraph.protocols.triangles.dlap_triangles_influence_bound`,
+:func:`~ldpgraph.protocols.triangles.dlap_round1_influence_bound`,
+:func:`~ldpgraph.protocols.clustering.clustering_influence_bound` and
+:func:`~ldpgraph.protocols.clustering.clustering_round1_influence_bound`.
 
 **Triangle protocols** (the rows of :mod:`ldpgraph.protocols.deploy_triangles`). Their ranges
 need no extra public input: n, D (the broadcast's bound), q = 1/(1+e^eps1) and the node ids
@@ -51,13 +34,12 @@ lower_degree        node v: [-t, min(v, B) + t]                the private D: to
 =================== ========================================== ==========================================
 
 g(d, r) = a_hat(d) r + b_hat(d) is the node-wise term of the clustering estimate. Proofs:
-:func:`local_count_range`, :func:`rr_triangles_influence_bound`,
-:func:`dlap_triangles_influence_bound`, :func:`clustering_influence_bound`. A larger D only
-widens the noise and the local_count range (D is a bound, not an estimate). A malicious
-node's round-1 bits also enter the other nodes' round-2 counts: in the two-round triangle
-protocol they move the estimate by at most (D - 1)(n - 1)/(p - q) more
-(:func:`dlap_round1_influence_bound`); in avg-clustering by at most
-2(D - 1)/n sum_u |a_hat(d_u)| at the released degrees (:func:`clustering_round1_influence_bound`).
+:func:`local_count_range` and the bound functions above. A larger D only widens the noise and
+the local_count range (D is a bound, not an estimate). A malicious node's round-1 bits also
+enter the other nodes' round-2 counts: in the two-round triangle protocol they move the
+estimate by at most (D - 1)(n - 1)/(p - q) more (``dlap_round1_influence_bound``); in
+avg-clustering by at most 2(D - 1)/n sum_u |a_hat(d_u)| at the released degrees
+(``clustering_round1_influence_bound``).
 """
 
 from __future__ import annotations
@@ -68,7 +50,7 @@ from typing import Literal
 
 import numpy as np
 
-from .._validation import check_epsilon, check_nonnegative_int, check_sensitivity, dlap_c
+from .._validation import check_epsilon, check_nonnegative_int, check_sensitivity
 from .randomizer import NodeReports, ReleasedValues
 
 __all__ = [
@@ -78,17 +60,11 @@ __all__ = [
     "noise_quantile",
     "noise_tail",
     "admissible_range",
-    "influence_bound",
     "screen_reports",
     "local_count_range",
     "degree_row_range",
     "lower_degree_range",
     "screen_values",
-    "rr_triangles_influence_bound",
-    "dlap_triangles_influence_bound",
-    "dlap_round1_influence_bound",
-    "clustering_round1_influence_bound",
-    "clustering_influence_bound",
 ]
 
 #: probability that a truthful report falls outside the admissible range
@@ -224,47 +200,6 @@ def admissible_range(
     return -t, _truth_top(quantity, bounds, d_max) + t
 
 
-def influence_bound(
-    statistic: str, lo: int, hi: int, *, epsilon: float, n_nodes: int, k: int | None = None
-) -> float | None:
-    r"""How far one node's report alone can move ``statistic`` once all reports lie in [lo, hi].
-
-    See the table in the module docstring (with its proofs). ``k`` is the star size for
-    ``kstars`` and ``kstars_from_counts``, the power for ``degree_moment``. Returns None for the
-    statistics without a documented bound (``max_degree``, ``degree_entropy``).
-
-    >>> influence_bound("edges", -28, 127, epsilon=1.0, n_nodes=100)
-    77.5
-    """
-    from ..estimators.polynomials import binomial, power
-
-    lo, hi = int(lo), int(hi)
-    if hi < lo:
-        raise ValueError(f"the admissible range must have lo <= hi, got [{lo}, {hi}]")
-    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
-    width = hi - lo
-    if statistic in ("kstars", "degree_moment"):
-        k = check_nonnegative_int(k, "k", minimum=1 if statistic == "kstars" else 0)
-        if width > 50_000_000:
-            raise ValueError(f"admissible range [{lo}, {hi}] is too wide to bound {statistic} by enumeration")
-        y = np.arange(lo, hi + 1, dtype=np.int64)
-        g = binomial(y, k, epsilon) if statistic == "kstars" else power(y, k, epsilon)
-        return float(np.max(g) - np.min(g))
-    if statistic == "edges":
-        return width / 2.0
-    if statistic == "degree_mean":
-        return width / n
-    if statistic == "degree_variance":
-        return (n - 1) * float(width) ** 2 / (float(n) ** 2)
-    if statistic == "degree_histogram":
-        return 1.0 + 3.0 * dlap_c(epsilon) if width >= 1 else 1.0
-    if statistic == "kstars_from_counts":
-        return float(width)
-    if statistic in ("max_degree", "degree_entropy"):
-        return None
-    raise ValueError(f"unknown statistic {statistic!r}")
-
-
 @dataclass(frozen=True)
 class Screening:
     """What screening did to one released quantity.
@@ -339,7 +274,6 @@ def screen_reports(
     if kept_ids:
         meta["node_ids_by_quantity"] = kept_ids
     return NodeReports(released=released, d_max=reports.d_max, metadata=meta), info
-
 
 
 # ------------------------------------------------------------------------------ triangle protocols
@@ -488,151 +422,3 @@ def screen_values(
     if mode == "clip":
         return np.clip(v, lo, hi), np.ones(v.shape, dtype=bool), k
     return v, ~outside if mode == "reject" else np.ones(v.shape, dtype=bool), k
-
-
-def rr_triangles_influence_bound(n_nodes: int, epsilon: float) -> float:
-    r"""How far one node's round-1 bits alone move the ``rr-triangles`` estimate: C(n-1, 2) p^2/(p-q)^3.
-
-    Notes
-    -----
-    :math:`\hat T = \sum_\tau \prod_{e\in\tau} z_e`, :math:`z = (b - q)/(p - q) \in
-    \{p/(p-q), -q/(p-q)\}`, :math:`|z| \le z_1 = p/(p-q)`. Node v sends exactly the bits of the
-    pairs (v, j), j < v (the rows are structural: one row per noisy 1, partners below v); they
-    lie in the triples {v, j, k} with min(j, k) < v, at most C(n-1, 2). In such a triple v sets
-    one factor (change at most :math:`(z_1 - z_0)z_1^2 = z_1^2/(p-q)`) or two (the product of
-    two lies in :math:`\{z_1^2, z_1z_0, z_0^2\}`, spread :math:`z_1(z_1 - z_0)`, times
-    :math:`|z_c| \le z_1`): each triple moves by at most :math:`z_1^2/(p - q)`.
-
-    >>> round(rr_triangles_influence_bound(10, 1.0), 3)
-    194.962
-    """
-    from .randomized_response import flip_probability, keep_probability
-
-    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
-    eps = check_epsilon(epsilon)
-    p, q = keep_probability(eps), flip_probability(eps)
-    return math.comb(n - 1, 2) * p * p / (p - q) ** 3
-
-
-def dlap_triangles_influence_bound(lo: int, hi: int, epsilon_rr: float) -> float:
-    r"""How far one node's ``local_count`` row alone moves the ``two-round-triangles-dlap`` estimate.
-
-    Notes
-    -----
-    :math:`\hat T = \sum_v r_v/(p - q)`: replacing one clipped :math:`r_v \in [L, U]` by another
-    changes one term, by at most :math:`(U - L)/(p - q)`, attained at the ends (tight).
-
-    >>> round(dlap_triangles_influence_bound(-30, 33, 1.0), 3)
-    136.329
-    """
-    from .randomized_response import flip_probability, keep_probability
-
-    eps = check_epsilon(epsilon_rr, "epsilon_rr")
-    if hi < lo:
-        raise ValueError(f"the admissible range must have lo <= hi, got [{lo}, {hi}]")
-    return (int(hi) - int(lo)) / (keep_probability(eps) - flip_probability(eps))
-
-
-def dlap_round1_influence_bound(n_nodes: int, bound: int, epsilon_rr: float) -> float:
-    r"""How far one node's round-1 bits move the other nodes' part of the two-round estimate.
-
-    Notes
-    -----
-    Node v's bits are those of the pairs (v, j), j < v. Such a pair enters :math:`w_u` only for
-    u > v with v and j both among u's kept lower neighbours: at most D - 1 pairs per u, each
-    changing :math:`w_u` by an integer of magnitude <= 1. For the same node randomness (the
-    projection does not depend on the bits) :math:`\lfloor w_u + \Delta + U\rfloor =
-    \lfloor w_u + U\rfloor + \Delta` for an integer :math:`\Delta`, and the noise is the same, so
-    :math:`\sum_{u \ne v} r_u` moves by at most (D - 1)(n - 1 - v) <= (D - 1)(n - 1), and the
-    estimate by at most :math:`(D-1)(n-1)/(p-q)`; with its own clipped round-2 row, add
-    :func:`dlap_triangles_influence_bound`.
-
-    >>> round(dlap_round1_influence_bound(10, 3, 1.0), 3)
-    38.951
-    """
-    from .randomized_response import flip_probability, keep_probability
-
-    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
-    d = check_nonnegative_int(bound, "bound", minimum=1)
-    eps = check_epsilon(epsilon_rr, "epsilon_rr")
-    return (d - 1) * (n - 1) / (keep_probability(eps) - flip_probability(eps))
-
-
-def clustering_influence_bound(
-    degree_range: tuple[int, int],
-    count_range: tuple[int, int],
-    *,
-    bound: int,
-    epsilon_rr: float,
-    epsilon_degree: float,
-    n_nodes: int,
-) -> float:
-    r"""How far one node's round-2 rows (degree, local_count) alone move the ``avg-clustering`` estimate.
-
-    Notes
-    -----
-    :math:`\hat{\bar C} = \frac1n\sum_v g(\tilde d_v, \tilde r_v)` with
-    :math:`g(d, r) = \hat a(d)\,r + \hat b(d)`, :math:`\hat a, \hat b` the node-wise (DLap
-    unbiasing) operator of the coefficients of h (:mod:`ldpgraph.protocols.clustering`): h is
-    affine in r and the operator is the identity on r. One node changes one term; over the
-    integer box :math:`[d_L, d_U]\times[r_L, r_U]` an affine function of r is extreme at
-    :math:`r_L` or :math:`r_U`, so the change is at most :math:`(\max - \min)/n` of g over
-    :math:`[d_L, d_U] \times \{r_L, r_U\}`, evaluated exactly on every integer d (attained).
-
-    >>> b = clustering_influence_bound((-28, 33), (-61, 61), bound=5, epsilon_rr=1.0,
-    ...                                epsilon_degree=1.0, n_nodes=100)
-    >>> b > 0
-    True
-    """
-    from ..estimators.operator import debias
-    from .clustering import _coefficients
-    from .randomized_response import flip_probability
-
-    n = check_nonnegative_int(n_nodes, "n_nodes", minimum=1)
-    (dl, du), (rl, ru) = (tuple(int(x) for x in degree_range), tuple(int(x) for x in count_range))
-    if du < dl or ru < rl:
-        raise ValueError(f"the admissible ranges must have lo <= hi, got {degree_range}, {count_range}")
-    if du - dl > 50_000_000:
-        raise ValueError(f"degree range {degree_range} is too wide to bound by enumeration")
-    a, b = _coefficients("clustering", int(bound), flip_probability(check_epsilon(epsilon_rr)))
-    d = np.arange(dl, du + 1, dtype=np.int64)
-    eps_d = check_epsilon(epsilon_degree, "epsilon_degree")
-    a_hat, b_hat = debias(a, d, eps_d), debias(b, d, eps_d)
-    g = np.concatenate([a_hat * rl + b_hat, a_hat * ru + b_hat])
-    return float(np.max(g) - np.min(g)) / n
-
-
-
-def clustering_round1_influence_bound(
-    degrees: np.ndarray, *, bound: int, epsilon_rr: float, epsilon_degree: float
-) -> float:
-    r"""How far one node's round-1 bits move the other nodes' part of the ``avg-clustering`` estimate.
-
-    ``degrees`` are the (screened) ``degree`` releases of all n nodes.
-
-    Notes
-    -----
-    Node v's bits are those of the pairs (v, j). A pair (v, j) enters :math:`w_u` only when v
-    and j are both among u's kept neighbours (at most D of them, chosen without looking at the
-    bits): at most D - 1 such pairs per u, so :math:`r_u = 2w_u - \binom{m_u}2` moves by at
-    most 2(D - 1), for the same node randomness (same projection, same noise). u's degree
-    release does not involve the bits, so its term :math:`\hat a(\tilde d_u)\tilde r_u +
-    \hat b(\tilde d_u)` moves by at most :math:`2(D-1)|\hat a(\tilde d_u)|`, and the estimate
-    by at most :math:`\frac{2(D-1)}{n}\sum_u |\hat a(\tilde d_u)|` (v's own term is covered by
-    :func:`clustering_influence_bound`; it is included here too, which only loosens the bound).
-
-    >>> round(clustering_round1_influence_bound(np.array([2, 3, 0]), bound=3, epsilon_rr=1.0,
-    ...                                         epsilon_degree=50.0), 6)
-    1.923514
-    """
-    from ..estimators.operator import debias
-    from .clustering import _coefficients
-    from .randomized_response import flip_probability
-
-    d = np.asarray(degrees, dtype=np.int64)
-    if d.ndim != 1 or d.size == 0:
-        raise ValueError(f"degrees must be a non-empty 1-d array, got shape {d.shape}")
-    top = check_nonnegative_int(bound, "bound", minimum=2)
-    a, _ = _coefficients("clustering", top, flip_probability(check_epsilon(epsilon_rr, "epsilon_rr")))
-    a_hat = debias(a, d, check_epsilon(epsilon_degree, "epsilon_degree"))
-    return 2.0 * (top - 1) * math.fsum(np.abs(a_hat).tolist()) / d.size

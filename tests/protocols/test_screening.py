@@ -1,4 +1,5 @@
-"""Poisoning bounds: the exact noise quantile, screening, and one liar's influence (enumerated)."""
+"""Poisoning screening: the exact noise quantile, the admissible ranges and the screen; then one
+liar's influence on the degree statistics (:func:`ldpgraph.protocols.curator.influence_bound`, enumerated)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import numpy as np
 import pytest
 
 from ldpgraph.protocols import NodeReports, ReleasedValues, curator
-from ldpgraph.protocols.poisoning import (
+from ldpgraph.protocols.curator import influence_bound
+from ldpgraph.protocols.screening import (
     PublicBounds,
     admissible_range,
-    influence_bound,
     noise_quantile,
     screen_reports,
 )
