@@ -326,7 +326,7 @@ class ReportAccumulator:
     d_max : int, optional
         The public degree bound, needed to check the sensitivity of ``kstar_<k>`` rows.
     bounds : PublicBounds, optional
-        Public bounds for poisoning screening (:mod:`ldpgraph.protocols.poisoning`).
+        Public bounds for poisoning screening (:mod:`ldpgraph.protocols.screening`).
     outliers : {"clip", "reject", "raise"}, default "clip"
         What to do with a report outside its admissible range (only with ``bounds``).
     version : int, optional
