@@ -7,7 +7,8 @@ r"""One registry of every compared method, across all statistics.
 - The k-star methods of :mod:`ldpgraph.baselines` are registered under their current names,
   through :class:`KStarProtocol` (an adapter: the simulation is the method's own, vectorized
   over trials). ``unbiased-dlap`` and ``naive-dlap`` also estimate the degree statistics of
-  :mod:`ldpgraph.protocols.statistics` from the same reports (:class:`DegreeReportsProtocol`).
+  :mod:`ldpgraph.protocols.statistics`: their layer protocol ``degree`` simulates those
+  (:meth:`~ldpgraph.protocols.degree.DegreeProtocol.simulate_trials`, as the experiment runner does).
 - The triangle protocols (:mod:`ldpgraph.protocols.triangle_methods`) estimate
   ``triangles`` and ``transitivity``, the clustering protocols
   (:mod:`ldpgraph.protocols.clustering_methods`) ``avg_clustering`` and
@@ -31,7 +32,6 @@ from .protocols.base import FLOAT_BITS, Protocol, Round
 
 __all__ = [
     "KStarProtocol",
-    "DegreeReportsProtocol",
     "LayerSimulation",
     "get_method",
     "method_names",
@@ -78,10 +78,7 @@ def _register_built_in() -> None:
     from .protocols.triangle_methods import TRIANGLE_METHODS
 
     for name in METHODS:
-        if name in ("unbiased-dlap", "naive-dlap"):
-            register(name, lambda name=name: DegreeReportsProtocol(name))
-        else:
-            register(name, lambda name=name: KStarProtocol(name))
+        register(name, lambda name=name: KStarProtocol(name))
     for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(), *FOUR_CYCLE_METHODS.items(),
                           *KCORE_METHODS.items(), *EDGE_ORIENT_METHODS.items()):
         register(name, factory)
@@ -163,7 +160,9 @@ class KStarProtocol(Protocol):
     (:attr:`~ldpgraph.baselines.methods.KStarMethod.protocol`: ``degree``, ``local-dlap-kstars``,
     ...); trials are simulated by the method itself, vectorised over trials (the same law as
     :func:`~ldpgraph.run.run_in_memory` of the layer protocol, tested in
-    ``tests/protocols/test_degree_protocol.py``).
+    ``tests/protocols/test_degree_protocol.py``). The other statistics of a layer protocol with a
+    simulation of its own (``simulated_statistics``: the degree statistics of ``degree``, for
+    ``unbiased-dlap`` and ``naive-dlap``) are simulated by it, with the method's estimator.
 
     Examples
     --------
@@ -174,6 +173,11 @@ class KStarProtocol(Protocol):
     'continuous Laplace releases are not integer report rows'
     >>> p.estimate_trials([1, 2, 1], "kstars", 2, 1.0, 3, rng=0).shape
     (3,)
+    >>> p = KStarProtocol("unbiased-dlap")
+    >>> "edges" in p.statistics and "kstars" in p.statistics
+    True
+    >>> float(p.estimate_trials([1, 2, 1], "edges", None, 50.0, 1, rng=0)[0])
+    2.0
     """
 
     statistics: tuple[str, ...] = ("kstars",)
@@ -195,6 +199,11 @@ class KStarProtocol(Protocol):
         else:
             self.not_deployable = self.layer.not_deployable
         self.reference = self.method.reference
+        simulated = getattr(self.layer, "simulated_statistics", None)
+        #: statistics other than kstars, simulated by the layer protocol (with the method's estimator)
+        self.layer_statistics = () if simulated is None else simulated()
+        self.statistics = ("kstars", *self.layer_statistics)
+        self.estimator = self.layer_options.get("estimator", "unbiased")
 
     def plan(self, epsilon: float) -> Any:
         """The layer protocol's plan at ``epsilon`` (placeholders for the public k and D, which do not
@@ -217,95 +226,43 @@ class KStarProtocol(Protocol):
 
     def estimate_trials(self, data, statistic, param, epsilon, n_trials=1, *, rng=None):
         self._check_statistic(statistic)
-        return self.method.estimate_trials(_degrees_of(data), param, epsilon, n_trials, rng=rng)
+        if statistic == "kstars":
+            return self.method.estimate_trials(_degrees_of(data), param, epsilon, n_trials, rng=rng)
+        d = _degrees_of(data)
+        gen = check_rng(rng)
+        n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
+        return self.layer.simulate_trials(d, statistic, param, epsilon, n_trials, rng=gen,
+                                          estimators=(self.estimator,))[0]
 
     def truth(self, data, statistic, param):
-        from .graph.statistics import kstar_counts
-
         self._check_statistic(statistic)
-        return float(kstar_counts(_degrees_of(data), param))
+        if statistic == "kstars":
+            from .graph.statistics import kstar_counts
+
+            return float(kstar_counts(_degrees_of(data), param))
+        from .protocols.statistics import get_statistic
+
+        return float(get_statistic(statistic).truth(_degrees_of(data), param))
 
     def analytic_mean(self, data, statistic, param, epsilon):
+        if statistic != "kstars":
+            return None
         return self.method.analytic_mean(_degrees_of(data), param, epsilon)
 
     def analytic_variance(self, data, statistic, param, epsilon):
+        if statistic != "kstars":
+            return None
         return self.method.analytic_variance(_degrees_of(data), param, epsilon)
 
     def analytic_rmse(self, data, statistic, param, epsilon):
-        return self.method.analytic_rmse(_degrees_of(data), param, epsilon)
+        if statistic == "kstars":
+            return self.method.analytic_rmse(_degrees_of(data), param, epsilon)
+        sd = self.layer.simulated_sd(_degrees_of(data), statistic, param, epsilon, self.estimator)
+        return None if sd is None or not math.isfinite(sd) else float(sd)
 
     def communication(self, data, epsilon, statistic=None):
         rounds = self.rounds(epsilon, statistic)
         return float(FLOAT_BITS * len(rounds)), float(FLOAT_BITS if len(rounds) > 1 else 0)
-
-
-class DegreeReportsProtocol(KStarProtocol):
-    """``unbiased-dlap`` / ``naive-dlap``: one DLap degree report, every degree statistic.
-
-    k-stars go through the baseline method; the other statistics are estimated as the
-    experiment runner does (:mod:`ldpgraph.experiments.statistics`): the curator's unbiased
-    estimate, or the plug-in, of the same reports.
-
-    Examples
-    --------
-    >>> p = DegreeReportsProtocol("unbiased-dlap")
-    >>> "edges" in p.statistics and "kstars" in p.statistics
-    True
-    >>> float(p.estimate_trials([1, 2, 1], "edges", None, 50.0, 1, rng=0)[0])
-    2.0
-    """
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        from .protocols.statistics import STATISTICS
-
-        self.statistics = ("kstars", *STATISTICS)
-
-    def estimate_trials(self, data, statistic, param, epsilon, n_trials=1, *, rng=None):
-        if statistic == "kstars":
-            return super().estimate_trials(data, statistic, param, epsilon, n_trials, rng=rng)
-        self._check_statistic(statistic)
-        from .protocols.randomizer import DegreeRandomizer
-        from .protocols.statistics import get_statistic
-
-        d = _degrees_of(data)
-        stat = get_statistic(statistic)
-        randomizer = DegreeRandomizer(epsilon=epsilon)
-        gen = check_rng(rng)
-        n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
-        out = np.empty(n_trials)
-        for t in range(n_trials):
-            reports = randomizer.randomize(d, rng=gen)
-            if self.name == "unbiased-dlap":
-                out[t] = float(stat.unbiased(reports, param).value)
-            else:
-                out[t] = stat.naive(reports.degrees.values, param)
-        return out
-
-    def truth(self, data, statistic, param):
-        if statistic == "kstars":
-            return super().truth(data, statistic, param)
-        from .protocols.statistics import get_statistic
-
-        self._check_statistic(statistic)
-        return float(get_statistic(statistic).truth(_degrees_of(data), param))
-
-    def analytic_rmse(self, data, statistic, param, epsilon):
-        if statistic == "kstars":
-            return super().analytic_rmse(data, statistic, param, epsilon)
-        from .protocols.statistics import get_statistic
-
-        stat = get_statistic(statistic)
-        if self.name == "unbiased-dlap" or stat.naive_is_unbiased:
-            sd = stat.analytic_sd(_degrees_of(data), param, epsilon)
-            return None if sd is None or not math.isfinite(sd) else float(sd)
-        return None
-
-    def analytic_mean(self, data, statistic, param, epsilon):
-        return super().analytic_mean(data, statistic, param, epsilon) if statistic == "kstars" else None
-
-    def analytic_variance(self, data, statistic, param, epsilon):
-        return super().analytic_variance(data, statistic, param, epsilon) if statistic == "kstars" else None
 
 
 class LayerSimulation(Protocol):

@@ -221,20 +221,17 @@ def _run_block(unit: _Unit, degrees: NDArray[np.int64], seed: int, block: int, n
     if unit.kstar_method is not None:
         est = unit.kstar_method.estimate_trials(degrees, unit.k, unit.epsilon, n, rng=gen)
         return task, np.asarray(est, dtype=np.float64).reshape(1, n)
-    from ..protocols.randomizer import DegreeRandomizer
+    from ..protocols.degree import DegreeProtocol
 
-    stat = get_statistic(unit.statistic)
-    randomizer = DegreeRandomizer(epsilon=unit.epsilon)
-    out = np.empty((len(unit.methods), n), dtype=np.float64)
-    for t in range(n):
-        reports = randomizer.randomize(degrees, rng=gen)
-        y = reports.degrees.values
-        for i, method in enumerate(unit.methods):
-            if method == UNBIASED_METHOD:
-                out[i, t] = float(stat.unbiased(reports, unit.k).value)
-            else:
-                out[i, t] = stat.naive(y, unit.k)
-    return task, out
+    # the degree statistics of unbiased-dlap and naive-dlap: the degree protocol's simulation, both
+    # estimators from the same reports
+    return task, DegreeProtocol().simulate_trials(degrees, unit.statistic, unit.k, unit.epsilon, n, rng=gen,
+                                                  estimators=_estimators(unit.methods))
+
+
+def _estimators(methods: tuple[str, ...]) -> tuple[str, ...]:
+    """The degree protocol's estimator of each of ``unbiased-dlap`` / ``naive-dlap``."""
+    return tuple("unbiased" if m == UNBIASED_METHOD else "naive" for m in methods)
 
 
 def _run_protocol_block(unit: _Unit, gen: np.random.Generator, n: int) -> NDArray[np.float64]:
@@ -342,11 +339,11 @@ def _analytic(unit: _Unit, g: GraphInput) -> dict[str, float | None]:
     if unit.kstar_method is not None:
         fn = getattr(unit.kstar_method, "analytic_rmse", None)
         return {unit.methods[0]: None if fn is None else fn(g.degrees, unit.k, unit.epsilon)}
-    stat = get_statistic(unit.statistic)
-    sd = stat.analytic_sd(g.degrees, unit.k, unit.epsilon)
-    return {
-        m: sd if (m == UNBIASED_METHOD or stat.naive_is_unbiased) else None for m in unit.methods
-    }
+    from ..protocols.degree import DegreeProtocol
+
+    proto = DegreeProtocol()
+    return {m: proto.simulated_sd(g.degrees, unit.statistic, unit.k, unit.epsilon, estimator)
+            for m, estimator in zip(unit.methods, _estimators(unit.methods), strict=True)}
 
 
 def _cell_costs(unit: _Unit, seconds: NDArray[np.float64]) -> dict[str, Any]:

@@ -381,6 +381,74 @@ class DegreeProtocol(Protocol):
         return {name: Screening(name, q.admissible[0], q.admissible[1], result.outliers, q.n_outside)
                 for name, q in result.quantities.items() if q.admissible is not None}
 
+    # ------------------------------------------------------------------ simulation (experiments)
+
+    def simulated_statistics(self) -> tuple[str, ...]:
+        """The degree statistics :meth:`simulate_trials` estimates (those of
+        :data:`ldpgraph.protocols.statistics.STATISTICS`; the k-stars are simulated by the methods of
+        :mod:`ldpgraph.baselines`, vectorised over trials)."""
+        from .statistics import STATISTICS as DEGREE_STATISTICS
+
+        return tuple(DEGREE_STATISTICS)
+
+    def simulated_sd(self, degrees: NDArray[np.int64], statistic: str, param: int | None, epsilon: float,
+                     estimator: str = "unbiased") -> float | None:
+        """The exact standard deviation of :meth:`simulate_trials`' ``estimator`` (its RMSE: it is
+        unbiased), or None: the plug-in of a statistic it biases, or no closed form
+        (:attr:`~ldpgraph.protocols.statistics.GraphStatistic.analytic_sd`).
+
+        >>> import numpy as np
+        >>> p = DegreeProtocol()
+        >>> p.simulated_sd(np.array([1, 2, 1]), "edges", None, 1.0) == p.simulated_sd(
+        ...     np.array([1, 2, 1]), "edges", None, 1.0, "naive")
+        True
+        >>> p.simulated_sd(np.array([1, 2, 1]), "degree_moment", 2, 1.0, "naive") is None
+        True
+        """
+        from .statistics import get_statistic
+
+        stat = get_statistic(statistic)
+        if estimator == "unbiased" or stat.naive_is_unbiased:
+            return stat.analytic_sd(degrees, param, epsilon)
+        return None
+
+    def simulate_trials(self, degrees: NDArray[np.int64], statistic: str, param: int | None, epsilon: float,
+                        n_trials: int, *, rng: np.random.Generator,
+                        estimators: Sequence[str] = ("unbiased",)) -> NDArray[np.float64]:
+        r"""Estimates of ``statistic`` in ``n_trials`` simulated rounds: ``(len(estimators), n_trials)``.
+
+        Each trial draws every node's report :math:`y_v = d_v + \mathrm{DLap}(e^{-\varepsilon})`
+        (:class:`~ldpgraph.protocols.randomizer.DegreeRandomizer`, from ``rng``), and each estimator
+        reads the same reports: ``"unbiased"`` the curator's unbiased estimate, ``"naive"`` the
+        plug-in of the noisy degrees (:class:`~ldpgraph.protocols.statistics.GraphStatistic`). The
+        experiment runner simulates the degree statistics of ``unbiased-dlap`` and ``naive-dlap``
+        here, both from one draw per trial.
+
+        >>> import numpy as np
+        >>> DegreeProtocol().simulate_trials(np.array([1, 2, 1]), "edges", None, 50.0, 2,
+        ...                                  rng=np.random.default_rng(0), estimators=("unbiased", "naive"))
+        array([[2., 2.],
+               [2., 2.]])
+        """
+        from .randomizer import DegreeRandomizer
+        from .statistics import get_statistic
+
+        bad = [e for e in estimators if e not in ("unbiased", "naive")]
+        if bad:
+            raise ValueError(f"estimators must be 'unbiased' or 'naive', got {bad}")
+        stat = get_statistic(statistic)
+        randomizer = DegreeRandomizer(epsilon=epsilon)
+        out = np.empty((len(estimators), n_trials), dtype=np.float64)
+        for t in range(n_trials):
+            reports = randomizer.randomize(degrees, rng=rng)
+            y = reports.degrees.values
+            for i, estimator in enumerate(estimators):
+                if estimator == "unbiased":
+                    out[i, t] = float(stat.unbiased(reports, param).value)
+                else:
+                    out[i, t] = stat.naive(y, param)
+        return out
+
 
 class NotDeployableRound(Round):
     """A round whose release is continuous (Laplace): no report row can carry it."""
