@@ -137,6 +137,35 @@ def test_naive_estimates_plug_in_the_noisy_degrees(small, statistic):
     assert run.estimate.std_error is None and "plug-in" in run.estimate.note
 
 
+def test_simulation_reads_one_report_set_per_trial_with_every_estimator(small):
+    """``simulate_trials`` (the runner's degree statistics): one draw per trial, whatever the estimators.
+
+    For the degree variance, unbiased = naive - (n - 1) Var(eta) / n exactly (the curator's
+    correction of Q(y)/n), Var(eta) = 2p/(1-p)^2, p = e^-eps: it holds trial by trial only when both
+    estimators read the same reports."""
+    proto, d, eps = registry.get("degree"), small.degrees, 0.7
+    both = proto.simulate_trials(d, "degree_variance", None, eps, 40, rng=np.random.default_rng(5),
+                                 estimators=("unbiased", "naive"))
+    alone = proto.simulate_trials(d, "degree_variance", None, eps, 40, rng=np.random.default_rng(5))
+    assert both.shape == (2, 40) and np.array_equal(both[0], alone[0])
+    p, n = math.exp(-eps), small.n_nodes
+    np.testing.assert_allclose(both[0], both[1] - (n - 1) * (2 * p / (1 - p) ** 2) / n, rtol=0, atol=1e-9)
+    with pytest.raises(ValueError, match="estimators must be 'unbiased' or 'naive'"):
+        proto.simulate_trials(d, "edges", None, eps, 1, rng=np.random.default_rng(0), estimators=("plugin",))
+
+
+def test_simulated_edges_have_the_exact_mean_and_sd(small):
+    """Edges: mean |E|, sd sqrt(n Var(eta) / 4) (closed form); 4000 trials, mean within 4 standard errors."""
+    proto, d, eps, trials = registry.get("degree"), small.degrees, 0.5, 4000
+    p = math.exp(-eps)
+    sd = math.sqrt(small.n_nodes * (2 * p / (1 - p) ** 2) / 4)
+    assert proto.simulated_sd(d, "edges", None, eps) == pytest.approx(sd, rel=1e-12)
+    assert proto.simulated_sd(d, "edges", None, eps, "naive") == pytest.approx(sd, rel=1e-12)  # unbiased too
+    assert proto.simulated_sd(d, "degree_moment", 2, eps, "naive") is None  # a biased plug-in
+    x = proto.simulate_trials(d, "edges", None, eps, trials, rng=np.random.default_rng(11))[0]
+    assert abs(x.mean() - small.n_edges) < 4 * sd / math.sqrt(trials)
+
+
 def test_kstar_counts_ride_along_the_degree(small):
     run = run_in_memory("degree", small, 2.0, sampler=1, statistic="kstars_from_counts:2", kstar_counts=(2,),
                         d_max=5)
