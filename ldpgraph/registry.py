@@ -199,10 +199,9 @@ class KStarProtocol(Protocol):
         else:
             self.not_deployable = self.layer.not_deployable
         self.reference = self.method.reference
+        # statistics other than kstars: simulated by the layer protocol, with the method's estimator
         simulated = getattr(self.layer, "simulated_statistics", None)
-        #: statistics other than kstars, simulated by the layer protocol (with the method's estimator)
-        self.layer_statistics = () if simulated is None else simulated()
-        self.statistics = ("kstars", *self.layer_statistics)
+        self.statistics = ("kstars", *(() if simulated is None else simulated()))
         self.estimator = self.layer_options.get("estimator", "unbiased")
 
     def plan(self, epsilon: float) -> Any:
