@@ -214,13 +214,20 @@ class _Unit:
 
 
 def _run_block(unit: _Unit, degrees: NDArray[np.int64], seed: int, block: int, n: int, task: int):
-    """Simulate ``n`` trials of one block; return ``(task, estimates of shape (n_methods, n))``."""
-    gen = block_rng(seed, unit.key, block)
+    """Simulate ``n`` trials of one block; return ``(task, estimates of shape (n_methods, n),
+    analytic)``, where ``analytic`` is the unit's closed-form RMSEs (:func:`_analytic`) for its
+    block 0 and None for the others: deterministic work, done by the workers beside the trials."""
+    analytic = _analytic(unit, degrees) if block == 0 else None
+    return task, _simulate_block(unit, degrees, block_rng(seed, unit.key, block), n), analytic
+
+
+def _simulate_block(unit: _Unit, degrees: NDArray[np.int64], gen: np.random.Generator, n: int) -> NDArray:
+    """The estimates of ``n`` trials of one block, shape (n_methods, n)."""
     if unit.protocol is not None:
-        return task, _run_protocol_block(unit, gen, n)
+        return _run_protocol_block(unit, gen, n)
     if unit.kstar_method is not None:
         est = unit.kstar_method.estimate_trials(degrees, unit.k, unit.epsilon, n, rng=gen)
-        return task, np.asarray(est, dtype=np.float64).reshape(1, n)
+        return np.asarray(est, dtype=np.float64).reshape(1, n)
     from ..protocols.randomizer import DegreeRandomizer
 
     stat = get_statistic(unit.statistic)
@@ -234,7 +241,7 @@ def _run_block(unit: _Unit, degrees: NDArray[np.int64], seed: int, block: int, n
                 out[i, t] = float(stat.unbiased(reports, unit.k).value)
             else:
                 out[i, t] = stat.naive(y, unit.k)
-    return task, out
+    return out
 
 
 def _run_protocol_block(unit: _Unit, gen: np.random.Generator, n: int) -> NDArray[np.float64]:
@@ -316,7 +323,7 @@ def _cannot_run(unit: _Unit, degrees: NDArray[np.int64]) -> str | None:
     (``MemoryError`` naming the protocols that fit): that cell is skipped, not the whole grid.
     """
     try:
-        _run_block(unit, degrees, 0, 0, 1, 0)
+        _simulate_block(unit, degrees, block_rng(0, unit.key, 0), 1)
     except (ValueError, OverflowError, FloatingPointError, ArithmeticError, MemoryError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
@@ -336,14 +343,15 @@ def _truth(g: GraphInput, stat: str, k: int | None) -> float:
     return float(get_statistic(stat).truth(g.degrees, k))
 
 
-def _analytic(unit: _Unit, g: GraphInput) -> dict[str, float | None]:
+def _analytic(unit: _Unit, degrees: NDArray[np.int64]) -> dict[str, float | None]:
+    """The closed-form RMSE of each method of a unit (None where there is none)."""
     if unit.protocol is not None:
         return {unit.methods[0]: unit.protocol.analytic_rmse(unit.data, unit.statistic, unit.k, unit.epsilon)}
     if unit.kstar_method is not None:
         fn = getattr(unit.kstar_method, "analytic_rmse", None)
-        return {unit.methods[0]: None if fn is None else fn(g.degrees, unit.k, unit.epsilon)}
+        return {unit.methods[0]: None if fn is None else fn(degrees, unit.k, unit.epsilon)}
     stat = get_statistic(unit.statistic)
-    sd = stat.analytic_sd(g.degrees, unit.k, unit.epsilon)
+    sd = stat.analytic_sd(degrees, unit.k, unit.epsilon)
     return {
         m: sd if (m == UNBIASED_METHOD or stat.naive_is_unbiased) else None for m in unit.methods
     }
@@ -843,7 +851,7 @@ def run_experiment(
     cell_blocks = [(b, min(block_size, n_trials - start)) for b, start in enumerate(starts)]
     tasks = [(u, b, n) for u in range(len(units)) for b, n in cell_blocks]
     results: list[NDArray | None] = [None] * len(tasks)
-    analytic_of_unit: list[dict[str, float | None]] = []
+    analytic_of_unit: list[dict[str, float | None]] = [{} for _ in units]  # from each unit's block 0
     bar = _progress(len(units) * n_trials, quiet)
     try:
         import joblib
@@ -851,14 +859,14 @@ def run_experiment(
         _wait_for_started_workers()
         with _parallel_context(backend, scheduler, [g.degrees for g in ginputs]):
             parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size, return_as="generator_unordered")
-            for i, est in parallel(
+            for i, est, closed_form in parallel(
                 joblib.delayed(_run_block)(units[u], by_label[units[u].graph].degrees, entropy, b, n, i)
                 for i, (u, b, n) in enumerate(tasks)
             ):
                 results[i] = est
+                if closed_form is not None:
+                    analytic_of_unit[tasks[i][0]] = closed_form
                 bar.update(est.shape[1])
-                if not analytic_of_unit:  # once, while the workers run their tasks
-                    analytic_of_unit[:] = [_analytic(unit, by_label[unit.graph]) for unit in units]
     finally:
         bar.close()
     t_sim = time.perf_counter() - t0
