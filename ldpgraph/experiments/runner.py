@@ -214,19 +214,26 @@ class _Unit:
 
 
 def _run_block(unit: _Unit, degrees: NDArray[np.int64], seed: int, block: int, n: int, task: int):
-    """Simulate ``n`` trials of one block; return ``(task, estimates of shape (n_methods, n))``."""
-    gen = block_rng(seed, unit.key, block)
+    """Simulate ``n`` trials of one block; return ``(task, estimates of shape (n_methods, n),
+    analytic)``, where ``analytic`` is the unit's closed-form RMSEs (:func:`_analytic`) for its
+    block 0 and None for the others: deterministic work, done by the workers beside the trials."""
+    analytic = _analytic(unit, degrees) if block == 0 else None
+    return task, _simulate_block(unit, degrees, block_rng(seed, unit.key, block), n), analytic
+
+
+def _simulate_block(unit: _Unit, degrees: NDArray[np.int64], gen: np.random.Generator, n: int) -> NDArray:
+    """The estimates of ``n`` trials of one block, shape (n_methods, n)."""
     if unit.protocol is not None:
-        return task, _run_protocol_block(unit, gen, n)
+        return _run_protocol_block(unit, gen, n)
     if unit.kstar_method is not None:
         est = unit.kstar_method.estimate_trials(degrees, unit.k, unit.epsilon, n, rng=gen)
-        return task, np.asarray(est, dtype=np.float64).reshape(1, n)
+        return np.asarray(est, dtype=np.float64).reshape(1, n)
     from ..protocols.degree import DegreeProtocol
 
     # the degree statistics of unbiased-dlap and naive-dlap: the degree protocol's simulation, both
     # estimators from the same reports
-    return task, DegreeProtocol().simulate_trials(degrees, unit.statistic, unit.k, unit.epsilon, n, rng=gen,
-                                                  estimators=_estimators(unit.methods))
+    return DegreeProtocol().simulate_trials(degrees, unit.statistic, unit.k, unit.epsilon, n, rng=gen,
+                                            estimators=_estimators(unit.methods))
 
 
 def _estimators(methods: tuple[str, ...]) -> tuple[str, ...]:
@@ -313,7 +320,7 @@ def _cannot_run(unit: _Unit, degrees: NDArray[np.int64]) -> str | None:
     (``MemoryError`` naming the protocols that fit): that cell is skipped, not the whole grid.
     """
     try:
-        _run_block(unit, degrees, 0, 0, 1, 0)
+        _simulate_block(unit, degrees, block_rng(0, unit.key, 0), 1)
     except (ValueError, OverflowError, FloatingPointError, ArithmeticError, MemoryError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
@@ -333,16 +340,17 @@ def _truth(g: GraphInput, stat: str, k: int | None) -> float:
     return float(get_statistic(stat).truth(g.degrees, k))
 
 
-def _analytic(unit: _Unit, g: GraphInput) -> dict[str, float | None]:
+def _analytic(unit: _Unit, degrees: NDArray[np.int64]) -> dict[str, float | None]:
+    """The closed-form RMSE of each method of a unit (None where there is none)."""
     if unit.protocol is not None:
         return {unit.methods[0]: unit.protocol.analytic_rmse(unit.data, unit.statistic, unit.k, unit.epsilon)}
     if unit.kstar_method is not None:
         fn = getattr(unit.kstar_method, "analytic_rmse", None)
-        return {unit.methods[0]: None if fn is None else fn(g.degrees, unit.k, unit.epsilon)}
+        return {unit.methods[0]: None if fn is None else fn(degrees, unit.k, unit.epsilon)}
     from ..protocols.degree import DegreeProtocol
 
     proto = DegreeProtocol()
-    return {m: proto.simulated_sd(g.degrees, unit.statistic, unit.k, unit.epsilon, estimator)
+    return {m: proto.simulated_sd(degrees, unit.statistic, unit.k, unit.epsilon, estimator)
             for m, estimator in zip(unit.methods, _estimators(unit.methods), strict=True)}
 
 
@@ -383,6 +391,62 @@ def _watch_parent(parent_pid: int) -> None:
     while os.getppid() == parent_pid:
         time.sleep(_PARENT_POLL_SECONDS)
     os._exit(1)
+
+
+def _worker_ready() -> int:
+    """A no-op task: unpickling it imports this module (and what the tasks need) in the worker."""
+    return os.getpid()
+
+
+_warmup_lock = threading.Lock()
+_warmup: dict[int, threading.Thread] = {}
+
+
+def start_workers(n_jobs: int | None, backend: str | None = None, scheduler: str | None = None) -> bool:
+    """Start joblib's loky workers in a background thread, so that they boot while this process
+    still prepares the grid (loads graphs, computes truths); return whether a start was begun.
+
+    A fresh loky worker takes ~0.3-0.5 s (a Python process importing numpy and ldpgraph) before it
+    runs its first task; started here, that time overlaps the caller's own work instead of adding
+    to the grid's. The grid's ``joblib.Parallel`` (same backend configuration, same ``n_jobs``)
+    reuses the started executor. Only for the local loky backend with ``n_jobs`` given and not 1
+    (automatic ``None`` is decided from the grid's size, later); calling it again is a no-op.
+    Nothing random happens here: records do not depend on it.
+
+    Examples
+    --------
+    >>> start_workers(1)  # sequential: nothing to start
+    False
+    """
+    if scheduler is not None or backend not in (None, "loky") or n_jobs is None or n_jobs == 1:
+        return False
+    parent = os.getpid()
+
+    def boot() -> None:
+        try:
+            import joblib
+
+            with joblib.parallel_config(backend="loky", initializer=_exit_with_parent, initargs=(parent,)):
+                size = joblib.effective_n_jobs(n_jobs)
+                joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(_worker_ready)() for _ in range(size))
+        except Exception:  # noqa: BLE001 - the grid's own Parallel reports any real problem
+            pass
+
+    with _warmup_lock:
+        if parent in _warmup:
+            return False
+        thread = threading.Thread(target=boot, name="ldpgraph-start-workers", daemon=True)
+        _warmup[parent] = thread
+        thread.start()
+    return True
+
+
+def _wait_for_started_workers() -> None:
+    """Join a :func:`start_workers` thread of this process, so that only one Parallel runs at once."""
+    with _warmup_lock:
+        thread = _warmup.pop(os.getpid(), None)
+    if thread is not None:
+        thread.join()
 
 
 @contextmanager
@@ -774,6 +838,7 @@ def run_experiment(
         n_jobs = _auto_n_jobs(n_jobs, len(units) * n_trials * max(g.n_nodes for g in ginputs))
     elif n_jobs is None:
         n_jobs = -1
+    start_workers(n_jobs, backend, scheduler)  # a no-op when the caller started them already
 
     truths = {(g.label, s, k): _truth(g, s, k) for g in ginputs for s, k in stats}
 
@@ -783,21 +848,22 @@ def run_experiment(
     cell_blocks = [(b, min(block_size, n_trials - start)) for b, start in enumerate(starts)]
     tasks = [(u, b, n) for u in range(len(units)) for b, n in cell_blocks]
     results: list[NDArray | None] = [None] * len(tasks)
-    analytic_of_unit: list[dict[str, float | None]] = []
+    analytic_of_unit: list[dict[str, float | None]] = [{} for _ in units]  # from each unit's block 0
     bar = _progress(len(units) * n_trials, quiet)
     try:
         import joblib
 
+        _wait_for_started_workers()
         with _parallel_context(backend, scheduler, [g.degrees for g in ginputs]):
             parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size, return_as="generator_unordered")
-            for i, est in parallel(
+            for i, est, closed_form in parallel(
                 joblib.delayed(_run_block)(units[u], by_label[units[u].graph].degrees, entropy, b, n, i)
                 for i, (u, b, n) in enumerate(tasks)
             ):
                 results[i] = est
+                if closed_form is not None:
+                    analytic_of_unit[tasks[i][0]] = closed_form
                 bar.update(est.shape[1])
-                if not analytic_of_unit:  # once, while the workers run their tasks
-                    analytic_of_unit[:] = [_analytic(unit, by_label[unit.graph]) for unit in units]
     finally:
         bar.close()
     t_sim = time.perf_counter() - t0
