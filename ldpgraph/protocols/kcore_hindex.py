@@ -8,7 +8,8 @@ error of the degree at the hubs (without noise, one step gives a mean approximat
 1.16 on Facebook and 1.04 on Email-Enron, max 1.96 and 3.7; the degree: 1.50 and 1.24, max 25
 and 115). Each step is one release of sensitivity 1, so a few steps fit the budget:
 
-1. round 0: every node releases :math:`z^0_v = d_v + \mathrm{DLap}(e^{-\varepsilon_0})`;
+1. round 0: every node releases :math:`z^0_v = d_v + \mathrm{DLap}(e^{-\varepsilon_0})`,
+   :math:`\varepsilon_0 = (1 - h)\varepsilon` (h = ``h_share``; the T steps share hε equally);
 2. round t = 1..T: the curator broadcasts every node's value
    :math:`x^{t-1}_w = \max(m^{t-1}_w, 0)` (below; rounded to 9 decimals), and node v releases
    :math:`z^t_v = H(\{x^{t-1}_w : w \in N(v)\}) + \mathrm{DLap}(e^{-\varepsilon_t})`
@@ -27,8 +28,9 @@ and 115). Each step is one release of sensitivity 1, so a few steps fit the budg
    posterior risk :math:`E[\max(x/q, q/x)^p \mid m]`. p = 1 is the posterior optimum of the
    mean factor; it reads a leaf whose noise came out at 12 as the nodes of core 12 it most
    likely is, and the maximum factor is then set by such leaves. A larger p weighs the
-   posterior's tail: p trades the mean against the maximum (p is chosen on Wiki-Vote, a graph
-   outside the comparison: ``scripts/bench_kcore_edge_orient.py --hindex-select wiki-vote``).
+   posterior's tail: p trades the mean against the maximum. p and the budget share of the
+   h-index are chosen per ε on Wiki-Vote, a graph outside the comparison
+   (:data:`HINDEX_SCHEDULE`, :func:`hindex_settings`).
 
 Privacy (ε = Σ_t ε_t per node, sequential composition over the T + 1 rounds). Round 0 is a
 degree, sensitivity 1. In round t the values :math:`x^{t-1}_w` are public (functions of the
@@ -37,7 +39,9 @@ raises every count :math:`c_S(h) = |\{s \ge h\}|` by 0 or 1, so :math:`H(S \cup 
 H(S)`, and with :math:`h' = H(S \cup \{y\})`, :math:`c_S(h'-1) \ge c_S(h') \ge h' - 1`, so
 :math:`H(S) \ge h' - 1` (:func:`h_index`; checked by enumeration and audited in the tests).
 The discrete Laplace at :math:`e^{-\varepsilon_t}` on a sensitivity-1 integer is
-ε_t-DP. Pooling and read-out are post-processing.
+ε_t-DP. Pooling and read-out are post-processing; the shares and p depend on the public ε
+only. The accounting is the reference's: ε per node, an edge being in the lists of both its
+ends (ε_paper = 2ε, :func:`~ldpgraph.protocols.kcore.reference_kcore`).
 
 Examples
 --------
@@ -49,6 +53,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -58,11 +63,31 @@ from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from .kcore import KCoreRun, _csr, _dlap
 
 __all__ = ["h_index", "h_index_counts", "hindex_budget", "hindex_node_release", "pool_releases",
-           "eb_core_estimate", "hindex_pooled", "hindex_kcore", "HINDEX_DEFAULTS"]
+           "eb_core_estimate", "hindex_pooled", "hindex_kcore", "hindex_settings", "HINDEX_DEFAULTS",
+           "HINDEX_SCHEDULE"]
 
-#: the settings of the method ``kcore-hindex``, chosen on Wiki-Vote, outside the comparison
-#: (``scripts/bench_kcore_edge_orient.py --hindex-select wiki-vote``)
-HINDEX_DEFAULTS = {"steps": 1, "h_share": 0.9, "c": 3.0, "power": 4.0}
+#: the method ``kcore-hindex``'s (h_share, power) at per-node ε 0.25, 0.5, 1 (ε_paper 0.5, 1, 2),
+#: chosen on Wiki-Vote, a graph outside the comparison, at each ε alone: the lowest worst ratio to
+#: the reference of the mean and the max factor, each plus two Monte-Carlo SEs, over 30 seeded runs
+#: (``scripts/bench_kcore_edge_orient.py --hindex-select wiki-vote --trials 30``)
+HINDEX_SCHEDULE = {0.25: (0.5, 3.5), 0.5: (0.95, 5.5), 1.0: (0.95, 6.0)}
+HINDEX_DEFAULTS = {"steps": 1, "c": 3.0}
+
+
+def hindex_settings(epsilon: float) -> dict[str, float]:
+    """``h_share`` and ``power`` of :data:`HINDEX_SCHEDULE` at per-node ``epsilon``: linear in
+    log ε between its points, its end values outside.
+
+    >>> hindex_settings(0.5), hindex_settings(0.1), hindex_settings(4.0)
+    ({'h_share': 0.95, 'power': 5.5}, {'h_share': 0.5, 'power': 3.5}, {'h_share': 0.95, 'power': 6.0})
+    >>> hindex_settings(2 ** -1.5)
+    {'h_share': 0.725, 'power': 4.5}
+    """
+    eps = check_epsilon(epsilon)
+    at = np.log2(np.array(sorted(HINDEX_SCHEDULE)))
+    h, p = np.array([HINDEX_SCHEDULE[e] for e in sorted(HINDEX_SCHEDULE)]).T
+    x = math.log2(eps)
+    return {"h_share": round(float(np.interp(x, at, h)), 12), "power": round(float(np.interp(x, at, p)), 12)}
 
 
 def h_index(values: ArrayLike) -> int:
@@ -232,11 +257,12 @@ def hindex_pooled(graph: Any, epsilon: float, *, steps: int = 1, h_share: float 
     return pool_releases(z, budget, c)
 
 
-def hindex_kcore(graph: Any, epsilon: float, *, steps: int = 1, h_share: float = 0.9, c: float = 3.0,
-                 power: float = 4.0, rng: Any = None) -> KCoreRun:
+def hindex_kcore(graph: Any, epsilon: float, *, steps: int = 1, h_share: float | None = None, c: float = 3.0,
+                 power: float | None = None, rng: Any = None) -> KCoreRun:
     r"""``kcore-hindex`` at per-node budget ``epsilon``: a noisy degree, ``steps`` noisy h-index
-    rounds, pooling and the read-out (module docstring). ``levels`` holds the pooled values
-    rounded (there is no level structure); ``rounds`` = steps + 1.
+    rounds, pooling and the read-out (module docstring). ``h_share``, ``power``: None takes
+    :func:`hindex_settings` at ``epsilon``. ``levels`` holds the pooled values rounded (there is
+    no level structure); ``rounds`` = steps + 1.
 
     >>> from ldpgraph.graph import from_edge_array
     >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
@@ -244,5 +270,8 @@ def hindex_kcore(graph: Any, epsilon: float, *, steps: int = 1, h_share: float =
     >>> run.core_numbers.round(3).tolist(), run.rounds
     ([2.0, 2.0, 2.0, 1.0], 2)
     """
+    chosen = hindex_settings(epsilon)
+    h_share = chosen["h_share"] if h_share is None else h_share
+    power = chosen["power"] if power is None else power
     m, eff = hindex_pooled(graph, epsilon, steps=steps, h_share=h_share, c=c, rng=rng)
     return KCoreRun(np.rint(np.maximum(m, 0.0)).astype(np.int64), eb_core_estimate(m, eff, power), steps + 1)

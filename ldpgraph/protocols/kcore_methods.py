@@ -14,8 +14,9 @@ method              rounds (per-node budget ε)                                 
 ``kcore-svt-gate``  ours: ``kcore-svt-degree`` (degree 0.65 ε, sparse vector 0.15 ε) and
                     a last round at 0.2 ε: each node's noisy count of neighbours whose
                     estimate backs its lower end (the neighbour gate; simulation only)
-``kcore-hindex``    ours: noisy degree 0.1 ε, then the h-index of the neighbours' public
-                    values at 0.9 ε (two rounds), pooled and read by empirical Bayes
+``kcore-hindex``    ours: noisy degree (1 - h) ε, then the h-index of the neighbours'
+                    public values at h ε (two rounds; h = 0.5 to 0.95 by ε), pooled and
+                    read by empirical Bayes
                     (:mod:`~ldpgraph.protocols.kcore_hindex`; simulation only)
 =================== ================================================================ ==========
 
@@ -50,7 +51,7 @@ from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from .base import Protocol, Round, require_graph
 from .kcore import KCoreRun, core_summary, exact_core_numbers, reference_kcore, svt_kcore
 from .kcore_degree import GATE_MAX_FIRST, degree_svt_budget, degree_svt_kcore
-from .kcore_hindex import HINDEX_DEFAULTS, hindex_budget, hindex_kcore
+from .kcore_hindex import HINDEX_DEFAULTS, hindex_budget, hindex_kcore, hindex_settings
 
 __all__ = ["KCoreMethod", "KCORE_METHODS", "core_sizes"]
 
@@ -131,7 +132,7 @@ class KCoreMethod(Protocol):
     def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[Round, ...]:
         eps = check_epsilon(epsilon)
         if self.name == "kcore-hindex":
-            b = hindex_budget(eps, HINDEX_DEFAULTS["steps"], HINDEX_DEFAULTS["h_share"])
+            b = hindex_budget(eps, HINDEX_DEFAULTS["steps"], hindex_settings(eps)["h_share"])
             return (Round("degree", "d_v + DLap", "dlap", b["degree"], "1"),
                     Round("h-index 1", "H({x_w : w in N(v)}) + DLap, x_w public (round 0)", "dlap",
                           b["h-index 1"], "1"))

@@ -23,6 +23,7 @@ from ldpgraph.protocols.kcore_hindex import (
     hindex_kcore,
     hindex_node_release,
     hindex_pooled,
+    hindex_settings,
     pool_releases,
 )
 from ldpgraph.protocols.kcore_methods import KCoreMethod
@@ -156,6 +157,16 @@ def test_monte_carlo_on_karate_beats_the_degree_at_the_same_budget():
     assert np.mean(ours) + 0.1 < np.mean(deg)
 
 
+def test_schedule_is_wiki_votes_choice_at_its_points_and_log_linear_between():
+    from ldpgraph.protocols.kcore_hindex import HINDEX_SCHEDULE
+
+    for eps, (h, p) in HINDEX_SCHEDULE.items():
+        assert hindex_settings(eps) == {"h_share": h, "power": p}
+    mid = hindex_settings(math.sqrt(0.5 * 1.0))  # halfway in log between 0.5 and 1
+    assert mid == pytest.approx({"h_share": 0.95, "power": 5.75})
+    assert hindex_settings(1e-3) == hindex_settings(0.25) and hindex_settings(50.0) == hindex_settings(1.0)
+
+
 def test_registered_method_runs_the_defaults():
     from ldpgraph.registry import get_method, method_names
 
@@ -163,9 +174,11 @@ def test_registered_method_runs_the_defaults():
     m = get_method("kcore-hindex")
     g = _karate()
     b = m.budget(1.0)
-    assert math.isclose(sum(b.values()), 1.0) and b == hindex_budget(1.0, 1, HINDEX_DEFAULTS["h_share"])
+    assert math.isclose(sum(b.values()), 1.0) and b == hindex_budget(1.0, 1, hindex_settings(1.0)["h_share"])
     d = m.trial_details(g, 1.0, rng=np.random.default_rng(3))
     run = hindex_kcore(g, 1.0, rng=np.random.default_rng(3), **HINDEX_DEFAULTS)
+    same = hindex_kcore(g, 1.0, rng=np.random.default_rng(3), h_share=0.95, power=6.0)
+    assert np.array_equal(run.core_numbers, same.core_numbers)
     assert d["rounds"] == 2 and d["max_approximation_factor"] == pytest.approx(
         approximation_factors(run.core_numbers, exact_core_numbers(g)).max())
     with pytest.raises(ValueError, match="h_share"):
