@@ -8,7 +8,8 @@ Prints three tables on Facebook and Email-Enron (``--graphs`` to change):
    budget ε_paper / 2 (ψ = 1/4, two levels per group), and ``kcore-svt-degree`` (ψ = 1/2, one
    level per group, capped and read through a noisy degree) without and with the neighbour
    gate (``gate max-first``, ``gate mean-first``: :mod:`ldpgraph.protocols.kcore_degree`,
-   step 4, one more round); mean and max approximation factor
+   step 4, one more round), and ``kcore-hindex`` (:mod:`ldpgraph.protocols.kcore_hindex`: a
+   noisy degree and a noisy h-index, two rounds); mean and max approximation factor
    (averaged over the trials), degeneracy estimate, the densest-subgraph density's factor
    (:mod:`ldpgraph.protocols.densest`: k̂_max/√2 against the exact ρ*), rounds; and the
    reference without noise (its rounding floor).
@@ -33,6 +34,9 @@ into ``SRC/ldpgraph_driver/`` that calls the code's ``algorithms.KCoreLDPCoord``
 (the code's own runner fixes ε = 1 and its output path), builds it with the ``go`` on PATH,
 writes the graph as the code's one-worker partition file, and prints the binary's k-core
 numbers beside the transcription's, mean ± standard error over the trials.
+
+``--hindex-select GRAPH``: only the choice of ``kcore-hindex``'s h-index share and read-out power
+on GRAPH (its schedule was chosen on ``wiki-vote``, outside the tables, with ``--trials 30``).
 
 ``--split GRAPH``: only the grid search that chose ``edge-orient-triangles``' default split and
 margin (the analytic MSE on GRAPH; the default was chosen on ``wiki-vote``, outside the tables).
@@ -66,6 +70,7 @@ from ldpgraph.protocols.edge_orient import (
 )
 from ldpgraph.protocols.kcore import core_summary, exact_core_numbers, reference_kcore, svt_kcore
 from ldpgraph.protocols.kcore_degree import GATE_MAX_FIRST, degree_svt_kcore
+from ldpgraph.protocols.kcore_hindex import HINDEX_DEFAULTS, eb_core_estimate, hindex_kcore, hindex_pooled
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
 from ldpgraph.protocols.triangles import lower_wedges
 from ldpgraph.registry import get_method
@@ -109,7 +114,9 @@ def kcore_table(graphs: dict, trials: int) -> None:
                                    g, e / 2, rng=s, max_degree=int(g.degrees.max()), **GATE_MAX_FIRST)),
                                ("gate mean-first (ours)", lambda s, e=eps, g=g: degree_svt_kcore(
                                    g, e / 2, rng=s, max_degree=int(g.degrees.max()),
-                                   c_lo=0.75 * math.log(g.n_nodes), **GATE_MEAN_FIRST))):
+                                   c_lo=0.75 * math.log(g.n_nodes), **GATE_MEAN_FIRST)),
+                               ("hindex (ours)", lambda s, e=eps, g=g: hindex_kcore(g, e / 2, rng=s,
+                                                                                 **HINDEX_DEFAULTS))):
                 res = [run(s) for s in range(trials)]
                 summ = [core_summary(r.core_numbers, truth) for r in res]
                 rounds = max(r.rounds for r in res) + (1 if label == "reference" else 0)
@@ -132,6 +139,47 @@ def kcore_table(graphs: dict, trials: int) -> None:
           "max(est/rho*, rho*/est) of the density k_max/sqrt(2) read from the core numbers "
           "(ldpgraph.protocols.densest), mean over the trials")
     print(_table(rows))
+
+
+def hindex_select(name: str, trials: int) -> dict:
+    """The h-index share and read-out power of ``kcore-hindex`` chosen on ``name`` (a graph outside the
+    comparison).
+
+    For every (h_share, power) of the grid and ε_paper ∈ {0.5, 1, 2}: the mean and the max
+    approximation factor over ``trials`` seeded runs, each as a ratio to the reference's on the same
+    seeds, plus two Monte-Carlo standard errors of that ratio (the SE of the paired differences over
+    the reference's mean: the max factor is far noisier than the mean, and a win on it needs the
+    margin). The score is the worst of the six; the lowest score wins (printed, and returned).
+    """
+    g = load_dataset(name)
+    truth = exact_core_numbers(g)
+    shares, powers = (0.5, 2.0 / 3.0, 0.8, 0.9, 0.95), (3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, 7.0, 8.0)
+    scores: dict = {(h, p): [] for h in shares for p in powers}
+    keys = ("mean_approximation_factor", "max_approximation_factor")
+    for eps in (0.5, 1.0, 2.0):
+        ref = [core_summary(reference_kcore(g, eps / 2, rng=s).core_numbers, truth) for s in range(trials)]
+        ref_x = {key: np.array([x[key] for x in ref]) for key in keys}
+        for h in shares:
+            pooled = [hindex_pooled(g, eps / 2, h_share=h, rng=s) for s in range(trials)]
+            for p in powers:
+                summ = [core_summary(eb_core_estimate(m, eff, p), truth) for m, eff in pooled]
+                for key in keys:
+                    ours = np.array([x[key] for x in summ])
+                    scores[(h, p)].append((ours.mean() + 2 * _se(ours - ref_x[key])) / ref_x[key].mean())
+    ranked = sorted(scores, key=lambda key: max(scores[key]))
+    rows = [("h_share", "power", "score", "(mean, max) ratio + 2 SE at eps_paper 0.5, 1, 2")]
+    rows += [(f"{h:.3f}", p, f"{max(scores[(h, p)]):.3f}", " ".join(f"{x:.3f}" for x in scores[(h, p)]))
+             for h, p in ranked[:15]]
+    print(f"kcore-hindex on {name}: (mean, max) factor / the reference's, + 2 SE, {trials} trials")
+    print(_table(rows))
+    per_eps = {}
+    for i, eps in enumerate((0.5, 1.0, 2.0)):  # the same rule at each epsilon alone
+        h, p = min(scores, key=lambda key: max(scores[key][2 * i:2 * i + 2]))
+        per_eps[eps] = (h, p, max(scores[(h, p)][2 * i:2 * i + 2]))
+    print("per eps_paper: " + ", ".join(f"{e:g}: h_share {h:.3f} power {p} (score {x:.3f})"
+                                         for e, (h, p, x) in per_eps.items()))
+    h, p = ranked[0]
+    return {"h_share": h, "power": p, "per_eps_paper": per_eps}
 
 
 _DRIVER = """package main
@@ -321,6 +369,10 @@ def timing(g) -> None:
     print(f"\nEmail-Enron, one whole kcore-svt run at eps 0.5: vectorised simulation {fast:.2f} s "
           f"({run.rounds} rounds); protocol layer (per-node streams, all rounds) {slow:.1f} s "
           f"({layer.n_rounds} rounds) ({_load()})")
+    t0 = time.process_time()
+    run = hindex_kcore(g, 0.5, rng=1, **HINDEX_DEFAULTS)
+    print(f"Email-Enron, one whole kcore-hindex run at eps 0.5 (both rounds, pooling, read-out): "
+          f"{time.process_time() - t0:.2f} s of CPU ({run.rounds} rounds)")
 
 
 def main() -> None:
@@ -329,10 +381,14 @@ def main() -> None:
     ap.add_argument("--ours-trials", type=int, default=None, help="trials of ours in the triangle table "
                     "(default: --trials)")
     ap.add_argument("--split", metavar="GRAPH", help="only the split search of edge-orient-triangles on GRAPH")
+    ap.add_argument("--hindex-select", metavar="GRAPH", help="only the choice of kcore-hindex's read-out on GRAPH")
     ap.add_argument("--graphs", nargs="+", default=["facebook", "email-enron"])
     ap.add_argument("--reference", metavar="SRC", help="checkout of the Go reference to build and run")
     ap.add_argument("--skip", nargs="*", default=[], choices=["kcore", "triangles", "enron", "timing"])
     args = ap.parse_args()
+    if args.hindex_select:
+        hindex_select(args.hindex_select, args.trials)
+        return
     if args.split:
         split_search(args.split)
         return

@@ -14,6 +14,10 @@ method              rounds (per-node budget ε)                                 
 ``kcore-svt-gate``  ours: ``kcore-svt-degree`` (degree 0.65 ε, sparse vector 0.15 ε) and
                     a last round at 0.2 ε: each node's noisy count of neighbours whose
                     estimate backs its lower end (the neighbour gate; simulation only)
+``kcore-hindex``    ours: noisy degree (1 - h) ε, then the h-index of the neighbours'
+                    public values at h ε (two rounds; h = 0.5 to 0.95 by ε), pooled and
+                    read by empirical Bayes
+                    (:mod:`~ldpgraph.protocols.kcore_hindex`; simulation only)
 =================== ================================================================ ==========
 
 ``core_numbers`` is a vector; one trial is recorded by its *mean approximation factor*
@@ -47,6 +51,7 @@ from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from .base import Protocol, Round, require_graph
 from .kcore import KCoreRun, core_summary, exact_core_numbers, reference_kcore, svt_kcore
 from .kcore_degree import GATE_MAX_FIRST, degree_svt_budget, degree_svt_kcore
+from .kcore_hindex import HINDEX_DEFAULTS, hindex_budget, hindex_kcore, hindex_settings
 
 __all__ = ["KCoreMethod", "KCORE_METHODS", "core_sizes"]
 
@@ -73,9 +78,9 @@ class KCoreMethod(Protocol):
     unbiased = False
 
     def __init__(self, name: str, *, psi: float | None = None, levels_per_group: int = 2) -> None:
-        if name not in ("kcore-svt", "kcore-reference", "kcore-svt-degree", "kcore-svt-gate"):
+        if name not in ("kcore-svt", "kcore-reference", "kcore-svt-degree", "kcore-svt-gate", "kcore-hindex"):
             raise ValueError(f"unknown k-core method {name!r}; choose kcore-svt, kcore-svt-degree, "
-                             "kcore-svt-gate or kcore-reference")
+                             "kcore-svt-gate, kcore-hindex or kcore-reference")
         self.name = name
         self.psi = (0.25 if name == "kcore-svt" else 0.5) if psi is None else float(psi)
         if name in ("kcore-svt-degree", "kcore-svt-gate"):
@@ -89,6 +94,11 @@ class KCoreMethod(Protocol):
             self.reference = ("ours: kcore-svt-degree plus a last round where each node counts its "
                               "neighbours "
                               "whose estimate backs its lower end (the neighbour gate)")
+        elif name == "kcore-hindex":
+            self.not_deployable = "simulation only so far (kcore-svt deploys)"
+            self.reference = ("ours: a noisy degree and a noisy h-index of the neighbours' public values "
+                              "(the h-index operator of Lü et al., Nat. Commun. 2016), read by empirical "
+                              "Bayes")
         elif name == "kcore-svt":
             self.deployed_as = ("kcore-svt", {})
             self.option_names = ("d_max", "psi", "levels_per_group", "rho_share")
@@ -121,6 +131,11 @@ class KCoreMethod(Protocol):
 
     def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[Round, ...]:
         eps = check_epsilon(epsilon)
+        if self.name == "kcore-hindex":
+            b = hindex_budget(eps, HINDEX_DEFAULTS["steps"], hindex_settings(eps)["h_share"])
+            return (Round("degree", "d_v + DLap", "dlap", b["degree"], "1"),
+                    Round("h-index 1", "H({x_w : w in N(v)}) + DLap, x_w public (round 0)", "dlap",
+                          b["h-index 1"], "1"))
         if self.name in ("kcore-svt-degree", "kcore-svt-gate"):
             gate = self.name == "kcore-svt-gate"
             b = (degree_svt_budget(eps, GATE_MAX_FIRST["degree_share"], GATE_MAX_FIRST["gate_share"]) if gate
@@ -146,6 +161,8 @@ class KCoreMethod(Protocol):
 
     def run(self, g: Any, epsilon: float, rng: Any = None) -> KCoreRun:
         """One run of the decomposition at per-node budget ``epsilon``."""
+        if self.name == "kcore-hindex":
+            return hindex_kcore(g, epsilon, rng=rng, **HINDEX_DEFAULTS)
         if self.name in ("kcore-svt-degree", "kcore-svt-gate"):
             gate = GATE_MAX_FIRST if self.name == "kcore-svt-gate" else {}
             return degree_svt_kcore(g, epsilon, psi=self.psi, levels_per_group=self.levels_per_group,
@@ -189,6 +206,8 @@ class KCoreMethod(Protocol):
     def communication(self, data, epsilon, statistic=None):
         g = require_graph(data, self.name)
         n = max(g.n_nodes, 2)
+        if self.name == "kcore-hindex":  # two signed integers up; every node's value (32 bits) down once
+            return float(2 * math.ceil(math.log2(2 * n + 1))), float(32 * n)
         rounds = math.ceil(math.log(n) / math.log1p(self.psi)) * self.levels_per_group
         return float(rounds), float(n * rounds)  # a bit per round up; the levels (a bit per node) down
 
@@ -199,4 +218,5 @@ KCORE_METHODS: dict[str, Any] = {
     "kcore-reference": lambda: KCoreMethod("kcore-reference"),
     "kcore-svt-degree": lambda: KCoreMethod("kcore-svt-degree"),
     "kcore-svt-gate": lambda: KCoreMethod("kcore-svt-gate"),
+    "kcore-hindex": lambda: KCoreMethod("kcore-hindex"),
 }
