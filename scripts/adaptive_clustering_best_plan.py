@@ -42,7 +42,7 @@ import time
 import numpy as np
 
 from ldpgraph.core.plan import split_budget
-from ldpgraph.datasets import load_dataset
+from ldpgraph.datasets import resolve_graph
 from ldpgraph.protocols import adaptive_clustering as ac
 from ldpgraph.protocols.clustering import average_clustering_truth
 
@@ -96,7 +96,7 @@ def _line(label, r, eps):
 
 
 def load(name):
-    g = load_dataset(name)
+    g = resolve_graph(name, rng=0)
     return g, ac.wedge_table(g), average_clustering_truth(g)
 
 
