@@ -899,12 +899,14 @@ def variance_components(graph: Any, epsilon_rr: float, epsilon_degree: float, ep
 # best-RMSE estimate, profile and distribution: empirical-Bayes deconvolution
 
 #: default strata of the public bound L_v for the deconvolution (the prior of c_v depends on L): one
-#: per value of L up to 16, where the noise is large, then [17, 33), [33, 65), [65, oo). Within a
-#: stratum the likelihood weighs the nodes of larger L (less noise) more, so where c_v varies with L
-#: inside it the stratum's mean leans towards the larger L: with the former strata (2, 3, 5, 9, 17,
-#: 33, 65) the stratum 5-8 on Email-Enron at eps 2 came out -0.5% of the truth off (-1.2% in all);
-#: a single L per stratum removes that (-0.4% in all, Facebook unchanged; 40-100 trials)
-DEFAULT_STRATA = (*range(2, 18), 33, 65)
+#: per value of L up to 8, where the noise is largest, then [9, 17), [17, 33), [33, 65), [65, oo).
+#: Within a stratum the likelihood weighs the nodes of larger L (less noise) more, so where c_v
+#: varies with L inside it the stratum's mean leans towards the larger L: with the former strata
+#: (2, 3, 5, 9, 17, 33, 65) the stratum 5-8 on Email-Enron at eps 2 came out -0.5% of the truth off
+#: (-1.2% in all, -0.5% with these; 40 trials, Facebook unchanged). One stratum per L up to 16
+#: did as well on both but cost a watts-strogatz graph (n 5000, k 10, p 0.1: degrees 6-14) +2.4%
+#: of bias at eps 2 (its strata of a few hundred nodes each), so the singletons stop at 8
+DEFAULT_STRATA = (*range(2, 10), 17, 33, 65)
 
 
 @dataclass(frozen=True)
@@ -966,7 +968,7 @@ def deconvolve(reports: AdaptiveReports, *, strata: ArrayLike = DEFAULT_STRATA, 
     >>> rep = AdaptiveReports(np.array([5, 5, 5, 5]), np.array([60, 60, 0, 5]), 4.0, 2.0, 40.0, 0)
     >>> dec = deconvolve(rep)
     >>> dec.weights.shape, bool(np.allclose(dec.weights.sum(axis=1), 1.0))
-    ((18, 51), True)
+    ((11, 51), True)
     """
     c_hat = reports.local_estimates()
     dlap, rr = reports.noise_parts()
@@ -1067,8 +1069,11 @@ def best_estimate(reports: AdaptiveReports, **options: Any) -> Estimate:
     r"""The best-RMSE estimate: the mean of the nodes' posterior means (:func:`deconvolve`).
 
     Biased: it shrinks each node's noisy estimate towards its stratum's estimated distribution
-    on [0, 1] (EM stopped early: a regularisation towards the unbiased stratum means;
-    ``scripts/adaptive_clustering_best_plan.py`` measures the bias). Both the posterior means
+    on [0, 1] (EM stopped early: a regularisation towards the stratum's maximum-likelihood
+    tilted distribution; ``scripts/adaptive_clustering_best_plan.py`` measures the bias). Where
+    the noise dwarfs [0, 1] (the low-degree nodes at eps <= 1, which make most of the error)
+    a stratum's estimate is in effect a likelihood estimate of a location under Laplace noise,
+    with about half the variance of the stratum's mean (:func:`deconvolve`). Both the posterior means
     and the :math:`\hat c_v` estimate the clipped :math:`c_v\rho_v`, so the curator's plug-in
     clipping loss (:func:`clipping_bias_estimate` with ``inverse=True``) is added back: it
     removes most of the downward bias the margin causes (the plan's margin is that of
