@@ -25,6 +25,9 @@ degree share beats it by more than the Monte-Carlo SE of its RMSE. Graphs not us
 at the chosen plan and at the unconstrained best tail. The cap was set after Wiki-Vote showed
 the unconstrained choice failing there (so for the cap Wiki-Vote is no longer unseen).
 
+A graph is a dataset name, a synthetic spec (``ws:n=5000,k=10,p=0.1``) or an edge-list file
+(:func:`~ldpgraph.datasets.resolve_graph`, seed 0).
+
 ``--confirm N`` instead runs only the defaults (``BEST_TAIL``, ``DEFAULT_SHARES``) with N trials
 per graph and epsilon (``--epsilons``), and prints the Monte-Carlo standard error of the RMSE.
 
