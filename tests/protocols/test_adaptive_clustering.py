@@ -309,11 +309,105 @@ def test_profile_figure_has_both_panels():
     assert len(fig.axes) == 2 and fig.axes[0].get_xscale() == "log"
 
 
-@pytest.mark.parametrize("mean", [0.02, 0.3, 0.5, 0.9, 0.98])
-def test_the_em_start_has_the_stratum_mean(mean):
+@pytest.mark.parametrize("b, sd", [(1.0, 0.3), (0.2, 3.0), (12.7, 2.5), (0.5, 0.5)])
+def test_laplace_normal_density_is_the_convolution(b, sd):
+    # f(x) = int Lap(x - y; b) phi(y; sd) dy by quadrature (kink at y = x), at points in the body
+    # and far in both tails
+    from scipy.integrate import quad
+    from scipy.stats import norm
+
+    def conv(x):
+        def f(y):
+            return math.exp(-abs(x - y) / b) / (2 * b) * norm.pdf(y, scale=sd)
+        lo, hi = -40 * sd - abs(x), 40 * sd + abs(x)
+        return quad(f, lo, x, epsabs=0, epsrel=1e-12, limit=200)[0] + quad(f, x, hi, epsabs=0, epsrel=1e-12,
+                                                                              limit=200)[0]
+
+    xs = np.array([-6.0, -1.0, -0.1, 0.0, 0.3, 2.0, 9.0]) * max(b, sd)
+    got = ac._laplace_normal_logpdf(xs, b, sd)
+    want = np.log([conv(float(x)) for x in xs])
+    np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-8)
+    total = quad(lambda x: math.exp(float(ac._laplace_normal_logpdf(np.array(x), b, sd))), -np.inf, np.inf)[0]
+    assert total == pytest.approx(1.0, abs=1e-7)
+
+
+def test_laplace_normal_density_limits_and_no_overflow():
+    x = np.array([-1e4, -5.0, 0.0, 0.7, 1e4])
+    # sd -> 0: the Laplace density; b -> 0: the normal one
+    np.testing.assert_allclose(ac._laplace_normal_logpdf(x, 2.0, 0.0), -np.log(4.0) - np.abs(x) / 2.0, rtol=1e-12)
+    np.testing.assert_allclose(ac._laplace_normal_logpdf(x[1:4], 1e-7, 1.0),
+                               -x[1:4] ** 2 / 2 - 0.5 * np.log(2 * np.pi), rtol=1e-6)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        assert np.all(np.isfinite(ac._laplace_normal_logpdf(x, 1e-3, 1e3)))
+        assert np.all(np.isfinite(ac._laplace_normal_logpdf(x, 1e3, 1e-3)))
+
+
+def test_the_em_start_maximises_the_likelihood_over_the_tilted_family():
+    # rows of Laplace likelihoods on the grid; the start's log-likelihood beats a fine scan of
+    # lambda, and its derivative (posterior means minus prior mean) vanishes there
     grid = np.linspace(0.0, 1.0, 51)
-    w = ac._tilted(grid, mean)
-    assert w.sum() == pytest.approx(1.0) and float(w @ grid) == pytest.approx(mean, abs=1e-9)
+    gen = np.random.default_rng(3)
+    for loc, scale in [(0.7, 5.0), (0.2, 0.3), (0.5, 20.0)]:
+        x = loc + gen.laplace(0.0, scale, 300)
+        lik = np.exp(-np.abs(x[:, None] - grid[None, :]) / scale)
+        lik /= lik.max(axis=1, keepdims=True)
+        freq = np.full(x.size, 1.0 / x.size)
+        w = ac._tilted_mle(lik, freq, grid)
+
+        def loglik(weights, lik=lik, freq=freq):
+            return float(freq @ np.log(lik @ weights))
+
+        scan = max(loglik(ac._tilt(grid, lam)) for lam in np.linspace(-60, 60, 2401))
+        assert loglik(w) >= scan - 1e-9
+        r = lik * w
+        r /= r.sum(axis=1, keepdims=True)
+        assert float(freq @ (r @ grid)) == pytest.approx(float(w @ grid), abs=1e-6)
+
+
+def test_the_likelihood_start_beats_the_mean_where_laplace_noise_dominates():
+    # 500 triangles with a pendant at each corner: corners c = 1/3, pendants 0 (truth 1/6), every
+    # node at L = 2 (a huge margin); precise randomized response and a Laplace noise of scale
+    # about 7 on each c^ (eps_local 0.15), so the stratum's distribution is nearly a point mass
+    # seen through Laplace noise: the likelihood (the EM's start) estimates its location with about
+    # half the variance of the mean (the unbiased estimate). Measured sd ratio 0.72 over 80 runs;
+    # 0.86 for the former start at the stratum's mean (the grid's [0, 1] alone)
+    edges = []
+    for i in range(500):
+        a, b, c = 6 * i, 6 * i + 1, 6 * i + 2
+        edges += [[a, b], [b, c], [a, c], [a, 6 * i + 3], [b, 6 * i + 4], [c, 6 * i + 5]]
+    g = from_edge_array(edges)
+    table, truth = ac.wedge_table(g), average_clustering_truth(g)
+    gen = np.random.default_rng(8)
+    best, unb = [], []
+    for _ in range(80):
+        e = ac.best_estimate(ac.simulate_reports(table, 12.0, 8.0, 0.15, 60, rng=gen))
+        best.append(e.value)
+        unb.append(e.unbiased.value)
+    sd_b, sd_u = np.std(best, ddof=1), np.std(unb, ddof=1)
+    assert sd_b < 0.8 * sd_u
+    assert abs(np.mean(best) - truth) < 4 * sd_b / math.sqrt(len(best))
+
+
+def test_one_stratum_per_small_bound_removes_the_lean_towards_the_precise_nodes():
+    # 2,000 nodes at L = 5 with c = 0.9 and 2,000 at L = 8 with c = 0.1 (Laplace scales 0.67 and
+    # 0.42): pooled in one stratum [5, 9), the likelihood weighs the L = 8 nodes more and the
+    # stratum's mean leans to 0.1 (measured -0.12); with the default strata (one per L up to 8)
+    # the posterior means average to the truth within 4 SE over the runs, as the plain mean does
+    from ldpgraph.mechanisms import DiscreteLaplace
+
+    gen = np.random.default_rng(2)
+    L = np.r_[np.full(2000, 5), np.full(2000, 8)]
+    c = np.r_[np.full(2000, 0.9), np.full(2000, 0.1)]
+    pooled, default = [], []
+    for _ in range(10):
+        y = np.floor(G * L / 2 * c + gen.random(L.size)).astype(np.int64)
+        y += DiscreteLaplace(epsilon=0.6, sensitivity=float(G)).sample(L.size, rng=gen)
+        rep = ac.AdaptiveReports(L, y, 40.0, 1.0, 0.6, 0)
+        pooled.append(ac.deconvolve(rep, strata=(2, 5, 9)).posterior_mean.mean() - c.mean())
+        default.append(ac.deconvolve(rep).posterior_mean.mean() - c.mean())
+    se = np.std(default, ddof=1) / math.sqrt(len(default))
+    assert abs(np.mean(default)) < 4 * se
+    assert np.mean(pooled) < -0.05
 
 
 def test_bias_estimate_is_the_exact_bias_at_the_true_degrees_and_coefficients():
