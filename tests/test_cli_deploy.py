@@ -10,6 +10,7 @@ import pytest
 from ldpgraph.cli import main
 from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph
+from ldpgraph.protocols.kcore_hindex import HINDEX_SCHEDULE
 from ldpgraph.run import run_in_memory
 from ldpgraph.run.reportfiles import read_report_set
 
@@ -198,4 +199,6 @@ def test_kcore_hindex_through_files_equals_memory(tmp_path, capsys, monkeypatch)
     assert main(["methods", "--stat", "core_numbers", "--epsilon", "2", "--json"]) == 0
     row = next(r for r in json.loads(capsys.readouterr().out)["methods"] if r["method"] == "kcore-hindex")
     assert row["deployable"] and row["deploy"] == "--protocol kcore-hindex"
-    assert row["budget"] == {"degree": pytest.approx(0.1), "h-index": pytest.approx(1.9)} and row["rounds"] == 2
+    h = HINDEX_SCHEDULE[1.0][0]  # per-node epsilon 2: the schedule's last point
+    assert row["budget"] == {"degree": pytest.approx(2 * (1 - h)), "h-index": pytest.approx(2 * h)}
+    assert row["rounds"] == 2

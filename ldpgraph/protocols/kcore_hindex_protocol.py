@@ -32,7 +32,7 @@ Examples
 >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
 >>> run = run_in_memory("kcore-hindex", g, 1e4, sampler=1)
 >>> run.plan.describe()
-'epsilon 10000 = degree 500 + h-index 9500'
+'epsilon 10000 = degree 2000 + h-index 8000'
 >>> run.estimate.core_numbers.round(3).tolist(), run.n_rounds, run.estimate.rounds
 ([2.0, 2.0, 2.0, 1.0], 2, 2)
 """
@@ -275,9 +275,9 @@ class HIndexProtocol(Protocol):
                  "operator of Lü et al., Nat. Commun. 2016), read by empirical Bayes")
     options = (
         Option("h_share", float, None, "share of the budget on the h-index round (default: the method's "
-               "schedule at the node's epsilon, 0.5 to 0.95)"),
+               "schedule at the node's epsilon, 0.8 to 0.9)"),
         Option("readout_power", float, None, "p of the read-out's posterior risk E[max(x/q, q/x)^p] "
-               "(default: the method's schedule, 3.5 to 6)"),
+               "(default: the method's schedule, 4.5 to 8)"),
         Option("pool_c", float, HINDEX_DEFAULTS["c"], "the degree joins the h-index in the pooled value "
                "unless it is more than pool_c standard deviations above it (default 3)"),
     )

@@ -15,7 +15,7 @@ method              rounds (per-node budget ε)                                 
                     a last round at 0.2 ε: each node's noisy count of neighbours whose
                     estimate backs its lower end (the neighbour gate; simulation only)
 ``kcore-hindex``    ours: noisy degree (1 - h) ε, then the h-index of the neighbours'   ``kcore-hindex``
-                    public values at h ε (two rounds; h = 0.5 to 0.95 by ε), pooled and
+                    public values at h ε (two rounds; h = 0.8 to 0.9 by ε), pooled and
                     read by empirical Bayes (:mod:`~ldpgraph.protocols.kcore_hindex`)
 =================== ================================================================ ==========
 

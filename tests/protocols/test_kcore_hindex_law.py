@@ -32,7 +32,13 @@ from ldpgraph.audit import audit_neighbours
 from ldpgraph.core import Seeded, registry
 from ldpgraph.graph import from_edge_array
 from ldpgraph.protocols.kcore import _dlap, _dlap_pmf, approximation_factors, exact_core_numbers
-from ldpgraph.protocols.kcore_hindex import h_index_counts, hindex_kcore, hindex_read_out, public_values
+from ldpgraph.protocols.kcore_hindex import (
+    h_index_counts,
+    hindex_kcore,
+    hindex_read_out,
+    hindex_settings,
+    public_values,
+)
 from ldpgraph.protocols.kcore_hindex_protocol import DEGREE, H_INDEX, HIndexBroadcast
 from ldpgraph.run import run_in_memory
 
@@ -106,7 +112,7 @@ def test_fast_simulator_and_layer_agree_end_to_end_on_karate():
         assert abs(_welch_z(fast[:, j], layer[:, j])) < Z
         assert stats.ks_2samp(fast[:, j], layer[:, j]).pvalue > 1e-3
     # power: the simulator at 0.8 of the budget (its settings kept) is told apart by the pooled error
-    low = _measures((hindex_kcore(g, 0.8, rng=s, h_share=0.95, power=6.0) for s in range(1500)), k)
+    low = _measures((hindex_kcore(g, 0.8, rng=s, **hindex_settings(1.0)) for s in range(1500)), k)
     assert abs(_welch_z(low[:, 1], layer[:, 1])) > Z and stats.ks_2samp(low[:, 1], layer[:, 1]).pvalue < 1e-3
 
 
