@@ -10,6 +10,7 @@ import pytest
 from ldpgraph.cli import main
 from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph
+from ldpgraph.protocols.kcore_hindex import HINDEX_SCHEDULE
 from ldpgraph.run import run_in_memory
 from ldpgraph.run.reportfiles import read_report_set
 
@@ -161,3 +162,43 @@ def test_curate_reads_the_degree_plan_from_the_rows_or_checks_the_given_one(tmp_
     assert given["value"] == run_in_memory("degree", g, 1.0, sampler=4, statistic="edges").estimate.value
     assert main(["curate", str(out), "--epsilon", "2"]) == 1  # rows of another plan
     assert "released at epsilon 1.0, but the plan" in capsys.readouterr().err
+
+
+def test_kcore_hindex_through_files_equals_memory(tmp_path, capsys, monkeypatch):
+    """kcore-hindex: round 1 (noisy degrees) -> the signed broadcast of every node's noisy degree ->
+    round 2 (noisy h-indices) -> every node's core number, the bits of the in-memory run of the same
+    seed; one total --epsilon split by the plan, and ``ldpgraph methods`` names the deployment."""
+    monkeypatch.setenv("LDPGRAPH_CURATOR_KEY", str(tmp_path / "key"))
+    r1, r2, b = tmp_path / "r1.csv", tmp_path / "r2.jsonl", tmp_path / "b.json"
+    opts = ["--protocol", "kcore-hindex", "--epsilon", "2", "--h-share", "0.75"]
+    budget = "epsilon 2 = degree 0.5 + h-index 1.5"
+    assert main(["node", "--graph", GRAPH, *opts, "--simulate", "--seed", "3", "--out", str(r1)]) == 0
+    assert budget in capsys.readouterr().out
+    assert main(["curate", str(r1), *opts, "--broadcast-out", str(b)]) == 0
+    assert "every node's noisy degree" in capsys.readouterr().out
+    with r1.open(newline="") as fh:  # the broadcast holds round 1's rows, node by node
+        sent = {int(row["node"]): int(row["value"]) for row in csv.DictReader(fh)}
+    assert json.loads(b.read_text())["degrees"] == [sent[v] for v in range(300)]
+    assert main(["node", "--graph", GRAPH, *opts, "--round", "2", "--broadcast", str(b), "--simulate", "--seed", "3",
+                 "--out", str(r2)]) == 0
+    assert budget in capsys.readouterr().out
+    got = _curate_json(capsys, r2, *opts, "--broadcast", b, "--stat", "core_numbers")
+    want = run_in_memory("kcore-hindex", resolve_graph(GRAPH, rng=0), 2.0, sampler=3, h_share=0.75).estimate
+    assert got["core_numbers"] == want.core_numbers.tolist() and got["rounds"] == want.rounds == 2
+    assert got["estimates"][0]["value"] == want.value and got["budget"] == {"degree": 0.5, "h-index": 1.5}
+    # another plan's broadcast (the default split) is refused; an edited one fails its signature
+    capsys.readouterr()
+    assert main(["node", "--graph", GRAPH, "--protocol", "kcore-hindex", "--epsilon", "2", "--round", "2",
+                 "--broadcast", str(b), "--simulate", "--out", str(tmp_path / "x.csv")]) == 1
+    assert "round-1 epsilon 0.5" in capsys.readouterr().err
+    doc = json.loads(b.read_text())
+    doc["degrees"][0] += 1
+    b.write_text(json.dumps(doc))
+    assert main(["curate", str(r2), *opts, "--broadcast", str(b)]) != 0
+    assert "signature" in capsys.readouterr().err
+    assert main(["methods", "--stat", "core_numbers", "--epsilon", "2", "--json"]) == 0
+    row = next(r for r in json.loads(capsys.readouterr().out)["methods"] if r["method"] == "kcore-hindex")
+    assert row["deployable"] and row["deploy"] == "--protocol kcore-hindex"
+    h = HINDEX_SCHEDULE[1.0][0]  # per-node epsilon 2: the schedule's last point
+    assert row["budget"] == {"degree": pytest.approx(2 * (1 - h)), "h-index": pytest.approx(2 * h)}
+    assert row["rounds"] == 2

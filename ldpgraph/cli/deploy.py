@@ -536,7 +536,8 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
             out["one_node_bound"] = bounds_out
         down = Path(bpath).stat().st_size
         nxt = f"round {rnd} again (step {b.step})" if repeating else f"round {rnd + 1}"
-        what = "the levels" if repeating else getattr(b, "what", f"noisy graph and bound D = {b.bound}")
+        what = ("the levels" if repeating
+                else b.what if hasattr(b, "what") else f"noisy graph and bound D = {b.bound}")
         per_node = getattr(b, "download", None)  # a broadcast a node reads part of says what it reads
         where = per_node(down) if per_node else f"every node downloads {down:,} bytes"
         lines.append(f"\nwrote {bpath} ({what} for {nxt}; run id {b.run_id}); {where}")

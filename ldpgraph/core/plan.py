@@ -138,6 +138,22 @@ class Plan:
                     return rel
         raise KeyError(f"{self.protocol} releases no quantity {quantity!r}")
 
+    def check_broadcast_epsilon(self, quantity: str, epsilon: float) -> None:
+        """ValueError unless ``epsilon`` (a broadcast's record of its round's releases) is this plan's ε
+        of ``quantity``: a broadcast made under another --epsilon or split is refused.
+
+        >>> plan = Plan("toy", 1, 1.0, (RoundPlan(1, "count", (Release(("count",), "dlap", 1.0),)),))
+        >>> plan.check_broadcast_epsilon("count", 1.0)
+        >>> plan.check_broadcast_epsilon("count", 0.5)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+            ...
+        ValueError: the broadcast was made for round-1 epsilon 0.5, the plan (epsilon 1 = count 1) has ...
+        """
+        want = self.release(quantity).epsilon
+        if epsilon != want:
+            raise ValueError(f"the broadcast was made for round-1 epsilon {epsilon!r}, the plan "
+                             f"({self.describe()}) has {want!r}: use the --epsilon and options of round 1")
+
     def budget(self) -> dict[str, float]:
         """``{round name: ε}``; the values sum to :attr:`epsilon`."""
         return {r.name: r.epsilon for r in self.rounds}

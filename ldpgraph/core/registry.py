@@ -29,6 +29,7 @@ MODULES = (
     "ldpgraph.protocols.avg_clustering",
     "ldpgraph.protocols.two_round_four_cycles",
     "ldpgraph.protocols.kcore_protocol",
+    "ldpgraph.protocols.kcore_hindex_protocol",
     "ldpgraph.protocols.wedge_shuffle",
     "ldpgraph.protocols.wedge_shuffle_ignore",
     "ldpgraph.protocols.arr_protocol",

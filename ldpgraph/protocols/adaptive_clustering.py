@@ -500,10 +500,7 @@ def _dlap_support(epsilon: float, tol: float = 1e-15) -> tuple[NDArray[np.int64]
 def _check_broadcast(broadcast: Any, plan: Plan) -> TriangleBroadcast:
     if not isinstance(broadcast, TriangleBroadcast) or broadcast.protocol != ADAPTIVE_PROTOCOL:
         raise TypeError(f"round 2 needs the round-1 broadcast of {ADAPTIVE_PROTOCOL!r}")
-    eps = plan.release(RR_COUNT).epsilon
-    if broadcast.epsilon != eps:
-        raise ValueError(f"the broadcast was made for round-1 epsilon {broadcast.epsilon!r}, the plan "
-                         f"({plan.describe()}) has {eps!r}: use the --epsilon and options of round 1")
+    plan.check_broadcast_epsilon(RR_COUNT, broadcast.epsilon)
     return broadcast
 
 

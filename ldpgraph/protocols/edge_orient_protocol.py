@@ -424,10 +424,7 @@ def _check_broadcast(broadcast: Any, plan: Plan) -> EdgeOrientBroadcast:
     if not isinstance(broadcast, EdgeOrientBroadcast):
         raise TypeError(f"round 2 of {EDGE_ORIENT_PROTOCOL} needs its round-1 broadcast, got "
                         f"{type(broadcast).__name__}")
-    eps1 = plan.release(RR_COUNT).epsilon
-    if broadcast.epsilon != eps1:
-        raise ValueError(f"the broadcast was made for round-1 epsilon {broadcast.epsilon!r}, the plan "
-                         f"({plan.describe()}) has {eps1!r}: use the --epsilon and options of round 1")
+    plan.check_broadcast_epsilon(RR_COUNT, broadcast.epsilon)
     return broadcast
 
 

@@ -14,10 +14,9 @@ method              rounds (per-node budget ε)                                 
 ``kcore-svt-gate``  ours: ``kcore-svt-degree`` (degree 0.65 ε, sparse vector 0.15 ε) and
                     a last round at 0.2 ε: each node's noisy count of neighbours whose
                     estimate backs its lower end (the neighbour gate; simulation only)
-``kcore-hindex``    ours: noisy degree (1 - h) ε, then the h-index of the neighbours'
-                    public values at h ε (two rounds; h = 0.5 to 0.95 by ε), pooled and
-                    read by empirical Bayes
-                    (:mod:`~ldpgraph.protocols.kcore_hindex`; simulation only)
+``kcore-hindex``    ours: noisy degree (1 - h) ε, then the h-index of the neighbours'   ``kcore-hindex``
+                    public values at h ε (two rounds; h = 0.8 to 0.9 by ε), pooled and
+                    read by empirical Bayes (:mod:`~ldpgraph.protocols.kcore_hindex`)
 =================== ================================================================ ==========
 
 ``core_numbers`` is a vector; one trial is recorded by its *mean approximation factor*
@@ -51,7 +50,8 @@ from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from .base import Protocol, Round, require_graph
 from .kcore import KCoreRun, core_summary, exact_core_numbers, reference_kcore, svt_kcore
 from .kcore_degree import GATE_MAX_FIRST, degree_svt_budget, degree_svt_kcore
-from .kcore_hindex import HINDEX_DEFAULTS, hindex_budget, hindex_kcore, hindex_settings
+from .kcore_hindex import HINDEX_DEFAULTS, hindex_kcore
+from .kcore_hindex_protocol import HIndexProtocol
 
 __all__ = ["KCoreMethod", "KCORE_METHODS", "core_sizes"]
 
@@ -95,7 +95,8 @@ class KCoreMethod(Protocol):
                               "neighbours "
                               "whose estimate backs its lower end (the neighbour gate)")
         elif name == "kcore-hindex":
-            self.not_deployable = "simulation only so far (kcore-svt deploys)"
+            self.deployed_as = ("kcore-hindex", {})
+            self.option_names = ("h_share", "readout_power", "pool_c")
             self.reference = ("ours: a noisy degree and a noisy h-index of the neighbours' public values "
                               "(the h-index operator of Lü et al., Nat. Commun. 2016), read by empirical "
                               "Bayes")
@@ -111,6 +112,7 @@ class KCoreMethod(Protocol):
         self._truth_memo: tuple[Any, NDArray[np.int64]] | None = None
         self.d_max: int | None = None  # the public degree bound (option d_max); None: the true maximum
         self.rho_share = 0.5  # kcore-svt's share of the budget on the threshold noise (option rho_share)
+        self.hindex: dict[str, float] = {}  # kcore-hindex: the options given (h_share, readout_power, pool_c)
 
     def _configured(self, public):
         """``psi``, ``levels_per_group`` as the constructor's, ``rho_share`` as the run's; ``d_max``
@@ -118,6 +120,11 @@ class KCoreMethod(Protocol):
         out = KCoreMethod(self.name, psi=public.get("psi", self.psi),
                           levels_per_group=public.get("levels_per_group", self.levels_per_group))
         out.d_max = self.d_max
+        if self.name == "kcore-hindex":
+            out.hindex = {**self.hindex, **public}
+            self._hindex_plan(1.0, out.hindex)  # validates them as the deployed plan does
+            out.deployed_as = self._deployed_with(public)
+            return out
         out.rho_share = float(public.get("rho_share", self.rho_share))
         if not 0.0 < out.rho_share < 1.0:
             raise ValueError(f"rho_share must be in (0, 1), got {out.rho_share!r}")
@@ -126,16 +133,21 @@ class KCoreMethod(Protocol):
         out.deployed_as = self._deployed_with(public)
         return out
 
+    @staticmethod
+    def _hindex_plan(epsilon: float, public: dict[str, Any]) -> Any:
+        """The plan of the deployed ``kcore-hindex`` (its budget split and settings) at ``epsilon``."""
+        return HIndexProtocol().plan(epsilon, **public)
+
     def _max_degree(self, g: Any) -> int:
         return self.d_max if self.d_max is not None else max(int(g.degrees.max(initial=1)), 1)
 
     def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[Round, ...]:
         eps = check_epsilon(epsilon)
         if self.name == "kcore-hindex":
-            b = hindex_budget(eps, HINDEX_DEFAULTS["steps"], hindex_settings(eps)["h_share"])
-            return (Round("degree", "d_v + DLap", "dlap", b["degree"], "1"),
-                    Round("h-index 1", "H({x_w : w in N(v)}) + DLap, x_w public (round 0)", "dlap",
-                          b["h-index 1"], "1"))
+            plan = self._hindex_plan(eps, self.hindex)
+            return (Round("degree", "d_v + DLap", "dlap", plan.round(1).epsilon, "1"),
+                    Round("h-index", "H({x_w : w in N(v)}) + DLap, x_w = max(noisy degree, 0) broadcast",
+                          "dlap", plan.round(2).epsilon, "1"))
         if self.name in ("kcore-svt-degree", "kcore-svt-gate"):
             gate = self.name == "kcore-svt-gate"
             b = (degree_svt_budget(eps, GATE_MAX_FIRST["degree_share"], GATE_MAX_FIRST["gate_share"]) if gate
@@ -161,8 +173,10 @@ class KCoreMethod(Protocol):
 
     def run(self, g: Any, epsilon: float, rng: Any = None) -> KCoreRun:
         """One run of the decomposition at per-node budget ``epsilon``."""
-        if self.name == "kcore-hindex":
-            return hindex_kcore(g, epsilon, rng=rng, **HINDEX_DEFAULTS)
+        if self.name == "kcore-hindex":  # the deployed plan's settings, simulated all nodes at once
+            pub = self._hindex_plan(epsilon, self.hindex).public
+            return hindex_kcore(g, epsilon, steps=HINDEX_DEFAULTS["steps"], h_share=pub["h_share"],
+                                c=pub["pool_c"], power=pub["readout_power"], rng=rng)
         if self.name in ("kcore-svt-degree", "kcore-svt-gate"):
             gate = GATE_MAX_FIRST if self.name == "kcore-svt-gate" else {}
             return degree_svt_kcore(g, epsilon, psi=self.psi, levels_per_group=self.levels_per_group,

@@ -187,10 +187,7 @@ def check_bound_plan(broadcast: DegreeBound, plan: Plan) -> None:
     """ValueError unless ``broadcast`` was made by round 1 of ``plan``."""
     if broadcast.protocol != plan.protocol:
         raise ValueError(f"a broadcast of {broadcast.protocol!r}, not of {plan.protocol!r}")
-    eps0 = plan.release(DEGREE).epsilon
-    if broadcast.epsilon != eps0:
-        raise ValueError(f"the broadcast was made for round-1 epsilon {broadcast.epsilon!r}, the plan "
-                         f"({plan.describe()}) has {eps0!r}: use the --epsilon and options of round 1")
+    plan.check_broadcast_epsilon(DEGREE, broadcast.epsilon)
 
 
 def _kstar_plan(proto: Protocol, epsilon: float, pub: dict[str, Any], mechanism: str) -> Plan:

@@ -168,12 +168,9 @@ def check_broadcast_plan(broadcast: Any, plan: Plan) -> None:
     if not isinstance(broadcast, TriangleBroadcast):
         raise TypeError("round 2 needs the round-1 broadcast (a TriangleBroadcast), got "
                         f"{type(broadcast).__name__}")
-    eps1 = plan.release(RR_COUNT).epsilon
     if broadcast.protocol != DLAP_PROTOCOL:
         raise ValueError(f"a broadcast of {broadcast.protocol!r}, not of {DLAP_PROTOCOL!r}")
-    if broadcast.epsilon != eps1:
-        raise ValueError(f"the broadcast was made for round-1 epsilon {broadcast.epsilon!r}, the plan "
-                         f"({plan.describe()}) has {eps1!r}: use the --epsilon and options of round 1")
+    plan.check_broadcast_epsilon(RR_COUNT, broadcast.epsilon)
     d_max = plan.public.get("d_max")
     if plan.public.get("private_bound") is False and broadcast.bound != d_max:
         raise ValueError(f"the broadcast's bound D = {broadcast.bound} differs from the plan's d_max {d_max}")

@@ -1,0 +1,327 @@
+r"""``kcore-hindex`` on the protocol layer: our h-index k-core decomposition, deployable in two rounds.
+
+The deployed form of :func:`~ldpgraph.protocols.kcore_hindex.hindex_kcore` (one h-index step, the
+method's default): same budget split (:func:`~ldpgraph.protocols.kcore_hindex.hindex_budget`, the
+share h and the read-out power p of :func:`~ldpgraph.protocols.kcore_hindex.hindex_settings` at
+the node's ε unless given), same curator (:func:`~ldpgraph.protocols.kcore_hindex.hindex_read_out`),
+same law (tested: ``tests/protocols/test_kcore_hindex_law.py``).
+
+================ =============================================================================
+round            node v releases
+================ =============================================================================
+1 ``degree``     ``degree``: :math:`z^0_v = d_v + \mathrm{DLap}(e^{-\varepsilon_0})`,
+                 :math:`\varepsilon_0 = (1-h)\varepsilon` (sensitivity 1)
+broadcast        every node's :math:`z^0_w`, n, ε₀ and a run id (:class:`HIndexBroadcast`; file
+                 form: JSON); the public values are :math:`x_w = \max(z^0_w, 0)`
+                 (:func:`~ldpgraph.protocols.kcore_hindex.public_values`)
+2 ``h-index``    ``h_index``: :math:`z^1_v = H(\{x_w : w \in N(v)\}) + \mathrm{DLap}(e^{-\varepsilon_1})`,
+                 :math:`\varepsilon_1 = h\varepsilon` (sensitivity 1: one neighbour more or less
+                 moves H by 0 or 1, proof in :mod:`~ldpgraph.protocols.kcore_hindex`); the
+                 broadcast's run id (sensitivity 0)
+================ =============================================================================
+
+Curator: pooling of :math:`(z^0_v, z^1_v)` and the empirical-Bayes read-out at power p, every
+node's core number (:class:`~ldpgraph.protocols.kcore_protocol.CoreNumbers`; ``levels`` holds the
+pooled values rounded). A node spends ε = ε₀ + ε₁ (sequential composition over the two rounds;
+the broadcast is a post-processing of round 1).
+
+Examples
+--------
+>>> from ldpgraph.graph import from_edge_array
+>>> from ldpgraph.run import run_in_memory
+>>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+>>> run = run_in_memory("kcore-hindex", g, 1e4, sampler=1)
+>>> run.plan.describe()
+'epsilon 10000 = degree 2000 + h-index 8000'
+>>> run.estimate.core_numbers.round(3).tolist(), run.n_rounds, run.estimate.rounds
+([2.0, 2.0, 2.0, 1.0], 2, 2)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import check_epsilon
+from ..core.plan import Plan, Release, RoundPlan
+from ..core.protocol import Accumulator, Option, Protocol, Round
+from ..core.registry import register
+from ..core.rows import Rows
+from ..core.sampling import Sampler
+from .degree import degree_quantity_rows
+from .deploy_triangles import RUN_ID, _Base, _missing_text, broadcast_run_id
+from .kcore_hindex import (
+    HINDEX_DEFAULTS,
+    h_index,
+    hindex_budget,
+    hindex_read_out,
+    hindex_settings,
+    public_values,
+)
+from .kcore_protocol import CoreNumbers
+from .rr_triangles import check_row_epsilons
+from .two_round_triangles import LocalCountAccumulator, round_two_rows
+
+__all__ = ["HINDEX_PROTOCOL", "DEGREE", "H_INDEX", "HIndexBroadcast", "HIndexProtocol", "DegreeValues"]
+
+HINDEX_PROTOCOL = "kcore-hindex"
+DEGREE = "degree"
+H_INDEX = "h_index"
+_FORMAT = "ldpgraph-kcore-hindex-broadcast 1"
+
+
+@dataclass(frozen=True, eq=False)
+class HIndexBroadcast:
+    """What the curator sends after round 1: every node's noisy degree :math:`z^0_w` (the public values
+    :attr:`values` are their positive parts), n, the round-1 ε and a run id (a digest of the rest)."""
+
+    n_nodes: int
+    epsilon: float
+    degrees: NDArray[np.int64] = field(repr=False)
+    run_id: int = 0
+    protocol: str = HINDEX_PROTOCOL
+
+    @classmethod
+    def build(cls, epsilon: float, degrees: Any) -> HIndexBroadcast:
+        """The broadcast of round-1 ``epsilon`` and noisy ``degrees`` (nodes 0..n-1), with its run id."""
+        deg = np.asarray(degrees, dtype=np.int64)
+        b = cls(int(deg.size), float(epsilon), deg)
+        object.__setattr__(b, "run_id", b.digest())
+        return b
+
+    def header(self) -> dict[str, Any]:
+        return {"format": _FORMAT, "protocol": HINDEX_PROTOCOL, "round": 1, "n_nodes": self.n_nodes,
+                "epsilon": self.epsilon}
+
+    def digest(self) -> int:
+        """:func:`~ldpgraph.protocols.deploy_triangles.broadcast_run_id` of the header and the degrees."""
+        return broadcast_run_id(self.header(), self.degrees)
+
+    @cached_property
+    def values(self) -> NDArray[np.float64]:
+        r"""The public values :math:`x_w = \max(z^0_w, 0)` of round 2."""
+        return public_values([self.degrees], [self.epsilon])
+
+    def sensitivities(self) -> dict[str, float]:
+        """The sensitivity of each round-2 quantity (none depends on the broadcast)."""
+        return {H_INDEX: 1.0, RUN_ID: 0.0}
+
+    @property
+    def what(self) -> str:
+        """What the broadcast holds, for the CLI's lines."""
+        return "every node's noisy degree (the public values of the h-index round)"
+
+    def write(self, path: str | os.PathLike) -> str:
+        """The JSON file form: the header, the run id and the degrees."""
+        from .._atomic import atomic_write
+
+        doc = {**self.header(), "run_id": self.run_id, "degrees": self.degrees.tolist()}
+        with atomic_write(path, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, separators=(",", ":"))
+        return os.fspath(path)
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> HIndexBroadcast:
+        """Read :meth:`write`'s file; ValueError if it is not one or its run id does not match."""
+        try:
+            with open(path, encoding="utf-8") as fh:
+                doc = json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not a {HINDEX_PROTOCOL} broadcast (invalid JSON: {exc.msg})") from None
+        if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
+            raise ValueError(f"{path}: not a {HINDEX_PROTOCOL} broadcast (format {_FORMAT!r} expected)")
+        deg, n, eps = doc.get("degrees"), doc.get("n_nodes"), doc.get("epsilon")
+        if (not isinstance(deg, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in deg)
+                or n != len(deg) or isinstance(eps, bool) or not isinstance(eps, (int, float))
+                or not (math.isfinite(eps) and eps > 0)):
+            raise ValueError(f"{path}: degrees must be a list of n_nodes integers and epsilon a positive "
+                             "number")
+        b = cls.build(float(eps), np.asarray(deg, dtype=np.int64))
+        if b.run_id != doc.get("run_id"):
+            raise ValueError(f"{path}: the run id {doc.get('run_id')} does not match the broadcast's "
+                             "contents (edited?)")
+        return b
+
+
+def _check_broadcast(broadcast: Any, plan: Plan) -> HIndexBroadcast:
+    """``broadcast`` if it is round 1's of ``plan`` (its ε); else TypeError / ValueError."""
+    if not isinstance(broadcast, HIndexBroadcast):
+        raise TypeError(f"round 2 of {HINDEX_PROTOCOL} needs its round-1 broadcast (an HIndexBroadcast), got "
+                        f"{type(broadcast).__name__}")
+    plan.check_broadcast_epsilon(DEGREE, broadcast.epsilon)
+    return broadcast
+
+
+@dataclass(frozen=True)
+class DegreeValues:
+    """Round 1's result: the noisy degree of every node 0..n-1, at ``epsilon``."""
+
+    n_nodes: int
+    epsilon: float
+    degrees: NDArray[np.int64] = field(repr=False)
+    n_rows: int
+
+
+class DegreeValuesAccumulator(_Base, Accumulator):
+    """Round-1 rows: one ``degree`` row per node 0..n-1 (protocol, version, round, ε, sensitivity 1
+    checked row by row; the node set and ε against the plan in :meth:`result`)."""
+
+    def __init__(self, plan: Plan, expected_nodes: int | None = None) -> None:
+        super().__init__(plan.protocol, 1, plan.version)
+        self.plan, self.expected = plan, expected_nodes
+        self._nodes: list[NDArray[np.int64]] = []
+        self._values: list[NDArray[np.int64]] = []
+        self._locs: list[NDArray[np.int64]] = []
+
+    def add(self, chunk: Any) -> None:
+        rows = self._check(chunk, {DEGREE: 1.0}).get(DEGREE)
+        if rows is None:
+            return
+        node = np.asarray(chunk.node)[rows]
+        if (node < 0).any():
+            i = int(np.flatnonzero(node < 0)[0])
+            raise ValueError(f"node {int(node[i])} is negative: {chunk.rows_text(rows[i:i + 1])}")
+        self._nodes.append(node)
+        self._values.append(np.asarray(chunk.value)[rows])
+        self._locs.append(self.rows.locate(chunk, rows))
+
+    def merge(self, other: DegreeValuesAccumulator) -> DegreeValuesAccumulator:
+        self._merge_base(other)
+        self._nodes += other._nodes
+        self._values += other._values
+        self._locs += self._locs_of(other, other._locs)
+        return self
+
+    def result(self) -> DegreeValues:
+        ids, _ = self._unique_nodes(self._nodes, self._locs, DEGREE)
+        n = int(ids.max(initial=-1)) + 1 if self.expected is None else int(self.expected)
+        if ids.size != n or (n and int(ids[-1]) >= n):
+            extra = ids[ids >= n]
+            why = (f"node {int(extra[0])} is beyond them" if extra.size
+                   else f"missing {_missing_text(ids, n)}")
+            raise ValueError(f"round 1 of {HINDEX_PROTOCOL} needs one degree row from each of the nodes "
+                             f"0..{n - 1}: {why}")
+        eps = self.plan.release(DEGREE).epsilon
+        check_row_epsilons(self.plan, {q: e for q, (e, _) in self.epsilon.items()})
+        deg = np.empty(n, dtype=np.int64)
+        if n:
+            deg[np.concatenate(self._nodes)] = np.concatenate(self._values)
+        return DegreeValues(n, eps, deg, self.n_rows)
+
+
+class _DegreeRound(Round):
+    """Round 1: every node's noisy degree; the broadcast holds them all."""
+
+    number = 1
+    name = "degree"
+
+    def release(self, plan: Plan, nodes: NDArray[np.int64], neighbours: Any, broadcast: Any,
+                sampler: Sampler) -> Rows:
+        return degree_quantity_rows(plan, 1, nodes, neighbours, sampler, None)
+
+    def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> DegreeValuesAccumulator:
+        return DegreeValuesAccumulator(plan, options.get("expected_nodes"))
+
+    def broadcast(self, result: DegreeValues, plan: Plan) -> HIndexBroadcast:
+        return HIndexBroadcast.build(result.epsilon, result.degrees)
+
+
+def hindex_node_value(neighbours: NDArray[np.int64], broadcast: HIndexBroadcast, epsilon: float,
+                      stream: Any) -> int:
+    r"""Round 2 at one node, on its stream: :math:`H(\{x_w : w \in N(v)\}) + \mathrm{DLap}(e^{-\varepsilon})`.
+
+    >>> from ldpgraph.core import Seeded
+    >>> b = HIndexBroadcast.build(0.5, [3, 2, -1, 4])
+    >>> hindex_node_value(np.array([0, 2, 3]), b, 1e6, Seeded(0).stream(2, 1))  # H({3, 0, 4}) = 2
+    2
+    """
+    return h_index(broadcast.values[neighbours]) + int(stream.dlap(epsilon, 1.0, 1)[0])
+
+
+class _HIndexRound(Round):
+    """Round 2: every node's noisy h-index of its neighbours' public values, and the run id."""
+
+    number = 2
+    name = "h-index"
+
+    def release(self, plan: Plan, nodes: NDArray[np.int64], neighbours: Any, broadcast: Any,
+                sampler: Sampler) -> Rows:
+        b = _check_broadcast(broadcast, plan)
+        eps1 = plan.release(H_INDEX).epsilon
+        return round_two_rows(plan, nodes, neighbours, b, sampler, (H_INDEX,), lambda v, nb, s: (
+            hindex_node_value(np.asarray(nb, dtype=np.int64), b, eps1, s),))
+
+    def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> LocalCountAccumulator:
+        options.pop("expected_nodes", None)
+        return LocalCountAccumulator(plan, _check_broadcast(broadcast, plan), **options)
+
+
+@register
+class HIndexProtocol(Protocol):
+    """``kcore-hindex`` (see the module docstring)."""
+
+    name = HINDEX_PROTOCOL
+    version = 1
+    statistics = ("core_numbers",)
+    needs = "adjacency"
+    reference = ("ours: a noisy degree and a noisy h-index of the neighbours' public values (the h-index "
+                 "operator of Lü et al., Nat. Commun. 2016), read by empirical Bayes")
+    options = (
+        Option("h_share", float, None, "share of the budget on the h-index round (default: the method's "
+               "schedule at the node's epsilon, 0.8 to 0.9)"),
+        Option("readout_power", float, None, "p of the read-out's posterior risk E[max(x/q, q/x)^p] "
+               "(default: the method's schedule, 4.5 to 8)"),
+        Option("pool_c", float, HINDEX_DEFAULTS["c"], "the degree joins the h-index in the pooled value "
+               "unless it is more than pool_c standard deviations above it (default 3)"),
+    )
+
+    def plan(self, epsilon: float, **public: Any) -> Plan:
+        pub = self.check_public(public)
+        eps = check_epsilon(epsilon)
+        chosen = hindex_settings(eps)
+        h = chosen["h_share"] if pub["h_share"] is None else float(pub["h_share"])
+        p = chosen["power"] if pub["readout_power"] is None else float(pub["readout_power"])
+        c = float(pub["pool_c"])
+        if not (math.isfinite(p) and p > 0):
+            raise ValueError(f"readout_power must be a finite number > 0, got {pub['readout_power']!r}")
+        if not c >= 0:
+            raise ValueError(f"pool_c must be >= 0, got {pub['pool_c']!r}")
+        b = hindex_budget(eps, 1, h)  # validates h
+        return Plan(self.name, self.version, epsilon,
+                    (RoundPlan(1, "degree", (Release((DEGREE,), "dlap", b["degree"], 1.0),)),
+                     RoundPlan(2, "h-index", (Release((H_INDEX, RUN_ID), "dlap", b["h-index 1"],
+                                                      {H_INDEX: 1.0, RUN_ID: 0.0}),))),
+                    {"h_share": h, "readout_power": p, "pool_c": c})
+
+    def rounds(self) -> tuple[Round, ...]:
+        return (_DegreeRound(), _HIndexRound())
+
+    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> CoreNumbers:
+        self.check_statistic(statistic)
+        b = _check_broadcast(broadcast, plan)
+        values = result.values()
+        eps = [plan.release(DEGREE).epsilon, plan.release(H_INDEX).epsilon]
+        pooled, core = hindex_read_out([b.degrees, values[H_INDEX]], eps, float(plan.public["pool_c"]),
+                                       float(plan.public["readout_power"]))
+        return CoreNumbers(core, pooled, 2)
+
+    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
+        if not isinstance(broadcast, HIndexBroadcast):
+            raise TypeError(f"not a {HINDEX_PROTOCOL} broadcast: {type(broadcast).__name__}")
+        return broadcast.write(path)
+
+    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
+        return _check_broadcast(HIndexBroadcast.read(path), plan)
+
+    def describe_result(self, result: Any, round: Round) -> list[str]:
+        if round.number == 1:
+            return [f"degree     {result.n_nodes:,} noisy degrees at epsilon {result.epsilon:g}: the "
+                    "broadcast"]
+        return ["h_index    one noisy h-index per node, sensitivity 1; not screened for outliers"]
