@@ -88,6 +88,7 @@ from scipy import stats
 
 from ldpgraph.core.sampling import Seeded
 from ldpgraph.datasets.graphs import resolve_graph
+from ldpgraph.protocols.kcore import core_summary, exact_core_numbers
 from ldpgraph.registry import get_method
 from ldpgraph.run import run_in_memory
 
@@ -353,3 +354,130 @@ if __name__ == "__main__":  # the power table: python tests/test_fast_simulator_
                   f"det {min_detectable(r['se_var'], True):6.1%} "
                   f"k={r['kappa']:5.2f} z=({r['z_mean']:+.2f},{r['z_var']:+.2f}) p_ks={r['p_ks']:.3g} "
                   f"{t1 - t0:5.2f}s + {t2 - t1:5.2f}s", flush=True)
+
+
+# ------------------------------------------------------------------------- kcore-svt: a vector statistic
+#
+# The fast path of ``kcore-svt`` (``KCoreMethod.estimate_trials``: :func:`~ldpgraph.protocols.kcore.svt_kcore`,
+# vectorised over the nodes of a step, one generator for the whole run) against the layer's run
+# (``run_in_memory("kcore-svt")``: per-node streams, the secret threshold noise, the repeating round).
+# The statistic is the vector of final levels (the core estimates are a function of it). No exact law of
+# the whole run (the counts depend on the neighbours' moves): two samples, compared on
+#   - each node's mean level: Welch's z per node, Bonferroni over the nodes (|z| > z_{α/2n});
+#   - the mean approximation factor (what ``estimate_trials`` returns): Welch, Layard, KS;
+#   - the sum of the levels and the number of steps run: Welch, Layard (both discrete).
+# Can fail: the same tests reject the fast path run with the wrong split of the budget (rho_share 0.65
+# for 0.5) and the approximation factors scaled in variance (``demo_delta``).
+#
+# kcore-svt-degree and kcore-svt-gate have no layer protocol (simulation only: ``not_deployable``), so
+# no reference run to test against; kcore-reference likewise.
+
+#: K5 (core 4), a triangle hung off it (core 2), a path (core 1): three core numbers, nodes that stop at
+#: different steps, thresholds [1, 2, 3, 4, 5, 6] up to d_max 5 (psi 0.25), 12 steps at most
+KCORE_EDGES = [(i, j) for i in range(5) for j in range(i + 1, 5)] + [(0, 5), (5, 6), (6, 7), (7, 5), (7, 8),
+                                                                      (8, 9)]
+
+
+KCORE_CASES = [
+    Case("kcore-svt", "kcore-svt", "core_numbers", 2.0, 3_000, 500, False, seed=31),
+    # every option through ``with_options`` / ``deployed_as``: a d_max above the true 5, one level per group
+    Case("kcore-svt-options", "kcore-svt", "core_numbers", 1.0, 2_000, 300, False,
+         {"psi": 0.5, "levels_per_group": 1, "rho_share": 0.3, "d_max": 7}, seed=32),
+]
+#: the budget split of each case's can-fail fast path (a wrong law)
+WRONG_RHO_SHARE = {"kcore-svt": 0.6, "kcore-svt-options": 0.5}
+
+
+def _kcore_case(case_id: str) -> Case:
+    return next(c for c in KCORE_CASES if c.id == case_id)
+
+
+@functools.lru_cache(maxsize=1)
+def _kcore_graph() -> Any:
+    from ldpgraph.graph import from_edge_array
+
+    return from_edge_array(np.array(KCORE_EDGES, dtype=np.int64))
+
+
+def _kcore_method(case: Case, **override: Any) -> Any:
+    opts = {**case.options, **override}
+    m = get_method("kcore-svt")
+    return m.with_options(**opts) if opts else m
+
+
+@functools.cache
+def _kcore_fast(case_id: str, rho_share: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The fast path's levels (trials x nodes), steps run and mean approximation factors."""
+    case, g = _kcore_case(case_id), _kcore_graph()
+    method = _kcore_method(case, **({} if rho_share is None else {"rho_share": rho_share}))
+    n = case.n_fast if rho_share is None else case.n_fast // 3  # the wrong law: a third is plenty
+    if FULL:
+        n = max(n, 2 * _full_trials(3.0))
+    gen = np.random.default_rng(case.seed)
+    runs = [method.run(g, case.epsilon, gen) for _ in range(n)]  # what estimate_trials runs, trial by trial
+    truth = exact_core_numbers(g)
+    factors = np.array([core_summary(r.core_numbers, truth)["mean_approximation_factor"] for r in runs])
+    # the levels are estimate_trials's: the same generator gives the same trials
+    head = method.estimate_trials(g, "core_numbers", None, case.epsilon, 20, rng=case.seed)
+    assert np.array_equal(head, factors[:20])
+    return np.array([r.levels for r in runs]), np.array([r.rounds for r in runs]), factors
+
+
+@functools.cache
+def _kcore_reference(case_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    case, g = _kcore_case(case_id), _kcore_graph()
+    name, opts = _kcore_method(case).deployed_as
+    n = case.n_ref
+    if FULL:
+        n = max(n, 2 * _full_trials(3.0))
+    truth = exact_core_numbers(g)
+    levels, steps, factors = np.empty((n, g.n_nodes), dtype=np.int64), np.empty(n), np.empty(n)
+    for i in range(n):
+        run = run_in_memory(name, g, case.epsilon, sampler=Seeded(1_000_000 * case.seed + i),
+                            statistic="core_numbers", **opts)
+        levels[i], steps[i] = run.estimate.levels, run.n_rounds
+        factors[i] = run.estimate.summary(truth)["mean_approximation_factor"]
+    return levels, steps, factors
+
+
+def kcore_tests(fast: tuple[np.ndarray, ...], ref: tuple[np.ndarray, ...]) -> dict[str, Any]:
+    """The statistics above: per-node level z (max |z| and its Bonferroni bound), and the two-sample tests of
+    the approximation factor, the level sum and the steps."""
+    (lx, sx, fx), (ly, sy, fy) = fast, ref
+    vx, vy = lx.var(axis=0, ddof=1), ly.var(axis=0, ddof=1)
+    se = np.sqrt(vx / lx.shape[0] + vy / ly.shape[0])
+    z_node = np.divide(lx.mean(axis=0) - ly.mean(axis=0), se, out=np.zeros(se.size), where=se > 0)
+    return {"z_node": z_node, "z_node_bound": float(stats.norm.isf(ALPHA / (2 * z_node.size))),
+            "factor": two_sample(fx, fy),
+            "level_sum": {k: v for k, v in two_sample(lx.sum(axis=1).astype(float), ly.sum(axis=1).astype(float))
+                          .items() if k != "p_ks"},
+            "steps": {k: v for k, v in two_sample(sx.astype(float), sy.astype(float)).items() if k != "p_ks"}}
+
+
+def kcore_rejects(res: dict[str, Any]) -> bool:
+    return (bool(np.abs(res["z_node"]).max() > res["z_node_bound"]) or rejects(res["factor"])
+            or rejects(res["level_sum"]) or rejects(res["steps"]))
+
+
+def _kcore_describe(case: Case, which: str, res: dict[str, Any]) -> str:
+    f = res["factor"]
+    return (f"{case.id} (eps {case.epsilon}, {case.options or 'defaults'}) {which}: per-node z "
+            f"{np.round(res['z_node'], 2).tolist()} (bound {res['z_node_bound']:.2f}); factor z_mean={f['z_mean']:.2f} "
+            f"z_var={f['z_var']:.2f} p_ks={f['p_ks']:.2g}; level sum z=({res['level_sum']['z_mean']:.2f}, "
+            f"{res['level_sum']['z_var']:.2f}); steps z=({res['steps']['z_mean']:.2f}, {res['steps']['z_var']:.2f}); "
+            f"seed {case.seed}")
+
+
+@pytest.mark.parametrize("case_id", [c.id for c in KCORE_CASES])
+def test_kcore_fast_path_and_layer_run_agree(case_id):
+    case = _kcore_case(case_id)
+    fast, ref = _kcore_fast(case_id), _kcore_reference(case_id)
+    res = kcore_tests(fast, ref)
+    assert not kcore_rejects(res), _kcore_describe(case, "fast vs reference", res)
+    # can fail: the fast path at the wrong budget split, and the factors scaled in variance, are rejected
+    share = WRONG_RHO_SHARE[case_id]
+    wrong = kcore_tests(_kcore_fast(case_id, share), ref)
+    assert kcore_rejects(wrong), _kcore_describe(case, f"fast at rho_share {share} vs reference", wrong)
+    delta = demo_delta(res["factor"]["se_var"], log=True)
+    assert rejects(two_sample(scaled(fast[2], delta), ref[2])), _kcore_describe(case, f"factor x(1+{delta:.3f})",
+                                                                                res)
