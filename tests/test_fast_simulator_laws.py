@@ -137,38 +137,41 @@ REFERENCE_OPTIONS = {
 
 CASES = [
     # (a) exact moments
-    Case("two-round-dlap", "two-round-triangles-dlap", "triangles", 2.0, 18_500, 50, True, seed=1,
+    Case("two-round-dlap", "two-round-triangles-dlap", "triangles", 2.0, 18_500, 150, True, seed=1,
          five_percent=True),
-    Case("two-round-dlap-projected", "two-round-triangles-dlap", "triangles", 1.0, 4_000, 50, True,
-         {"d_max": 3}, seed=2),
-    Case("two-round-dlap-private", "two-round-triangles-dlap-private", "triangles", 2.0, 3_000, 30, True,
-         seed=3),
-    Case("rr-triangles", "rr-triangles", "triangles", 2.0, 20_000, 15, True, seed=4,
+    Case("two-round-dlap-projected", "two-round-triangles-dlap", "triangles", 1.0, 18_500, 120, True,
+         {"d_max": 3}, seed=2, five_percent=True),
+    Case("two-round-dlap-private", "two-round-triangles-dlap-private", "triangles", 2.0, 34_000, 100, True,
+         seed=3, five_percent=True),
+    Case("rr-triangles", "rr-triangles", "triangles", 2.0, 21_000, 250, True, seed=4,
          five_percent=True),
-    Case("arr-unclipped", "arr-triangles", "triangles", 2.0, 21_000, 30, True, {"clipping": False},
+    Case("arr-unclipped", "arr-triangles", "triangles", 2.0, 21_000, 150, True, {"clipping": False},
          seed=5, five_percent=True),
-    Case("avg-clustering", "avg-clustering-dlap", "avg_clustering", 2.0, 400, 50, True, seed=6),
-    Case("adaptive-clustering", "adaptive-clustering", "avg_clustering", 2.0, 800, 30, True, seed=7),
-    Case("rr-four-cycles", "rr-four-cycles", "four_cycles", 2.0, 4_000, 150, True, seed=8),
-    Case("wshuffle-triangles", "wshuffle-triangles", "triangles", 2.0, 500, 80, True, seed=9),
-    Case("wshuffle-triangles-rr", "wshuffle-triangles-rr", "triangles", 2.0, 150, 30, True, seed=10),
-    Case("wlocal-triangles", "wlocal-triangles", "triangles", 2.0, 150, 30, True, seed=11),
-    Case("wshuffle-four-cycles", "wshuffle-four-cycles", "four_cycles", 2.0, 1_200, 120, True, seed=12),
-    Case("wshuffle-four-cycles-rr", "wshuffle-four-cycles-rr", "four_cycles", 2.0, 150, 30, True, seed=13),
-    Case("wlocal-four-cycles", "wlocal-four-cycles", "four_cycles", 2.0, 150, 30, True, seed=14),
+    Case("avg-clustering", "avg-clustering-dlap", "avg_clustering", 2.0, 600, 100, True, seed=6),
+    Case("adaptive-clustering", "adaptive-clustering", "avg_clustering", 2.0, 19_000, 100, True, seed=7,
+         five_percent=True),
+    Case("rr-four-cycles", "rr-four-cycles", "four_cycles", 2.0, 31_000, 500, True, seed=8, five_percent=True),
+    Case("wshuffle-triangles", "wshuffle-triangles", "triangles", 2.0, 25_000, 400, True, seed=9,
+         five_percent=True),
+    Case("wshuffle-triangles-rr", "wshuffle-triangles-rr", "triangles", 2.0, 1_000, 100, True, seed=10),
+    Case("wlocal-triangles", "wlocal-triangles", "triangles", 2.0, 1_000, 100, True, seed=11),
+    Case("wshuffle-four-cycles", "wshuffle-four-cycles", "four_cycles", 2.0, 33_000, 500, True, seed=12,
+         five_percent=True),
+    Case("wshuffle-four-cycles-rr", "wshuffle-four-cycles-rr", "four_cycles", 2.0, 1_000, 100, True, seed=13),
+    Case("wlocal-four-cycles", "wlocal-four-cycles", "four_cycles", 2.0, 1_000, 200, True, seed=14),
     # (b) two-sample
     # transitivity: the triangle simulator and DLap degrees composed (the delta-method variance is not exact)
-    Case("two-round-dlap-transitivity", "two-round-triangles-dlap", "transitivity", 8.0, 1_000, 60, False,
+    Case("two-round-dlap-transitivity", "two-round-triangles-dlap", "transitivity", 8.0, 2_000, 150, False,
          seed=21),
-    Case("arr-clipped", "arr-triangles", "triangles", 2.0, 300, 50, False, seed=15),
-    Case("edge-orient", "edge-orient-triangles", "triangles", 2.0, 400, 60, False, seed=16),
-    Case("adaptive-clustering-best", "adaptive-clustering-best", "avg_clustering", 2.0, 40, 15, False, seed=17),
-    Case("two-round-four-cycles", "two-round-four-cycles-dlap", "four_cycles", 2.0, 400, 60, False, seed=18),
+    Case("arr-clipped", "arr-triangles", "triangles", 2.0, 800, 120, False, seed=15),
+    Case("edge-orient", "edge-orient-triangles", "triangles", 2.0, 800, 150, False, seed=16),
+    Case("adaptive-clustering-best", "adaptive-clustering-best", "avg_clustering", 2.0, 60, 25, False, seed=17),
+    Case("two-round-four-cycles", "two-round-four-cycles-dlap", "four_cycles", 2.0, 1_200, 150, False, seed=18),
     # ε = 20 with half of it on the degree: the noisy degrees nearly exact, so that the dense set, and the
     # degree noise's law, decide the estimate's (at the defaults the two noises differ by < 0.1 σ)
-    Case("wshuffle-triangles-ignore", "wshuffle-triangles-ignore", "triangles", 20.0, 600, 100, False,
+    Case("wshuffle-triangles-ignore", "wshuffle-triangles-ignore", "triangles", 20.0, 1_500, 250, False,
          {"degree_share": 0.5}, seed=19),
-    Case("wshuffle-triangles-ignore-rr", "wshuffle-triangles-ignore-rr", "triangles", 20.0, 600, 100, False,
+    Case("wshuffle-triangles-ignore-rr", "wshuffle-triangles-ignore-rr", "triangles", 20.0, 1_500, 250, False,
          {"degree_share": 0.5}, seed=20),
 ]
 
@@ -194,11 +197,15 @@ def _fast(case_id: str) -> np.ndarray:
     method, g = _method(case), _graph()
     method.prepare(g)
     x = np.asarray(method.estimate_trials(g, case.statistic, None, case.epsilon, case.n_fast, rng=case.seed))
-    if FULL:  # two samples: each twice the one-sample count (the SE has 1/N1 + 1/N2)
+    extension = 0
+    while FULL:  # two samples: each twice the one-sample count (the SE has 1/N1 + 1/N2)
         more = (1 if case.exact else 2) * _full_trials(_kurtosis(x)) - x.size
-        if more > 0:
-            extra = method.estimate_trials(g, case.statistic, None, case.epsilon, more, rng=case.seed + 10_000)
-            x = np.concatenate([x, extra])
+        if more <= 0:  # (the kurtosis of the grown sample decides: a small first sample underestimates it)
+            break
+        extension += 1
+        extra = method.estimate_trials(g, case.statistic, None, case.epsilon, more + x.size // 10,
+                                       rng=case.seed + 10_000 * extension)
+        x = np.concatenate([x, extra])
     return x
 
 
@@ -332,30 +339,6 @@ def test_fast_simulator_and_reference_run_agree(case_id):
     assert rejects(two_sample(scaled(x, delta), y)), _describe(case, f"fast x(1+{delta:.3f}) vs reference", x, res)
 
 
-if __name__ == "__main__":  # the power table: python tests/test_fast_simulator_laws.py
-    import time
-
-    for case in CASES:
-        t0 = time.process_time()
-        x = _fast(case.id)
-        t1 = time.process_time()
-        y = _reference(case.id)
-        t2 = time.process_time()
-        if case.exact:
-            mean, var = _exact(case)
-            fx, ry = one_sample(x, mean, var), one_sample(y, mean, var)
-            print(f"{case.id:30s} exact  fast N={x.size:6d} det {min_detectable(fx['se_var']):6.1%} "
-                  f"k={fx['kappa']:5.2f} z=({fx['z_mean']:+.2f},{fx['z_var']:+.2f}) {t1 - t0:5.2f}s | "
-                  f"ref N={y.size:5d} det {min_detectable(ry['se_var']):6.1%} "
-                  f"z=({ry['z_mean']:+.2f},{ry['z_var']:+.2f}) {t2 - t1:5.2f}s", flush=True)
-        else:
-            r = two_sample(x, y)
-            print(f"{case.id:30s} 2-smp  fast N={x.size:6d} ref N={y.size:5d} "
-                  f"det {min_detectable(r['se_var'], True):6.1%} "
-                  f"k={r['kappa']:5.2f} z=({r['z_mean']:+.2f},{r['z_var']:+.2f}) p_ks={r['p_ks']:.3g} "
-                  f"{t1 - t0:5.2f}s + {t2 - t1:5.2f}s", flush=True)
-
-
 # ------------------------------------------------------------------------- kcore-svt: a vector statistic
 #
 # The fast path of ``kcore-svt`` (``KCoreMethod.estimate_trials``: :func:`~ldpgraph.protocols.kcore.svt_kcore`,
@@ -379,9 +362,9 @@ KCORE_EDGES = [(i, j) for i in range(5) for j in range(i + 1, 5)] + [(0, 5), (5,
 
 
 KCORE_CASES = [
-    Case("kcore-svt", "kcore-svt", "core_numbers", 2.0, 3_000, 500, False, seed=31),
+    Case("kcore-svt", "kcore-svt", "core_numbers", 2.0, 2_500, 400, False, seed=31),
     # every option through ``with_options`` / ``deployed_as``: a d_max above the true 5, one level per group
-    Case("kcore-svt-options", "kcore-svt", "core_numbers", 1.0, 2_000, 300, False,
+    Case("kcore-svt-options", "kcore-svt", "core_numbers", 1.0, 1_500, 200, False,
          {"psi": 0.5, "levels_per_group": 1, "rho_share": 0.3, "d_max": 7}, seed=32),
 ]
 #: the budget split of each case's can-fail fast path (a wrong law)
@@ -481,3 +464,37 @@ def test_kcore_fast_path_and_layer_run_agree(case_id):
     delta = demo_delta(res["factor"]["se_var"], log=True)
     assert rejects(two_sample(scaled(fast[2], delta), ref[2])), _kcore_describe(case, f"factor x(1+{delta:.3f})",
                                                                                 res)
+
+
+if __name__ == "__main__":  # the power table: python tests/test_fast_simulator_laws.py
+    import time
+
+    for case in CASES:
+        t0 = time.process_time()
+        x = _fast(case.id)
+        t1 = time.process_time()
+        y = _reference(case.id)
+        t2 = time.process_time()
+        if case.exact:
+            mean, var = _exact(case)
+            fx, ry = one_sample(x, mean, var), one_sample(y, mean, var)
+            print(f"{case.id:30s} exact  fast N={x.size:6d} det {min_detectable(fx['se_var']):6.1%} "
+                  f"k={fx['kappa']:5.2f} z=({fx['z_mean']:+.2f},{fx['z_var']:+.2f}) {t1 - t0:5.2f}s | "
+                  f"ref N={y.size:5d} det {min_detectable(ry['se_var']):6.1%} "
+                  f"z=({ry['z_mean']:+.2f},{ry['z_var']:+.2f}) {t2 - t1:5.2f}s", flush=True)
+        else:
+            r = two_sample(x, y)
+            print(f"{case.id:30s} 2-smp  fast N={x.size:6d} ref N={y.size:5d} "
+                  f"det {min_detectable(r['se_var'], True):6.1%} "
+                  f"k={r['kappa']:5.2f} z=({r['z_mean']:+.2f},{r['z_var']:+.2f}) p_ks={r['p_ks']:.3g} "
+                  f"{t1 - t0:5.2f}s + {t2 - t1:5.2f}s", flush=True)
+    for case in KCORE_CASES:
+        t0 = time.process_time()
+        fast = _kcore_fast(case.id)
+        t1 = time.process_time()
+        ref = _kcore_reference(case.id)
+        t2 = time.process_time()
+        r = kcore_tests(fast, ref)
+        print(f"{case.id:30s} 2-smp  fast N={fast[2].size:6d} ref N={ref[2].size:5d} "
+              f"det {min_detectable(r['factor']['se_var'], True):6.1%} (factor) max|z| node "
+              f"{np.abs(r['z_node']).max():.2f} {t1 - t0:5.2f}s + {t2 - t1:5.2f}s", flush=True)
