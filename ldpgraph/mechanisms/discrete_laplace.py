@@ -232,8 +232,19 @@ def sample_dlap(
 
     ``out`` (int64) and ``scratch`` (float64, for the exponentials), C-contiguous of ``shape``,
     are filled in place (signs applied piece by piece) instead of allocating: same draws, same
-    values.
+    values. One draw (``shape`` () or (1,): a node's single noise, drawn node after node) takes
+    the same draws as Python scalars, the same value without a dozen numpy calls on 1-element
+    arrays: ``gen.bytes(1)`` is the low byte of one ``gen.integers(0, 2**32, dtype=uint32)``
+    (numpy's ``Generator.bytes`` draws little-endian uint32s), and the sign is its most
+    significant bit, the first bit ``unpackbits`` gives (tests/mechanisms: the two paths agree).
     """
+    if out is None and (shape == () or shape == (1,) or shape == 1):
+        e1 = gen.standard_exponential()
+        e1 -= math.log1p(p) - math.log(2.0)
+        e1 *= 1.0 / t
+        m = int(e1)  # truncation == floor: e1 > 0
+        value = m if int(gen.integers(0, 2**32, dtype=np.uint32)) & 0x80 else -m
+        return np.array(value if shape == () else [value], dtype=np.int64)
     e = gen.standard_exponential(shape) if scratch is None else gen.standard_exponential(out=scratch)
     e -= math.log1p(p) - math.log(2.0)
     e *= 1.0 / t  # < 2^52 (checked by the caller): every integer is representable

@@ -138,7 +138,7 @@ from .deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
-from .randomized_response import flip_probability
+from .randomized_response import flip_probability, upper_pairs
 from .rr_triangles import RandomizedResponseRound
 from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
 
@@ -665,7 +665,7 @@ def local_release_samples(neighbours: ArrayLike, noisy_bit: Any, q: float, bound
 
     gen = np.random.default_rng(rng)
     nb = np.unique(np.asarray(neighbours, dtype=np.int64))
-    jj, kk = np.triu_indices(nb.size, k=1)
+    jj, kk = upper_pairs(nb.size)
     w = int(np.asarray(noisy_bit(nb[jj], nb[kk])).sum()) if nb.size >= 2 else 0
     x = float(scaled_value(w, nb.size, bound, q, clip=clip))
     rounded = np.floor(x + gen.random(int(size))).astype(np.int64)
@@ -686,7 +686,7 @@ def node_release_samples(neighbours: ArrayLike, noisy_bit: Any, q: float, epsilo
 
     gen = np.random.default_rng(rng)
     nb = np.unique(np.asarray(neighbours, dtype=np.int64))
-    jj, kk = np.triu_indices(nb.size, k=1)
+    jj, kk = upper_pairs(nb.size)
     w = int(np.asarray(noisy_bit(nb[jj], nb[kk])).sum()) if nb.size >= 2 else 0
     noisy_d = nb.size + DiscreteLaplace(epsilon=epsilon_degree).sample(int(size), rng=gen)
     bounds = lower_bounds(noisy_d, margin)

@@ -95,6 +95,7 @@ from .deploy_triangles import (
     broadcast_run_id,
     lower_wedge_square_estimate,
 )
+from .randomized_response import upper_pairs
 from .reports import PROTOCOLS
 from .rr_triangles import (
     DEFAULT_DEGREE_SHARE,
@@ -240,7 +241,7 @@ def arr_local_count(node: int, neighbours: NDArray[np.int64], broadcast: ARRBroa
     if lower.size > d:
         lower = stream.subset(lower, d)
     ell = int(lower.size)
-    a, b = np.triu_indices(ell, k=1)
+    a, b = upper_pairs(ell)
     on = broadcast.noisy_bit(lower[a], lower[b]).astype(bool)
     f = clipped_triangle_count(ell, a[on], b[on], kappa)
     w = f - broadcast.mu * broadcast.q * (ell * (ell - 1) / 2)

@@ -53,6 +53,7 @@ from .deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
+from .randomized_response import upper_pairs
 from .rr_triangles import RandomizedResponseRound
 from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
 
@@ -69,7 +70,7 @@ def clustering_release(node: int, neighbours: NDArray[np.int64], broadcast: Tria
             raise ValueError(f"node {node} has degree {d} > d_max = {bound} and the broadcast allows no "
                              "projection")
         kept = stream.subset(neighbours, bound)
-    jj, kk = np.triu_indices(kept.size, k=1)
+    jj, kk = upper_pairs(kept.size)
     w = int(broadcast.noisy_bit(kept[jj], kept[kk]).sum())
     r = 2 * w - kept.size * (kept.size - 1) // 2
     d_noise = int(stream.dlap(epsilon_degree, 1.0, 1)[0])

@@ -191,14 +191,26 @@ def triangle_protocols() -> dict[str, int]:
     return {p: wired[p] for p in order}
 
 
-def triangle_wire(protocol: str) -> tuple[int, TriangleWire]:
-    """``(version, wire)`` of a registered protocol on these rows; ValueError listing them otherwise."""
+def _registered_wire(protocol: str) -> tuple[Any, TriangleWire | None]:
+    """``(protocol object, its TriangleWire)``: ``(None, None)`` for an unregistered name, ``(obj, None)``
+    for a protocol without a wire. (A lookup, not a membership test on ``registry.names()``, which sorts
+    them all: this runs a few times per run.)"""
     from ..core import registry
 
-    wire = getattr(registry.get(protocol), "wire", None) if protocol in registry.names() else None
-    if not isinstance(wire, TriangleWire):
+    try:
+        proto = registry.get(protocol)
+    except (ValueError, TypeError):
+        return None, None
+    wire = getattr(proto, "wire", None)
+    return proto, (wire if isinstance(wire, TriangleWire) else None)
+
+
+def triangle_wire(protocol: str) -> tuple[int, TriangleWire]:
+    """``(version, wire)`` of a registered protocol on these rows; ValueError listing them otherwise."""
+    proto, wire = _registered_wire(protocol)
+    if wire is None:
         raise ValueError(f"protocol must be one of {sorted(triangle_protocols())}, got {protocol!r}")
-    return int(registry.get(protocol).version), wire
+    return int(proto.version), wire
 
 
 def __getattr__(name: str) -> Any:
@@ -1032,16 +1044,16 @@ class Round2Accumulator(_Base):
 
 def _averaged(protocol: str) -> bool:
     """:attr:`TriangleWire.averaged` of ``protocol`` (False for a protocol without a wire)."""
-    return protocol in triangle_protocols() and triangle_wire(protocol)[1].averaged
+    wire = _registered_wire(protocol)[1]
+    return wire is not None and wire.averaged
 
 
 def _rr_triangle_rows(protocol: str) -> bool:
     """Whether ``protocol``'s round-1 rows are the whole release of a one-round triangle protocol."""
-    from ..core import registry
-
-    if protocol not in registry.names() or triangle_wire(protocol)[1].round2 is not None:
+    proto = _registered_wire(protocol)[0]
+    if proto is None or triangle_wire(protocol)[1].round2 is not None:
         return False
-    return "triangles" in registry.get(protocol).statistics
+    return "triangles" in proto.statistics
 
 
 def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Estimate:

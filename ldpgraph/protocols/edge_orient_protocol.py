@@ -88,7 +88,7 @@ from .deploy_triangles import (
     broadcast_run_id,
 )
 from .edge_orient import MARGIN, count_sensitivity, edge_orient_budget, scale_factors
-from .randomized_response import pack_pairs, pair_from_index, pair_index, unpack_pairs
+from .randomized_response import pack_pairs, pair_from_index, pair_index, unpack_pairs, upper_pairs
 from .reports import PROTOCOLS, broadcast_header
 from .rr_triangles import RandomizedResponseRound, check_row_epsilons
 from .two_round_triangles import round_two_rows
@@ -321,7 +321,7 @@ def bound_and_count(node: int, neighbours: NDArray[np.int64], broadcast: EdgeOri
     out = out_neighbours(node, neighbours, broadcast.degrees)
     noisy = int(out.size) + int(stream.dlap(epsilon_bound, 1.0, 1)[0])
     d = max(noisy + int(margin), 1)
-    a, b = np.triu_indices(out.size, k=1)
+    a, b = upper_pairs(out.size)
     w = math.fsum(broadcast.noisy_bit(out[a], out[b]).tolist()) - broadcast.q * a.size
     alpha = float(scale_factors([out.size], [d])[0])
     rounded = math.floor(alpha * w + float(stream.uniform(1)[0]))

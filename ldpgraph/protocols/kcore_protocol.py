@@ -38,6 +38,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -179,6 +180,12 @@ def _split(plan: Plan) -> tuple[float, float]:
     return plan.release(LEVEL_THRESHOLD).epsilon, plan.release(LEVEL_MOVE).epsilon
 
 
+@functools.lru_cache(maxsize=1024)
+def _threshold(psi: float, d_max: int, group: int) -> int:
+    """The threshold :math:`k_g` of a step's group (one computation per (psi, d_max, g), not one per node)."""
+    return int(svt_thresholds(psi, d_max)[group])
+
+
 def level_move_release(node: int, neighbours: NDArray[np.int64], b: LevelBroadcast | None, plan: Plan,
                        sampler: Sampler) -> int:
     """Step r at an active node v: 1 iff :math:`U_v(r) + \\nu \\ge k_g + \\rho_v` (module docstring)."""
@@ -186,7 +193,7 @@ def level_move_release(node: int, neighbours: NDArray[np.int64], b: LevelBroadca
     step = 0 if b is None else b.step
     count = neighbours.size if b is None else int(np.count_nonzero(b.levels[neighbours] == step))
     pub = plan.public
-    k = int(svt_thresholds(float(pub["psi"]), int(pub["d_max"]))[step // int(pub["levels_per_group"])])
+    k = _threshold(float(pub["psi"]), int(pub["d_max"]), step // int(pub["levels_per_group"]))
     rho = sampler.secret(node, f"{PROTOCOL}-rho-{eps_rho!r}", lambda s: int(s.dlap(eps_rho, 1.0, 1)[0]))
     nu = int(sampler.stream(step + 1, node).dlap(eps_nu, 1.0, 1)[0])
     return int(count + nu >= k + rho)

@@ -24,6 +24,7 @@ bits have the same law under both graphs, so each node's release is
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,7 @@ __all__ = [
     "expected_noisy_edges",
     "noisy_graph_bytes",
     "lower_edge_pairs",
+    "upper_pairs",
     "pair_index",
     "pair_from_index",
     "pack_pairs",
@@ -135,6 +137,22 @@ def noisy_graph_bytes(
     per_entry = np.dtype(dtype).itemsize + index_bytes
     stored = (2.0 if symmetric else 1.0) * e
     return int(stored * per_entry + 3 * 8 * e + 8 * (n + 1))
+
+
+@functools.lru_cache(maxsize=256)
+def upper_pairs(n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``np.triu_indices(n, k=1)``, computed once per ``n`` (read-only): the pairs ``a < b`` of a
+    node's ``n`` neighbours, which a per-node release enumerates node after node.
+
+    Examples
+    --------
+    >>> [a.tolist() for a in upper_pairs(3)]
+    [[0, 0, 1], [1, 2, 2]]
+    """
+    a, b = np.triu_indices(int(n), k=1)
+    a.setflags(write=False)
+    b.setflags(write=False)
+    return a, b
 
 
 def pair_index(rows: NDArray[np.int64], cols: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -144,24 +144,29 @@ class RandomizedResponseRound(Round):
         eps = plan.release(RR_COUNT).epsilon
         low_eps = plan.release(LOWER_DEGREE).epsilon if LOWER_DEGREE in _quantities(plan, 1) else None
         deg_eps = plan.release(DEGREE).epsilon if DEGREE in _quantities(plan, 1) else None
-        node_parts, values, lower, degree = [], [], [], []
+        partner_lists, lower, degree = [], [], []
         for v, nb in zip(nodes, neighbours, strict=True):
             v = int(v)
             stream = sampler.stream(1, v)
-            partners = self.thin(plan, rr_release(v, nb, eps, stream), stream)
-            node_parts.append(np.full(partners.size + 1, v, dtype=np.int64))
-            values.append(np.r_[partners.size, partners])
+            partner_lists.append(self.thin(plan, rr_release(v, nb, eps, stream), stream))
             if low_eps is not None:
                 lower.append(int(np.count_nonzero(nb < v)) + int(stream.dlap(low_eps, 1.0, 1)[0]))
             if deg_eps is not None:  # transitivity (rr-triangles): the degree, after the bits' draws
                 degree.append(int(nb.size) + int(stream.dlap(deg_eps, 1.0, 1)[0]))
-        if not node_parts:
+        if not partner_lists:
             return empty_rows(plan, 1)
-        node_col = np.concatenate(node_parts)
-        lengths = np.array([len(x) for x in values])
+        # per node: its count row, then one row per partner
+        counts = np.array([x.size for x in partner_lists], dtype=np.int64)
+        node_col = np.repeat(np.asarray(nodes, dtype=np.int64), counts + 1)
+        starts = np.cumsum(counts + 1) - (counts + 1)
+        value = np.empty(node_col.size, dtype=np.int64)
+        is_edge = np.ones(node_col.size, dtype=np.bool_)
+        is_edge[starts] = False
+        value[starts] = counts
+        value[is_edge] = np.concatenate(partner_lists)
         quantity = np.full(node_col.size, RR_EDGE, dtype=object)
-        quantity[np.cumsum(lengths) - lengths] = RR_COUNT
-        parts = [quantity_rows(plan, 1, node_col, quantity, np.concatenate(values))]
+        quantity[starts] = RR_COUNT
+        parts = [quantity_rows(plan, 1, node_col, quantity, value)]
         for q, vals in ((LOWER_DEGREE, lower), (DEGREE, degree)):
             if vals:
                 parts.append(quantity_rows(plan, 1, np.asarray(nodes), q, vals))

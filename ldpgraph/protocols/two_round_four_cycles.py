@@ -58,6 +58,7 @@ from .deploy_triangles import (
     TriangleWire,
 )
 from .four_cycles import cached_z_and_sensitivity, rr_four_cycle_estimate
+from .randomized_response import upper_pairs
 from .rr_triangles import RandomizedResponseRound, RRTrianglesProtocol
 from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
 
@@ -89,7 +90,7 @@ def four_cycle_release(node: int, neighbours: NDArray[np.int64], broadcast: Tria
         kept = neighbours
         if kept.size > broadcast.bound:
             kept = stream.subset(kept, broadcast.bound)
-        i, j = np.triu_indices(kept.size, k=1)
+        i, j = upper_pairs(kept.size)
         f[t:] = math.fsum((z[kept[i], kept[j]] - 1.0).tolist())
     rounded = np.floor(f + stream.uniform(runs)).astype(np.int64)
     out = rounded + stream.dlap(epsilon, float(s), runs)

@@ -56,6 +56,7 @@ from .deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
+from .randomized_response import upper_pairs
 from .rr_triangles import (
     DEFAULT_DEGREE_SHARE,
     DEGREE_SHARE,
@@ -76,7 +77,7 @@ def local_count_release(node: int, neighbours: NDArray[np.int64], broadcast: Tri
     lower = neighbours[neighbours < node]
     if lower.size > d:
         lower = stream.subset(lower, d)
-    a, b = np.triu_indices(lower.size, k=1)
+    a, b = upper_pairs(lower.size)
     w = math.fsum(broadcast.noisy_bit(lower[a], lower[b]).tolist()) - q * a.size
     rounded = math.floor(w + float(stream.uniform(1)[0]))
     return rounded + int(stream.dlap(epsilon, float(max(d - 1, 1)), 1)[0])

@@ -79,6 +79,7 @@ __all__ = [
     "PAIR_EDGE",
     "ACCOUNTINGS",
     "public_pairing",
+    "pair_lookup",
     "WedgeCounts",
     "WedgeShuffleRound",
     "WedgeShuffleTriangles",
@@ -296,6 +297,43 @@ class WedgeShuffleRound(Round):
         return WedgeCountAccumulator(plan, self.shuffled, self.number)
 
 
+#: up to this many nodes the fast simulation tabulates every pair's codegree (n^2 int32: 16 MB at 2000)
+_DENSE_CODEGREES = 2000
+
+
+def pair_lookup(graph: Any) -> Any:
+    """``lookup(pairs) -> (t, a)``: the codegrees :math:`t_{uw} = |N(u) \\cap N(w)|` and the adjacency bits of
+    the rows ``(u, w)`` of ``pairs``, as int64 (a fast simulation's per-trial pairing).
+
+    Up to :data:`_DENSE_CODEGREES` nodes both come from dense tables computed once (a trial looks its pairs
+    up instead of slicing the sparse adjacency); above, from the sparse matrix: the same numbers.
+
+    >>> from ldpgraph.graph import from_edge_array
+    >>> t, a = pair_lookup(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]]))(np.array([[0, 1], [1, 3]]))
+    >>> t.tolist(), a.tolist()
+    ([1, 1], [1, 0])
+    """
+    import scipy.sparse as sp
+
+    n = graph.n_nodes
+    a = sp.csr_matrix((np.ones(graph.indices.size, dtype=np.int8), graph.indices, graph.indptr), shape=(n, n))
+    if n <= _DENSE_CODEGREES:
+        a32 = a.astype(np.int32)
+        codegree, adjacent = (a32 @ a32).toarray(), a.toarray()
+
+        def dense(pairs: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+            u, w = pairs[:, 0], pairs[:, 1]
+            return codegree[u, w].astype(np.int64), adjacent[u, w].astype(np.int64)
+
+        return dense
+
+    def sparse(pairs: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        u, w = pairs[:, 0], pairs[:, 1]
+        t = np.asarray(a[u].multiply(a[w]).sum(axis=1)).ravel().astype(np.int64)
+        return t, np.asarray(a[u, w]).ravel().astype(np.int64)
+
+    return sparse
+
 def codegree_sums(graph: Any, weights: Any = None) -> dict[str, float]:
     r"""Sums over node pairs of functions of the codegrees :math:`t_{uw} = |N(u) \cap N(w)|`.
 
@@ -428,27 +466,22 @@ class _WedgeShuffleBase(Protocol):
         """``n_trials`` estimates, each with a fresh uniform pairing (the plan's ``pairing_seed`` is the
         deployment's; the estimator is unbiased over the pairing, so a simulation draws it), the counts
         drawn from their binomial laws given the pairs' codegrees (the same law as the rows)."""
-        import scipy.sparse as sp
-
         stat = self.check_statistic(statistic)
         gen = check_rng(rng)
         n = graph.n_nodes
         if n != plan.public["n_users"]:
             raise ValueError(f"the plan is for {plan.public['n_users']} users, the graph has {n} nodes")
-        a = sp.csr_matrix((np.ones(graph.indices.size, dtype=np.int8), graph.indices, graph.indptr),
-                          shape=(n, n))
+        lookup = pair_lookup(graph)
         m = n - 2
         q1 = flip_probability(plan.public["local_epsilon"])
         q2 = flip_probability(plan.public["edge_epsilon"])
         out = np.empty(int(n_trials))
         for trial in range(int(n_trials)):
             pairs = public_pairing(n, int(gen.integers(2**63)))
-            left, right = a[pairs[:, 0]], a[pairs[:, 1]]
-            t = np.asarray(left.multiply(right).sum(axis=1)).ravel().astype(np.int64)
+            t, adj = lookup(pairs)
             wedge = gen.binomial(t, 1.0 - q1) + gen.binomial(m - t, q1)
             edge = np.zeros_like(wedge)
             if stat == "triangles":
-                adj = np.asarray(a[pairs[:, 0], pairs[:, 1]]).ravel().astype(np.int64)
                 edge = gen.binomial(2 * adj, 1.0 - q2) + gen.binomial(2 - 2 * adj, q2)
             out[trial] = _scale(n, stat) * float(pair_terms((wedge, edge), plan, stat).sum())
         return out

@@ -64,6 +64,7 @@ from .wedge_shuffle import (
     _matching_constants,
     _scale,
     codegree_sums,
+    pair_lookup,
     pair_terms,
     public_pairing,
 )
@@ -332,15 +333,12 @@ class WedgeShuffleIgnore(Protocol):
                       ) -> NDArray[np.float64]:
         """Trials with a fresh pairing each: DLap noisy degrees (as deployed), the
         dense users, then the counts of the kept pairs from their binomial laws."""
-        import scipy.sparse as sp
-
         from ..mechanisms import DiscreteLaplace
 
         self.check_statistic(statistic)
         gen = check_rng(rng)
         n = graph.n_nodes
-        a = sp.csr_matrix((np.ones(graph.indices.size, dtype=np.int8), graph.indices, graph.indptr),
-                          shape=(n, n))
+        lookup = pair_lookup(graph)
         deg = np.diff(graph.indptr)
         m = n - 2
         rp = _round_plan(plan)
@@ -356,8 +354,7 @@ class WedgeShuffleIgnore(Protocol):
             if pairs.shape[0] == 0:  # no pair of dense users kept: the sum has no term
                 out[trial] = 0.0
                 continue
-            t = np.asarray(a[pairs[:, 0]].multiply(a[pairs[:, 1]]).sum(axis=1)).ravel().astype(np.int64)
-            adj = np.asarray(a[pairs[:, 0], pairs[:, 1]]).ravel().astype(np.int64)
+            t, adj = lookup(pairs)
             wedge = gen.binomial(t, 1.0 - q1) + gen.binomial(m - t, q1)
             edge = gen.binomial(2 * adj, 1.0 - q2) + gen.binomial(2 - 2 * adj, q2)
             out[trial] = _scale(n, "triangles") * float(pair_terms((wedge, edge), rp, "triangles").sum())

@@ -215,3 +215,19 @@ def test_fast_noise_bound_is_what_the_sampler_draws_at_the_largest_exponential(e
 def test_numpy_exponential_stays_below_the_documented_maximum():
     e = np.random.default_rng(3).standard_exponential(10**6)
     assert e.max() < 7.69711747013104972 + 53 * math.log(2)
+
+
+def test_one_draw_takes_the_vector_path_values_and_stream():
+    """sample_dlap's scalar path (one draw: a node's noise) gives the vector path's value and leaves the
+    generator where the vector path does (the sign: the first bit of ``gen.bytes(1)``)."""
+    from ldpgraph.mechanisms.discrete_laplace import sample_dlap
+
+    for seed in range(3000):
+        t = (0.05, 0.7, 2.0, 9.0)[seed % 4]
+        p = math.exp(-t)
+        scalar, vector = np.random.default_rng(seed), np.random.default_rng(seed)
+        for shape in ((1,), (), 1):
+            a = sample_dlap(scalar, shape, t, p)
+            b = sample_dlap(vector, (1,), t, p, out=np.empty(1, dtype=np.int64))  # the in-place vector path
+            assert a.dtype == np.int64 and a.shape == np.empty(shape).shape and int(a.reshape(-1)[0]) == int(b[0])
+        assert scalar.bytes(5) == vector.bytes(5) and scalar.random() == vector.random()

@@ -119,6 +119,20 @@ def test_fast_simulation_monte_carlo_matches_moments(name):
     assert est.var(ddof=1) / var == pytest.approx(1.0, abs=0.1)
 
 
+
+@pytest.mark.parametrize("name", ["wshuffle-triangles", "wshuffle-four-cycles", "wshuffle-triangles-ignore"])
+def test_fast_simulation_dense_tables_give_the_sparse_path_numbers(name, monkeypatch):
+    """Up to _DENSE_CODEGREES nodes the pairs' codegrees and adjacency are looked up in dense tables;
+    above, sliced from the sparse matrix: the same draws, the same estimates."""
+    import ldpgraph.protocols.wedge_shuffle as ws
+
+    proto = registry.get(name)
+    plan = proto.plan(2.0, n_users=TINY.n_nodes, **({"pairing_seed": 1} if "ignore" in name else {}))
+    stat = proto.statistics[0]
+    dense = proto.fast_simulate(TINY, plan, stat, 50, rng=3)
+    monkeypatch.setattr(ws, "_DENSE_CODEGREES", 0)
+    assert np.array_equal(proto.fast_simulate(TINY, plan, stat, 50, rng=3), dense)
+
 def test_node_release_law_matches_moments():
     """The rows path (release -> shuffle -> accumulate -> estimate), 400 seeds on a small graph."""
     from ldpgraph.datasets import resolve_graph
