@@ -5,12 +5,10 @@ Prints three tables on Facebook and Email-Enron (``--graphs`` to change):
 1. **k-core** at ε_paper ∈ {0.5, 1, 2} (the paper's LEDP ε: an edge's two endpoints together,
    so a node spends ε_paper / 2): ``kcore-reference`` (k-CoreD as the authors' Go code runs
    it, ψ = 1/2, f = 4/5, bias factor 8) against ours, ``kcore-svt`` at the same per-node
-   budget ε_paper / 2 (ψ = 1/4, two levels per group), and ``kcore-svt-degree`` (ψ = 1/2, one
-   level per group, capped and read through a noisy degree) without and with the neighbour
-   gate (``gate max-first``, ``gate mean-first``: :mod:`ldpgraph.protocols.kcore_degree`,
-   step 4, one more round), and ``kcore-hindex`` (:mod:`ldpgraph.protocols.kcore_hindex`: a
-   noisy degree and a noisy h-index, two rounds); mean and max approximation factor
-   (averaged over the trials), degeneracy estimate, the densest-subgraph density's factor
+   budget ε_paper / 2 (ψ = 1/4, two levels per group), and ``kcore-hindex``
+   (:mod:`ldpgraph.protocols.kcore_hindex`: a noisy degree and a noisy h-index, two rounds);
+   mean and max approximation factor (averaged over the trials), degeneracy estimate (the
+   largest estimate), the densest-subgraph density's factor
    (:mod:`ldpgraph.protocols.densest`: k̂_max/√2 against the exact ρ*), rounds; and the
    reference without noise (its rounding floor).
 2. **Triangles** at ε_paper ∈ {1, 2}: ``edge-orient-reference`` (the code, at ε_paper) against
@@ -73,7 +71,6 @@ from ldpgraph.protocols.edge_orient import (
     scale_factors,
 )
 from ldpgraph.protocols.kcore import core_summary, exact_core_numbers, reference_kcore, svt_kcore
-from ldpgraph.protocols.kcore_degree import GATE_MAX_FIRST, degree_svt_kcore
 from ldpgraph.protocols.kcore_hindex import HINDEX_DEFAULTS, eb_core_estimate, hindex_kcore, hindex_pooled
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
 from ldpgraph.protocols.triangles import lower_wedges
@@ -94,11 +91,6 @@ def _table(rows: list[tuple]) -> str:
     return "\n".join("  ".join(str(c).rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
 
 
-#: ``kcore-svt-degree`` with the neighbour gate (issue 25): the max-first setting keeps the
-#: read-out's lower constant at ln n; the mean-first one lowers it to 0.75 ln n
-GATE_MEAN_FIRST = {"degree_share": 0.7, "gate_share": 0.15, "c_hi": 1.0, "floor": 2.0}
-
-
 def kcore_table(graphs: dict, trials: int) -> None:
     rows = [("graph", "eps_paper", "method", "mean factor", "max factor", "degeneracy", "densest factor",
              "rounds")]
@@ -112,13 +104,6 @@ def kcore_table(graphs: dict, trials: int) -> None:
             for label, run in (("reference", lambda s, e=eps, g=g: reference_kcore(g, e / 2, rng=s)),
                                ("svt (ours)", lambda s, e=eps, g=g: svt_kcore(g, e / 2, rng=s,
                                                                          max_degree=int(g.degrees.max()))),
-                               ("svt-degree (ours)", lambda s, e=eps, g=g: degree_svt_kcore(
-                                   g, e / 2, rng=s, max_degree=int(g.degrees.max()))),
-                               ("gate max-first (ours)", lambda s, e=eps, g=g: degree_svt_kcore(
-                                   g, e / 2, rng=s, max_degree=int(g.degrees.max()), **GATE_MAX_FIRST)),
-                               ("gate mean-first (ours)", lambda s, e=eps, g=g: degree_svt_kcore(
-                                   g, e / 2, rng=s, max_degree=int(g.degrees.max()),
-                                   c_lo=0.75 * math.log(g.n_nodes), **GATE_MEAN_FIRST)),
                                ("hindex (ours)", lambda s, e=eps, g=g: hindex_kcore(g, e / 2, rng=s,
                                                                                  **HINDEX_DEFAULTS))):
                 res = [run(s) for s in range(trials)]

@@ -118,8 +118,8 @@ run still costs half of its n-30 cost, the per-round work of the executor and th
 **kcore-svt** (end of the file): its fast path (``svt_kcore``: one generator, vectorised over the
 active nodes of a step) against the layer's run, on a 10-node graph with three core numbers; the
 statistic is a vector (the nodes' final levels), compared two-sample per node and on three
-summaries. ``kcore-svt-degree``, ``kcore-svt-gate`` and ``kcore-reference`` have no layer protocol
-(simulation only): no reference run to compare with.
+summaries. ``kcore-reference`` has no layer protocol (simulation only): no reference run to compare
+with. ``kcore-hindex``'s law is tested in ``tests/protocols/test_kcore_hindex_law.py``.
 """
 
 from __future__ import annotations
@@ -399,8 +399,8 @@ def test_fast_simulator_and_reference_run_agree(case_id):
 # Can fail: the same tests reject the fast path run with the wrong split of the budget (rho_share 0.65
 # for 0.5) and the approximation factors scaled in variance (``demo_delta``).
 #
-# kcore-svt-degree and kcore-svt-gate have no layer protocol (simulation only: ``not_deployable``), so
-# no reference run to test against; kcore-reference likewise.
+# kcore-reference has no layer protocol (simulation only: ``not_deployable``), so no reference run to
+# test against.
 
 #: K5 (core 4), a triangle hung off it (core 2), a path (core 1): three core numbers, nodes that stop at
 #: different steps, thresholds [1, 2, 3, 4, 5, 6] up to d_max 5 (psi 0.25), 12 steps at most

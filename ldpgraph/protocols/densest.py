@@ -14,7 +14,7 @@ no round. :func:`densest_from_cores` takes the geometric middle of that interval
 :math:`\hat k_{max}` is exact (either end of the interval: up to 2), and by at most
 :math:`\sqrt 2` times the error of :math:`\hat k_{max}` otherwise. Its
 :math:`\hat k_{max}` is not the largest estimate (a maximum over noisy nodes runs high: on
-Facebook ``kcore-svt-degree``'s is about 2 k_max) but the largest k with at least k + 1 nodes
+Email-Enron ``kcore-hindex``'s is about 4 k_max) but the largest k with at least k + 1 nodes
 estimated at k or more, :math:`\max_i \min(\hat k_{(i)}, i - 1)` over the estimates in
 decreasing order: a k-core has at least k + 1 nodes, so this is the degeneracy exactly for
 exact core numbers, and a few over-estimated nodes do not move it. This is the density, not the

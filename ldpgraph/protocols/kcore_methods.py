@@ -8,12 +8,6 @@ method              rounds (per-node budget ε)                                 
                     rounds, at most L per group)
 ``kcore-reference`` k-CoreD as the authors' code runs it: degree 0.4 ε, level moving
                     0.1 ε (ε_paper = 2ε, split f = 0.8; at most t_v rounds per node)
-``kcore-svt-degree`` ours: noisy degree 0.7 ε, then ``kcore-svt`` at 0.3 ε with a slack,
-                    capped by the noisy degree, read as an interval (:mod:`~ldpgraph.
-                    protocols.kcore_degree`; simulation only)
-``kcore-svt-gate``  ours: ``kcore-svt-degree`` (degree 0.65 ε, sparse vector 0.15 ε) and
-                    a last round at 0.2 ε: each node's noisy count of neighbours whose
-                    estimate backs its lower end (the neighbour gate; simulation only)
 ``kcore-hindex``    ours: noisy degree (1 - h) ε, then the h-index of the neighbours'   ``kcore-hindex``
                     public values at h ε (two rounds; h = 0.8 to 0.9 by ε), pooled and
                     read by empirical Bayes (:mod:`~ldpgraph.protocols.kcore_hindex`)
@@ -49,7 +43,6 @@ from numpy.typing import NDArray
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from .base import Protocol, Round, require_graph
 from .kcore import KCoreRun, core_summary, exact_core_numbers, reference_kcore, svt_kcore
-from .kcore_degree import GATE_MAX_FIRST, degree_svt_budget, degree_svt_kcore
 from .kcore_hindex import HINDEX_DEFAULTS, hindex_kcore
 from .kcore_hindex_protocol import HIndexProtocol
 
@@ -70,7 +63,7 @@ def core_sizes(core_numbers: Any) -> dict[int, int]:
 
 
 class KCoreMethod(Protocol):
-    """``kcore-svt``, ``kcore-svt-degree`` (ours) or ``kcore-reference`` (module docstring)."""
+    """``kcore-svt``, ``kcore-hindex`` (ours) or ``kcore-reference`` (module docstring)."""
 
     statistics = ("core_numbers",)
     needs = "adjacency"
@@ -78,23 +71,13 @@ class KCoreMethod(Protocol):
     unbiased = False
 
     def __init__(self, name: str, *, psi: float | None = None, levels_per_group: int = 2) -> None:
-        if name not in ("kcore-svt", "kcore-reference", "kcore-svt-degree", "kcore-svt-gate", "kcore-hindex"):
-            raise ValueError(f"unknown k-core method {name!r}; choose kcore-svt, kcore-svt-degree, "
-                             "kcore-svt-gate, kcore-hindex or kcore-reference")
+        if name not in ("kcore-svt", "kcore-reference", "kcore-hindex"):
+            raise ValueError(f"unknown k-core method {name!r}; choose kcore-svt, kcore-hindex or "
+                             "kcore-reference")
         self.name = name
         self.psi = (0.25 if name == "kcore-svt" else 0.5) if psi is None else float(psi)
-        if name in ("kcore-svt-degree", "kcore-svt-gate"):
-            levels_per_group = 1
         self.levels_per_group = check_nonnegative_int(levels_per_group, "levels_per_group", minimum=1)
-        if name == "kcore-svt-degree":
-            self.not_deployable = "simulation only so far (kcore-svt deploys)"
-            self.reference = "ours: kcore-svt capped and read through a noisy degree"
-        elif name == "kcore-svt-gate":
-            self.not_deployable = "simulation only so far (kcore-svt deploys)"
-            self.reference = ("ours: kcore-svt-degree plus a last round where each node counts its "
-                              "neighbours "
-                              "whose estimate backs its lower end (the neighbour gate)")
-        elif name == "kcore-hindex":
+        if name == "kcore-hindex":
             self.deployed_as = ("kcore-hindex", {})
             self.option_names = ("h_share", "readout_power", "pool_c")
             self.reference = ("ours: a noisy degree and a noisy h-index of the neighbours' public values "
@@ -148,19 +131,6 @@ class KCoreMethod(Protocol):
             return (Round("degree", "d_v + DLap", "dlap", plan.round(1).epsilon, "1"),
                     Round("h-index", "H({x_w : w in N(v)}) + DLap, x_w = max(noisy degree, 0) broadcast",
                           "dlap", plan.round(2).epsilon, "1"))
-        if self.name in ("kcore-svt-degree", "kcore-svt-gate"):
-            gate = self.name == "kcore-svt-gate"
-            b = (degree_svt_budget(eps, GATE_MAX_FIRST["degree_share"], GATE_MAX_FIRST["gate_share"]) if gate
-                 else degree_svt_budget(eps))
-            out = (Round("degree", "d_v + DLap (cap and interval)", "dlap", b["degree"], "1"),
-                   Round("svt-threshold", "rho_v ~ DLap (kept by the node)", "dlap",
-                         b["svt-threshold"], "1"),
-                   Round("svt-levels", "one bit per round: U_v(r) + DLap + B >= k_g + rho_v while "
-                         "k_g <= noisy d_v", "dlap", b["svt-levels"], "1 (monotone)"))
-            if gate:
-                out += (Round("gate", "#{neighbours w: public estimate x_w >= lo_v / 1.5} + DLap", "dlap",
-                              b["gate"], "1"),)
-            return out
         if self.name == "kcore-svt":
             rho, nu = self.rho_share * eps, (1.0 - self.rho_share) * eps
             return (Round("svt-threshold", "rho_v ~ DLap (kept by the node, never released)", "dlap", rho,
@@ -177,10 +147,6 @@ class KCoreMethod(Protocol):
             pub = self._hindex_plan(epsilon, self.hindex).public
             return hindex_kcore(g, epsilon, steps=HINDEX_DEFAULTS["steps"], h_share=pub["h_share"],
                                 c=pub["pool_c"], power=pub["readout_power"], rng=rng)
-        if self.name in ("kcore-svt-degree", "kcore-svt-gate"):
-            gate = GATE_MAX_FIRST if self.name == "kcore-svt-gate" else {}
-            return degree_svt_kcore(g, epsilon, psi=self.psi, levels_per_group=self.levels_per_group,
-                                    max_degree=max(int(g.degrees.max(initial=1)), 1), rng=rng, **gate)
         if self.name == "kcore-svt":
             return svt_kcore(g, epsilon, psi=self.psi, levels_per_group=self.levels_per_group,
                              rho_share=self.rho_share, max_degree=self._max_degree(g), rng=rng)
@@ -230,7 +196,5 @@ class KCoreMethod(Protocol):
 KCORE_METHODS: dict[str, Any] = {
     "kcore-svt": lambda: KCoreMethod("kcore-svt"),
     "kcore-reference": lambda: KCoreMethod("kcore-reference"),
-    "kcore-svt-degree": lambda: KCoreMethod("kcore-svt-degree"),
-    "kcore-svt-gate": lambda: KCoreMethod("kcore-svt-gate"),
     "kcore-hindex": lambda: KCoreMethod("kcore-hindex"),
 }
