@@ -206,7 +206,7 @@ _PLOT_FORMATS = {"png", "svg", "svgz", "pdf", "ps", "eps", "jpg", "jpeg", "tif",
 
 
 def _cmd_experiment(args: argparse.Namespace) -> int:
-    from ..experiments.runner import check_scheduler_address, start_workers
+    from ..experiments.runner import check_scheduler_address
 
     epsilons = _flatten(args.epsilons) or list(STUDY_EPSILONS)
     ks = _flatten(args.k) or list(_default_ks())
@@ -229,8 +229,6 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                           + ", ".join(sorted(_PLOT_FORMATS)))
     created = not Path(args.out).expanduser().exists()
     out = _prepare_out(args.out)
-    # the workers boot while the graphs load (~0.3-0.5 s each, otherwise on the grid's path)
-    start_workers(args.jobs, scheduler=args.scheduler)
     with _removed_if_left_empty(out, created):  # a failed run leaves no empty --out behind
         return _run_experiment_cmd(args, out, specs, labels, epsilons, ks, methods, stats)
 

@@ -393,62 +393,6 @@ def _watch_parent(parent_pid: int) -> None:
     os._exit(1)
 
 
-def _worker_ready() -> int:
-    """A no-op task: unpickling it imports this module (and what the tasks need) in the worker."""
-    return os.getpid()
-
-
-_warmup_lock = threading.Lock()
-_warmup: dict[int, threading.Thread] = {}
-
-
-def start_workers(n_jobs: int | None, backend: str | None = None, scheduler: str | None = None) -> bool:
-    """Start joblib's loky workers in a background thread, so that they boot while this process
-    still prepares the grid (loads graphs, computes truths); return whether a start was begun.
-
-    A fresh loky worker takes ~0.3-0.5 s (a Python process importing numpy and ldpgraph) before it
-    runs its first task; started here, that time overlaps the caller's own work instead of adding
-    to the grid's. The grid's ``joblib.Parallel`` (same backend configuration, same ``n_jobs``)
-    reuses the started executor. Only for the local loky backend with ``n_jobs`` given and not 1
-    (automatic ``None`` is decided from the grid's size, later); calling it again is a no-op.
-    Nothing random happens here: records do not depend on it.
-
-    Examples
-    --------
-    >>> start_workers(1)  # sequential: nothing to start
-    False
-    """
-    if scheduler is not None or backend not in (None, "loky") or n_jobs is None or n_jobs == 1:
-        return False
-    parent = os.getpid()
-
-    def boot() -> None:
-        try:
-            import joblib
-
-            with joblib.parallel_config(backend="loky", initializer=_exit_with_parent, initargs=(parent,)):
-                size = joblib.effective_n_jobs(n_jobs)
-                joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(_worker_ready)() for _ in range(size))
-        except Exception:  # noqa: BLE001 - the grid's own Parallel reports any real problem
-            pass
-
-    with _warmup_lock:
-        if parent in _warmup:
-            return False
-        thread = threading.Thread(target=boot, name="ldpgraph-start-workers", daemon=True)
-        _warmup[parent] = thread
-        thread.start()
-    return True
-
-
-def _wait_for_started_workers() -> None:
-    """Join a :func:`start_workers` thread of this process, so that only one Parallel runs at once."""
-    with _warmup_lock:
-        thread = _warmup.pop(os.getpid(), None)
-    if thread is not None:
-        thread.join()
-
-
 @contextmanager
 def _parallel_context(
     backend: str | None, scheduler: str | None, scatter: list
@@ -838,7 +782,6 @@ def run_experiment(
         n_jobs = _auto_n_jobs(n_jobs, len(units) * n_trials * max(g.n_nodes for g in ginputs))
     elif n_jobs is None:
         n_jobs = -1
-    start_workers(n_jobs, backend, scheduler)  # a no-op when the caller started them already
 
     truths = {(g.label, s, k): _truth(g, s, k) for g in ginputs for s, k in stats}
 
@@ -853,7 +796,6 @@ def run_experiment(
     try:
         import joblib
 
-        _wait_for_started_workers()
         with _parallel_context(backend, scheduler, [g.degrees for g in ginputs]):
             parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size, return_as="generator_unordered")
             for i, est, closed_form in parallel(

@@ -58,16 +58,3 @@ def test_parallel_and_serial_runs_write_the_same_files(one, tmp_path):
     for p, q in zip(a["plots"], b["plots"], strict=True):
         assert p.read_bytes() == q.read_bytes()
 
-
-def test_workers_started_early_serve_the_grid_and_change_no_record(one):
-    """``start_workers`` boots loky's workers in a thread; the grid joins it before its own Parallel."""
-    from ldpgraph.experiments import runner
-
-    assert not runner.start_workers(1) and not runner.start_workers(None)  # nothing to start
-    assert not runner.start_workers(2, backend="threading")
-    assert not runner.start_workers(2, scheduler="tcp://127.0.0.1:8786")
-    assert runner.start_workers(2)
-    assert not runner.start_workers(2)  # one start per process until a grid takes it
-    res = run_experiment(GRAPH, n_jobs=2, **GRID)
-    assert res.records == one.records
-    assert runner._warmup == {}  # joined by the grid
