@@ -11,6 +11,7 @@ from ldpgraph.cli import main
 from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.protocols.kcore_hindex import HINDEX_SCHEDULE
+from ldpgraph.registry import get_method
 from ldpgraph.run import run_in_memory
 from ldpgraph.run.reportfiles import read_report_set
 
@@ -202,3 +203,60 @@ def test_kcore_hindex_through_files_equals_memory(tmp_path, capsys, monkeypatch)
     h = HINDEX_SCHEDULE[1.0][0]  # per-node epsilon 2: the schedule's last point
     assert row["budget"] == {"degree": pytest.approx(2 * (1 - h)), "h-index": pytest.approx(2 * h)}
     assert row["rounds"] == 2
+
+
+AVG_PRIVATE = ["--protocol", "avg-clustering", "--epsilon", "2", "--private-bound"]
+
+
+def test_avg_clustering_private_bound_through_files_equals_memory(tmp_path, capsys, monkeypatch):
+    """avg-clustering --private-bound (the simulation's avg-clustering-dlap-private): round 1 sends the
+    RR bits and a degree_bound row per node, the signed broadcast carries D = max(2, their maximum), round 2
+    projects to it; the files give the bits of the in-memory run of the same seed, the printed budget is
+    what a node spends (0.1 / 0.27 / 0.36 / 0.27 of the total), and hostile or contradicting input is
+    refused."""
+    import numpy as np
+
+    from ldpgraph.protocols.deploy_triangles import DEGREE_BOUND
+    from ldpgraph.run.trianglefiles import read_triangle_broadcast
+
+    monkeypatch.setenv("LDPGRAPH_CURATOR_KEY", str(tmp_path / "key"))
+    r1, r2, b = tmp_path / "c1.csv", tmp_path / "c2.parquet", tmp_path / "cb.txt"
+    sim = ["--graph", GRAPH, *AVG_PRIVATE, "--simulate", "--seed", "6"]
+    assert main(["node", *sim, "--out", str(r1)]) == 0
+    budget = "epsilon 2 = rr 0.74 + local 1.26"
+    assert budget in capsys.readouterr().out
+    assert main(["curate", str(r1), *AVG_PRIVATE, "--broadcast-out", str(b)]) == 0
+    with r1.open(newline="") as fh:  # D: the largest noisy degree of the round-1 file (at least 2)
+        released = [int(r["value"]) for r in csv.DictReader(fh) if r["quantity"] == DEGREE_BOUND]
+    bound = max(2, max(released))
+    assert len(released) == 300 and f"private bound D = {bound} " in capsys.readouterr().out
+    assert main(["node", *sim, "--round", "2", "--broadcast", str(b), "--out", str(r2)]) == 0
+    assert budget in capsys.readouterr().out
+    got = _curate_json(capsys, r2, *AVG_PRIVATE, "--broadcast", b)
+    g = resolve_graph(GRAPH, rng=0)
+    want = run_in_memory("avg-clustering", g, 2.0, sampler=6, private_bound=True)
+    est = got["estimates"][0]
+    assert (est["statistic"], est["value"], est["std_error"]) == ("avg_clustering", want.estimate.value,
+                                                                  want.estimate.std_error)
+    assert read_triangle_broadcast(b).bound == want.broadcasts[0].bound == bound
+    # the plan spends what the simulation's budget says, and a node spends the plan's total
+    plan = want.plan
+    eps = {q: plan.release(q).epsilon for q in (DEGREE_BOUND, "rr_edge", "degree", "local_count")}
+    assert list(eps.values()) == pytest.approx([0.2, 0.54, 0.72, 0.54], rel=1e-14)
+    assert sum(rp.epsilon for rp in plan.rounds) == pytest.approx(2.0, rel=1e-15)
+    sim_budget = sorted(get_method("avg-clustering-dlap-private").budget(2.0).values())
+    assert sorted(eps.values()) == pytest.approx(sim_budget, rel=1e-12)
+    local = want.rows[1]["quantity"] == "local_count"  # sensitivity 2(D - 1): the lists above D projected
+    assert np.all(want.rows[1]["sensitivity"][local] == 2 * (bound - 1))
+    # hostile: a node's degree_bound row missing
+    lines = r1.read_text().splitlines()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join(r for r in lines if not (r.startswith("9,") and f",{DEGREE_BOUND}," in r)) + "\n")
+    capsys.readouterr()
+    assert main(["curate", str(bad), *AVG_PRIVATE, "--broadcast-out", str(tmp_path / "x.txt")]) == 1
+    assert "degree_bound rows, but not all: 1: 9 are missing" in capsys.readouterr().err
+    # contradictions: a public D, or no projection under a noisy D
+    for extra in (["--d-max", "9"], ["--no-projection"]):
+        assert main(["curate", str(r1), *AVG_PRIVATE, *extra, "--broadcast-out", str(tmp_path / "y.txt")]) == 2
+        assert main(["node", *sim, *extra, "--out", str(tmp_path / "n.csv")]) == 2
+    assert not (tmp_path / "y.txt").exists() and not (tmp_path / "n.csv").exists()

@@ -4,9 +4,13 @@ r"""``avg-clustering``: the average local clustering coefficient from two rounds
 round            node v releases
 ================ =============================================================================
 1 ``rr``         RR at ε_rr on its lower adjacency bits (:class:`~ldpgraph.protocols.
-                 rr_triangles.RandomizedResponseRound`)
-broadcast        the noisy graph, n, ε_rr, the public bound D on the degree, the projection flag
-                 and a run id (:class:`~ldpgraph.protocols.deploy_triangles.TriangleBroadcast`)
+                 rr_triangles.RandomizedResponseRound`); with ``private_bound`` also
+                 ``degree_bound``: :math:`d_v + \mathrm{DLap}(e^{-\varepsilon_0})` (sensitivity 1,
+                 drawn after the bits)
+broadcast        the noisy graph, n, ε_rr, the bound D on the degree (public, or with
+                 ``private_bound`` D = max(2, max of the ``degree_bound`` rows):
+                 :func:`~ldpgraph.protocols.clustering.private_degree_bound`), the projection
+                 flag and a run id (:class:`~ldpgraph.protocols.deploy_triangles.TriangleBroadcast`)
 2 ``local``      ``degree``: :math:`d_v + \mathrm{DLap}(e^{-\varepsilon_d})` (sensitivity 1);
                  ``local_count``: :math:`r_v = 2 w_v - \binom{m_v}{2} + \mathrm{DLap}` at
                  sensitivity :func:`~ldpgraph.protocols.clustering.count_sensitivity` (2(D - 1): lists
@@ -17,6 +21,10 @@ broadcast        the noisy graph, n, ε_rr, the public bound D on the degree, th
 Curator: :func:`~ldpgraph.protocols.clustering.average_clustering` (unbiased; proofs of the
 sensitivity and of unbiasedness in :mod:`ldpgraph.protocols.clustering`). A node spends
 ε_rr + ε_d + ε_t = ε; default split 0.3 / 0.4 / 0.3, as the simulation ``avg-clustering-dlap``.
+With ``private_bound`` it spends ε₀ + ε_rr + ε_d + ε_t = ε, default 0.1 / 0.27 / 0.36 / 0.27 (ε₀ =
+ε/10, the rest split 0.3 / 0.4 / 0.3), as the simulation ``avg-clustering-dlap-private``; D is then
+noisy, so the lists above it are always projected (sensitivity 2(D - 1)): the projection keeps the
+estimate unbiased.
 Projection is the default, so that no node refuses to report because of its private degree (a
 refusal would be seen by the curator); ``projection=False`` halves the sensitivity when D is
 known to bound every degree (the simulation's setting), and then a node above D raises.
@@ -27,10 +35,13 @@ Examples
 18.0
 >>> AvgClustering().plan(1.0, d_max=10).describe()
 'epsilon 1 = rr 0.3 + local 0.7'
+>>> AvgClustering().plan(1.0, private_bound=True).describe()
+'epsilon 1 = rr 0.37 + local 0.63'
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -42,10 +53,11 @@ from ..core.protocol import Accumulator, Option, Round
 from ..core.registry import register
 from ..core.rows import Rows
 from ..core.sampling import Sampler
-from .clustering import count_sensitivity
+from .clustering import count_sensitivity, private_degree_bound
 from .deploy_triangles import (
     CLUSTERING_PROTOCOL,
     DEGREE,
+    DEGREE_BOUND,
     LOCAL_COUNT,
     RR_COUNT,
     RR_EDGE,
@@ -55,7 +67,12 @@ from .deploy_triangles import (
 )
 from .randomized_response import upper_pairs
 from .rr_triangles import RandomizedResponseRound
-from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
+from .two_round_triangles import (
+    LocalCountAccumulator,
+    RRBroadcastProtocol,
+    round_two_rows,
+    screened_bound_text,
+)
 
 __all__ = ["AvgClustering", "clustering_release"]
 
@@ -82,10 +99,11 @@ def _check_broadcast(broadcast: Any, plan: Plan) -> TriangleBroadcast:
     if not isinstance(broadcast, TriangleBroadcast) or broadcast.protocol != CLUSTERING_PROTOCOL:
         raise TypeError(f"round 2 needs the round-1 broadcast of {CLUSTERING_PROTOCOL!r}")
     pub, eps = plan.public, plan.release(RR_COUNT).epsilon
-    if (broadcast.epsilon, broadcast.bound, broadcast.projection) != (eps, pub["d_max"], pub["projection"]):
+    bound = broadcast.bound if pub["private_bound"] else pub["d_max"]  # private: D from round 1
+    if (broadcast.epsilon, broadcast.bound, broadcast.projection) != (eps, bound, pub["projection"]):
         raise ValueError(
             f"the broadcast (epsilon_rr {broadcast.epsilon!r}, D = {broadcast.bound}, projection "
-            f"{broadcast.projection}) was not made under the plan ({plan.describe()}, D = {pub['d_max']}, "
+            f"{broadcast.projection}) was not made under the plan ({plan.describe()}, D = {bound}, "
             f"projection {pub['projection']}): use the --epsilon and options of round 1"
         )
     return broadcast
@@ -94,7 +112,8 @@ def _check_broadcast(broadcast: Any, plan: Plan) -> TriangleBroadcast:
 class _FirstRound(RandomizedResponseRound):
     def broadcast(self, result: Any, plan: Plan) -> TriangleBroadcast:
         pub = plan.public
-        return TriangleBroadcast.build(CLUSTERING_PROTOCOL, result.n_nodes, result.epsilon, pub["d_max"],
+        bound = private_degree_bound(result.degrees) if pub["private_bound"] else pub["d_max"]
+        return TriangleBroadcast.build(CLUSTERING_PROTOCOL, result.n_nodes, result.epsilon, bound,
                                        result.index, projection=pub["projection"])
 
 
@@ -106,8 +125,11 @@ class _LocalRound(Round):
                 sampler: Sampler) -> Rows:
         b = _check_broadcast(broadcast, plan)
         eps_d, eps_t = plan.release(DEGREE).epsilon, plan.release(LOCAL_COUNT).epsilon
-        return round_two_rows(plan, nodes, neighbours, b, sampler, (DEGREE, LOCAL_COUNT),
+        rows = round_two_rows(plan, nodes, neighbours, b, sampler, (DEGREE, LOCAL_COUNT),
                               lambda v, nb, s: clustering_release(v, nb, b, eps_d, eps_t, s))
+        at = rows["quantity"] == LOCAL_COUNT
+        rows["sensitivity"][at] = b.sensitivities()[LOCAL_COUNT]  # of the broadcast's D (private: noisy)
+        return rows
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
         return LocalCountAccumulator(plan, _check_broadcast(broadcast, plan), **options)
@@ -137,36 +159,69 @@ class AvgClustering(RRBroadcastProtocol):
     options = (
         Option("d_max", int, None, "public bound D >= 2 on every node's degree (simulation default: the true "
                "maximum degree)"),
+        Option("private_bound", bool, False, "D = max(2, max of the nodes' noisy degrees), released in "
+               "round 1 at the degree_bound share; lists above D projected (the simulation's "
+               "avg-clustering-dlap-private)"),
         Option("projection", bool, True, "nodes above D project their neighbour list to a uniform D-subset "
                "(sensitivity 2(D-1)), so no node refuses because of its degree (default); without it "
                "the sensitivity is D-1 and a node above D cannot release"),
-        Option("shares", dict, None, "budget split rr=F,degree=F,local_count=F (default 0.3, 0.4, 0.3)"),
+        Option("shares", dict, None, "budget split rr=F,degree=F,local_count=F (default 0.3, 0.4, 0.3), with "
+               "degree_bound=F for the private bound (default 0.1, 0.27, 0.36, 0.27)"),
     )
 
     def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
-        return {"d_max": max(int(graph.degrees.max(initial=0)), 2)}
+        """The benchmark's public bound: the true maximum degree (at least 2); none with the private
+        bound."""
+        return {} if public.get("private_bound") else {"d_max": max(int(graph.degrees.max(initial=0)), 2)}
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
         pub = self.check_public(public)
-        if pub["d_max"] is None:
-            raise ValueError(f"{self.name} needs the public degree bound d_max (--d-max)")
-        d = check_nonnegative_int(pub["d_max"], "d_max", minimum=2)
-        default = {"rr": 0.3, "degree": 0.4, "local_count": 0.3}
+        private, projection = bool(pub["private_bound"]), bool(pub["projection"])
+        if private:
+            default = {"degree_bound": 0.1, "rr": 0.27, "degree": 0.36, "local_count": 0.27}
+            if pub["d_max"] is not None:
+                raise ValueError(f"{self.name}: the private bound comes from round 1; a public d_max "
+                                 f"({pub['d_max']}) is not used with private_bound")
+            if not projection:
+                raise ValueError(f"{self.name}: the private bound D is noisy, so the lists above it are "
+                                 "projected: private_bound needs projection (drop --no-projection)")
+            d = None
+        else:
+            default = {"rr": 0.3, "degree": 0.4, "local_count": 0.3}
+            if pub["d_max"] is None:
+                raise ValueError(f"{self.name} needs the public degree bound d_max (--d-max), or "
+                                 "private_bound (--private-bound)")
+            d = check_nonnegative_int(pub["d_max"], "d_max", minimum=2)
         shares = pub["shares"] or default
         if sorted(shares) != sorted(default):
-            raise ValueError(f"shares of {self.name}: rr=F,degree=F,local_count=F, got {shares}")
+            raise ValueError(f"shares of {self.name}{' (private bound)' if private else ''}: "
+                             f"{','.join(f'{k}=F' for k in default)}, got {shares}")
         eps = split_budget(check_epsilon(epsilon), shares)
-        projection = bool(pub["projection"])
-        sens = float(count_sensitivity(d, projection))
+        first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0)]
+        if private:
+            first.append(Release((DEGREE_BOUND,), "dlap", eps["degree_bound"], 1.0))
+        # the local count's sensitivity follows the broadcast's D (NaN here when D is private)
+        sens = float(count_sensitivity(d, projection)) if d else math.nan
         return Plan(self.name, self.version, epsilon, (
-            RoundPlan(1, "rr", (Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0),)),
+            RoundPlan(1, "rr", tuple(first)),
             RoundPlan(2, "local", (Release((DEGREE,), "dlap", eps["degree"], 1.0),
                                    Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"],
                                            {LOCAL_COUNT: sens, RUN_ID: 0.0}))),
-        ), {"d_max": d, "projection": projection})
+        ), {"d_max": d, "projection": projection, "private_bound": private})
 
     def rounds(self) -> tuple[Round, ...]:
         return (_FirstRound(), _LocalRound())
 
     def check_broadcast(self, broadcast: Any, plan: Plan) -> TriangleBroadcast:
         return _check_broadcast(broadcast, plan)
+
+    def describe_result(self, result: Any, round: Round) -> list[str]:
+        lines = super().describe_result(result, round)
+        if round.number == 1 and result.degrees is not None:
+            line = (f"degree_bound private bound D = {private_degree_bound(result.degrees)} (max(2, their "
+                    "maximum))")
+            sc = result.screening.get(DEGREE_BOUND)
+            if sc is not None:
+                line += screened_bound_text(sc, f"[{sc.lo:,}, {sc.hi:,}]", 2)
+            lines.append(line)
+        return lines

@@ -172,6 +172,7 @@ __all__ = [
     "clustering_profile",
     "average_clustering_variance",
     "count_sensitivity",
+    "private_degree_bound",
     "ConservativeEstimate",
     "node_terms",
     "clustering_influence_bound",
@@ -283,6 +284,23 @@ def count_sensitivity(d_max: int, projection: bool) -> int:
     """
     d = check_nonnegative_int(d_max, "d_max", minimum=1)
     return max(1, (2 if projection else 1) * (d - 1))
+
+
+def private_degree_bound(noisy_degrees: ArrayLike) -> int:
+    r"""The private bound of ``avg-clustering-dlap-private``: :math:`D = \max(2, \max_v \tilde d_v)`.
+
+    :math:`\tilde d_v = d_v + \mathrm{DLap}(e^{-\varepsilon_0})` are the nodes' noisy degrees
+    (sensitivity 1, so D is a post-processing of an ε₀-LDP release); 2 when there are none. Lists
+    longer than D are then projected to a uniform D-subset (sensitivity 2(D - 1)), which keeps the
+    estimators unbiased.
+
+    Examples
+    --------
+    >>> private_degree_bound([3, -1, 7]), private_degree_bound([]), private_degree_bound([-2, 1])
+    (7, 2, 2)
+    """
+    noisy = np.asarray(noisy_degrees, dtype=np.int64)
+    return max(int(noisy.max()) if noisy.size else 2, 2)
 
 
 def _kept_neighbours(

@@ -45,6 +45,7 @@ from .clustering import (
     average_clustering_variance,
     degree_weighted_triangles,
     degree_weighted_triangles_truth,
+    private_degree_bound,
     release_clustering_reports,
 )
 from .randomized_response import DEFAULT_MAX_BYTES, expected_noisy_edges, noisy_graph_bits
@@ -111,10 +112,10 @@ class ClusteringProtocol(Protocol):
         self.max_bytes = max_bytes
         self.name = "avg-clustering-dlap" + ("-private" if self.private_bound else "")
         self.reference = "ours (two rounds: RR, then noisy degree and local count)"
-        if self.private_bound:
-            self.not_deployable = "not yet: its private degree bound has no deployed round"
-        else:
-            self.deployed_as = ("avg-clustering", {"projection": False})
+        # deployed: ``avg-clustering`` without projection at a public D, or with the private bound
+        # (round 1 also releases the noisy degree; D from them, lists above D projected)
+        self.deployed_as = ("avg-clustering", {"private_bound": True} if self.private_bound
+                            else {"projection": False})
         self._memo: tuple[Any, ...] | None = None
         #: the public options of the deployed form (non-private): a public degree bound D (None:
         #: the true maximum) and projection of the lists above it (the simulation's default: none)
@@ -124,14 +125,20 @@ class ClusteringProtocol(Protocol):
             self.option_names = ("d_max", "projection", "shares")
 
     def _configured(self, public):
-        """``shares`` (the layer's ``rr``, ``degree``, ``local_count``) as the constructor's;
+        """``shares`` (the layer's ``rr``, ``degree``, ``local_count``, with ``degree_bound`` for the
+        private bound: its ``bound_share``, the others then scaled to the rest) as the constructor's;
         ``d_max`` and ``projection`` as :func:`release_clustering_reports`'s (non-private)."""
         sh = public.get("shares")
         keys = ("rr", "degree", "local_count")
-        if sh is not None and (not isinstance(sh, dict) or sorted(sh) != sorted(keys)):
-            raise ValueError(f"shares of {self.name}: rr=F,degree=F,local_count=F, got {sh!r}")
-        out = ClusteringProtocol(shares=self.shares if sh is None else tuple(sh[k] for k in keys),
-                                 private_bound=self.private_bound, bound_share=self.bound_share,
+        both = ("degree_bound", *keys) if self.private_bound else keys
+        if sh is not None and (not isinstance(sh, dict) or sorted(sh) != sorted(both)):
+            raise ValueError(f"shares of {self.name}: {','.join(f'{k}=F' for k in both)}, got {sh!r}")
+        shares, bound_share = self.shares, self.bound_share
+        if sh is not None:
+            bound_share = float(sh["degree_bound"]) if self.private_bound else bound_share
+            rest = 1.0 - bound_share if self.private_bound else 1.0
+            shares = tuple(float(sh[k]) / rest for k in keys)
+        out = ClusteringProtocol(shares=shares, private_bound=self.private_bound, bound_share=bound_share,
                                  max_bytes=self.max_bytes)
         out.d_max, out.projection = self.d_max, bool(public.get("projection", self.projection))
         if public.get("d_max") is not None:
@@ -176,7 +183,7 @@ class ClusteringProtocol(Protocol):
             bound = self.d_max
             if self.private_bound:
                 noisy = g.degrees + DiscreteLaplace(epsilon=e0).sample(g.n_nodes, rng=gen)
-                bound = max(int(noisy.max()) if noisy.size else 2, 2)
+                bound = private_degree_bound(noisy)
             rel = release_clustering_reports(
                 g,
                 epsilon_rr=e_rr,

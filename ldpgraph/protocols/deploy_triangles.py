@@ -25,7 +25,9 @@ Optionally (``two-round-triangles-dlap``, the private-bound variant) every node 
 round-1 ``lower_degree`` row: its lower degree plus DLap(e^-eps0), sensitivity 1; the
 curator's bound is then D = max(1, max of them).
 
-``avg-clustering``: the same round 1; round 2 sends ``degree`` (d_v + DLap(e^-eps_d),
+``avg-clustering``: the same round 1 (with the private bound, also a ``degree_bound`` row: its
+degree plus DLap(e^-eps0), sensitivity 1; D = max(2, max of them),
+:func:`~ldpgraph.protocols.clustering.private_degree_bound`); round 2 sends ``degree`` (d_v + DLap(e^-eps_d),
 sensitivity 1), ``local_count`` (r_v = 2 w_v - C(m_v, 2) + DLap, sensitivity
 :func:`~ldpgraph.protocols.clustering.count_sensitivity`, eps_t) and ``run_id`` (eps_t);
 curator: :func:`~ldpgraph.protocols.clustering.average_clustering`.
@@ -96,6 +98,7 @@ __all__ = [
     "ADAPTIVE_PROTOCOL",
     "DEGREE",
     "LOWER_DEGREE",
+    "DEGREE_BOUND",
     "TriangleWire",
     "triangle_protocols",
     "triangle_wire",
@@ -124,6 +127,8 @@ RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL = "rr-four-cycles", "two-round-four-cycles-d
 ADAPTIVE_PROTOCOL = "adaptive-clustering"
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
 LOWER_DEGREE = "lower_degree"
+#: ``avg-clustering`` with the private bound: round 1's noisy degree (D from them), not round 2's ``degree``
+DEGREE_BOUND = "degree_bound"
 # the curator's variance estimate holds n x n float64 matrices up to this many nodes
 _DENSE_VARIANCE_MAX_NODES = 8192
 #: nodes of a triangle protocol are 0..n-1 with n at most this (pair indices fit in int64)
@@ -579,7 +584,9 @@ class Round1Summary:
     #: the (screened) ``lower_degree`` releases of nodes 0..n-1, in node order (None without them, or
     #: when screening rejected some)
     lower_degrees: NDArray[np.int64] | None = field(default=None, repr=False)
-    #: the ``degree`` releases of nodes 0..n-1, in node order (``rr-triangles`` for transitivity; else None)
+    #: the round-1 ``degree`` (``rr-triangles``, for transitivity) or ``degree_bound`` (``avg-clustering``,
+    #: its private bound: screened when the accumulator screens, only the kept rows) releases of nodes
+    #: 0..n-1, in node order; else None
     degrees: NDArray[np.int64] | None = field(default=None, repr=False)
 
     def private_bound(self) -> int:
@@ -626,10 +633,14 @@ class Round1Accumulator(_Base):
         self.outliers, self.bounds = _check_screening(outliers, bounds)
         if quantities is None:
             quantities = dict.fromkeys(triangle_wire(self.protocol)[1].round1, 1.0)
-        elif not {RR_COUNT, RR_EDGE} <= set(quantities) <= {RR_COUNT, RR_EDGE, LOWER_DEGREE, DEGREE}:
+        elif (not {RR_COUNT, RR_EDGE} <= set(quantities) <= {RR_COUNT, RR_EDGE, LOWER_DEGREE, DEGREE,
+                                                               DEGREE_BOUND}
+              or {DEGREE, DEGREE_BOUND} <= set(quantities)):
             raise ValueError(f"round-1 quantities are rr_count, rr_edge and optionally lower_degree and "
-                             f"degree, got {sorted(quantities)}")
+                             f"degree or degree_bound, got {sorted(quantities)}")
         self.quantities = dict(quantities)
+        #: the round's one degree quantity (its rows go to the summary's ``degrees``)
+        self._degree_q = DEGREE_BOUND if DEGREE_BOUND in self.quantities else DEGREE
         self.expected_nodes = (
             None
             if expected_nodes is None
@@ -695,8 +706,8 @@ class Round1Accumulator(_Base):
             self._low_nodes.append(node[r])
             self._low_values.append(value[r])
             self._low_locs.append(self.rows.locate(chunk, r))
-        if DEGREE in rows:
-            r = rows[DEGREE]
+        if self._degree_q in rows:
+            r = rows[self._degree_q]
             for part, x in zip(self._deg, (node[r], value[r], self.rows.locate(chunk, r)), strict=True):
                 part.append(x)
 
@@ -819,11 +830,19 @@ class Round1Accumulator(_Base):
             low = None
         degrees = None
         if self._deg[0]:  # one per node, every node
-            deg_ids, _ = self._unique_nodes(self._deg[0], self._deg[2], DEGREE)
+            deg_ids, _ = self._unique_nodes(self._deg[0], self._deg[2], self._degree_q)
             if deg_ids.size != n or int(deg_ids[-1]) != n - 1:
-                raise ValueError(f"some nodes sent degree rows, but not all: {_missing_text(deg_ids, n)} are "
-                                 "missing")
+                raise ValueError(f"some nodes sent {self._degree_q} rows, but not all: "
+                                 f"{_missing_text(deg_ids, n)} are missing")
             degrees = np.concatenate(self._deg[1])[np.argsort(np.concatenate(self._deg[0]), kind="stable")]
+            if self._degree_q == DEGREE_BOUND and self.outliers is not None:  # a degree is at most n - 1
+                from .screening import Screening, degree_row_range, screen_values
+
+                lo, hi = degree_row_range(bound=2, n_nodes=n, projection=True,
+                                          epsilon=self.epsilon[DEGREE_BOUND][0], bounds=self.bounds)
+                degrees, keep, k = screen_values(degrees, lo, hi, self.outliers, DEGREE_BOUND)
+                screening[DEGREE_BOUND] = Screening(DEGREE_BOUND, lo, hi, self.outliers, k)
+                degrees = degrees[keep]  # "reject": the bound is the maximum of the kept rows
         return Round1Summary(
             self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0, screening, low, degrees
         )

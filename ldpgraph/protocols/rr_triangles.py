@@ -40,6 +40,7 @@ from ..core.rows import Rows, concat_rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from .deploy_triangles import (
     DEGREE,
+    DEGREE_BOUND,
     LOWER_DEGREE,
     RR_COUNT,
     RR_EDGE,
@@ -134,7 +135,8 @@ def check_row_epsilons(plan: Plan, seen: dict[str, float]) -> None:
 
 class RandomizedResponseRound(Round):
     """Round 1: RR on the lower adjacency bits (``rr_count``, ``rr_edge``), optionally a noisy lower
-    degree."""
+    degree and a noisy degree (``degree`` or ``degree_bound``; DLap at sensitivity 1, drawn after the
+    bits on the node's round-1 stream)."""
 
     number = 1
     name = "rr"
@@ -143,7 +145,9 @@ class RandomizedResponseRound(Round):
                 sampler: Sampler) -> Rows:
         eps = plan.release(RR_COUNT).epsilon
         low_eps = plan.release(LOWER_DEGREE).epsilon if LOWER_DEGREE in _quantities(plan, 1) else None
-        deg_eps = plan.release(DEGREE).epsilon if DEGREE in _quantities(plan, 1) else None
+        # rr-triangles (transitivity): ``degree``; avg-clustering's private bound: ``degree_bound``
+        deg_q = next((q for q in (DEGREE, DEGREE_BOUND) if q in _quantities(plan, 1)), None)
+        deg_eps = None if deg_q is None else plan.release(deg_q).epsilon
         partner_lists, lower, degree = [], [], []
         for v, nb in zip(nodes, neighbours, strict=True):
             v = int(v)
@@ -151,7 +155,7 @@ class RandomizedResponseRound(Round):
             partner_lists.append(self.thin(plan, rr_release(v, nb, eps, stream), stream))
             if low_eps is not None:
                 lower.append(int(np.count_nonzero(nb < v)) + int(stream.dlap(low_eps, 1.0, 1)[0]))
-            if deg_eps is not None:  # transitivity (rr-triangles): the degree, after the bits' draws
+            if deg_eps is not None:  # the degree, after the bits' draws
                 degree.append(int(nb.size) + int(stream.dlap(deg_eps, 1.0, 1)[0]))
         if not partner_lists:
             return empty_rows(plan, 1)
@@ -167,7 +171,7 @@ class RandomizedResponseRound(Round):
         quantity = np.full(node_col.size, RR_EDGE, dtype=object)
         quantity[starts] = RR_COUNT
         parts = [quantity_rows(plan, 1, node_col, quantity, value)]
-        for q, vals in ((LOWER_DEGREE, lower), (DEGREE, degree)):
+        for q, vals in ((LOWER_DEGREE, lower), (deg_q, degree)):
             if vals:
                 parts.append(quantity_rows(plan, 1, np.asarray(nodes), q, vals))
         return concat_rows(parts)

@@ -31,6 +31,8 @@ local_count, degree [-C - t, C + t]; degree [-t, D + t]        avg_clustering: (
 (avg-clustering)    (projection: [-t, min(n-1, B) + t])        the box of the two rows, attained
 lower_degree        node v: [-t, min(v, B) + t]                the private D: to at most
                                                                max(1, min(n-1, B) + t)
+degree_bound        [-t, min(n-1, B) + t]                      avg-clustering's private D: to at
+(avg-clustering)    (:func:`degree_row_range`, projection)     most max(2, min(n-1, B) + t)
 =================== ========================================== ==========================================
 
 g(d, r) = a_hat(d) r + b_hat(d) is the node-wise term of the clustering estimate. Proofs:

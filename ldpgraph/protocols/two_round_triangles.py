@@ -46,6 +46,7 @@ from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from .deploy_triangles import (
     DEGREE,
+    DEGREE_BOUND,
     DLAP_PROTOCOL,
     LOCAL_COUNT,
     LOWER_DEGREE,
@@ -67,7 +68,7 @@ from .rr_triangles import (
 )
 
 __all__ = ["RRBroadcastProtocol", "TwoRoundTrianglesDLap", "LocalCountRound", "local_count_release",
-           "max_lower_degree"]
+           "max_lower_degree", "screened_bound_text"]
 
 
 def local_count_release(node: int, neighbours: NDArray[np.int64], broadcast: TriangleBroadcast,
@@ -177,6 +178,14 @@ def check_broadcast_plan(broadcast: Any, plan: Plan) -> None:
         raise ValueError(f"the broadcast's bound D = {broadcast.bound} differs from the plan's d_max {d_max}")
 
 
+def screened_bound_text(sc: Any, range_text: str, least: int) -> str:
+    """``"; k outside RANGE clipped: one node raises D to at most max(least, hi)"`` of a private
+    bound's screening ``sc`` (a :class:`~ldpgraph.protocols.screening.Screening`)."""
+    verb = {"clip": "clipped", "reject": "rejected", "raise": "refused"}[sc.mode]
+    return (f"; {sc.n_outside:,} outside {range_text} {verb}: one node raises D to at most "
+            f"{max(least, sc.hi):,}")
+
+
 class RRBroadcastProtocol(Protocol):
     """Shared by the protocols whose round 1 is randomized response and whose broadcast is the noisy
     graph (:class:`TriangleBroadcast`): its file form, the round-2 estimate, screening and bounds."""
@@ -214,9 +223,7 @@ class RRBroadcastProtocol(Protocol):
                         f"{result.private_bound()} (their maximum)")
                 sc = result.screening.get(LOWER_DEGREE)
                 if sc is not None:
-                    verb = {"clip": "clipped", "reject": "rejected", "raise": "refused"}[sc.mode]
-                    line += (f"; {sc.n_outside:,} outside [{sc.lo:,}, v + {-sc.lo:,}] {verb}: one node "
-                             f"raises D to at most {max(1, sc.hi):,}")
+                    line += screened_bound_text(sc, f"[{sc.lo:,}, v + {-sc.lo:,}]", 1)
                 lines.append(line)
             return lines
         if self.degree_for_transitivity and DEGREE in result.sensitivity:
@@ -227,9 +234,12 @@ class RRBroadcastProtocol(Protocol):
         return dict(result.screening) if round.number == 1 else result.screened_values()[1]
 
     def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
-        if round.number == 1:
-            sc = result.screening.get(LOWER_DEGREE)
-            return {} if sc is None else {"D": float(max(1, sc.hi))}
+        if round.number == 1:  # a private bound: one node raises it to at most the screen's top
+            for q, least in ((LOWER_DEGREE, 1), (DEGREE_BOUND, 2)):
+                sc = result.screening.get(q)
+                if sc is not None:
+                    return {"D": float(max(least, sc.hi))}
+            return {}
         if self.degree_for_transitivity and DEGREE in _round_quantities(plan, 2):
             return {}  # the bounds are of the triangle estimate; transitivity has none yet
         return {"one_node_bound": result.influence_bound(),

@@ -33,6 +33,7 @@ CASES = [
     ("two-round-triangles-dlap", {"private_bound": True}),
     ("avg-clustering", {}),
     ("avg-clustering", {"d_max": 8, "projection": True}),  # below the largest degree: projection
+    ("avg-clustering", {"private_bound": True}),  # the noisy maximum degree as the broadcast bound, projected
     ("rr-four-cycles", {}),
     ("two-round-four-cycles-dlap", {}),
     ("two-round-four-cycles-dlap", {"d_max": 8}),  # below the largest degree: projection
