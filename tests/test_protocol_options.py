@@ -61,6 +61,8 @@ CONFIGS = [
     ("arr-triangles", {"clipping": False, "shares": {"arr": 0.3, "local_count": 0.7}}, {"d_max": 9}, [0.6, 1.4]),
     ("avg-clustering-dlap", {"shares": {"rr": 0.2, "degree": 0.5, "local_count": 0.3}}, {"d_max": 9},
      [0.4, 0.6, 1.0]),
+    ("avg-clustering-dlap-private", {"shares": {"degree_bound": 0.2, "rr": 0.2, "degree": 0.4, "local_count": 0.2}},
+     {}, [0.4, 0.4, 0.4, 0.8]),
     ("two-round-four-cycles-dlap", {"d_max": 5, "shares": {"rr": 0.6, "local_count": 0.4}}, {}, [0.8, 1.2]),
     ("kcore-svt", {"d_max": 10, "psi": 0.5, "levels_per_group": 3, "rho_share": 0.3}, {}, [0.6, 1.4]),
     ("wshuffle-triangles-ignore", {"degree_share": 0.2, "threshold": 0.5, "delta": 1e-6}, {"n_users": 14},
