@@ -145,7 +145,7 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="protocol of the rows (default: the first row's); round 1 of the two-round ones "
                    "writes the broadcast: needs --broadcast-out, and the public bound --d-max (on lower "
                    "degrees; on degrees for avg-clustering) unless the rows carry lower_degree "
-                   "(--private-bound), whose noisy maximum is the bound")
+                   "(--private-bound; degree_bound for avg-clustering), whose noisy maximum is the bound")
     p.add_argument("--epsilon", "-e", type=_epsilon,
                    help="the nodes' total budget per node (the plan of the protocols listed by "
                    "'ldpgraph methods'; without it, the degree protocol's plan is read from the rows)")

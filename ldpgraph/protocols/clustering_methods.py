@@ -12,7 +12,10 @@ method                              rounds: budget (defaults)
                                     to a uniform D-subset (sensitivity 2(D - 1))
 =================================== ============================================================
 
-Both estimate the average local clustering (networkx ``average_clustering``) and
+Both deploy as ``avg-clustering`` (``--no-projection``, resp. ``--private-bound``: round 1 then also
+releases the noisy degree, the curator broadcasts D by the rule above,
+:func:`~ldpgraph.protocols.clustering.private_degree_bound`). Both estimate the average local
+clustering (networkx ``average_clustering``) and
 :math:`\sum_v d_v t_v` without bias (:mod:`ldpgraph.protocols.clustering`; the projection keeps
 both unbiased, so the private bound does too). The default split gives the degree the largest
 share because the variance is dominated by the unbiased debiasing of :math:`1/\binom{d}{2}` at
