@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 
+import numpy as np
 import pytest
 
 from ldpgraph.cli import main
-from ldpgraph.core import Seeded
+from ldpgraph.core import Seeded, registry
 from ldpgraph.datasets import resolve_graph
+from ldpgraph.protocols.deploy_triangles import DEGREE_BOUND, chunk_from_columns
 from ldpgraph.protocols.kcore_hindex import HINDEX_SCHEDULE
+from ldpgraph.protocols.screening import noise_quantile
 from ldpgraph.registry import get_method
 from ldpgraph.run import run_in_memory
 from ldpgraph.run.reportfiles import read_report_set
+from ldpgraph.run.trianglefiles import read_triangle_broadcast
 
 GRAPH = "ws:n=300,k=6,p=0.2"
 
@@ -214,11 +219,6 @@ def test_avg_clustering_private_bound_through_files_equals_memory(tmp_path, caps
     projects to it; the files give the bits of the in-memory run of the same seed, the printed budget is
     what a node spends (0.1 / 0.27 / 0.36 / 0.27 of the total), and hostile or contradicting input is
     refused."""
-    import numpy as np
-
-    from ldpgraph.protocols.deploy_triangles import DEGREE_BOUND
-    from ldpgraph.run.trianglefiles import read_triangle_broadcast
-
     monkeypatch.setenv("LDPGRAPH_CURATOR_KEY", str(tmp_path / "key"))
     r1, r2, b = tmp_path / "c1.csv", tmp_path / "c2.parquet", tmp_path / "cb.txt"
     sim = ["--graph", GRAPH, *AVG_PRIVATE, "--simulate", "--seed", "6"]
@@ -260,3 +260,39 @@ def test_avg_clustering_private_bound_through_files_equals_memory(tmp_path, caps
         assert main(["curate", str(r1), *AVG_PRIVATE, *extra, "--broadcast-out", str(tmp_path / "y.txt")]) == 2
         assert main(["node", *sim, *extra, "--out", str(tmp_path / "n.csv")]) == 2
     assert not (tmp_path / "y.txt").exists() and not (tmp_path / "n.csv").exists()
+
+
+def test_avg_clustering_private_bound_screens_a_lying_degree():
+    """A node that sends a huge degree_bound cannot push the private D past the truthful range: clipped
+    to [-t, n - 1 + t] (t the exact 1e-12 noise quantile at eps0, sensitivity 1), so D is at most
+    n - 1 + t; rejected, D is the maximum of the others; 'raise' refuses the rows."""
+    g = resolve_graph(GRAPH, rng=0)
+    run = run_in_memory("avg-clustering", g, 2.0, sampler=6, private_bound=True)
+    proto, plan = registry.get("avg-clustering"), run.plan
+    first = proto.rounds()[0]
+    rows = {c: v.copy() for c, v in run.rows[0].items()}
+    at = np.flatnonzero(rows["quantity"] == DEGREE_BOUND)
+    truthful = rows["value"][at].copy()
+    rows["value"][at[5]] = 10**6  # node 5 lies
+    t = noise_quantile(0.2, 1.0)
+    a = math.exp(-0.2)  # P(|DLap(a)| > s) = 2 a^(s+1) / (1 + a): t = 138 is the least s with it <= 1e-12
+    assert t == 138 and 2 * a ** 139 / (1 + a) <= 1e-12 < 2 * a ** 138 / (1 + a)
+
+    def bound(outliers):
+        acc = first.accumulator(plan, None, outliers=outliers)
+        acc.add(chunk_from_columns(rows))
+        result = acc.result()
+        return first.broadcast(result, plan).bound, result
+
+    clipped, result = bound("clip")
+    assert clipped == g.n_nodes - 1 + t == 437
+    sc = result.screening[DEGREE_BOUND]
+    assert (sc.lo, sc.hi, sc.n_outside) == (-t, 437, 1)
+    assert proto.one_node_bounds(result, plan, first) == {"D": 437.0}
+    assert "1 outside [-138, 437] clipped: one node raises D to at most 437" in "\n".join(
+        proto.describe_result(result, first))
+    others = np.delete(truthful, 5)
+    assert bound("reject")[0] == max(2, int(others.max()))
+    with pytest.raises(ValueError, match="1 degree_bound report"):
+        bound("raise")
+    assert bound(None)[0] == 10**6  # unscreened: the liar sets D
