@@ -230,11 +230,11 @@ def test_node_release_passes_the_audit_at_its_local_epsilon():
 def test_secure_permutation_is_uniform_and_cli(tmp_path, capsys):
     for method in ("sort", "fisher-yates"):
         counts = {}
-        for _ in range(3000):
+        for _ in range(20_000):  # the OS CSPRNG cannot be seeded: a false alarm at most 1e-7 a run
             key = tuple(secure_permutation(3, method).tolist())
             counts[key] = counts.get(key, 0) + 1
         assert len(counts) == 6
-        assert stats.chisquare(list(counts.values())).pvalue > 1e-4
+        assert stats.chisquare(list(counts.values())).pvalue > 5e-8
         assert sorted(secure_permutation(50, method).tolist()) == list(range(50))
     assert secure_permutation(0).size == 0 and secure_permutation(1).tolist() == [0]
 
