@@ -22,7 +22,7 @@ Two kinds of check, at α = 1e-3 two-sided (z = 3.29) throughout:
 **Can fail.** Every case also applies its test statistic to the fast simulator's own output
 scaled by :math:`\sqrt{1+\delta}` around its mean (a variance error δ) and asserts that it rejects:
 the power shown on the data at hand, fixed seeds. δ = 5% where the fast simulator's N sees it with
-90% power (``five_percent``, asserted: the nine rows of 4.6–4.9% below); elsewhere δ is the variance
+90% power (``five_percent``, asserted: the thirteen rows of 4.6–4.9% below); elsewhere δ is the variance
 error that N sees with 99.9% power (so that the check does not hang on the sample's own deviation).
 
 **Power.** The relative standard error of a sample variance is :math:`\sqrt{(\kappa-1)/N}`, so a 5%
@@ -32,8 +32,8 @@ variance error is seen at α = 1e-3 with 50% power from :math:`N = (\kappa-1)(3.
 sample). A reference run costs 0.6–7 ms on this graph (one Python release per node and round: a
 node's seeded stream alone is ~13 µs; the per-round executor and curator work is ~0.4 ms), so
 at 5% a reference sample costs 15–250 s: not for CI. In the ≤ 60 s (one core, the CI machine)
-this file may take, the fast simulators of nine exact cases run at 90% power for a 5% error, the
-others and the reference runs at the N below (adaptive-clustering and rr-four-cycles at 18.5k and
+this file may take, the fast simulators of thirteen exact cases (all but avg-clustering) run at 90% power for a 5%
+error, the others and the reference runs at the N below (adaptive-clustering and rr-four-cycles at 18.5k and
 31k trials add ~3.5 s here: the suite, ~3 min on 2 cores, has the room). "det" is the variance error seen with 90% power at α = 1e-3 (two-sample: the variance
 ratio, Layard's test; kcore: of the mean approximation factor); CPU seconds (fast + reference) measured on a 2-core machine shared with other jobs
 (the whole file: 18.6 s there, where the previous version of this file took 10.0 s, measured
@@ -52,10 +52,10 @@ wshuffle-four-cycles           33000   4.8%   300     49%    1.1+0.2    κ 4.6
 adaptive-clustering            18500   4.9%   100     68%    3.0+0.7    κ 3.1
 rr-four-cycles                 31000   4.9%   300     39%    2.1+0.3    κ 4.6
 avg-clustering                 600     53%    100     115%   0.4+0.3    κ 9; 1 ms a trial
-wshuffle-triangles-rr          1000    25%    100     56%    0.1+0.1    same code as wshuffle-*,
-wlocal-triangles               1000    21%    100     90%    0.1+0.1    ε₀ ≈ ε at n 30
-wshuffle-four-cycles-rr        1000    24%    100     69%    0.0+0.1
-wlocal-four-cycles             1000    23%    200     47%    0.0+0.1
+wshuffle-triangles-rr          25000   4.6%   100     56%    1.5+0.4    same code as wshuffle-*,
+wlocal-triangles               25000   4.6%   100     90%    1.2+0.1    ε₀ ≈ ε at n 30
+wshuffle-four-cycles-rr        33000   4.6%   100     69%    1.1+0.1
+wlocal-four-cycles             33000   4.6%   200     47%    1.1+0.1
 two-round-dlap-transitivity    2000           100     100%   0.1+0.3    two-sample, ε 8
 arr-clipped                    500            80      121%   0.2+0.2    two-sample
 edge-orient                    500            100     104%   0.2+0.3    two-sample
@@ -201,12 +201,16 @@ CASES = [
          five_percent=True),
     Case("wshuffle-triangles", "wshuffle-triangles", "triangles", 2.0, 25_000, 300, True, seed=9,
          five_percent=True),
-    Case("wshuffle-triangles-rr", "wshuffle-triangles-rr", "triangles", 2.0, 1_000, 100, True, seed=10),
-    Case("wlocal-triangles", "wlocal-triangles", "triangles", 2.0, 1_000, 100, True, seed=11),
+    Case("wshuffle-triangles-rr", "wshuffle-triangles-rr", "triangles", 2.0, 25_000, 100, True, seed=10,
+         five_percent=True),
+    Case("wlocal-triangles", "wlocal-triangles", "triangles", 2.0, 25_000, 100, True, seed=11,
+         five_percent=True),
     Case("wshuffle-four-cycles", "wshuffle-four-cycles", "four_cycles", 2.0, 33_000, 300, True, seed=12,
          five_percent=True),
-    Case("wshuffle-four-cycles-rr", "wshuffle-four-cycles-rr", "four_cycles", 2.0, 1_000, 100, True, seed=13),
-    Case("wlocal-four-cycles", "wlocal-four-cycles", "four_cycles", 2.0, 1_000, 200, True, seed=14),
+    Case("wshuffle-four-cycles-rr", "wshuffle-four-cycles-rr", "four_cycles", 2.0, 33_000, 100, True, seed=13,
+         five_percent=True),
+    Case("wlocal-four-cycles", "wlocal-four-cycles", "four_cycles", 2.0, 33_000, 200, True, seed=14,
+         five_percent=True),
     # (b) two-sample
     # transitivity: the triangle simulator and DLap degrees composed (the delta-method variance is not exact)
     Case("two-round-dlap-transitivity", "two-round-triangles-dlap", "transitivity", 8.0, 2_000, 100, False,
