@@ -211,6 +211,7 @@ class _Unit:
     kstar_method: Any = None  # the KStarMethod object, for k-star units
     protocol: Any = None  # a Protocol of the layer, for adjacency statistics (per-trial units)
     data: Any = None  # what the protocol needs: the Graph
+    estimators: tuple[str, ...] = ()  # a degree unit: the degree protocol's estimator of each method
 
 
 def _run_block(unit: _Unit, degrees: NDArray[np.int64], seed: int, block: int, n: int, task: int):
@@ -233,12 +234,7 @@ def _simulate_block(unit: _Unit, degrees: NDArray[np.int64], gen: np.random.Gene
     # the degree statistics of unbiased-dlap and naive-dlap: the degree protocol's simulation, both
     # estimators from the same reports
     return DegreeProtocol().simulate_trials(degrees, unit.statistic, unit.k, unit.epsilon, n, rng=gen,
-                                            estimators=_estimators(unit.methods))
-
-
-def _estimators(methods: tuple[str, ...]) -> tuple[str, ...]:
-    """The degree protocol's estimator of each of ``unbiased-dlap`` / ``naive-dlap``."""
-    return tuple("unbiased" if m == UNBIASED_METHOD else "naive" for m in methods)
+                                            estimators=unit.estimators)
 
 
 def _run_protocol_block(unit: _Unit, gen: np.random.Generator, n: int) -> NDArray[np.float64]:
@@ -280,6 +276,8 @@ def _build_units(
 
     names = [m.name for m in methods]
     degree_methods = tuple(m for m in (UNBIASED_METHOD, NAIVE_METHOD) if m in names)
+    # the degree protocol's estimator of each, as the registry states it ("unbiased", "naive")
+    estimators = tuple(_registry_method(name).estimator for name in degree_methods)
     units = []
     for g in graphs:
         for stat, k in stats:
@@ -305,7 +303,7 @@ def _build_units(
                         )
                     if degree_methods:
                         key = cell_key(stat, g.stream_id or g.label, k, eps, "degree-reports")
-                        units.append(_Unit(g.label, stat, k, eps, degree_methods, key))
+                        units.append(_Unit(g.label, stat, k, eps, degree_methods, key, estimators=estimators))
                     if others:
                         units.extend(_graph_units(g, stat, k, eps, others))
     return units
@@ -351,7 +349,7 @@ def _analytic(unit: _Unit, degrees: NDArray[np.int64]) -> dict[str, float | None
 
     proto = DegreeProtocol()
     return {m: proto.simulated_sd(degrees, unit.statistic, unit.k, unit.epsilon, estimator)
-            for m, estimator in zip(unit.methods, _estimators(unit.methods), strict=True)}
+            for m, estimator in zip(unit.methods, unit.estimators, strict=True)}
 
 
 def _cell_costs(unit: _Unit, seconds: NDArray[np.float64]) -> dict[str, Any]:
