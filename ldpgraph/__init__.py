@@ -17,12 +17,13 @@ estimates. Subpackages:
 from . import baselines, estimators, graph, mechanisms, metrics, protocols
 from ._version import __version__
 from .estimators import binomial, debias, debias_nd
-from .graph import Graph, load_graph, read_edgelist
+from .graph import Degrees, Graph, load_graph, read_edgelist
 from .mechanisms import DiscreteLaplace, Laplace, SecureDiscreteLaplace, Staircase, to_laplace, to_staircase
 from .protocols import DegreeRandomizer, NodeReports
 
 __all__ = [
     "DegreeRandomizer",
+    "Degrees",
     "DiscreteLaplace",
     "Graph",
     "Laplace",

@@ -68,6 +68,7 @@ from _timing import (  # scripts/ is on sys.path when a script runs
 from ldpgraph.cli import FALLBACK_GRAPH
 from ldpgraph.datasets import locate_dataset
 from ldpgraph.experiments import DEFAULT_METHODS, resolve_graph_inputs, run_experiment
+from ldpgraph.graph import Degrees
 
 EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 KS = (2, 3)
@@ -277,14 +278,14 @@ def main() -> None:
 
     # 2. in this process, workers started once
     print("2. run_experiment in this process")
-    graphs = {graph.label: graph.degrees}
+    graphs = {graph.label: Degrees(graph.degrees)}
     grid = dict(epsilons=EPSILONS, ks=KS, methods=DEFAULT_METHODS, n_trials=args.trials, seed=0, quiet=True)
     tiny = {**grid, "n_trials": 2, "ks": [2], "epsilons": [1.0]}
-    start = run_command([sys.executable, "-c", "import numpy as np; from ldpgraph.experiments import run_experiment;"
-                         f"run_experiment({{'g': np.arange(4039) % 90}}, n_jobs=2, **{tiny!r})"],
+    start = run_command([sys.executable, "-c", "import numpy as np; from ldpgraph.experiments import run_experiment; from ldpgraph.graph import Degrees;"
+                         f"run_experiment({{'g': Degrees(np.arange(4039) % 90)}}, n_jobs=2, **{tiny!r})"],
                         args.repeat, env=env, cwd=str(ROOT))
-    bare = run_command([sys.executable, "-c", "import numpy as np; from ldpgraph.experiments import run_experiment;"
-                        f"run_experiment({{'g': np.arange(4039) % 90}}, n_jobs=1, **{tiny!r})"],
+    bare = run_command([sys.executable, "-c", "import numpy as np; from ldpgraph.experiments import run_experiment; from ldpgraph.graph import Degrees;"
+                        f"run_experiment({{'g': Degrees(np.arange(4039) % 90)}}, n_jobs=1, **{tiny!r})"],
                        args.repeat, env=env, cwd=str(ROOT))
     print(f"   n_jobs=2 (fresh workers), tiny grid: {start}\n   same, n_jobs=1 (no workers):      {bare}\n"
           f"   -> workers' start-up ~{start.wall - bare.wall:.2f} s wall")

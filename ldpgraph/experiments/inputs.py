@@ -1,5 +1,6 @@
-"""The graphs of an experiment: what users name (a dataset, a spec, a file, an object) as labelled
-degree sequences (:class:`GraphInput`, :func:`resolve_graph_inputs`).
+"""The graphs of an experiment: what users name (a dataset, a spec, a file, a graph object) as
+labelled graphs (:class:`GraphInput`, :func:`resolve_graph_inputs`), through one conversion
+(:func:`as_graph`).
 
 Used by :mod:`ldpgraph.experiments.runner` (which re-exports :class:`GraphInput`,
 :func:`content_id` and :func:`resolve_graph_inputs`) and by the command line, which reads files
@@ -18,8 +19,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_nonnegative_int
+from ..graph.load import graph_name
 
-__all__ = ["GraphInput", "content_id", "graph_origin", "as_graph_input", "file_label", "resolve_graph_inputs"]
+__all__ = ["GraphInput", "as_graph", "content_id", "graph_origin", "as_graph_input", "file_label",
+           "resolve_graph_inputs"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,6 +51,13 @@ class GraphInput:
         return self.origin == "synthetic"
 
 
+def _is_bare_array(x: Any) -> bool:
+    """Whether ``x`` (a list, tuple or array) holds numbers rather than graphs: one bare array."""
+    if isinstance(x, np.ndarray):
+        return x.dtype != object
+    return len(x) > 0 and all(isinstance(v, (int, float, np.number, list, tuple, np.ndarray)) for v in x)
+
+
 def content_id(degrees: NDArray[np.int64]) -> str:
     """The content identity of a graph for seeding: SHA-256 of its degree sequence (int64, LE).
 
@@ -74,6 +84,55 @@ def graph_origin(source: str | os.PathLike[str]) -> str:
     return "synthetic" if is_synthetic_spec(source) else "file"
 
 
+#: how a user says that an array is a degree sequence or an edge array (in the refusal of a bare one)
+_SPELLING = ("ldpgraph.Degrees(values) if these are degrees, or ldpgraph.load_graph(edges) "
+             "if it is an (m, 2) edge array")
+
+
+def as_graph(obj: Any, *, label: str = "graph", graph_seed: int = 0) -> Any:
+    """The one conversion of a graph as users name it: a :class:`~ldpgraph.graph.Graph` (or the
+    :class:`~ldpgraph.graph.Degrees` given, or an object with ``degrees``).
+
+    A dataset name, synthetic spec or edge-list path (str or path-like) is resolved by
+    :func:`~ldpgraph.datasets.resolve_graph` (synthetic graphs drawn with ``graph_seed``); a
+    networkx or igraph graph, a scipy.sparse adjacency matrix or a pandas edge table is read by
+    :func:`~ldpgraph.graph.load_graph`; a bare list or array is refused, naming the explicit
+    spellings (:class:`~ldpgraph.graph.Degrees` for a degree sequence, ``load_graph`` for an
+    edge array).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> as_graph(nx.karate_club_graph()).n_edges
+    78
+    >>> as_graph([3, 1, 2, 2], label="toy")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: graph 'toy' is a bare list: say what it is, ldpgraph.Degrees(values) if these are ...
+    """
+    from ..graph import Degrees, Graph, load_graph
+    from ..graph.load import graph_kind
+
+    if isinstance(obj, (Graph, Degrees)):
+        return obj
+    kind = graph_kind(obj)
+    if kind == "path":
+        from ..datasets import resolve_graph
+
+        return resolve_graph(obj, rng=graph_seed)
+    if kind == "array":
+        raise TypeError(f"graph {label!r} is a bare {type(obj).__name__}: say what it is, {_SPELLING}")
+    if kind is not None:
+        return load_graph(obj)
+    if hasattr(obj, "degrees"):  # a graph-like object of the caller's
+        return obj
+    raise TypeError(
+        f"graph {label!r} must be a dataset name, synthetic spec or edge-list path, a networkx or "
+        "igraph graph, a scipy.sparse adjacency matrix, a pandas edge table, an ldpgraph Graph or "
+        f"Degrees, got {type(obj).__name__}"
+    )
+
+
 def as_graph_input(
     label: str, obj: Any, graph_seed: int, explicit: bool = False, origin: str = "object"
 ) -> GraphInput:
@@ -82,10 +141,8 @@ def as_graph_input(
     if isinstance(obj, GraphInput):  # resolved already (the CLI reads files with its options)
         return replace(obj, label=label, stream_id=label) if explicit else obj
     if isinstance(obj, (str, os.PathLike)):
-        from ..datasets import resolve_graph
-
         origin = graph_origin(obj)
-        obj = resolve_graph(obj, rng=graph_seed)
+    obj = as_graph(obj, label=label, graph_seed=graph_seed)
     d = as_degrees(obj, name=f"degrees of graph {label!r}")
     n_edges = getattr(obj, "n_edges", None)
     n_edges = int(n_edges) if n_edges is not None else int(d.sum()) // 2
@@ -122,9 +179,12 @@ def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput
     Accepted: a dataset name, synthetic spec or edge-list path (str, resolved with
     :func:`ldpgraph.datasets.resolve_graph`; a name or spec is its own label, a file is labelled
     by its name without suffixes, e.g. ``edges`` for ``/data/edges.txt.gz``, or by its path where
-    two files would share a name); a graph object with a ``degrees`` attribute or an array of
-    degrees (labelled by its ``name`` attribute, else ``graph<i>``); a :class:`GraphInput`
-    (kept as it is); a mapping ``label -> any of those``; or a sequence of the above.
+    two files would share a name); a networkx or igraph graph, a scipy.sparse adjacency matrix, a
+    pandas edge table, an ldpgraph :class:`~ldpgraph.graph.Graph`, or a degree sequence said
+    explicitly, :class:`~ldpgraph.graph.Degrees` (each converted by :func:`as_graph`, labelled by
+    the name its user gave it, :func:`~ldpgraph.graph.graph_name`: ``G.name``, ..., else
+    ``graph<i>``); a :class:`GraphInput` (kept as it is); a mapping ``label -> any of those``; or
+    a sequence of the above. A bare list or array is refused (degrees or edges? say which).
 
     The random streams of a graph's cells are keyed on its content (:func:`content_id`), so the
     same seed gives the same numbers however the graph is named; a mapping's keys are explicit
@@ -132,20 +192,20 @@ def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput
 
     Examples
     --------
-    >>> [g.label for g in resolve_graph_inputs({"toy": [1, 2, 1]})]
+    >>> from ldpgraph.graph import Degrees
+    >>> [g.label for g in resolve_graph_inputs({"toy": Degrees([1, 2, 1])})]
     ['toy']
-    >>> resolve_graph_inputs({"toy": [1, 2, 1]})[0].n_edges
-    2
+    >>> import networkx as nx
+    >>> [(g.label, g.n_edges) for g in resolve_graph_inputs(nx.karate_club_graph())]
+    [("Zachary's Karate Club", 78)]
     """
     graph_seed = check_nonnegative_int(graph_seed, "graph_seed")
     explicit = isinstance(graphs, Mapping)
     if isinstance(graphs, Mapping):
         items = [(str(label), obj) for label, obj in graphs.items()]
     else:
-        if isinstance(graphs, (str, os.PathLike)) or hasattr(graphs, "degrees"):
-            graphs = [graphs]
-        elif isinstance(graphs, np.ndarray):
-            graphs = [graphs] if graphs.ndim == 1 else list(graphs)
+        if not isinstance(graphs, (list, tuple, np.ndarray)) or _is_bare_array(graphs):
+            graphs = [graphs]  # one graph (a bare array is refused by as_graph, naming the spelling)
         items = []
         for i, obj in enumerate(graphs):
             if isinstance(obj, (str, os.PathLike)):
@@ -155,7 +215,7 @@ def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput
             elif isinstance(obj, GraphInput):
                 label = obj.label
             else:
-                label = getattr(obj, "name", None) or f"graph{i}"
+                label = graph_name(obj) or f"graph{i}"
             items.append((str(label), obj))
         labels = [label for label, _ in items]
         items = [  # two files with the same name: label them by their paths

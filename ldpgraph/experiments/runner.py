@@ -554,8 +554,9 @@ class ExperimentResult:
         ``records.to_pandas()``) or ``"costs"`` (``costs.csv``); ``k`` is nullable ``Int64``.
         pandas is imported only here.
 
-        >>> res = run_experiment({"toy": [3, 1, 2, 2]}, epsilons=[1.0], ks=[2], methods=["unbiased-dlap"],
-        ...                      n_trials=4, seed=0, quiet=True)
+        >>> from ldpgraph.graph import Degrees
+        >>> res = run_experiment({"toy": Degrees([3, 1, 2, 2])}, epsilons=[1.0], ks=[2],
+        ...                      methods=["unbiased-dlap"], n_trials=4, seed=0, quiet=True)
         >>> res.to_pandas()[["method", "k", "epsilon", "trials"]].to_dict("records")
         [{'method': 'unbiased-dlap', 'k': 2, 'epsilon': 1.0, 'trials': 4}]
         >>> res.to_pandas("records").shape
@@ -672,9 +673,11 @@ def run_experiment(
     Parameters
     ----------
     graphs
-        Dataset name, synthetic spec (``"ba:n=1000,m=10"``), edge-list path, graph object,
-        degree array, a mapping ``label -> graph``, or a sequence of these; see
-        :func:`resolve_graph_inputs`.
+        Dataset name, synthetic spec (``"ba:n=1000,m=10"``), edge-list path, networkx or
+        igraph graph, scipy.sparse adjacency matrix, pandas edge table, ldpgraph Graph, a degree
+        sequence said explicitly (:class:`~ldpgraph.graph.Degrees`), a mapping ``label ->
+        graph``, or a sequence of these; see :func:`resolve_graph_inputs`. Labels are the
+        mapping's keys, else the user's names (``G.name``, the file's name, ...).
     epsilons : sequence of float
         Privacy budgets per node, each in (0, inf).
     ks : sequence of int
@@ -734,7 +737,8 @@ def run_experiment(
 
     Examples
     --------
-    >>> res = run_experiment({"toy": [3, 1, 2, 2]}, epsilons=[1.0], ks=[2],
+    >>> from ldpgraph.graph import Degrees
+    >>> res = run_experiment({"toy": Degrees([3, 1, 2, 2])}, epsilons=[1.0], ks=[2],
     ...                      methods=["unbiased-dlap", "naive-dlap"], n_trials=5, seed=1)
     >>> [(r.method, r.trials, r.truth) for r in res.summary]
     [('unbiased-dlap', 5, 5.0), ('naive-dlap', 5, 5.0)]

@@ -138,7 +138,11 @@ def estimate_once(
     Parameters
     ----------
     graph
-        As one entry of :func:`~ldpgraph.experiments.runner.resolve_graph_inputs`.
+        A dataset name, synthetic spec or edge-list path; a networkx or igraph graph, a
+        scipy.sparse adjacency matrix, a pandas edge table, an ldpgraph Graph; a degree
+        sequence as :class:`~ldpgraph.graph.Degrees`; or ``{label: any of those}`` (as one entry
+        of :func:`~ldpgraph.experiments.runner.resolve_graph_inputs`). The result's ``graph``
+        is the label (``G.name`` of a networkx graph, the file's name, ...).
     epsilon : float
         Budget per node, in (0, inf).
     statistic : str
@@ -161,7 +165,8 @@ def estimate_once(
 
     Examples
     --------
-    >>> run = estimate_once({"toy": [3, 1, 2, 2]}, epsilon=2.0, k=2, seed=3,
+    >>> from ldpgraph.graph import Degrees
+    >>> run = estimate_once({"toy": Degrees([3, 1, 2, 2])}, epsilon=2.0, k=2, seed=3,
     ...                     methods=["unbiased-dlap", "local-lap-kstars"])
     >>> run.truth, [e.method for e in run.estimates], run.estimates[0].std_error_kind
     (5.0, ['unbiased-dlap', 'local-lap-kstars'], 'analytic')
@@ -182,7 +187,7 @@ def estimate_once(
     opts = check_options(options)
     method_objs = configure_methods(_resolve_methods(methods), opts)
     entropy = root_entropy(seed)
-    ginputs = resolve_graph_inputs([graph] if not isinstance(graph, dict) else graph, graph_seed=graph_seed)
+    ginputs = resolve_graph_inputs(graph if isinstance(graph, Mapping) else [graph], graph_seed=graph_seed)
     if len(ginputs) != 1:
         raise ValueError(f"estimate_once takes one graph, got {len(ginputs)}")
     g: GraphInput = ginputs[0]

@@ -1,7 +1,8 @@
 """Graph input and exact (non-private) ground-truth statistics.
 
 - :func:`load_graph` reads any supported input into a :class:`Graph` (a simple undirected
-  graph in CSR form with a :class:`LoadReport`);
+  graph in CSR form with a :class:`LoadReport`); :class:`Degrees` says explicitly that an
+  array is a degree sequence;
 - :mod:`~ldpgraph.graph.edgelist`: edge lists as users have them (integer ids or names,
   whitespace, CSV or tab separated, a header, extra columns; plain, gzip, bzip2 or xz), read
   in bounded blocks (:func:`read_edgelist`, :func:`parse_edgelist`, and the raw
@@ -18,6 +19,7 @@
 from ldpgraph.graph.convert import from_igraph, from_networkx, from_scipy_sparse
 from ldpgraph.graph.core import Graph, LoadReport, from_edge_array
 from ldpgraph.graph.cycles import four_cycle_count, local_four_cycle_counts
+from ldpgraph.graph.degrees import Degrees
 from ldpgraph.graph.edgelist import (
     ParsedEdges,
     parse_edge_pairs,
@@ -25,7 +27,7 @@ from ldpgraph.graph.edgelist import (
     read_edge_pairs,
     read_edgelist,
 )
-from ldpgraph.graph.load import load_graph
+from ldpgraph.graph.load import graph_name, load_graph
 from ldpgraph.graph.statistics import (
     degree_histogram,
     degree_moments,
@@ -42,10 +44,12 @@ from ldpgraph.graph.statistics import (
 from ldpgraph.graph.tables import from_dataframe, read_parquet_edges
 
 __all__ = [
+    "Degrees",
     "Graph",
     "LoadReport",
     "ParsedEdges",
     "load_graph",
+    "graph_name",
     "read_edgelist",
     "parse_edgelist",
     "read_edge_pairs",

@@ -12,7 +12,7 @@ from ldpgraph.graph.core import Graph, from_edge_array
 from ldpgraph.graph.edgelist import read_edgelist
 from ldpgraph.graph.tables import from_dataframe
 
-__all__ = ["load_graph"]
+__all__ = ["graph_kind", "graph_name", "load_graph"]
 
 _FILE_OPTIONS = ("delimiter", "header", "node_type", "max_bytes", "max_ratio")
 
@@ -65,22 +65,8 @@ def load_graph(
     unknown = sorted(set(file_options) - set(_FILE_OPTIONS))
     if unknown:
         raise TypeError(f"load_graph() got unexpected keyword argument(s) {', '.join(unknown)}")
-    module = type(source).__module__.split(".")[0]
-    if isinstance(source, Graph):
-        kind = "Graph"
-    elif isinstance(source, (str, os.PathLike)):
-        kind = "path"
-    elif module == "pandas" and _is_dataframe(source):
-        kind = "DataFrame"
-    elif module == "networkx":
-        kind = "networkx"
-    elif module == "igraph":
-        kind = "igraph"
-    elif module == "scipy" and _is_sparse(source):
-        kind = "scipy.sparse"
-    elif isinstance(source, (np.ndarray, list, tuple)):
-        kind = "array"
-    else:
+    kind = graph_kind(source)
+    if kind is None:
         raise TypeError(
             "source must be a path, a pandas DataFrame, a networkx or igraph graph, a "
             f"scipy.sparse matrix, a Graph or an (m, 2) edge array, got {type(source).__name__}"
@@ -106,6 +92,56 @@ def load_graph(
     if kind == "scipy.sparse":
         return from_scipy_sparse(source)
     return from_edge_array(source, n_nodes=n_nodes)
+
+
+def graph_kind(source: Any) -> str | None:
+    """What :func:`load_graph` would read ``source`` as: ``"Graph"``, ``"path"``, ``"DataFrame"``,
+    ``"networkx"``, ``"igraph"``, ``"scipy.sparse"``, ``"array"`` (a list, tuple or ndarray), or
+    None (none of these). Optional libraries are recognised without being imported.
+
+    >>> import networkx as nx
+    >>> graph_kind(nx.path_graph(3)), graph_kind("edges.txt"), graph_kind([[0, 1]]), graph_kind(3)
+    ('networkx', 'path', 'array', None)
+    """
+    module = type(source).__module__.split(".")[0]
+    if isinstance(source, Graph):
+        return "Graph"
+    if isinstance(source, (str, os.PathLike)):
+        return "path"
+    if module == "pandas" and _is_dataframe(source):
+        return "DataFrame"
+    if module == "networkx":
+        return "networkx"
+    if module == "igraph":
+        return "igraph"
+    if module == "scipy" and _is_sparse(source):
+        return "scipy.sparse"
+    if isinstance(source, (np.ndarray, list, tuple)):
+        return "array"
+    return None
+
+
+def graph_name(source: Any) -> str | None:
+    """The name a user gave a graph object, or None: ``G.name`` of a networkx graph, the ``name``
+    attribute of an igraph graph, ``df.attrs["name"]`` of a DataFrame, the ``name`` of a
+    :class:`~ldpgraph.graph.Degrees`; a path's name is its file's (see the experiments' labels).
+
+    >>> import networkx as nx
+    >>> graph_name(nx.karate_club_graph()), graph_name(nx.path_graph(3))
+    ("Zachary's Karate Club", None)
+    """
+    kind = graph_kind(source)
+    if kind == "networkx":
+        name = source.graph.get("name")
+    elif kind == "igraph":
+        name = source["name"] if "name" in source.attributes() else None
+    elif kind == "DataFrame":
+        name = source.attrs.get("name")
+    elif kind in ("path", "array", "scipy.sparse"):
+        name = None
+    else:  # a Graph, a Degrees, an object with a name
+        name = getattr(source, "name", None)
+    return str(name) if isinstance(name, (str, int)) and str(name) else None
 
 
 def _is_sparse(x: Any) -> bool:

@@ -33,10 +33,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
+from ..graph.degrees import check_degrees
+from ..graph.load import graph_kind, load_graph
 from ..mechanisms import DiscreteLaplace
-
-#: Largest degree accepted (exactly representable in float64, far beyond any real graph).
-_MAX_DEGREE = 2**53
 
 __all__ = [
     "ReleasedValues",
@@ -50,33 +49,22 @@ __all__ = [
 
 
 def as_degrees(source: Any, name: str = "degrees") -> NDArray[np.int64]:
-    """True degrees from a graph (anything with a ``degrees`` attribute) or an integer array.
+    """True degrees from a graph (an ldpgraph :class:`~ldpgraph.graph.Graph` or
+    :class:`~ldpgraph.graph.Degrees`, anything with a ``degrees`` attribute, or a networkx,
+    igraph, scipy.sparse or DataFrame graph, read by :func:`~ldpgraph.graph.load_graph`) or an
+    integer array of degrees.
 
     Degrees must be non-negative integers.
 
     >>> as_degrees([3, 0, 2])
     array([3, 0, 2])
+    >>> import networkx as nx
+    >>> as_degrees(nx.path_graph(3)).tolist()
+    [1, 2, 1]
     """
-    values = getattr(source, "degrees", source)
-    arr = np.asarray(values)
-    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be an array of non-negative integers, got dtype {arr.dtype}")
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional (one degree per node), got shape {arr.shape}")
-    if arr.dtype.kind == "f" and not (np.isfinite(arr).all() and (arr == np.round(arr)).all()):
-        bad = int(np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))[0])
-        raise ValueError(f"{name} must hold integers; {name}[{bad}] = {arr[bad]}")
-    if arr.size and arr.dtype.kind in "uf" and float(np.max(arr)) > _MAX_DEGREE:
-        bad = int(np.flatnonzero(arr > _MAX_DEGREE)[0])
-        raise ValueError(f"{name}[{bad}] = {arr[bad]} is too large; degrees must be <= 2**53")
-    if arr.size and arr.dtype.kind == "f" and float(np.min(arr)) < 0:
-        bad = int(np.flatnonzero(arr < 0)[0])
-        raise ValueError(f"{name} must be non-negative; {name}[{bad}] = {arr[bad]}")
-    arr = arr.astype(np.int64)
-    if arr.size and arr.min() < 0:
-        bad = int(np.flatnonzero(arr < 0)[0])
-        raise ValueError(f"{name} must be non-negative; {name}[{bad}] = {arr[bad]}")
-    return arr
+    if not hasattr(source, "degrees") and graph_kind(source) not in (None, "array", "path"):
+        source = load_graph(source)
+    return check_degrees(getattr(source, "degrees", source), name)
 
 
 def projected_kstar_counts(degrees: ArrayLike, k: int, d_max: int) -> NDArray[np.int64]:

@@ -8,6 +8,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from ldpgraph.experiments import run_experiment, write_records_csv  # noqa: E402
+from ldpgraph.graph import Degrees  # noqa: E402
 
 DEG = np.random.default_rng(9).geometric(0.1, size=200).astype(np.int64)
 GRID = dict(epsilons=[0.5, 2.0], ks=[2, 3], methods=["unbiased-dlap", "naive-laplace", "local-lap-kstars-private"],
@@ -25,8 +26,8 @@ def cluster():
 
 
 def test_dask_scheduler_gives_identical_csv(cluster, tmp_path):
-    ref = run_experiment({"toy": DEG}, n_jobs=1, **GRID)
-    res = run_experiment({"toy": DEG}, n_jobs=-1, scheduler=cluster.scheduler_address, **GRID)
+    ref = run_experiment({"toy": Degrees(DEG)}, n_jobs=1, **GRID)
+    res = run_experiment({"toy": Degrees(DEG)}, n_jobs=-1, scheduler=cluster.scheduler_address, **GRID)
     assert res.config["backend"] == "dask"
     # the blocks really ran on the cluster, the degrees were scattered once
     prefixes = list(cluster.scheduler.task_prefixes)
@@ -37,9 +38,9 @@ def test_dask_scheduler_gives_identical_csv(cluster, tmp_path):
 
 
 def test_dask_backend_with_the_default_client(cluster):
-    ref = run_experiment({"toy": DEG}, n_jobs=1, **GRID)
+    ref = run_experiment({"toy": Degrees(DEG)}, n_jobs=1, **GRID)
     with distributed.Client(cluster) as _client:
-        res = run_experiment({"toy": DEG}, n_jobs=2, backend="dask", **GRID)
+        res = run_experiment({"toy": Degrees(DEG)}, n_jobs=2, backend="dask", **GRID)
     assert res.records == ref.records
 
 
@@ -47,4 +48,4 @@ def test_unreachable_scheduler_is_a_clear_error():
     import dask
 
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), pytest.raises((ConnectionError, OSError), match="127.0.0.1:9"):
-        run_experiment({"toy": DEG}, scheduler="tcp://127.0.0.1:9", **{**GRID, "n_trials": 1})
+        run_experiment({"toy": Degrees(DEG)}, scheduler="tcp://127.0.0.1:9", **{**GRID, "n_trials": 1})

@@ -23,6 +23,7 @@ from ldpgraph.experiments.runner import (
     dask_install_hint,
     resolve_graph_inputs,
 )
+from ldpgraph.graph import Degrees
 
 FB = bundled_data_dir() / "facebook_combined.txt.gz"
 GRID = dict(epsilons=[1.0], ks=[2], methods=["unbiased-dlap", "local-lap-kstars"], n_trials=3, seed=5,
@@ -48,14 +49,14 @@ def test_same_seed_same_numbers_however_the_graph_is_named(tmp_path):
     assert by_copy.records[0].graph == "my_copy"
     # a degree array of the same graph is the same content too
     deg = resolve_graph_inputs("facebook")[0].degrees
-    assert _estimates(run_experiment([deg], **GRID)) == _estimates(by_name)
+    assert _estimates(run_experiment([Degrees(deg)], **GRID)) == _estimates(by_name)
     assert by_name.config["graphs"][0]["stream_id"] == content_id(deg)
 
 
 def test_explicit_labels_key_the_streams():
     g = synthetic_graph("ba:n=300,m=3", rng=0)
     a = run_experiment({"x": g}, **GRID)
-    b = run_experiment({"x": g.degrees}, **GRID)
+    b = run_experiment({"x": Degrees(g.degrees)}, **GRID)
     c = run_experiment({"y": g}, **GRID)
     assert _estimates(a) == _estimates(b)
     assert _estimates(a) != _estimates(c)
@@ -80,11 +81,11 @@ def test_defaults_are_shared_by_cli_and_api():
     args = build_parser().parse_args(["experiment"])
     assert args.jobs is None and args.methods is None  # filled from the API defaults
     assert args.k == [list(DEFAULT_KS)]  # the API default, shown in the help
-    res = run_experiment({"toy": [3, 1, 2, 2]}, epsilons=[1.0], n_trials=2, seed=0, quiet=True)
+    res = run_experiment({"toy": Degrees([3, 1, 2, 2])}, epsilons=[1.0], n_trials=2, seed=0, quiet=True)
     assert {c.k for c in res.records} == set(DEFAULT_KS) == {2, 3}
     assert list(dict.fromkeys(c.method for c in res.records)) == list(DEFAULT_METHODS)
     assert res.config["n_jobs"] == 1  # automatic: a tiny grid runs sequentially
-    every = run_experiment({"toy": [3, 1, 2, 2]}, epsilons=[1.0], ks=[2], methods="all", n_trials=1, seed=0,
+    every = run_experiment({"toy": Degrees([3, 1, 2, 2])}, epsilons=[1.0], ks=[2], methods="all", n_trials=1, seed=0,
                            quiet=True)
     assert [c.method for c in every.records] == method_names()
 
@@ -108,8 +109,8 @@ def test_a_cell_a_method_cannot_run_is_skipped_with_a_note():
 
 
 @pytest.mark.parametrize(("graph", "match"), [
-    ({"iso": [0, 0, 0]}, "graph 'iso' has 3 nodes but no edges"),
-    ({"none": np.array([], dtype=np.int64)}, "graph 'none' has no nodes"),
+    ({"iso": Degrees([0, 0, 0])}, "graph 'iso' has 3 nodes but no edges"),
+    ({"none": Degrees(np.array([], dtype=np.int64))}, "graph 'none' has no nodes"),
     ("er:n=10,m=0", "graph 'er:n=10,m=0' has 10 nodes but no edges"),
 ])
 def test_empty_graphs_are_refused_clearly(graph, match):
@@ -120,7 +121,7 @@ def test_empty_graphs_are_refused_clearly(graph, match):
 def test_scheduler_address_checked_before_any_work():
     t0 = time.perf_counter()
     with pytest.raises(ValueError, match="scheduler must be a Dask scheduler address"):
-        run_experiment({"toy": [1, 1]}, epsilons=[1.0], n_trials=1, scheduler="nonsense")
+        run_experiment({"toy": Degrees([1, 1])}, epsilons=[1.0], n_trials=1, scheduler="nonsense")
     assert time.perf_counter() - t0 < 5
     for ok in ("tcp://10.0.0.1:8786", "127.0.0.1:8786", "tls://host.example:8786", "tcp://[::1]:8786"):
         assert check_scheduler_address(ok) == ok
@@ -143,9 +144,9 @@ def test_dask_hint_works_from_a_source_checkout():
 
 @pytest.fixture(scope="module")
 def two_results():
-    a = run_experiment({"first": [3, 1, 2, 2, 4, 2]}, epsilons=[0.5, 1.0], ks=[2], methods=["unbiased-dlap"],
+    a = run_experiment({"first": Degrees([3, 1, 2, 2, 4, 2])}, epsilons=[0.5, 1.0], ks=[2], methods=["unbiased-dlap"],
                        n_trials=4, seed=1, quiet=True)
-    b = run_experiment({"second": [3, 1, 2, 2, 4, 2]}, epsilons=[0.5, 1.0], ks=[2], methods=["unbiased-dlap"],
+    b = run_experiment({"second": Degrees([3, 1, 2, 2, 4, 2])}, epsilons=[0.5, 1.0], ks=[2], methods=["unbiased-dlap"],
                        n_trials=4, seed=1, quiet=True)
     return a, b
 

@@ -21,6 +21,7 @@ from ldpgraph.baselines.methods import get_method, method_names
 from ldpgraph.estimators.polynomials import binomial
 from ldpgraph.experiments import run_experiment
 from ldpgraph.experiments.seeding import block_rng, cell_key
+from ldpgraph.graph import Degrees
 from ldpgraph.protocols.randomizer import projected_kstar_counts
 
 # ------------------------------------------------------------------ frozen copy (old algorithm)
@@ -126,7 +127,7 @@ def test_sub_blocks_of_estimate_trials_unchanged():
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_runner_records_bitwise_equal_to_old_algorithm(n_jobs):
     grid = dict(epsilons=[0.2, 2.0], ks=[2, 3], methods=FROZEN_METHODS, n_trials=23, block_size=10, seed=17)
-    res = run_experiment({"zipf": DEG}, n_jobs=n_jobs, quiet=True, **grid)
+    res = run_experiment({"zipf": Degrees(DEG)}, n_jobs=n_jobs, quiet=True, **grid)
     assert len(res.records) == 2 * 2 * len(FROZEN_METHODS)
     for cell in res.records:
         key = cell_key("kstars", "zipf", cell.k, cell.epsilon, cell.method)

@@ -13,9 +13,10 @@ from ldpgraph.experiments import (
     write_records_csv,
 )
 from ldpgraph.experiments.seeding import block_rng, cell_key
+from ldpgraph.graph import Degrees
 
 DEG = np.random.default_rng(5).geometric(0.08, size=300).astype(np.int64)
-GRAPHS = {"toy": DEG}
+GRAPHS = {"toy": Degrees(DEG)}
 GRID = dict(epsilons=[0.5, 2.0], ks=[2, 3], methods=["unbiased-dlap", "naive-dlap", "local-lap-kstars"],
             n_trials=23, block_size=5, seed=11, quiet=True)
 

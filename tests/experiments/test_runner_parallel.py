@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from ldpgraph.experiments import run_experiment
+from ldpgraph.graph import Degrees
 
 GRID = dict(epsilons=[0.5, 2.0], ks=[2, 3], methods=["unbiased-dlap", "naive-dlap"], n_trials=250,
             block_size=50, seed=3, quiet=True)
-GRAPH = {"g": np.arange(500) % 40}
+GRAPH = {"g": Degrees(np.arange(500) % 40)}
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,7 @@ def test_same_records_for_any_workers_and_batching(one, kw):
 
 def test_large_degrees_memory_mapped_give_the_same_records():
     """Degrees above joblib's max_nbytes (1 MB) reach the workers memory-mapped, read-only."""
-    big = {"big": np.random.default_rng(0).geometric(0.05, size=200_000).astype(np.int64)}
+    big = {"big": Degrees(np.random.default_rng(0).geometric(0.05, size=200_000))}
     grid = dict(epsilons=[1.0], ks=[2], methods=["unbiased-dlap"], n_trials=6, block_size=2, seed=5, quiet=True)
     a = run_experiment(big, n_jobs=1, **grid)
     b = run_experiment(big, n_jobs=2, batch_size=1, **grid)

@@ -8,7 +8,7 @@ import pytest
 
 from ldpgraph.experiments import run_experiment
 from ldpgraph.experiments.runner import parse_statistics
-from ldpgraph.graph import from_networkx, transitivity, triangle_count
+from ldpgraph.graph import Degrees, from_networkx, transitivity, triangle_count
 from ldpgraph.registry import get_method
 
 G = from_networkx(nx.gnp_random_graph(50, 0.3, seed=2))
@@ -66,7 +66,7 @@ def test_records_do_not_depend_on_jobs_and_follow_the_block_streams():
 def test_degrees_only_and_missing_methods_are_clear_errors():
     with pytest.raises(TypeError, match="needs the graph's adjacency"):
         run_experiment(
-            {"d": G.degrees},
+            {"d": Degrees(G.degrees)},
             epsilons=[1.0],
             methods=["rr-triangles"],
             statistics=["triangles"],

@@ -9,12 +9,13 @@ import pytest
 from ldpgraph.baselines.methods import get_method, method_names
 from ldpgraph.experiments.seeding import block_rng, cell_key
 from ldpgraph.experiments.single import estimate_once
+from ldpgraph.graph import Degrees
 
 DEG = np.random.default_rng(1).geometric(0.1, size=150).astype(np.int64)
 
 
 def test_kstars_every_method_with_analytic_sd():
-    run = estimate_once({"toy": DEG}, epsilon=1.0, k=2, seed=8, methods="all")
+    run = estimate_once({"toy": Degrees(DEG)}, epsilon=1.0, k=2, seed=8, methods="all")
     assert [e.method for e in run.estimates] == method_names()
     assert run.truth == sum(math.comb(int(d), 2) for d in DEG)
     assert (run.n_nodes, run.n_edges, run.seed, run.graph) == (150, int(DEG.sum()) // 2, 8, "toy")
@@ -31,8 +32,8 @@ def test_kstars_every_method_with_analytic_sd():
 
 
 def test_same_seed_same_run_and_json():
-    a = estimate_once({"toy": DEG}, epsilon=0.5, k=3, seed=2, methods=["naive-dlap", "unbiased-dlap"])
-    b = estimate_once({"toy": DEG}, epsilon=0.5, k=3, seed=2, methods=["naive-dlap", "unbiased-dlap"])
+    a = estimate_once({"toy": Degrees(DEG)}, epsilon=0.5, k=3, seed=2, methods=["naive-dlap", "unbiased-dlap"])
+    b = estimate_once({"toy": Degrees(DEG)}, epsilon=0.5, k=3, seed=2, methods=["naive-dlap", "unbiased-dlap"])
     assert a == b
     d = json.loads(json.dumps(a.to_dict()))
     assert d["statistic"] == "kstars" and d["k"] == 3 and d["truth"] == a.truth
@@ -43,7 +44,7 @@ def test_same_seed_same_run_and_json():
 
 
 def test_curator_statistic():
-    run = estimate_once({"toy": DEG}, epsilon=1.0, statistic="edges", seed=1)
+    run = estimate_once({"toy": Degrees(DEG)}, epsilon=1.0, statistic="edges", seed=1)
     assert run.k is None and run.truth == DEG.sum() // 2
     assert [e.method for e in run.estimates] == ["unbiased-dlap", "naive-dlap"]
     assert run.estimates[0].estimate == run.estimates[1].estimate  # linear: same reports, same value
@@ -52,10 +53,10 @@ def test_curator_statistic():
 
 def test_errors():
     with pytest.raises(ValueError, match="epsilon"):
-        estimate_once({"toy": DEG}, epsilon=0.0)
+        estimate_once({"toy": Degrees(DEG)}, epsilon=0.0)
     with pytest.raises(ValueError, match="unknown statistic"):
-        estimate_once({"toy": DEG}, epsilon=1.0, statistic="wedges")
+        estimate_once({"toy": Degrees(DEG)}, epsilon=1.0, statistic="wedges")
     with pytest.raises(TypeError, match="needs the graph's adjacency"):  # degrees only
-        estimate_once({"toy": DEG}, epsilon=1.0, statistic="triangles")
+        estimate_once({"toy": Degrees(DEG)}, epsilon=1.0, statistic="triangles")
     with pytest.raises(ValueError, match="one graph"):
-        estimate_once({"a": DEG, "b": DEG}, epsilon=1.0)
+        estimate_once({"a": Degrees(DEG), "b": Degrees(DEG)}, epsilon=1.0)

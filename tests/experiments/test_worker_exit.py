@@ -24,7 +24,8 @@ import signal
 signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a terminal, whatever was inherited
 import numpy as np
 from ldpgraph.experiments import run_experiment
-run_experiment({"toy": np.arange(2000) % 50}, epsilons=[0.5, 1.0], ks=[2, 3], methods=["unbiased-dlap"],
+from ldpgraph.graph import Degrees
+run_experiment({"toy": Degrees(np.arange(2000) % 50)}, epsilons=[0.5, 1.0], ks=[2, 3], methods=["unbiased-dlap"],
                n_trials=10**7, block_size=100, seed=0, n_jobs=2, quiet=True)
 """
 
