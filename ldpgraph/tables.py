@@ -30,8 +30,11 @@ def import_pandas() -> Any:
     """pandas, or an ImportError that says how to install it."""
     try:
         import pandas
-    except ImportError:  # pragma: no cover - pandas is a dependency; kept for trimmed installs
-        raise ImportError("to_pandas() needs pandas: pip install pandas") from None
+    except ImportError:  # pandas is not a dependency of ldpgraph: the "notebook" extra brings it
+        raise ImportError(
+            "to_pandas() needs pandas, which ldpgraph does not install by itself: "
+            'pip install "ldpgraph[notebook]" (or pip install pandas)'
+        ) from None
     return pandas
 
 

@@ -15,6 +15,7 @@ import pytest
 from ldpgraph.datasets import synthetic_graph
 from ldpgraph.experiments import run_experiment
 from ldpgraph.experiments.single import estimate_once
+from ldpgraph.graph import Degrees
 
 pd = pytest.importorskip("pandas")
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +75,7 @@ def test_results_render_as_html_tables(written):
 
 
 def test_single_run_and_curate_results(tmp_path):
-    run = estimate_once({"toy": [3, 1, 2, 2]}, epsilon=2.0, k=2, seed=3, methods=["unbiased-dlap", "naive-dlap"])
+    run = estimate_once({"toy": Degrees([3, 1, 2, 2])}, epsilon=2.0, k=2, seed=3, methods=["unbiased-dlap", "naive-dlap"])
     frame = run.to_pandas()
     doc = run.to_dict()
     assert frame["method"].tolist() == [e["method"] for e in doc["estimates"]]
@@ -98,7 +99,8 @@ def test_pandas_is_imported_only_by_to_pandas():
     code = (
         "import sys\n"
         "from ldpgraph.experiments import run_experiment\n"
-        "res = run_experiment({'toy': [3, 1, 2, 2]}, epsilons=[1.0], ks=[2], methods=['unbiased-dlap'], "
+        "from ldpgraph.graph import Degrees\n"
+        "res = run_experiment({'toy': Degrees([3, 1, 2, 2])}, epsilons=[1.0], ks=[2], methods=['unbiased-dlap'], "
         "n_trials=2, seed=0, quiet=True)\n"
         "res._repr_html_(); res.records._repr_html_()\n"
         "print('pandas' in sys.modules)\n"
@@ -107,3 +109,16 @@ def test_pandas_is_imported_only_by_to_pandas():
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_without_pandas_the_error_names_the_notebook_extra(monkeypatch):
+    """pandas is no dependency: to_pandas() without it says which extra brings it, and the extra exists."""
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now raises ImportError
+    run = estimate_once({"toy": Degrees([3, 1, 2, 2])}, epsilon=2.0, seed=3, methods=["unbiased-dlap"])
+    with pytest.raises(ImportError, match=r'pip install "ldpgraph\[notebook\]"'):
+        run.to_pandas()
+    meta = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    extra = meta["project"]["optional-dependencies"]["notebook"]
+    assert any(req.startswith("pandas") for req in extra)
+    assert not any(req.startswith("pandas") for req in meta["project"]["dependencies"])
