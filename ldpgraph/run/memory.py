@@ -33,7 +33,7 @@ from ..core.sampling import as_sampler
 from ..protocols.deploy_triangles import chunk_from_columns
 from .shuffler import shuffle_rows
 
-__all__ = ["Run", "run_in_memory", "node_lists", "resolve_public", "as_protocol"]
+__all__ = ["Run", "as_adjacency", "run_in_memory", "node_lists", "resolve_public", "as_protocol"]
 
 
 @dataclass(eq=False)
@@ -69,14 +69,30 @@ def as_protocol(protocol: str | Protocol) -> Protocol:
 
 
 def node_lists(graph: Any) -> tuple[NDArray[np.int64], list[NDArray[np.int64]]]:
-    """The nodes ``0..n-1`` of an ldpgraph Graph and each one's sorted neighbour ids."""
+    """The nodes ``0..n-1`` of a graph and each one's sorted neighbour ids (any graph
+    :func:`~ldpgraph.graph.load_graph` reads: an ldpgraph Graph, networkx, igraph, scipy.sparse,
+    a DataFrame or an edge-list path)."""
     from ..graph.core import Graph
 
     if not isinstance(graph, Graph):
-        raise TypeError(f"graph must be an ldpgraph Graph (the protocol needs the adjacency), got "
-                        f"{type(graph).__name__}")
+        graph = as_adjacency(graph)
     ptr, idx = graph.indptr, graph.indices.astype(np.int64, copy=False)
     return np.arange(graph.n_nodes, dtype=np.int64), [idx[ptr[v]:ptr[v + 1]] for v in range(graph.n_nodes)]
+
+
+def as_adjacency(graph: Any) -> Any:
+    """``graph`` as an ldpgraph Graph (read by :func:`~ldpgraph.graph.load_graph`), or a TypeError
+    for what has no adjacency (a degree sequence, an object of another kind)."""
+    from ..graph.core import Graph
+    from ..graph.load import graph_kind, load_graph
+
+    if isinstance(graph, Graph):
+        return graph
+    if graph_kind(graph) not in (None, "array"):
+        return load_graph(graph)
+    raise TypeError(f"graph must be a graph with its edges (the protocol needs the adjacency): an ldpgraph "
+                    f"Graph, a networkx or igraph graph, a scipy.sparse matrix, a DataFrame or an edge-list "
+                    f"path, got {type(graph).__name__}")
 
 
 def resolve_public(protocol: Protocol, graph: Any, public: dict[str, Any]) -> dict[str, Any]:
@@ -103,8 +119,8 @@ def run_in_memory(
     ----------
     protocol : str or Protocol
         A registered name (``ldpgraph methods``) or a protocol object.
-    graph : Graph
-        Nodes are its indices ``0..n-1``.
+    graph : Graph, networkx graph, igraph graph, scipy.sparse matrix, DataFrame or path
+        Read by :func:`~ldpgraph.graph.load_graph`; nodes are the Graph's indices ``0..n-1``.
     epsilon : float
         Each node's total budget, split by the protocol's plan.
     sampler : Sampler, int or None
@@ -115,6 +131,7 @@ def run_in_memory(
         The protocol's options (``ldpgraph methods`` lists them); None means its default.
     """
     proto = as_protocol(protocol)
+    graph = as_adjacency(graph)
     stat = proto.check_statistic(statistic)
     for name, value in proto.statistic_public(stat).items():
         if public.get(name) is None:

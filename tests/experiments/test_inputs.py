@@ -143,3 +143,14 @@ def test_as_degrees_reads_graph_objects():
     want = [d for _, d in sorted(KARATE.degree())]
     assert as_degrees(KARATE).tolist() == want
     assert as_degrees(nx.to_scipy_sparse_array(KARATE)).tolist() == want
+
+
+def test_run_in_memory_takes_every_graph_kind(tmp_path):
+    from ldpgraph.run import run_in_memory
+
+    ref = run_in_memory("two-round-triangles-dlap", load_graph(np.array(EDGES)), 4.0, sampler=3).estimate
+    for kind in ("networkx", "igraph", "scipy.sparse array", "DataFrame", "path"):
+        graph, _ = _kinds(tmp_path)[kind]
+        assert run_in_memory("two-round-triangles-dlap", graph, 4.0, sampler=3).estimate == ref
+    with pytest.raises(TypeError, match="the protocol needs the adjacency"):
+        run_in_memory("two-round-triangles-dlap", Degrees([1, 1]), 4.0, sampler=3)
