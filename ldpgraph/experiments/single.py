@@ -36,6 +36,10 @@ class MethodEstimate:
     details : dict or None
         More measures of the same run, from a method's ``trial_details`` (the k-core methods:
         mean and max approximation factor, degeneracy, k-core sizes, rounds).
+    per_node : dict or None
+        A vector statistic's estimate of every node (the k-core methods: core numbers), by the
+        graph's own labels (a networkx graph's nodes, a file's ids or names);
+        :meth:`per_node_series` gives it as a pandas Series.
     """
 
     method: str
@@ -43,6 +47,17 @@ class MethodEstimate:
     std_error: float | None
     std_error_kind: Literal["analytic", "estimated"] | None
     details: dict[str, Any] | None = None
+    per_node: dict[Any, float] | None = field(default=None, repr=False, compare=False)
+
+    def per_node_series(self) -> Any:
+        """:attr:`per_node` as a pandas Series indexed by node label, named after the method."""
+        if self.per_node is None:
+            raise ValueError(f"{self.method} estimates no per-node values")
+        from ..tables import import_pandas
+
+        pd = import_pandas()
+        return pd.Series(list(self.per_node.values()), index=pd.Index(list(self.per_node), name="node"),
+                         name=self.method)
 
 
 @dataclass(frozen=True)
@@ -204,8 +219,10 @@ def estimate_once(
             details = getattr(p, "trial_details", None)
             if details is not None:  # a vector statistic: the run's measures, its mean factor as estimate
                 extra = details(unit.data, eps, rng=gen)
+                per = extra.pop("per_node", None)
                 mean = float(extra["mean_approximation_factor"])
-                out.append(MethodEstimate(p.name, mean, None, None, extra))
+                labels = None if per is None or g.graph is None else g.graph.by_label(per)
+                out.append(MethodEstimate(p.name, mean, None, None, extra, labels))
                 continue
             est = float(p.estimate_trials(unit.data, unit.statistic, k, eps, 1, rng=gen)[0])
             sd = _sd(p.analytic_variance(unit.data, unit.statistic, k, eps))

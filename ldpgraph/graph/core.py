@@ -243,6 +243,29 @@ class Graph:
         """How the graph was loaded."""
         return self._report
 
+    def by_label(self, values: ArrayLike) -> dict[Any, Any]:
+        """One value per node, ``values[v]`` for node ``v``, as ``{label: value}`` by the graph's
+        original labels (:attr:`node_ids`: a networkx graph's nodes, a file's ids or names).
+
+        >>> g = from_edge_array([[10, 20], [20, 30]])
+        >>> g.by_label([1.0, 2.0, 1.0])
+        {10: 1.0, 20: 2.0, 30: 1.0}
+        """
+        vals = np.asarray(values)
+        if vals.shape != (self.n_nodes,):
+            raise ValueError(f"values must hold one value per node, shape ({self.n_nodes},), "
+                             f"got shape {vals.shape}")
+        return dict(zip(self._node_ids.tolist(), vals.tolist(), strict=True))
+
+    def to_series(self, values: ArrayLike, name: str | None = None) -> Any:
+        """:meth:`by_label` as a pandas Series indexed by the labels (pandas comes with
+        ``pip install "ldpgraph[notebook]"``)."""
+        from ldpgraph.tables import import_pandas
+
+        pd = import_pandas()
+        labels = self.by_label(values)
+        return pd.Series(list(labels.values()), index=pd.Index(list(labels), name="node"), name=name)
+
     def neighbors(self, v: int) -> NDArray[np.int64]:
         """Sorted neighbours of node ``v`` (a read-only view)."""
         n = self.n_nodes

@@ -169,7 +169,8 @@ class KCoreMethod(Protocol):
 
     def trial_details(self, data: Any, epsilon: float, *, rng: Any = None) -> dict[str, Any]:
         """One run's measures: mean and max approximation factor, degeneracy (estimated and true),
-        the estimated and true k-core sizes, the rounds."""
+        the estimated and true k-core sizes, the rounds; and ``per_node``, every node's estimated
+        core number (by node index)."""
         g = require_graph(data, self.name)
         run = self.run(g, epsilon, check_rng(rng))
         truth = self._truth_cores(g)
@@ -177,6 +178,7 @@ class KCoreMethod(Protocol):
         out["rounds"] = run.rounds + (1 if self.name == "kcore-reference" else 0)  # + the degree round
         out["kcore_sizes"] = {str(k): v for k, v in core_sizes(run.core_numbers).items()}
         out["true_kcore_sizes"] = {str(k): v for k, v in core_sizes(truth).items()}
+        out["per_node"] = np.asarray(run.core_numbers, dtype=np.float64)
         return out
 
     def truth(self, data, statistic, param):

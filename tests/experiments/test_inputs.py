@@ -154,3 +154,20 @@ def test_run_in_memory_takes_every_graph_kind(tmp_path):
         assert run_in_memory("two-round-triangles-dlap", graph, 4.0, sampler=3).estimate == ref
     with pytest.raises(TypeError, match="the protocol needs the adjacency"):
         run_in_memory("two-round-triangles-dlap", Degrees([1, 1]), 4.0, sampler=3)
+
+
+def test_per_node_core_numbers_come_by_the_users_labels():
+    """Issue 38 item 7: a networkx graph's own labels, not node numbers. The labels below keep the
+    sorted order, so both graphs are the same Graph and draw the same numbers."""
+    named = nx.relabel_nodes(KARATE, {v: f"m{v:02d}" for v in KARATE})
+    by_number = estimate_once(KARATE, epsilon=4.0, statistic="core_numbers", methods=["kcore-hindex"], seed=3)
+    by_name = estimate_once(named, epsilon=4.0, statistic="core_numbers", methods=["kcore-hindex"], seed=3)
+    [num], [nam] = by_number.estimates, by_name.estimates
+    assert list(num.per_node) == list(range(34)) and list(nam.per_node) == [f"m{v:02d}" for v in range(34)]
+    assert [nam.per_node[f"m{v:02d}"] for v in range(34)] == [num.per_node[v] for v in range(34)]
+    assert "per_node" not in (nam.details or {}) and "per_node" not in by_name.to_dict()["estimates"][0]
+    series = nam.per_node_series()
+    assert series.name == "kcore-hindex" and series.index.name == "node" and series["m33"] == nam.per_node["m33"]
+    assert max(nam.per_node.values()) == nam.details["degeneracy_estimate"]
+    with pytest.raises(ValueError, match="estimates no per-node values"):
+        estimate_once(KARATE, **ONE).estimates[0].per_node_series()
