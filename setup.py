@@ -18,4 +18,6 @@ _DATA_PACKAGES = [
     if d.name != "__pycache__" and not d.name.startswith(".")
 ]
 
-setup(packages=[*find_packages(include=["ldpgraph", "ldpgraph.*"]), *_DATA_PACKAGES])
+# _ldpgraph_nx: what networkx reads at its own import (the networkx.backend_info entry point), kept
+# apart from ldpgraph so that importing networkx does not import ldpgraph
+setup(packages=[*find_packages(include=["ldpgraph", "ldpgraph.*", "_ldpgraph_nx"]), *_DATA_PACKAGES])
