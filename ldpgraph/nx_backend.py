@@ -93,10 +93,9 @@ class EstimateDict(_Carrier, dict):
     :class:`EstimateFloat`; ``to_series()`` gives a pandas Series."""
 
     def to_series(self) -> Any:
-        from .tables import import_pandas
+        from .tables import node_series
 
-        pd = import_pandas()
-        return pd.Series(list(self.values()), index=pd.Index(list(self), name="node"), name=self.method)
+        return node_series(self, self.method)
 
 
 def _estimate(name: str, G: Any, kwargs: dict[str, Any]) -> Any:
@@ -179,9 +178,14 @@ class BackendInterface:
 
     @staticmethod
     def convert_from_nx(G: Any, *args: Any, **kwargs: Any) -> Any:
-        """A networkx graph as an ldpgraph Graph (:func:`~ldpgraph.graph.from_networkx`)."""
+        """A networkx graph as an ldpgraph Graph (:func:`~ldpgraph.graph.from_networkx`); a directed
+        graph or a multigraph is refused (networkx's statistics of those are other statistics)."""
         from .graph import from_networkx
 
+        if G.is_directed() or G.is_multigraph():
+            raise TypeError(f"backend='ldpgraph' estimates statistics of simple undirected graphs, got a "
+                            f"{type(G).__name__}: pass nx.Graph(G) (for a directed graph networkx computes "
+                            "directed statistics, which ldpgraph does not estimate)")
         return from_networkx(G)
 
     @staticmethod

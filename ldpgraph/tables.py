@@ -23,7 +23,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["import_pandas", "to_frame", "html_table"]
+__all__ = ["import_pandas", "to_frame", "html_table", "node_series"]
 
 
 def import_pandas() -> Any:
@@ -36,6 +36,13 @@ def import_pandas() -> Any:
             'pip install "ldpgraph[notebook]" (or pip install pandas)'
         ) from None
     return pandas
+
+
+def node_series(values: Mapping[Any, Any], name: str | None = None) -> Any:
+    """A pandas Series of per-node values ``{label: value}``, indexed by the labels (index name
+    ``"node"``)."""
+    pd = import_pandas()
+    return pd.Series(list(values.values()), index=pd.Index(list(values), name="node"), name=name)
 
 
 def to_frame(columns: Mapping[str, Sequence[Any]], *, integers: Sequence[str] = ()) -> Any:

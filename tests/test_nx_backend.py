@@ -110,6 +110,12 @@ def test_nodes_and_per_node_triangles_are_refused_not_answered_exactly():
         nx.triangles(karate(), backend="ldpgraph", epsilon=2)
 
 
+@pytest.mark.parametrize("kind", [nx.DiGraph, nx.MultiGraph])
+def test_directed_and_multigraphs_are_refused(kind):
+    with pytest.raises(TypeError, match=f"simple undirected graphs, got a {kind.__name__}: pass nx.Graph"):
+        nx.transitivity(kind(karate()), backend="ldpgraph", epsilon=2)
+
+
 def test_a_function_ldpgraph_does_not_estimate_is_refused():
     with pytest.raises(NotImplementedError, match="not implemented by 'ldpgraph'"):
         nx.pagerank(karate(), backend="ldpgraph", epsilon=2)

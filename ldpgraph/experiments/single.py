@@ -53,11 +53,9 @@ class MethodEstimate:
         """:attr:`per_node` as a pandas Series indexed by node label, named after the method."""
         if self.per_node is None:
             raise ValueError(f"{self.method} estimates no per-node values")
-        from ..tables import import_pandas
+        from ..tables import node_series
 
-        pd = import_pandas()
-        return pd.Series(list(self.per_node.values()), index=pd.Index(list(self.per_node), name="node"),
-                         name=self.method)
+        return node_series(self.per_node, self.method)
 
 
 @dataclass(frozen=True)

@@ -260,11 +260,9 @@ class Graph:
     def to_series(self, values: ArrayLike, name: str | None = None) -> Any:
         """:meth:`by_label` as a pandas Series indexed by the labels (pandas comes with
         ``pip install "ldpgraph[notebook]"``)."""
-        from ldpgraph.tables import import_pandas
+        from ldpgraph.tables import node_series
 
-        pd = import_pandas()
-        labels = self.by_label(values)
-        return pd.Series(list(labels.values()), index=pd.Index(list(labels), name="node"), name=name)
+        return node_series(self.by_label(values), name)
 
     def neighbors(self, v: int) -> NDArray[np.int64]:
         """Sorted neighbours of node ``v`` (a read-only view)."""
