@@ -19,6 +19,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpgraph._validation import check_integer_reports, check_nonnegative_int
 from ldpgraph.graph.core import Graph, LoadReport
+from ldpgraph.graph.degrees import Degrees
+from ldpgraph.graph.load import graph_kind, load_graph
 
 __all__ = [
     "degree_histogram",
@@ -36,6 +38,9 @@ __all__ = [
 ]
 
 GraphOrDegrees = Graph | ArrayLike
+
+#: graph objects the statistics convert with load_graph (not paths: a statistic does not read files)
+_OBJECT_KINDS = ("networkx", "igraph", "scipy.sparse", "DataFrame")
 
 # Work (sum over oriented edges u -> v of outdeg(v)) per block of rows in the sparse product.
 _TRIANGLE_BLOCK_WORK = 1 << 23
@@ -377,13 +382,20 @@ def _triangle_blocks(g: Graph) -> Any:
 
 
 def _graph(graph: Any) -> Graph:
+    """An ldpgraph Graph, or a graph object :func:`~ldpgraph.graph.load_graph` reads (networkx,
+    igraph, scipy.sparse, DataFrame) converted by it."""
+    if graph_kind(graph) in _OBJECT_KINDS:
+        graph = load_graph(graph)
     if not isinstance(graph, Graph):
-        raise TypeError(f"graph must be an ldpgraph Graph, got {type(graph).__name__}")
+        raise TypeError(f"graph must be an ldpgraph Graph or a networkx, igraph, scipy.sparse or DataFrame "
+                        f"graph, got {type(graph).__name__}")
     return graph
 
 
 def _degrees(graph_or_degrees: Any) -> NDArray[np.int64]:
-    if isinstance(graph_or_degrees, Graph):
+    if isinstance(graph_or_degrees, Graph) or graph_kind(graph_or_degrees) in _OBJECT_KINDS:
+        return _graph(graph_or_degrees).degrees
+    if isinstance(graph_or_degrees, Degrees):
         return graph_or_degrees.degrees
     deg = check_integer_reports(graph_or_degrees, "degrees").ravel()
     if deg.size and deg.min() < 0:

@@ -151,3 +151,22 @@ def test_validation() -> None:
     with pytest.raises(ValueError, match="orders must be an integer >= 0"):
         degree_moments([1], (1, -1))
     assert kstar_counts([], 3) == 0
+
+
+def test_graph_objects_are_converted_by_load_graph() -> None:
+    """Issue 38: the exact statistics take a networkx, igraph, scipy.sparse or DataFrame graph too
+    (converted by load_graph), and a Degrees; karate's counts checked against networkx's own."""
+    import igraph as ig
+    import pandas as pd
+
+    from ldpgraph.graph import Degrees, four_cycle_count, transitivity
+
+    G = nx.karate_club_graph()
+    edges = list(G.edges())
+    want_tri = sum(nx.triangles(G).values()) // 3
+    for g in (G, ig.Graph(n=34, edges=edges), nx.to_scipy_sparse_array(G), pd.DataFrame(edges, columns=["a", "b"])):
+        assert kstar_counts(g, 2) == sum(d * (d - 1) // 2 for _, d in G.degree()) == 528
+        assert triangle_count(g) == want_tri == 45
+        assert transitivity(g) == pytest.approx(nx.transitivity(G), rel=1e-12)
+        assert four_cycle_count(g) == four_cycle_count(from_edge_array(edges))
+    assert kstar_counts(Degrees([3, 1, 2, 2]), 2) == 5
