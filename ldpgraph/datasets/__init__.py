@@ -70,7 +70,7 @@ from __future__ import annotations
 from ._files import _open_binary
 from .download import fetch
 from .errors import ChecksumError, DatasetNotFoundError, DownloadError
-from .graphs import _graph_from_igraph, _read_graph, resolve_graph
+from .graphs import _graph_from_igraph, _read_graph, as_graph, resolve_graph
 from .histograms import WordCounts, count_words, parse_fingerprint
 from .lookup import dataset_path, default_cache_dir, load_dataset, locate_dataset, verify_dataset
 from .registry import _REGISTRY, DatasetInfo, bundled_data_dir, dataset_info, list_datasets
@@ -96,6 +96,7 @@ __all__ = [
     "parse_synthetic_spec",
     "is_synthetic_spec",
     "synthetic_graph",
+    "as_graph",
     "resolve_graph",
 ]
 

@@ -1,4 +1,5 @@
-"""Graphs from what users name: a dataset, a synthetic spec or an edge-list file (:func:`resolve_graph`)."""
+"""Graphs from what users name: a dataset, a synthetic spec or an edge-list file (:func:`resolve_graph`),
+and any graph a user holds (:func:`as_graph`: the one conversion of the entry points)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..graph import Degrees, Graph, load_graph
+from ..graph.load import graph_kind
 from . import _files, lookup
 from ._files import _graph_from_igraph, _read_graph
 from .registry import _REGISTRY, list_datasets
 from .synthetic import _GRAMMAR, _MODELS, _SPEC_RE, synthetic_graph
 
-__all__ = ["resolve_graph"]
+__all__ = ["as_graph", "resolve_graph"]
 
 # The hooks _read_graph and _graph_from_igraph live in ._files (tests replace them there); they
 # are imported here too so that their old import path still works.
@@ -94,3 +97,47 @@ def resolve_graph(source: str | os.PathLike[str], *, rng: Any = None) -> Any:
     if m is not None and m.group(1).lower() not in _MODELS and len(m.group(1)) > 1:
         msg += f". Unknown synthetic model {m.group(1)!r} (known: {', '.join(_MODELS)})"
     raise ValueError(msg)
+
+
+#: how a user says that an array is a degree sequence or an edge array (in the refusal of a bare one)
+_SPELLING = ("ldpgraph.Degrees(values) if these are degrees, or ldpgraph.load_graph(edges) "
+             "if it is an (m, 2) edge array")
+
+
+def as_graph(obj: Any, *, label: str = "graph", graph_seed: int = 0) -> Any:
+    """The one conversion of a graph as users name it: a :class:`~ldpgraph.graph.Graph` (or the
+    :class:`~ldpgraph.graph.Degrees` given, or an object with ``degrees``).
+
+    A dataset name, synthetic spec or edge-list path (str or path-like) is resolved by
+    :func:`~ldpgraph.datasets.resolve_graph` (synthetic graphs drawn with ``graph_seed``); a
+    networkx or igraph graph, a scipy.sparse adjacency matrix or a pandas edge table is read by
+    :func:`~ldpgraph.graph.load_graph`; a bare list or array is refused, naming the explicit
+    spellings (:class:`~ldpgraph.graph.Degrees` for a degree sequence, ``load_graph`` for an
+    edge array).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> as_graph(nx.karate_club_graph()).n_edges
+    78
+    >>> as_graph([3, 1, 2, 2], label="toy")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: graph 'toy' is a bare list: say what it is, ldpgraph.Degrees(values) if these are ...
+    """
+    if isinstance(obj, (Graph, Degrees)):
+        return obj
+    kind = graph_kind(obj)
+    if kind == "path":
+        return resolve_graph(obj, rng=graph_seed)
+    if kind == "array":
+        raise TypeError(f"graph {label!r} is a bare {type(obj).__name__}: say what it is, {_SPELLING}")
+    if kind is not None:
+        return load_graph(obj)
+    if hasattr(obj, "degrees"):  # a graph-like object of the caller's
+        return obj
+    raise TypeError(
+        f"graph {label!r} must be a dataset name, synthetic spec or edge-list path, a networkx or "
+        "igraph graph, a scipy.sparse adjacency matrix, a pandas edge table, an ldpgraph Graph or "
+        f"Degrees, got {type(obj).__name__}"
+    )

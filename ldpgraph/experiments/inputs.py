@@ -1,6 +1,6 @@
 """The graphs of an experiment: what users name (a dataset, a spec, a file, a graph object) as
 labelled graphs (:class:`GraphInput`, :func:`resolve_graph_inputs`), through one conversion
-(:func:`as_graph`).
+(:func:`~ldpgraph.datasets.as_graph`).
 
 Used by :mod:`ldpgraph.experiments.runner` (which re-exports :class:`GraphInput`,
 :func:`content_id` and :func:`resolve_graph_inputs`) and by the command line, which reads files
@@ -19,9 +19,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_nonnegative_int
+from ..datasets.graphs import as_graph
 from ..graph.load import graph_name
 
-__all__ = ["GraphInput", "as_graph", "content_id", "graph_origin", "as_graph_input", "file_label",
+__all__ = ["GraphInput", "content_id", "graph_origin", "as_graph_input", "file_label",
            "resolve_graph_inputs"]
 
 
@@ -84,55 +85,6 @@ def graph_origin(source: str | os.PathLike[str]) -> str:
     return "synthetic" if is_synthetic_spec(source) else "file"
 
 
-#: how a user says that an array is a degree sequence or an edge array (in the refusal of a bare one)
-_SPELLING = ("ldpgraph.Degrees(values) if these are degrees, or ldpgraph.load_graph(edges) "
-             "if it is an (m, 2) edge array")
-
-
-def as_graph(obj: Any, *, label: str = "graph", graph_seed: int = 0) -> Any:
-    """The one conversion of a graph as users name it: a :class:`~ldpgraph.graph.Graph` (or the
-    :class:`~ldpgraph.graph.Degrees` given, or an object with ``degrees``).
-
-    A dataset name, synthetic spec or edge-list path (str or path-like) is resolved by
-    :func:`~ldpgraph.datasets.resolve_graph` (synthetic graphs drawn with ``graph_seed``); a
-    networkx or igraph graph, a scipy.sparse adjacency matrix or a pandas edge table is read by
-    :func:`~ldpgraph.graph.load_graph`; a bare list or array is refused, naming the explicit
-    spellings (:class:`~ldpgraph.graph.Degrees` for a degree sequence, ``load_graph`` for an
-    edge array).
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> as_graph(nx.karate_club_graph()).n_edges
-    78
-    >>> as_graph([3, 1, 2, 2], label="toy")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    TypeError: graph 'toy' is a bare list: say what it is, ldpgraph.Degrees(values) if these are ...
-    """
-    from ..graph import Degrees, Graph, load_graph
-    from ..graph.load import graph_kind
-
-    if isinstance(obj, (Graph, Degrees)):
-        return obj
-    kind = graph_kind(obj)
-    if kind == "path":
-        from ..datasets import resolve_graph
-
-        return resolve_graph(obj, rng=graph_seed)
-    if kind == "array":
-        raise TypeError(f"graph {label!r} is a bare {type(obj).__name__}: say what it is, {_SPELLING}")
-    if kind is not None:
-        return load_graph(obj)
-    if hasattr(obj, "degrees"):  # a graph-like object of the caller's
-        return obj
-    raise TypeError(
-        f"graph {label!r} must be a dataset name, synthetic spec or edge-list path, a networkx or "
-        "igraph graph, a scipy.sparse adjacency matrix, a pandas edge table, an ldpgraph Graph or "
-        f"Degrees, got {type(obj).__name__}"
-    )
-
-
 def as_graph_input(
     label: str, obj: Any, graph_seed: int, explicit: bool = False, origin: str = "object"
 ) -> GraphInput:
@@ -181,7 +133,8 @@ def resolve_graph_inputs(graphs: Any, *, graph_seed: int = 0) -> list[GraphInput
     by its name without suffixes, e.g. ``edges`` for ``/data/edges.txt.gz``, or by its path where
     two files would share a name); a networkx or igraph graph, a scipy.sparse adjacency matrix, a
     pandas edge table, an ldpgraph :class:`~ldpgraph.graph.Graph`, or a degree sequence said
-    explicitly, :class:`~ldpgraph.graph.Degrees` (each converted by :func:`as_graph`, labelled by
+    explicitly, :class:`~ldpgraph.graph.Degrees` (each converted by
+    :func:`~ldpgraph.datasets.as_graph`, labelled by
     the name its user gave it, :func:`~ldpgraph.graph.graph_name`: ``G.name``, ..., else
     ``graph<i>``); a :class:`GraphInput` (kept as it is); a mapping ``label -> any of those``; or
     a sequence of the above. A bare list or array is refused (degrees or edges? say which).

@@ -69,9 +69,7 @@ def as_protocol(protocol: str | Protocol) -> Protocol:
 
 
 def node_lists(graph: Any) -> tuple[NDArray[np.int64], list[NDArray[np.int64]]]:
-    """The nodes ``0..n-1`` of a graph and each one's sorted neighbour ids (any graph
-    :func:`~ldpgraph.graph.load_graph` reads: an ldpgraph Graph, networkx, igraph, scipy.sparse,
-    a DataFrame or an edge-list path)."""
+    """The nodes ``0..n-1`` of a graph (see :func:`as_adjacency`) and each one's sorted neighbour ids."""
     from ..graph.core import Graph
 
     if not isinstance(graph, Graph):
@@ -81,18 +79,17 @@ def node_lists(graph: Any) -> tuple[NDArray[np.int64], list[NDArray[np.int64]]]:
 
 
 def as_adjacency(graph: Any) -> Any:
-    """``graph`` as an ldpgraph Graph (read by :func:`~ldpgraph.graph.load_graph`), or a TypeError
-    for what has no adjacency (a degree sequence, an object of another kind)."""
+    """``graph`` as an ldpgraph Graph, converted by :func:`~ldpgraph.datasets.as_graph` (a
+    networkx, igraph, scipy.sparse or DataFrame graph, a dataset name, a synthetic spec drawn
+    with seed 0, an edge-list path); a TypeError for what has no adjacency (a degree sequence)."""
+    from ..datasets import as_graph
     from ..graph.core import Graph
-    from ..graph.load import graph_kind, load_graph
 
-    if isinstance(graph, Graph):
-        return graph
-    if graph_kind(graph) not in (None, "array"):
-        return load_graph(graph)
-    raise TypeError(f"graph must be a graph with its edges (the protocol needs the adjacency): an ldpgraph "
-                    f"Graph, a networkx or igraph graph, a scipy.sparse matrix, a DataFrame or an edge-list "
-                    f"path, got {type(graph).__name__}")
+    converted = as_graph(graph)
+    if not isinstance(converted, Graph):
+        raise TypeError(f"graph must be a graph with its edges (the protocol needs the adjacency), got "
+                        f"{type(graph).__name__}")
+    return converted
 
 
 def resolve_public(protocol: Protocol, graph: Any, public: dict[str, Any]) -> dict[str, Any]:
@@ -119,8 +116,8 @@ def run_in_memory(
     ----------
     protocol : str or Protocol
         A registered name (``ldpgraph methods``) or a protocol object.
-    graph : Graph, networkx graph, igraph graph, scipy.sparse matrix, DataFrame or path
-        Read by :func:`~ldpgraph.graph.load_graph`; nodes are the Graph's indices ``0..n-1``.
+    graph : Graph, networkx graph, igraph graph, scipy.sparse matrix, DataFrame, name, spec or path
+        Converted by :func:`~ldpgraph.datasets.as_graph`; nodes are the Graph's indices ``0..n-1``.
     epsilon : float
         Each node's total budget, split by the protocol's plan.
     sampler : Sampler, int or None

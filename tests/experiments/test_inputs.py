@@ -154,6 +154,11 @@ def test_run_in_memory_takes_every_graph_kind(tmp_path):
         assert run_in_memory("two-round-triangles-dlap", graph, 4.0, sampler=3).estimate == ref
     with pytest.raises(TypeError, match="the protocol needs the adjacency"):
         run_in_memory("two-round-triangles-dlap", Degrees([1, 1]), 4.0, sampler=3)
+    from ldpgraph.datasets import synthetic_graph
+
+    spec = "ba:n=60,m=3"  # a spec is drawn with graph seed 0, as in the experiments
+    assert (run_in_memory("two-round-triangles-dlap", spec, 4.0, sampler=3).estimate
+            == run_in_memory("two-round-triangles-dlap", synthetic_graph(spec, rng=0), 4.0, sampler=3).estimate)
 
 
 def test_per_node_core_numbers_come_by_the_users_labels():
