@@ -10,15 +10,11 @@ release, then the curator's estimate from the reports alone)::
     >>> c = nx.average_clustering(G, backend="ldpgraph", epsilon=2)    # doctest: +SKIP
     >>> float(c), c.std_error, c.interval(0.95)                        # doctest: +SKIP
 
-=====================  ==============================  =========================================
-networkx function      returns                         ldpgraph protocol (default ``method``)
-=====================  ==============================  =========================================
-``average_clustering``  float (+ ``std_error``, ...)   ``adaptive-clustering``
-``transitivity``        float (+ ``std_error``, ...)   ``two-round-triangles-dlap`` with
-                                                       ``private_bound=True``
-``core_number``         dict node -> float             ``kcore-hindex``
-``triangles``           refused: ldpgraph estimates the total count, not each node's
-=====================  ==============================  =========================================
+* ``average_clustering``: a float, by ``adaptive-clustering`` (the default ``method``);
+* ``transitivity``: a float, by ``two-round-triangles-dlap`` with ``private_bound=True``;
+* ``core_number``: a dict node -> float, by ``kcore-hindex``;
+* ``triangles``: refused (a ValueError saying why): ldpgraph estimates the total count, not
+  each node's.
 
 Backend keyword arguments: ``epsilon`` (required: each node's total budget), ``method`` (a
 protocol estimating the statistic, ``ldpgraph methods`` lists them), ``seed`` (an int makes the
@@ -139,7 +135,17 @@ def _estimate(name: str, G: Any, kwargs: dict[str, Any]) -> Any:
 
 def average_clustering(G: Any, nodes: Any = None, weight: Any = None, count_zeros: bool = True,
                        **kwargs: Any) -> EstimateFloat:
-    """The average local clustering coefficient, estimated under edge-LDP (module docstring)."""
+    """The average local clustering coefficient, estimated under edge-LDP (module docstring).
+
+    networkx calls it on the converted graph (``nx.average_clustering(G, backend="ldpgraph",
+    epsilon=8, seed=0)``); called directly:
+
+    >>> import networkx as nx
+    >>> from ldpgraph.graph import from_networkx
+    >>> c = average_clustering(from_networkx(nx.karate_club_graph()), epsilon=8, seed=0)
+    >>> c.method, c.epsilon, c.std_error > 0, isinstance(c, float)
+    ('adaptive-clustering', 8.0, True, True)
+    """
     if nodes is not None or weight is not None or count_zeros is not True:
         raise ValueError("nx.average_clustering(..., backend='ldpgraph') estimates the unweighted average "
                          "over all nodes, zeros counted: nodes=, weight= and count_zeros=False are not "
@@ -156,7 +162,14 @@ def transitivity(G: Any, **kwargs: Any) -> EstimateFloat:
 
 def core_number(G: Any, **kwargs: Any) -> EstimateDict:
     """Every node's core number, estimated under edge-LDP, by node label (module docstring).
-    The estimates are real numbers (round them for integers); ``std_error`` is None."""
+    The estimates are real numbers (round them for integers); ``std_error`` is None.
+
+    >>> import networkx as nx
+    >>> from ldpgraph.graph import from_networkx
+    >>> cores = core_number(from_networkx(nx.Graph([("a", "b"), ("b", "c"), ("c", "a")])), epsilon=8, seed=0)
+    >>> sorted(cores), cores.method
+    (['a', 'b', 'c'], 'kcore-hindex')
+    """
     est, method, eps, budget = _estimate("core_number", G, kwargs)
     return EstimateDict(G.by_label(est.core_numbers))._carry(est, method, eps, budget)
 
