@@ -136,6 +136,7 @@ def facebook():
     return G
 
 
+@pytest.mark.filterwarnings("ignore:Note. conversions to backend graphs are saved to cache:UserWarning")
 def test_facebook_average_clustering_and_transitivity(facebook):
     """The done-when of issue 38: both run on Facebook as a networkx graph; the estimates are within
     4 of their own standard errors of the exact values (a fixed seed: deterministic)."""
