@@ -287,11 +287,12 @@ def test_bad_values_are_usage_errors(argv, needle, capsys, tmp_path):
     assert needle in line
 
 
-def test_scheduler_nonsense_in_a_subprocess_is_fast_and_one_line(tmp_path):
-    t0 = time.perf_counter()
+def test_scheduler_nonsense_in_a_subprocess_is_refused_before_any_work_in_one_line(tmp_path):
+    # Refused at parse time: no output folder made, no connection tried (a connection attempt would wait out
+    # Dask's timeout). No wall-clock bound: speed is measured in scripts/, and a loaded machine is slow.
     proc = subprocess.run([sys.executable, "-m", "ldpgraph", "experiment", "ba:n=50,m=2", "--scheduler", "nonsense",
                            "--out", str(tmp_path / "o")], capture_output=True, text=True, env=_env(), timeout=60)
-    assert time.perf_counter() - t0 < 5
+    assert not (tmp_path / "o").exists()
     assert proc.returncode == 2 and "scheduler must be a Dask scheduler address" in _one_error_line(proc.stderr)
 
 
