@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon
+from ..core.plan import ShuffleGuarantee
 from ..core.registry import get as get_deployable
 from ..graph.cycles import four_cycle_count
 from ..graph.statistics import triangle_count
@@ -128,6 +129,11 @@ class WedgeShuffleMethod(Protocol):
         keys = ("central_epsilon", "central_delta", "edge_dp_epsilon", "edge_dp_delta", "local_epsilon",
                 "accounting", "shuffled_users")
         return {k: pub[k] for k in keys}
+
+    def guarantee(self, epsilon: float, n_users: int) -> ShuffleGuarantee | None:
+        """The plan's shuffle-model guarantee at ``epsilon`` for ``n_users`` users (None for ``wlocal-*``)."""
+        return self.protocol.plan(check_epsilon(epsilon), n_users=n_users,
+                                  **{**self.deployed_as[1], **self.public}).shuffle
 
     def communication(self, data: Any, epsilon: float, statistic: str | None = None) -> tuple[float, float]:
         g = require_graph(data, self.name)
