@@ -22,6 +22,9 @@ memory (experiments, ``ldpgraph estimate``), over report files (``ldpgraph node`
     ``again(broadcast)``
         Whether the round runs once more on its own new broadcast (a data-dependent number
         of rounds; default never).
+    ``senders(plan)``
+        For a shuffled round (``shuffled``): how the shuffler and the curator count its senders
+        (:class:`Senders`: the users the plan assumes, the token quantity, per-sender quotas).
 ``Protocol.estimate(result, plan, broadcast, statistic)``
     The :class:`~ldpgraph.protocols.curator.Estimate` from the last round's result.
 

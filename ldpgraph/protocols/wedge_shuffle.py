@@ -533,9 +533,9 @@ class _WedgeShuffleBase(Protocol):
         if pub["n_users"] is None:
             raise ValueError(f"{self.name} needs the public number of users n_users (--n-users)")
         n = check_nonnegative_int(pub["n_users"], "n_users", minimum=4)
-        delta = float(pub["delta"])
+        delta = float(pub.get("delta", DEFAULT_DELTA))  # wlocal-* have no delta option
         if not 0.0 < delta < 1.0:
-            raise ValueError(f"delta must be in (0, 1), got {pub['delta']!r}")
+            raise ValueError(f"delta must be in (0, 1), got {delta!r}")
         accounting = pub["accounting"] or self.default_accounting
         if accounting not in ACCOUNTINGS:
             raise ValueError(f"accounting must be one of {', '.join(ACCOUNTINGS)}, got {accounting!r}")
@@ -544,11 +544,14 @@ class _WedgeShuffleBase(Protocol):
             raise ValueError(f"{self.name}'s round is not shuffled (its rows keep their node ids): "
                              f"accounting {accounting!r} claims the shuffler's amplification, which it does "
                              "not get; only 'local' (epsilon0 = epsilon)")
+        local = accounting == "local"
+        if local and public.get("delta") is not None:
+            raise ValueError(f"{self.name} with accounting 'local' is pure epsilon-LDP (epsilon0 = epsilon): "
+                             "it has no delta to set; --delta is the shuffle model's")
         seed = pub["pairing_seed"]
         if seed is not None:
             seed = check_nonnegative_int(seed, "pairing_seed")
         eps0 = _local_epsilon(eps, n, delta, accounting)
-        local = accounting == "local"
         guarantee = None if local else ShuffleGuarantee(eps, delta, eps0, n, accounting)
         rounds = (wedge_round_plan(1, self._quantities(), eps, eps0, shuffled),)
         return Plan(self.name, self.version, eps, rounds, shuffle=guarantee, public={
@@ -670,6 +673,7 @@ class WedgeLocalTriangles(WedgeShuffleTriangles):
 
     name = "wlocal-triangles"
     default_accounting = "local"
+    options = tuple(o for o in _WedgeShuffleBase.options if o.name != "delta")  # no shuffler, no delta
     reference = "Imola, Murakami, Chaudhuri, CCS 2022 (WLocal)"
 
 
@@ -700,4 +704,5 @@ class WedgeLocalFourCycles(WedgeShuffleFourCycles):
 
     name = "wlocal-four-cycles"
     default_accounting = "local"
+    options = tuple(o for o in _WedgeShuffleBase.options if o.name != "delta")  # no shuffler, no delta
     reference = "Imola, Murakami, Chaudhuri, CCS 2022 (WLocal 4-cycles)"

@@ -63,7 +63,8 @@ class WedgeShuffleMethod(Protocol):
         self.reference = self.protocol.reference
         self._sums: dict[int, tuple[Any, dict[str, float]]] = {}
         #: options its plan takes from the user (n_users is the graph's; the pairing is drawn per trial)
-        self.option_names = ("delta", "accounting", *(("threshold", "degree_share") if self.ignore else ()))
+        self.option_names = tuple(o.name for o in self.protocol.options
+                                  if o.name not in ("n_users", "pairing_seed"))  # wlocal-*: no delta
         self.public: dict[str, Any] = {}
 
     def _configured(self, public: dict[str, Any]) -> WedgeShuffleMethod:

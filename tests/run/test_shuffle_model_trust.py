@@ -125,6 +125,10 @@ def test_finding2_an_unshuffled_round_refuses_amplified_accounting(name, tmp_pat
         assert code == 2 and "not shuffled" in text and not (tmp_path / "n.csv").exists()
     plan = proto.plan(1.0, n_users=500, accounting="local")
     assert plan.public["local_epsilon"] == 1.0 and plan.shuffle is None
+    with pytest.raises(ValueError, match="no option delta"):  # nor a delta it does not have
+        proto.plan(1.0, n_users=500, delta=1e-6)
+    with pytest.raises(ValueError, match="no delta"):
+        registry.get(name.replace("wlocal", "wshuffle")).plan(1.0, n_users=500, accounting="local", delta=1e-6)
     # the shuffled protocols keep every accounting
     shuffled = registry.get(name.replace("wlocal", "wshuffle"))
     assert shuffled.plan(1.0, n_users=500, accounting="binary-rr").shuffle.accounting == "binary-rr"
@@ -229,3 +233,20 @@ def test_finding9_a_node_says_what_its_upload_size_reveals(tmp_path, capsys):
     small = registry.get("wshuffle-four-cycles").plan(1.0, n_users=20).public["local_epsilon"]
     assert f"is a function of this node's epsilon0 {small:.6g}-LDP rows" in text
     assert "not the central epsilon" in text
+
+
+def test_finding7_running_counts_by_brute_force():
+    """issue 36 finding 7: the count at which each row arrives (the shuffler's and the curator's quotas
+    refuse at the row that breaks them) equals a row-by-row count, whatever the keys' order."""
+    from ldpgraph.core.rows import running_counts
+
+    gen = np.random.default_rng(3)
+    for size in (0, 1, 7, 200):
+        before = gen.integers(0, 5, 6)
+        keys = gen.integers(0, 6, size)
+        seen = before.copy()
+        want = []
+        for k in keys.tolist():
+            seen[k] += 1
+            want.append(int(seen[k]))
+        assert running_counts(before, keys).tolist() == want
