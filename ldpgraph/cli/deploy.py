@@ -427,7 +427,7 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
     what = f"{down:,} bytes per node" if part is None else f"{part(nodes):,.0f} bytes per node (mean)"
     print(f"traffic    upload {path.stat().st_size / max(len(nodes), 1):,.0f} bytes per node (mean), "
           f"download {what}")
-    if plan.shuffle is not None:  # the upload's length is a function of the node's own rows
+    if plan.shuffle is not None and rnd.shuffled:  # the upload's length is a function of the node's own rows
         print(f"note       the upload's size (its number of rows) is a function of this node's epsilon0 "
               f"{plan.shuffle.local_epsilon:.6g}-LDP rows: whoever sees per-node traffic learns up to "
               "epsilon0 per adjacency bit, not the central epsilon")

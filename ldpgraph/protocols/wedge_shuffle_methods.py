@@ -18,7 +18,7 @@ method                              accounting of the local ε₀ (central (ε, 
 ==================================  ==========================================================
 
 Communication: a node sends one bit per pair of the matching (P = n/2 bits; as report rows,
-only the pairs whose noisy bit is 1); nothing is downloaded.
+only the pairs whose noisy bit is 1) and its 53-bit sender token; nothing is downloaded.
 
 Examples
 --------
@@ -138,7 +138,7 @@ class WedgeShuffleMethod(Protocol):
 
     def communication(self, data: Any, epsilon: float, statistic: str | None = None) -> tuple[float, float]:
         g = require_graph(data, self.name)
-        return float(g.n_nodes // 2), 0.0
+        return float(g.n_nodes // 2 + 53), 0.0  # a bit per pair of the matching, and the 53-bit sender token
 
 
 WEDGE_SHUFFLE_METHODS: dict[str, Any] = {
