@@ -237,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stat", metavar="STAT", help="only the methods estimating STAT")
     p.add_argument("--epsilon", "-e", type=_epsilon, default=1.0,
                    help="total budget per node at which to show the split (default 1)")
+    p.add_argument("--n-users", type=_int("n_users", minimum=4), default=10_000,
+                   help="number of users at which to show the shuffle model's guarantee and local epsilon0 "
+                   "(default 10000)")
     _output_options(p)
     p.set_defaults(handler=_cmd_methods)
     return parser

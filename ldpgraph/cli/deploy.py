@@ -248,14 +248,7 @@ def _check_report_suffix(path: str, what: str) -> None:
 def _cmd_curate(args: argparse.Namespace) -> int:
     for path in args.reports:
         _check_report_suffix(path, "report file")
-    if args.roster is not None:
-        from ..run.roster import read_roster
-
-        n = len(read_roster(args.roster))
-        if args.expected_nodes not in (None, n):
-            raise _UsageError(f"--expected-nodes {args.expected_nodes} contradicts the roster's {n} "
-                              "participants")
-        args.expected_nodes = n
+    args.expected_nodes = _expected_nodes(args)
     protocol = _files_protocol(args.reports, args.protocol)
     if protocol not in _DEPLOYED_PROTOCOLS:  # none found, or rows of no deployable protocol: the default's
         protocol = DEFAULT_PROTOCOL          # accumulator refuses them, naming the file and row
@@ -386,8 +379,11 @@ _INFERRED_N = ("note       the number of nodes is inferred from the rows: a miss
 
 
 def _budget_lines(plan: Any, rnd: int) -> str:
-    return (f"budget     {plan.describe()} per node (total); round {rnd} spends "
+    line = (f"budget     {plan.describe(guarantee=False)} per node (total); round {rnd} spends "
             f"{plan.round(rnd).epsilon:.6g}")
+    if plan.shuffle is not None:  # the shuffle model: (epsilon, delta), epsilon0 and the users it assumes
+        line += f"\nshuffle    {plan.shuffle.describe()}"
+    return line
 
 
 def _cmd_node_protocol(args: argparse.Namespace) -> int:
@@ -431,6 +427,10 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
     what = f"{down:,} bytes per node" if part is None else f"{part(nodes):,.0f} bytes per node (mean)"
     print(f"traffic    upload {path.stat().st_size / max(len(nodes), 1):,.0f} bytes per node (mean), "
           f"download {what}")
+    if plan.shuffle is not None and rnd.shuffled:  # the upload's length is a function of the node's own rows
+        print(f"note       the upload's size (its number of rows) is a function of this node's epsilon0 "
+              f"{plan.shuffle.local_epsilon:.6g}-LDP rows: whoever sees per-node traffic learns up to "
+              "epsilon0 per adjacency bit, not the central epsilon")
     _report_node_labels(path, labels)
     return 0
 
@@ -502,9 +502,12 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
              _budget_lines(plan, rnd), *proto.describe_result(result, step)]
     if rnd == 1 and hasattr(result, "index"):
         out["noisy_edges"] = int(result.index.size)
+    senders = getattr(result, "n_senders", None)  # rows that count their senders: checked against the plan
+    if senders is not None:
+        out["n_senders"] = senders
     if rnd == 1:  # (later rounds take n from the curator's signed broadcast)
-        out["n_nodes_inferred"] = args.expected_nodes is None
-        if args.expected_nodes is None:
+        out["n_nodes_inferred"] = args.expected_nodes is None and senders is None
+        if out["n_nodes_inferred"]:
             lines.append(_INFERRED_N)
     verb = {"clip": "clipped", "reject": "rejected", "raise": "refused"}[args.outliers]
     screened = proto.screening(result, step)
@@ -638,36 +641,76 @@ def _no_std_error_reason(est: Any, negative: bool, n_nodes: int) -> str | None:
 
 
 def _add_shuffle_command(sub: Any, common: argparse.ArgumentParser) -> None:
-    """``ldpgraph shuffle IN... --out OUT``: the shuffler between the nodes and the curator."""
+    """``ldpgraph shuffle IN... --out OUT --epsilon E ...``: the shuffler between nodes and curator."""
     p = sub.add_parser(
         "shuffle",
         parents=[common],
-        help="the shuffler: drop the node ids of report rows and permute them (OS CSPRNG)",
-        description="Read the report rows of every IN file (CSV, JSON Lines or Parquet), set every node id "
-        "to 0, permute the rows uniformly at random with the OS CSPRNG (a Fisher-Yates shuffle on "
-        "random.SystemRandom) and write them to OUT, for 'ldpgraph curate'. The shuffle-model protocols "
-        "(wshuffle-*) refuse rows that did not pass through it. --seed (with --simulate) seeds the "
-        "permutation instead: tests and simulations only.",
+        help="the shuffler: check the nodes' rows per sender, drop their node ids, write their multiset",
+        description="Stream the report rows of every IN file (CSV, JSON Lines or Parquet) of a shuffled "
+        "round (wshuffle-*), check them against the public plan (the nodes' --epsilon and options, as for "
+        "node and curate) and per sender (node ids 0..n-1, at most the rows the protocol produces for one "
+        "node, one sender token each; refused at the first excess), refuse fewer senders than the plan's "
+        "n users (the amplification holds only if all are shuffled together), and write the rows without "
+        "node ids, as a multiset in canonical order (what a random permutation reveals, and no more), for"
+        " 'ldpgraph curate'. Memory: one chunk and the distinct rows, whatever the number of rows.",
     )
     p.add_argument("inputs", nargs="+", metavar="IN", help="report files of the nodes")
     p.add_argument("--out", required=True, metavar="OUT",
                    help="the shuffled report file (.csv, .jsonl, .parquet)")
-    p.add_argument("--simulate", action="store_true", help="seeded permutation (simulation, not deployment)")
-    p.add_argument("--seed", type=_int("seed", minimum=0), help="seed of the simulated permutation")
+    p.add_argument("--epsilon", "-e", type=_epsilon, required=True,
+                   help="the nodes' total budget per node (their plan: pass their options too)")
+    p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS,
+                   help="protocol of the rows (default: the first row's)")
+    p.add_argument("--round", type=_int("round", minimum=1),
+                   help="the shuffled round (default: the protocol's shuffled round)")
+    p.add_argument("--expected-nodes", type=_int("expected nodes", minimum=1), metavar="N",
+                   help="nodes 0..N-1 must all send (must be the plan's number of users)")
+    p.add_argument("--roster", metavar="FILE",
+                   help="the public roster of participants: its length must be the plan's number of users")
+    p.add_argument("--chunk-rows", type=_int("chunk rows", minimum=1), default=1 << 20,
+                   help="rows per streaming chunk (default 1048576; the output does not depend on it)")
+    _add_protocol_options(p, ())
     p.set_defaults(handler=_cmd_shuffle)
 
 
+def _expected_nodes(args: argparse.Namespace) -> int | None:
+    """``--expected-nodes``, or the roster's length (they must agree when both are given)."""
+    if args.roster is None:
+        return args.expected_nodes
+    from ..run.roster import read_roster
+
+    n = len(read_roster(args.roster))
+    if args.expected_nodes not in (None, n):
+        raise _UsageError(f"--expected-nodes {args.expected_nodes} contradicts the roster's {n} participants")
+    return n
+
+
 def _cmd_shuffle(args: argparse.Namespace) -> int:
+    from ..core import registry
     from ..run.shuffler import shuffle_files
 
-    if args.seed is not None and not args.simulate:
-        raise _UsageError("--seed needs --simulate (the deployed shuffler cannot be seeded)")
-    rng = (args.seed if args.seed is not None else None) if args.simulate else None
-    if args.simulate and rng is None:
-        import numpy as np
-
-        rng = np.random.SeedSequence()
-    path, n_rows = shuffle_files(args.inputs, args.out, rng=rng)
-    how = "seeded permutation (simulation)" if args.simulate else "OS CSPRNG permutation"
-    print(f"wrote {path} ({n_rows:,} rows from {len(args.inputs)} file(s); node ids dropped; {how})")
+    _check_report_suffix(args.out, "--out")
+    for path in args.inputs:
+        _check_report_suffix(path, "report file")
+    expected = _expected_nodes(args)
+    name = _files_protocol(args.inputs, args.protocol)
+    if name is None:
+        raise _UsageError("no rows name their protocol: pass --protocol")
+    proto = registry.get(name)
+    rounds = proto.rounds()
+    shuffled = [r.number for r in rounds if r.shuffled]
+    if args.round is None and len(shuffled) != 1:
+        raise _UsageError(f"{name} has no shuffled round: its rows go to the curator as they are (ldpgraph "
+                          "curate)" if not shuffled else f"{name} shuffles rounds {shuffled}: pass --round")
+    number = shuffled[0] if args.round is None else args.round
+    if not 1 <= number <= len(rounds) or not rounds[number - 1].shuffled:
+        raise _UsageError(f"round {number} of {name} is not shuffled (shuffled rounds: "
+                          f"{', '.join(map(str, shuffled)) or 'none'})")
+    plan = _protocol_plan(proto, args)
+    done = shuffle_files(args.inputs, args.out, plan, rounds[number - 1], expected_nodes=expected,
+                         chunk_rows=args.chunk_rows)
+    print(f"wrote {done.path} ({done.n_rows:,} rows from {len(args.inputs)} file(s); node ids dropped, "
+          "the rows listed as a multiset)")
+    print(f"received   the rows of {done.n_senders:,} users (one sender token each), all the plan's")
+    print(_budget_lines(plan, number))
     return 0

@@ -8,6 +8,7 @@ import json
 import math
 import tempfile
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -343,6 +344,9 @@ def _cmd_methods(args: argparse.Namespace) -> int:
                      "deployable": m.deployed_as is not None, "deploy": deploy,
                      "deployed_statistics": deployed or None,
                      "not_deployable": m.not_deployable or None, "reference": m.reference})
+        guarantee = getattr(m, "guarantee", None)  # the shuffle model's (epsilon, delta), epsilon0, users
+        shuffle = guarantee(args.epsilon, args.n_users) if guarantee is not None else None
+        rows[-1]["shuffle"] = None if shuffle is None else {**asdict(shuffle), "describe": shuffle.describe()}
     if args.json:
         print(json.dumps({"epsilon": args.epsilon, "methods": rows}, indent=2))
         return 0
@@ -353,6 +357,11 @@ def _cmd_methods(args: argparse.Namespace) -> int:
         deploy = r["deploy"] or f"no: {r['not_deployable']}"
         table.append((r["method"], ",".join(r["statistics"]), split, deploy))
     print(_table(table, right=set()))
+    shuffled = [r for r in rows if r["shuffle"] is not None]
+    if shuffled:
+        print(f"\nshuffle model, at epsilon {args.epsilon:g} for {args.n_users:,} users (--n-users):")
+        for r in shuffled:
+            print(f"  {r['method']}: {r['shuffle']['describe']}")
     if not args.quiet:
         print("\nreferences:")
         for r in rows:

@@ -3,8 +3,8 @@
 See :mod:`ldpgraph.core.protocol` for the design; the executors are in :mod:`ldpgraph.run`.
 """
 
-from .plan import Plan, Release, RoundPlan, split_budget
-from .protocol import Accumulator, Option, Protocol, Round
+from .plan import Plan, Release, RoundPlan, ShuffleGuarantee, split_budget
+from .protocol import Accumulator, Option, Protocol, Round, Senders
 from .sampling import ExactSeeded, NodeStream, Sampler, Secure, Seeded, as_sampler
 
 __all__ = [
@@ -20,6 +20,8 @@ __all__ = [
     "Sampler",
     "Secure",
     "Seeded",
+    "Senders",
+    "ShuffleGuarantee",
     "as_sampler",
     "split_budget",
 ]

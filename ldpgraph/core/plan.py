@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Release", "RoundPlan", "Plan", "split_budget"]
+__all__ = ["Release", "RoundPlan", "ShuffleGuarantee", "Plan", "split_budget"]
 
 
 @dataclass(frozen=True)
@@ -48,18 +48,33 @@ class Release:
     sensitivity : float or mapping
         What the noise is calibrated to (the value written in the rows' ``sensitivity``); a
         mapping gives it per quantity (e.g. 0 for a run-id row that rides along a release).
+    row_epsilon : float, mapping or None
+        The ε the node's randomizer runs at, written in the rows' ``epsilon``, where it is not
+        the ε the plan accounts: a shuffled release runs at the local ε₀ that the shuffler's
+        amplification makes worth ``epsilon`` centrally (a mapping gives it per quantity). None:
+        ``epsilon``. A curator compares the rows' ε with it, so that rows released under another
+        δ, n or accounting (another ε₀) are refused.
     """
 
     quantities: tuple[str, ...]
     mechanism: str
     epsilon: float
     sensitivity: float | Mapping[str, float] = 1.0
+    row_epsilon: float | Mapping[str, float] | None = None
 
     def sensitivity_of(self, quantity: str) -> float:
         """The sensitivity written in the rows of ``quantity``."""
         if isinstance(self.sensitivity, Mapping):
             return float(self.sensitivity[quantity])
         return float(self.sensitivity)
+
+    def epsilon_of(self, quantity: str) -> float:
+        """The ε written in the rows of ``quantity`` (:attr:`row_epsilon`, else :attr:`epsilon`)."""
+        if self.row_epsilon is None:
+            return float(self.epsilon)
+        if isinstance(self.row_epsilon, Mapping):
+            return float(self.row_epsilon[quantity])
+        return float(self.row_epsilon)
 
     def __post_init__(self) -> None:
         if not self.quantities or not all(isinstance(q, str) and q for q in self.quantities):
@@ -93,8 +108,37 @@ class RoundPlan:
 
 
 @dataclass(frozen=True)
+class ShuffleGuarantee:
+    """The central guarantee of a plan whose releases a shuffler amplifies (the shuffle model).
+
+    ``(epsilon, delta)``-DP centrally **if the rows of all ``users`` users pass the shuffler**;
+    each node's own rows are ``local_epsilon``-LDP (ε₀, what a node's upload alone, or a shuffler
+    that does not shuffle, reveals); ``accounting`` names the amplification bound. Every budget
+    line of such a plan prints it (:meth:`Plan.describe`).
+
+    >>> ShuffleGuarantee(1.0, 1e-8, 2.37, 500, "numerical").describe().split("; ")
+    ['central (epsilon 1, delta 1e-08) if all 500 users are shuffled (numerical amplification)',
+     "a node's shuffled rows are epsilon0 2.37-LDP"]
+    """
+
+    epsilon: float
+    delta: float
+    local_epsilon: float
+    users: int
+    accounting: str
+
+    def describe(self) -> str:
+        return (f"central (epsilon {self.epsilon:.6g}, delta {self.delta:.3g}) if all {self.users:,} users "
+                f"are shuffled ({self.accounting} amplification); a node's shuffled rows are epsilon0 "
+                f"{self.local_epsilon:.6g}-LDP")
+
+
+@dataclass(frozen=True)
 class Plan:
     """Protocol name and version, the node's total ε, the rounds, the public bounds.
+
+    ``shuffle``: the shuffle model's central guarantee where a shuffler amplifies the releases
+    (:class:`ShuffleGuarantee`), else None.
 
     Raises ``ValueError`` when the releases do not add up to ``epsilon`` (relative 1e-12): the
     printed budget is then always what a node spends.
@@ -105,6 +149,7 @@ class Plan:
     epsilon: float
     rounds: tuple[RoundPlan, ...]
     public: Mapping[str, Any] = field(default_factory=dict)
+    shuffle: ShuffleGuarantee | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "public", MappingProxyType(dict(self.public)))
@@ -172,20 +217,25 @@ class Plan:
                     **({"repeats": r.repeats} if r.repeats else {}),
                     "releases": [
                         {"quantities": list(x.quantities), "mechanism": x.mechanism, "epsilon": x.epsilon,
-                         "sensitivity": {q: _json_number(x.sensitivity_of(q)) for q in x.quantities}}
+                         "sensitivity": {q: _json_number(x.sensitivity_of(q)) for q in x.quantities},
+                         **({} if x.row_epsilon is None else
+                            {"row_epsilon": {q: x.epsilon_of(q) for q in x.quantities}})}
                         for x in r.releases
                     ],
                 }
                 for r in self.rounds
             ],
             "public": dict(self.public),
+            **({} if self.shuffle is None else {"shuffle": asdict(self.shuffle)}),
         }
 
-    def describe(self) -> str:
-        """One line: the total and each round's share, e.g. ``ε 1 = rr 0.5 + local-count 0.5``."""
+    def describe(self, guarantee: bool = True) -> str:
+        """One line: the total and each round's share, e.g. ``ε 1 = rr 0.5 + local-count 0.5``, and (unless
+        ``guarantee`` is False) the shuffle model's guarantee, if any (:class:`ShuffleGuarantee`)."""
         parts = " + ".join(f"{r.name} {r.epsilon:.6g}" + (f" ({r.repeats})" if r.repeats else "")
                            for r in self.rounds)
-        return f"epsilon {self.epsilon:.6g} = {parts}"
+        shuffled = "" if self.shuffle is None or not guarantee else f"; {self.shuffle.describe()}"
+        return f"epsilon {self.epsilon:.6g} = {parts}{shuffled}"
 
 
 def _json_number(x: float) -> float | None:

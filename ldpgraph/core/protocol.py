@@ -22,6 +22,9 @@ memory (experiments, ``ldpgraph estimate``), over report files (``ldpgraph node`
     ``again(broadcast)``
         Whether the round runs once more on its own new broadcast (a data-dependent number
         of rounds; default never).
+    ``senders(plan)``
+        For a shuffled round (``shuffled``): how the shuffler and the curator count its senders
+        (:class:`Senders`: the users the plan assumes, the token quantity, per-sender quotas).
 ``Protocol.estimate(result, plan, broadcast, statistic)``
     The :class:`~ldpgraph.protocols.curator.Estimate` from the last round's result.
 
@@ -54,7 +57,7 @@ from numpy.typing import NDArray
 from .plan import Plan
 from .sampling import Sampler
 
-__all__ = ["Accumulator", "Round", "Protocol", "Option"]
+__all__ = ["Accumulator", "Round", "Protocol", "Option", "Senders"]
 
 
 class Accumulator(ABC):
@@ -76,6 +79,25 @@ class Accumulator(ABC):
     @abstractmethod
     def result(self) -> Any:
         """The round's validated result (raises ValueError, naming file and row, if the rows are wrong)."""
+
+
+@dataclass(frozen=True)
+class Senders:
+    """How the rows of a shuffled round let the shuffler and the curator count their senders
+    without learning who sent what (:meth:`Round.senders`).
+
+    Every sender adds exactly one row of quantity ``token`` whose value is a fresh random 53-bit
+    number (independent of its data and of its id). The shuffler (which sees the node ids) checks
+    one token row per node id, ids in ``0..users-1``, at most ``most[q]`` rows of each quantity per
+    node, no row more often than there are senders (a sender sends each (quantity, value) at most
+    once), and that all ``users`` sent; the curator (which sees no ids) counts the distinct tokens:
+    a count below ``users`` means the amplification the plan claims does not hold; a repeated token,
+    an upload counted twice.
+    """
+
+    users: int
+    token: str
+    most: Mapping[str, int]
 
 
 class Round(ABC):
@@ -109,6 +131,11 @@ class Round(ABC):
 
     def broadcast(self, result: Any, plan: Plan) -> Any:
         """What the curator publishes after this round (None: no next round)."""
+        return None
+
+    def senders(self, plan: Plan) -> Senders | None:
+        """How a shuffled round's senders are counted (:class:`Senders`); None: a round whose rows
+        do not count them (then ``ldpgraph shuffle`` refuses them)."""
         return None
 
     def again(self, broadcast: Any) -> bool:

@@ -23,7 +23,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .plan import Plan
 
-__all__ = ["COLUMNS", "quantity_rows", "concat_rows", "empty_rows", "n_rows"]
+__all__ = ["COLUMNS", "quantity_rows", "concat_rows", "empty_rows", "n_rows", "running_counts",
+           "check_plan_rows"]
 
 #: the columns of a report row, in file order
 COLUMNS = ("node", "round", "quantity", "value", "epsilon", "sensitivity", "protocol", "protocol_version")
@@ -48,7 +49,7 @@ def quantity_rows(
     for q in (set(names.tolist()) if m else ()):
         rel = plan.release(q)
         at = names == q
-        eps[at], sens[at] = rel.epsilon, rel.sensitivity_of(q)
+        eps[at], sens[at] = rel.epsilon_of(q), rel.sensitivity_of(q)
     return {
         "node": node,
         "round": np.full(m, int(round), dtype=np.int64),
@@ -78,3 +79,60 @@ def concat_rows(parts: Sequence[Rows]) -> Rows:
 def n_rows(rows: Rows) -> int:
     """How many rows."""
     return int(len(rows["node"]))
+
+
+def running_counts(before: NDArray[np.int64], keys: NDArray[np.int64]) -> NDArray[np.int64]:
+    """For each row, how many rows of its key (``keys``: indices into ``before``) there are up to and
+    including it: ``before[key]`` plus its rank among the rows of that key so far. The first row where
+    it passes a quota is where a stream of rows breaks it.
+
+    >>> running_counts(np.array([0, 5]), np.array([1, 0, 1, 1])).tolist()
+    [6, 1, 7, 8]
+    """
+    keys = np.asarray(keys, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    ranked = keys[order]
+    starts = np.r_[0, np.flatnonzero(ranked[1:] != ranked[:-1]) + 1] if ranked.size else np.zeros(0, np.int64)
+    rank = np.arange(ranked.size) - np.repeat(starts, np.diff(np.r_[starts, ranked.size]))
+    out = np.empty(keys.size, dtype=np.int64)
+    out[order] = np.asarray(before)[ranked] + rank + 1
+    return out
+
+
+#: relative tolerance of the rows' ε against the plan's (a shuffled release's ε₀ is a bisection's output:
+#: two machines may differ in its last bits; another δ, n or accounting moves it far more)
+EPSILON_RTOL = 1e-6
+
+
+def check_plan_rows(chunk: Any, plan: Plan, round_number: int) -> dict[str, NDArray[np.int64]]:
+    """``{quantity: its rows' indices}`` of a report chunk (``ReportChunk``) whose rows
+    are all of ``plan``'s protocol and version, round ``round_number``, a quantity of that round
+    at the ε and sensitivity the plan writes (:meth:`~ldpgraph.core.plan.Release.epsilon_of`); else
+    ValueError naming the file and row."""
+    names = sorted({chunk.protocol_names[c] for c in np.unique(chunk.protocol)})
+    if names != [plan.protocol]:
+        raise ValueError(f"{chunk.source}: rows of protocol {', '.join(map(repr, names))}, the plan is "
+                         f"{plan.protocol!r}")
+    bad = np.flatnonzero((chunk.protocol_version != plan.version) | (chunk.round != round_number))
+    if bad.size:
+        raise ValueError(f"{chunk.where(bad[0])}: the rows of {plan.protocol} here are round {round_number}, "
+                         f"version {plan.version}")
+    releases = {q: rel for rel in plan.round(round_number).releases for q in rel.quantities}
+    out = {}
+    for code in np.unique(chunk.quantity):
+        name = chunk.quantity_names[code]
+        at = np.flatnonzero(chunk.quantity == code)
+        if name not in releases:
+            raise ValueError(f"{chunk.where(at[0])}: quantity {name!r} is not one of round {round_number} of "
+                             f"{plan.protocol} ({', '.join(sorted(releases))})")
+        want, sens = releases[name].epsilon_of(name), releases[name].sensitivity_of(name)
+        off = np.abs(chunk.epsilon[at] - want) > EPSILON_RTOL * want
+        bad = np.flatnonzero(off | (chunk.sensitivity[at] != sens))
+        if bad.size:
+            i = at[bad[0]]
+            raise ValueError(f"{chunk.where(i)}: {name} row at epsilon {float(chunk.epsilon[i])!r}, "
+                             f"sensitivity {float(chunk.sensitivity[i])!r}; the plan ({plan.describe()}) has "
+                             f"{want!r}, {sens!r}: the nodes ran with other options (--epsilon, --delta, "
+                             "--n-users, --accounting, ...); use theirs")
+        out[name] = at
+    return out

@@ -11,10 +11,18 @@ For triangles, i and j also send their bit :math:`a_{ij}` through randomized res
 sees, per pair p, only :math:`W_p` (how many wedge bits are 1) and :math:`E_p` (how many of the
 two edge bits are 1).
 
-Rows (report format, version 1; round 1, ``shuffled``): a node sends one ``wedge`` row per pair
+Rows (report format, version 2; round 1, ``shuffled``): a node sends one ``wedge`` row per pair
 whose noisy wedge bit is 1 (value: the pair's index; a bijection of its bit vector since the
-pairing is public) and, for triangles, one ``pair_edge`` row (value: its own pair's index) if
-its noisy bit on its partner is 1.
+pairing is public; ``epsilon``: the local ε₀ it was randomized at), for triangles one
+``pair_edge`` row (value: its own pair's index; ``epsilon`` ε) if its noisy bit on its partner is
+1, and one ``sender`` row (value: a fresh random 53-bit token, ``epsilon`` 0): the shuffler and
+the curator count the distinct tokens, i.e. the users whose rows were shuffled, without learning
+who they are (:class:`~ldpgraph.core.protocol.Senders`). The amplification holds only if all
+``n_users`` users' rows are shuffled together: both refuse fewer (the curator says what (ε, δ)
+the users it received would give), and the curator refuses rows at another ε₀ (nodes run with
+another ``--delta``, ``--n-users`` or ``--accounting``). A node's upload length (its number of
+rows) is a function of its own ε₀-LDP report: to whoever sees per-node traffic it reveals at
+most ε₀ per adjacency bit, not the central ε (``docs``: "What traffic sizes reveal").
 
 Privacy (element DP, as the reference: the neighbouring graphs differ in one adjacency bit
 :math:`a_{ki}` held by k). The bit enters exactly one report of k: its ``pair_edge`` bit when i is
@@ -65,18 +73,22 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from ..core.plan import Plan, Release, RoundPlan
-from ..core.protocol import Accumulator, Option, Protocol, Round
+from ..core.plan import Plan, Release, RoundPlan, ShuffleGuarantee
+from ..core.protocol import Accumulator, Option, Protocol, Round, Senders
 from ..core.registry import register
-from ..core.rows import Rows, empty_rows, quantity_rows
+from ..core.rows import Rows, check_plan_rows, empty_rows, quantity_rows, running_counts
 from ..core.sampling import Sampler
-from ..privacy.shuffle_amplification import local_epsilon_for
+from ..privacy.shuffle_amplification import amplified_epsilon, local_epsilon_for
 from .curator import Estimate
 from .randomized_response import flip_probability
 
 __all__ = [
     "WEDGE",
     "PAIR_EDGE",
+    "SENDER",
+    "central_epsilon",
+    "wedge_round_plan",
+    "received_line",
     "ACCOUNTINGS",
     "public_pairing",
     "pair_lookup",
@@ -90,6 +102,8 @@ __all__ = [
 
 WEDGE = "wedge"
 PAIR_EDGE = "pair_edge"
+#: the one row per sender whose value is a random token (counting the users without naming them)
+SENDER = "sender"
 ACCOUNTINGS = ("numerical", "closed-form", "binary-rr", "local")
 #: δ of the reference implementation
 DEFAULT_DELTA = 1e-8
@@ -133,6 +147,50 @@ def _local_epsilon(epsilon: float, n: int, delta: float, accounting: str) -> flo
     return local_epsilon_for(epsilon, n - 2, delta, method, randomizer)
 
 
+def _bound(accounting: str) -> tuple[str, str]:
+    """(method, randomizer) of the amplification bound of ``accounting``."""
+    return ("closed-form" if accounting == "closed-form" else "numerical",
+            "binary-rr" if accounting == "binary-rr" else "generic")
+
+
+def central_epsilon(plan: Plan, users: int) -> float:
+    r"""The central ε (at the plan's δ) of the plan's ε₀ reports when only ``users`` users' rows are
+    shuffled: each pair's wedge bits then hide among at most ``users - 2`` (ε₀ itself below 4 users,
+    or without amplification).
+
+    >>> from ldpgraph.core import registry
+    >>> plan = registry.get("wshuffle-four-cycles").plan(1.0, n_users=500)
+    >>> eps50 = central_epsilon(plan, 50)  # 48 shuffled users: no amplification left
+    >>> round(central_epsilon(plan, 500), 6), round(eps50, 2), round(plan.public["local_epsilon"], 2)
+    (1.0, 1.96, 1.96)
+    """
+    eps0, accounting = plan.public["local_epsilon"], plan.public["accounting"]
+    if accounting == "local" or users - 2 < 2:
+        return float(eps0)
+    method, randomizer = _bound(accounting)
+    return amplified_epsilon(eps0, users - 2, plan.public["delta"], method, randomizer)
+
+
+def wedge_round_plan(number: int, quantities: tuple[str, ...], epsilon: float, local_epsilon: float,
+                     shuffled: bool) -> RoundPlan:
+    """The wedge-shuffle round's release: the randomized response (wedge rows at ε₀, pair_edge rows at
+    ε; the plan accounts ε) and the sender token riding along (ε 0, sensitivity 0: it spends nothing)."""
+    mechanism = "shuffled-randomized-response" if shuffled else "randomized-response"
+    row_eps = {WEDGE: local_epsilon, PAIR_EDGE: epsilon, SENDER: 0.0}
+    sens = {WEDGE: 1.0, PAIR_EDGE: 1.0, SENDER: 0.0}
+    quantities = (*quantities, SENDER)
+    return RoundPlan(number, "wedge-shuffle", (
+        Release(quantities, mechanism, epsilon, {q: sens[q] for q in quantities},
+                {q: row_eps[q] for q in quantities}),))
+
+
+def _token(stream: Any) -> int:
+    """A fresh random 53-bit sender token from the node's stream (report values are at most 2**53): two
+    of n honest users collide, and the curator refuses the run, with probability below n^2 / 2^54
+    (5.6e-7 at 10^5 users)."""
+    return int(stream.uniform(1)[0] * 2.0**53)
+
+
 def _pairing_of(plan: Plan, sampler: Sampler) -> NDArray[np.int64]:
     n, seed = plan.public["n_users"], plan.public["pairing_seed"]
     if seed is None:
@@ -152,6 +210,8 @@ class WedgeCounts:
     wedge: NDArray[np.int64]
     edge: NDArray[np.int64]
     n_rows: int
+    #: how many distinct senders' rows were received (their tokens)
+    n_senders: int = 0
 
     @property
     def n_pairs(self) -> int:
@@ -181,68 +241,106 @@ def _scale(n: int, statistic: str) -> float:
 
 
 class WedgeCountAccumulator(Accumulator):
-    """Shuffled rows counted per pair; refuses rows that carry node ids (not shuffled) when the round
-    is shuffled, rows of another protocol, plan or round, and more rows per pair than users."""
+    """Shuffled rows counted per pair, and the senders' tokens; refuses rows that carry node ids (not
+    shuffled) when the round is shuffled, rows of another protocol, plan, round or ε₀, more rows per
+    pair than users (as soon as a chunk shows it), and in :meth:`result` any number of senders but the
+    plan's ``n_users`` (``expected_nodes``, from ``--expected-nodes`` or ``--roster``, must agree)."""
 
-    def __init__(self, plan: Plan, shuffled: bool, round_number: int = 1) -> None:
+    def __init__(self, plan: Plan, shuffled: bool, round_number: int = 1, expected_nodes: int | None = None
+                 ) -> None:
         self.plan, self.shuffled, self.round_number = plan, shuffled, round_number
         n = plan.public["n_users"]
+        if expected_nodes is not None and int(expected_nodes) != n:
+            raise ValueError(f"{expected_nodes:,} participants expected (--expected-nodes / --roster), "
+                             f"but the plan of {plan.protocol} is for n_users {n:,}: every participant sends "
+                             "through the shuffler, so the two must agree (--n-users)")
         self.wedge = np.zeros(n // 2, dtype=np.int64)
         self.edge = np.zeros(n // 2, dtype=np.int64)
+        self.tokens: list[NDArray[np.int64]] = []
+        self.n_tokens = 0
         self.n_rows = 0
 
     def add(self, chunk: Any) -> None:
         if len(chunk) == 0:
             return
         plan = self.plan
-        names = [chunk.protocol_names[c] for c in np.unique(chunk.protocol)]
-        if names != [plan.protocol]:
-            raise ValueError(f"{chunk.source}: rows of protocol {', '.join(map(repr, names))}, curating "
-                             f"{plan.protocol!r}")
-        bad = np.flatnonzero((chunk.protocol_version != plan.version) | (chunk.round != self.round_number))
-        if bad.size:
-            raise ValueError(f"{chunk.where(bad[0])}: the wedge rows of {plan.protocol} are round "
-                             f"{self.round_number}, version {plan.version}")
         if self.shuffled and np.any(chunk.node != 0):
             i = int(np.flatnonzero(chunk.node != 0)[0])
             raise ValueError(f"{chunk.where(i)} carries node id {int(chunk.node[i])}: the rows of "
                              f"{plan.protocol} reach the curator through the shuffler (ldpgraph shuffle)")
-        want = plan.round(self.round_number).epsilon
-        bad = np.flatnonzero(chunk.epsilon != want)
-        if bad.size:
-            raise ValueError(f"{chunk.where(bad[0])}: released at epsilon {chunk.epsilon[bad[0]]!r}, the "
-                             f"plan ({plan.describe()}) has {want!r}: curate with the nodes' "
-                             "--epsilon and options")
-        quantities = {q for rel in plan.round(self.round_number).releases for q in rel.quantities}
-        for code in np.unique(chunk.quantity):
-            name = chunk.quantity_names[code]
-            at = chunk.quantity == code
-            if name not in quantities:
-                raise ValueError(f"{chunk.where(np.flatnonzero(at)[0])}: quantity {name!r} is not one of "
-                                 f"{plan.protocol} ({', '.join(sorted(quantities))})")
+        n = plan.public["n_users"]
+        for name, at in check_plan_rows(chunk, plan, self.round_number).items():
             vals = chunk.value[at]
+            if name == SENDER:
+                room = n - self.n_tokens
+                if vals.size > room:
+                    raise ValueError(f"{chunk.where(at[room])}: more than {n:,} sender rows, one per user of "
+                                     "the plan: duplicated or forged uploads")
+                self.tokens.append(vals.copy())
+                self.n_tokens += vals.size
+                continue
             out = np.flatnonzero((vals < 0) | (vals >= self.wedge.size))
             if out.size:
-                raise ValueError(f"{chunk.where(np.flatnonzero(at)[out[0]])}: pair index {int(vals[out[0]])} "
+                raise ValueError(f"{chunk.where(at[out[0]])}: pair index {int(vals[out[0]])} "
                                  f"outside 0..{self.wedge.size - 1}")
-            target = self.wedge if name == WEDGE else self.edge
+            target, most = (self.wedge, n - 2) if name == WEDGE else (self.edge, 2)
+            sent = running_counts(target, vals)
+            over = np.flatnonzero(sent > most)  # refused at the row that breaks it, not after reading all
+            if over.size:
+                raise ValueError(f"{chunk.where(at[over[0]])}: pair {int(vals[over[0]])} has "
+                                 f"{int(sent[over[0]]):,} {name} rows so far, more than its {most:,} senders "
+                                 "can send: duplicated or forged rows")
             target += np.bincount(vals, minlength=target.size)
         self.n_rows += len(chunk)
 
     def merge(self, other: WedgeCountAccumulator) -> WedgeCountAccumulator:
         self.wedge += other.wedge
         self.edge += other.edge
+        self.tokens += other.tokens
+        self.n_tokens += other.n_tokens
         self.n_rows += other.n_rows
         return self
 
     def result(self) -> WedgeCounts:
-        n = self.plan.public["n_users"]
+        plan = self.plan
+        n = plan.public["n_users"]
         for name, arr, most in ((WEDGE, self.wedge, n - 2), (PAIR_EDGE, self.edge, 2)):
             over = np.flatnonzero(arr > most)
             if over.size:
                 raise ValueError(f"pair {int(over[0])} has {int(arr[over[0]])} {name} rows, more than its "
                                  f"{most} senders can send: duplicated or forged rows")
-        return WedgeCounts(n, self.wedge.copy(), self.edge.copy(), self.n_rows)
+        tokens = np.concatenate(self.tokens) if self.tokens else np.zeros(0, dtype=np.int64)
+        distinct, counts = np.unique(tokens, return_counts=True)
+        if np.any(counts > 1):
+            raise ValueError(f"sender token {int(distinct[np.argmax(counts)])} appears "
+                             f"{int(counts.max())} times: an upload was counted twice (a file given twice, "
+                             "or a node's rows sent twice)")
+        senders = int(distinct.size)
+        if senders != n:
+            raise ValueError(_senders_refusal(plan, self.round_number, senders))
+        return WedgeCounts(n, self.wedge.copy(), self.edge.copy(), self.n_rows, senders)
+
+
+def _senders_refusal(plan: Plan, round_number: int, senders: int) -> str:
+    """Why ``senders`` senders' rows are refused under ``plan`` (more or fewer than its n_users)."""
+    n = plan.public["n_users"]
+    if senders > n:
+        return (f"{senders:,} distinct senders, more than the plan's {n:,} users: rows of another run or "
+                "forged uploads")
+    want = plan.round(round_number).epsilon
+    got = central_epsilon(plan, senders)
+    return (f"the rows of {senders:,} users were received, the plan assumes all {n:,}: each pair's wedge "
+            f"bits were shuffled among at most {max(senders - 2, 0):,} users, whose epsilon0 "
+            f"{plan.public['local_epsilon']:.6g} reports are (epsilon {got:.4g}, delta "
+            f"{plan.public['delta']:.3g})-DP, not the planned epsilon {want:.6g}; and the estimate needs "
+            "every user's bits. Refused: have all users send through the shuffler, or plan for those who "
+            "take part (every node reruns with --n-users)")
+
+
+def received_line(result: WedgeCounts) -> str:
+    """The curator's line on the users it received (distinct sender tokens)."""
+    return (f"received   the rows of {result.n_senders:,} users (distinct sender tokens), all the plan's "
+            f"{result.n_nodes:,}")
 
 
 class WedgeShuffleRound(Round):
@@ -253,6 +351,14 @@ class WedgeShuffleRound(Round):
 
     def __init__(self, shuffled: bool = True) -> None:
         self.shuffled = shuffled
+
+    def senders(self, plan: Plan) -> Senders:
+        """n_users senders; one sends at most P = n // 2 wedge rows (P - 1 if paired), one pair_edge row
+        and exactly one sender row."""
+        n = plan.public["n_users"]
+        most = {WEDGE: n // 2, PAIR_EDGE: 1, SENDER: 1}
+        return Senders(n, SENDER, {q: most[q] for rel in plan.round(self.number).releases
+                                   for q in rel.quantities})
 
     def release(self, plan: Plan, nodes: NDArray[np.int64], neighbours: Any, broadcast: Any,
                 sampler: Sampler) -> Rows:
@@ -285,6 +391,8 @@ class WedgeShuffleRound(Round):
             if with_edge and own[v] >= 0 and bool(ind[partner[v]]) == bool(stream.keep(eps_edge, 1)[0]):
                 vals = np.r_[vals, own[v]]
                 quantity.append(PAIR_EDGE)
+            vals = np.r_[vals, _token(stream)]  # drawn last: the other draws are those of version 1
+            quantity.append(SENDER)
             ind[nb] = False
             node_parts.append(np.full(vals.size, v, dtype=np.int64))
             q_parts.append(quantity)
@@ -294,7 +402,7 @@ class WedgeShuffleRound(Round):
                              np.concatenate(v_parts))
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> WedgeCountAccumulator:
-        return WedgeCountAccumulator(plan, self.shuffled, self.number)
+        return WedgeCountAccumulator(plan, self.shuffled, self.number, options.get("expected_nodes"))
 
 
 #: up to this many nodes the fast simulation tabulates every pair's codegree (n^2 int32: 16 MB at 2000)
@@ -399,7 +507,8 @@ def codegree_sums(graph: Any, weights: Any = None) -> dict[str, float]:
 class _WedgeShuffleBase(Protocol):
     """Shared by the triangle and 4-cycle protocols (plan, round, estimate, moments, fast simulation)."""
 
-    version = 1
+    #: 2: wedge rows carry ε₀, and every sender adds a token row (issue 36)
+    version = 2
     needs = "adjacency"
     default_accounting = "numerical"
     options = (
@@ -424,20 +533,28 @@ class _WedgeShuffleBase(Protocol):
         if pub["n_users"] is None:
             raise ValueError(f"{self.name} needs the public number of users n_users (--n-users)")
         n = check_nonnegative_int(pub["n_users"], "n_users", minimum=4)
-        delta = float(pub["delta"])
+        delta = float(pub.get("delta", DEFAULT_DELTA))  # wlocal-* have no delta option
         if not 0.0 < delta < 1.0:
-            raise ValueError(f"delta must be in (0, 1), got {pub['delta']!r}")
+            raise ValueError(f"delta must be in (0, 1), got {delta!r}")
         accounting = pub["accounting"] or self.default_accounting
         if accounting not in ACCOUNTINGS:
             raise ValueError(f"accounting must be one of {', '.join(ACCOUNTINGS)}, got {accounting!r}")
+        shuffled = self.rounds()[0].shuffled
+        if accounting != "local" and not shuffled:
+            raise ValueError(f"{self.name}'s round is not shuffled (its rows keep their node ids): "
+                             f"accounting {accounting!r} claims the shuffler's amplification, which it does "
+                             "not get; only 'local' (epsilon0 = epsilon)")
+        local = accounting == "local"
+        if local and public.get("delta") is not None:
+            raise ValueError(f"{self.name} with accounting 'local' is pure epsilon-LDP (epsilon0 = epsilon): "
+                             "it has no delta to set; --delta is the shuffle model's")
         seed = pub["pairing_seed"]
         if seed is not None:
             seed = check_nonnegative_int(seed, "pairing_seed")
         eps0 = _local_epsilon(eps, n, delta, accounting)
-        local = accounting == "local"
-        mechanism = "randomized-response" if local else "shuffled-randomized-response"
-        release = Release(self._quantities(), mechanism, eps, 1.0)
-        return Plan(self.name, self.version, eps, (RoundPlan(1, "wedge-shuffle", (release,)),), {
+        guarantee = None if local else ShuffleGuarantee(eps, delta, eps0, n, accounting)
+        rounds = (wedge_round_plan(1, self._quantities(), eps, eps0, shuffled),)
+        return Plan(self.name, self.version, eps, rounds, shuffle=guarantee, public={
             "n_users": n, "pairing_seed": seed, "accounting": accounting, "local_epsilon": eps0,
             "edge_epsilon": eps, "delta": 0.0 if local else delta, "central_epsilon": eps,
             "central_delta": 0.0 if local else delta, "edge_dp_epsilon": 2 * eps,
@@ -457,7 +574,8 @@ class _WedgeShuffleBase(Protocol):
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         return [f"pairs      {result.n_pairs:,} ({result.n_nodes:,} users); {int(result.wedge.sum()):,} "
-                f"wedge rows, {int(result.edge.sum()):,} pair_edge rows"]
+                f"wedge rows, {int(result.edge.sum()):,} pair_edge rows",
+                received_line(result)]
 
     # ---------------------------------------------------------------- simulation hooks
 
@@ -555,6 +673,7 @@ class WedgeLocalTriangles(WedgeShuffleTriangles):
 
     name = "wlocal-triangles"
     default_accounting = "local"
+    options = tuple(o for o in _WedgeShuffleBase.options if o.name != "delta")  # no shuffler, no delta
     reference = "Imola, Murakami, Chaudhuri, CCS 2022 (WLocal)"
 
 
@@ -585,4 +704,5 @@ class WedgeLocalFourCycles(WedgeShuffleFourCycles):
 
     name = "wlocal-four-cycles"
     default_accounting = "local"
+    options = tuple(o for o in _WedgeShuffleBase.options if o.name != "delta")  # no shuffler, no delta
     reference = "Imola, Murakami, Chaudhuri, CCS 2022 (WLocal 4-cycles)"

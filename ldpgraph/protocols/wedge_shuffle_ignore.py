@@ -45,7 +45,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from ..core.plan import Plan, Release, RoundPlan
+from ..core.plan import Plan, Release, RoundPlan, ShuffleGuarantee
 from ..core.protocol import Accumulator, Option, Protocol, Round
 from ..core.registry import register
 from ..core.rows import Rows, empty_rows, quantity_rows
@@ -56,6 +56,7 @@ from .wedge_shuffle import (
     ACCOUNTINGS,
     DEFAULT_DELTA,
     PAIR_EDGE,
+    SENDER,
     WEDGE,
     WedgeCountAccumulator,
     WedgeCounts,
@@ -67,6 +68,8 @@ from .wedge_shuffle import (
     pair_lookup,
     pair_terms,
     public_pairing,
+    received_line,
+    wedge_round_plan,
 )
 
 __all__ = ["WedgeShuffleIgnore", "WedgeShuffleIgnoreRR", "DenseBroadcast", "NoisyDegrees",
@@ -194,7 +197,8 @@ class _KeptWedgeRound(WedgeShuffleRound):
         _check(broadcast, plan)
         rows = super().release(plan, nodes, neighbours, broadcast, sampler)
         kept = broadcast.kept_pairs(public_pairing(plan.public["n_users"], plan.public["pairing_seed"]))
-        at = kept[rows["value"]] if rows["value"].size else np.zeros(0, dtype=np.bool_)
+        at = rows["quantity"] == SENDER  # every sender's token, and its rows of the kept pairs
+        at[~at] = kept[rows["value"][~at]]
         return {k: v[at] for k, v in rows.items()}
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
@@ -238,7 +242,8 @@ class WedgeShuffleIgnore(Protocol):
     """``wshuffle-triangles-ignore``: the reference's WShuffle with a noisy-degree threshold."""
 
     name = "wshuffle-triangles-ignore"
-    version = 1
+    #: 2: wedge rows carry ε₀, and every sender adds a token row (issue 36)
+    version = 2
     statistics = ("triangles",)
     needs = "adjacency"
     reference = "Imola, Murakami, Chaudhuri, CCS 2022 (WShuffle, ignoring pairs below a noisy average degree)"
@@ -281,9 +286,9 @@ class WedgeShuffleIgnore(Protocol):
         eps_w = eps - eps_d
         eps0 = _local_epsilon(eps_w, n, delta, accounting)
         rounds = (RoundPlan(1, "degree", (Release((DEGREE,), "dlap", eps_d, 1.0),)),
-                  RoundPlan(2, "wedge-shuffle", (Release((PAIR_EDGE, WEDGE), "shuffled-randomized-response",
-                                                         eps_w, 1.0),)))
-        return Plan(self.name, self.version, eps, rounds, {
+                  wedge_round_plan(2, (PAIR_EDGE, WEDGE), eps_w, eps0, True))
+        guarantee = ShuffleGuarantee(eps, delta, eps0, n, accounting)
+        return Plan(self.name, self.version, eps, rounds, shuffle=guarantee, public={
             "n_users": n, "pairing_seed": check_nonnegative_int(seed, "pairing_seed"),
             "accounting": accounting,
             "local_epsilon": eps0, "edge_epsilon": eps_w, "degree_epsilon": eps_d, "threshold": thr,
@@ -325,7 +330,7 @@ class WedgeShuffleIgnore(Protocol):
         if round.number == 1:
             return [f"degree     {result.n_nodes:,} noisy degrees, mean {float(np.mean(result.values)):.4g}"]
         return [f"pairs      {result.n_pairs:,}; {int(result.wedge.sum()):,} wedge rows, "
-                f"{int(result.edge.sum()):,} pair_edge rows"]
+                f"{int(result.edge.sum()):,} pair_edge rows", received_line(result)]
 
     # ---------------------------------------------------------------- simulation hooks
 

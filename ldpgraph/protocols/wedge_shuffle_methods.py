@@ -18,7 +18,7 @@ method                              accounting of the local ε₀ (central (ε, 
 ==================================  ==========================================================
 
 Communication: a node sends one bit per pair of the matching (P = n/2 bits; as report rows,
-only the pairs whose noisy bit is 1); nothing is downloaded.
+only the pairs whose noisy bit is 1) and its 53-bit sender token; nothing is downloaded.
 
 Examples
 --------
@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon
+from ..core.plan import ShuffleGuarantee
 from ..core.registry import get as get_deployable
 from ..graph.cycles import four_cycle_count
 from ..graph.statistics import triangle_count
@@ -62,7 +63,8 @@ class WedgeShuffleMethod(Protocol):
         self.reference = self.protocol.reference
         self._sums: dict[int, tuple[Any, dict[str, float]]] = {}
         #: options its plan takes from the user (n_users is the graph's; the pairing is drawn per trial)
-        self.option_names = ("delta", "accounting", *(("threshold", "degree_share") if self.ignore else ()))
+        self.option_names = tuple(o.name for o in self.protocol.options
+                                  if o.name not in ("n_users", "pairing_seed"))  # wlocal-*: no delta
         self.public: dict[str, Any] = {}
 
     def _configured(self, public: dict[str, Any]) -> WedgeShuffleMethod:
@@ -129,9 +131,14 @@ class WedgeShuffleMethod(Protocol):
                 "accounting", "shuffled_users")
         return {k: pub[k] for k in keys}
 
+    def guarantee(self, epsilon: float, n_users: int) -> ShuffleGuarantee | None:
+        """The plan's shuffle-model guarantee at ``epsilon`` for ``n_users`` users (None for ``wlocal-*``)."""
+        return self.protocol.plan(check_epsilon(epsilon), n_users=n_users,
+                                  **{**self.deployed_as[1], **self.public}).shuffle
+
     def communication(self, data: Any, epsilon: float, statistic: str | None = None) -> tuple[float, float]:
         g = require_graph(data, self.name)
-        return float(g.n_nodes // 2), 0.0
+        return float(g.n_nodes // 2 + 53), 0.0  # a bit per pair of the matching, and the 53-bit sender token
 
 
 WEDGE_SHUFFLE_METHODS: dict[str, Any] = {

@@ -155,8 +155,10 @@ def test_files_through_the_shuffler_equal_memory(tmp_path):
         nodes, lists = node_lists(g)
         raw, n_rows = release_to_file(tmp_path / f"{name}.csv", proto.rounds()[0], plan, nodes, lists, None,
                                       Seeded(5), batch_nodes=3)
-        shuffled, m = shuffle_files([raw], tmp_path / f"{name}.shuffled.parquet")
-        assert m == n_rows
+        done = shuffle_files([raw], tmp_path / f"{name}.shuffled.parquet", plan, proto.rounds()[0],
+                             chunk_rows=7)
+        shuffled = done.path
+        assert (done.n_rows, done.n_senders) == (n_rows, g.n_nodes)
         rows = read_rows([shuffled])
         assert np.all(rows["node"] == 0)  # no node id reaches the curator
         before = read_rows([raw])
@@ -167,7 +169,7 @@ def test_files_through_the_shuffler_equal_memory(tmp_path):
         with pytest.raises(ValueError, match="shuffler"):
             accumulate_files([raw], proto.rounds()[0], plan)
         with pytest.raises(ValueError, match="one of the inputs"):
-            shuffle_files([raw], raw)
+            shuffle_files([raw], raw, plan, proto.rounds()[0])
 
 
 class _SharedStream(NodeStream):
@@ -245,7 +247,8 @@ def test_secure_permutation_is_uniform_and_cli(tmp_path, capsys):
     plan = proto.plan(1.0, n_users=TINY.n_nodes)
     nodes, lists = node_lists(TINY)
     raw, _ = release_to_file(tmp_path / "n.jsonl", proto.rounds()[0], plan, nodes, lists, None, Seeded(1))
-    assert main(["shuffle", str(raw), "--out", str(tmp_path / "s.csv")]) == 0
+    n = str(TINY.n_nodes)
+    assert main(["shuffle", str(raw), "--out", str(tmp_path / "s.csv"), "--epsilon", "1", "--n-users", n]) == 0
     assert "node ids dropped" in capsys.readouterr().out
     assert np.all(read_rows([tmp_path / "s.csv"])["node"] == 0)
     assert main(["shuffle", str(raw), "--out", str(tmp_path / "t.csv"), "--seed", "3"]) == 2

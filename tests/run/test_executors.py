@@ -91,7 +91,7 @@ def _through_files(tmp_path, name, graph, epsilon, sampler, options, *, fmt, par
                 release_to_file(path, rnd, plan, nodes[cut], [lists[j] for j in cut], broadcast, sampler)
                 paths.append(path)
             if rnd.shuffled:  # the shuffler between nodes and curator: one file of id-less, permuted rows
-                paths = [shuffle_files(paths, tmp_path / f"r{rnd.number}-{step}-shuffled.{fmt}", rng=0)[0]]
+                paths = [shuffle_files(paths, tmp_path / f"r{rnd.number}-{step}-shuffled.{fmt}", plan, rnd).path]
             result = accumulate_files(paths, rnd, plan, broadcast, chunk_rows=chunk_rows, scheduler=scheduler)
             if results is not None:
                 results.append(result)
@@ -191,7 +191,7 @@ def test_rows_carry_the_plan_and_the_plan_adds_up():
         for rows in run.rows:
             for q in set(rows["quantity"].tolist()):
                 at = rows["quantity"] == q
-                assert set(rows["epsilon"][at].tolist()) == {plan.release(q).epsilon}
+                assert set(rows["epsilon"][at].tolist()) == {plan.release(q).epsilon_of(q)}
             assert set(rows["protocol"].tolist()) == {plan.protocol}
 
 
