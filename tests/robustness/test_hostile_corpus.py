@@ -185,6 +185,20 @@ ROSTERS: dict[str, tuple[str, str, str | None, str]] = {
 }
 
 # (kind, name, reader) -> reason: contract violations found by this corpus, xfail(strict=True)
+# planted experiment manifests (``manifest.json`` in an --out folder that also holds a user's
+# file): name -> why. Whatever it lists, a run deletes no file but the earlier run's proven
+# outputs (issue 36 finding 3): here, nothing.
+MANIFESTS: dict[str, str] = {
+    "dotdot.json": "'../victim', the victim's size and SHA-256",
+    "dotdot_inside.json": "'plots/../../victim'",
+    "absolute.json": "an absolute path to a file outside (/ABS is replaced by the test)",
+    "through_link.json": "'linked/victim' where linked is a link to the folder above",
+    "listed_user_file.json": "the user's notes.txt, with another file's digest",
+    "no_digest.json": "paths without size or digest, a number, bare strings, null",
+    "files_not_a_list.json": "'files' is an object",
+    "odd_spellings.json": "'./notes.txt', 'notes.txt/', '..\\victim'",
+}
+
 KNOWN: dict[tuple[str, str, str], str] = {
     # none open: deep nesting, non-canonical broadcast edges, a CSV value beyond 2**53 and a binary
     # roster were found by this corpus and fixed (their cases now pass as plain errors)
@@ -249,7 +263,8 @@ def _cases(kind: str, table: dict, readers: tuple[str, ...]) -> list:
 
 def test_corpus_is_small_and_listed():
     """Every committed file is < 100 KB and has an expected outcome here (and vice versa)."""
-    tables = {"edgelists": EDGELISTS, "reports": REPORTS, "broadcasts": BROADCASTS, "rosters": ROSTERS}
+    tables = {"edgelists": EDGELISTS, "reports": REPORTS, "broadcasts": BROADCASTS, "rosters": ROSTERS,
+              "manifests": MANIFESTS}
     for kind, table in tables.items():
         present = {p.name for p in (HOSTILE / kind).iterdir() if p.is_file()}
         assert present == set(table), (kind, present ^ set(table))
@@ -458,6 +473,38 @@ def test_roster(name, reader, expected):
     else:
         reports = HOSTILE / "reports" / "valid.csv"
         _check_cli(["curate", str(reports), "--roster", str(path)], path, expected)
+
+
+# ------------------------------------------------------------------------------ planted manifests
+
+
+@pytest.mark.parametrize("name", sorted(MANIFESTS))
+def test_planted_manifest_deletes_nothing(name, tmp_path):
+    """issue 36 finding 3: ``experiment --out`` (:func:`write_atomically`) on a folder holding a
+    planted manifest, a user's file and a link deletes nothing it did not write (on 7443152 the
+    listed paths were deleted, inside the folder or not)."""
+    from ldpgraph.experiments.outputs import write_atomically
+
+    victims = [tmp_path / "victim", tmp_path / "abs" / "victim"]
+    for v in victims:
+        v.parent.mkdir(exist_ok=True)
+        v.write_text("victim\n")  # the size and SHA-256 the manifests give
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n")
+    (out / "plots").mkdir()
+    (out / "linked").symlink_to(tmp_path, target_is_directory=True)
+    text = (HOSTILE / "manifests" / name).read_text().replace("/ABS", str(tmp_path / "abs"))
+    (out / "manifest.json").write_text(text)
+
+    def produce(tmp):
+        (tmp / "summary.txt").write_text("new")
+        return {}
+
+    write_atomically(out, produce, config={})
+    assert [v.read_text() for v in victims] == ["victim\n"] * 2
+    assert (out / "notes.txt").read_text() == "mine\n" and (out / "linked").is_symlink()
+    assert (out / "summary.txt").read_text() == "new"
 
 
 # ------------------------------------------------------------------------------ in a child process
