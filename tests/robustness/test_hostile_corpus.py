@@ -475,6 +475,20 @@ def test_roster(name, reader, expected):
         _check_cli(["curate", str(reports), "--roster", str(path)], path, expected)
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_broadcast_not_a_regular_file(kind, tmp_path):
+    """issue 36 finding 4: a broadcast that is not a regular file (a named pipe, which can serve
+    other bytes at each opening, a device, a folder) is refused before a byte is read, naming it."""
+    from ldpgraph.run.authenticate import read_broadcast_once
+
+    path = {"fifo": tmp_path / "b.txt", "device": Path("/dev/zero"), "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)  # no writer: an ordinary open would block forever
+    with pytest.raises(ValueError, match=rf"^the broadcast {re.escape(str(path))} is a .*only a regular file"):
+        with read_broadcast_once(path, b"k" * 32):
+            pass
+
+
 # ------------------------------------------------------------------------------ planted manifests
 
 
