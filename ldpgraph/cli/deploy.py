@@ -77,7 +77,8 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="the curator's broadcast after the previous round (round 2 and later)")
     p.add_argument("--state", metavar="FILE",
                    help="the node's private state between the runs of a repeating round (kcore-svt: its "
-                   "threshold noise, drawn once); created with mode 0600, never sent: keep it on the node")
+                   "threshold noise, drawn once); created with mode 0600, never sent: keep it on the node "
+                   "(a later step refuses to run without it)")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default=DEFAULT_PROTOCOL,
                    help="protocol (default degree; see 'ldpgraph methods'): --epsilon is each node's total "
                    "budget, split by its plan, and node and curate take the same options")

@@ -194,7 +194,8 @@ def level_move_release(node: int, neighbours: NDArray[np.int64], b: LevelBroadca
     count = neighbours.size if b is None else int(np.count_nonzero(b.levels[neighbours] == step))
     pub = plan.public
     k = _threshold(float(pub["psi"]), int(pub["d_max"]), step // int(pub["levels_per_group"]))
-    rho = sampler.secret(node, f"{PROTOCOL}-rho-{eps_rho!r}", lambda s: int(s.dlap(eps_rho, 1.0, 1)[0]))
+    rho = sampler.secret(node, f"{PROTOCOL}-rho-{eps_rho!r}", lambda s: int(s.dlap(eps_rho, 1.0, 1)[0]),
+                         kept=step > 0)  # drawn at step 0 only: a later step without it is refused
     nu = int(sampler.stream(step + 1, node).dlap(eps_nu, 1.0, 1)[0])
     return int(count + nu >= k + rho)
 
