@@ -124,6 +124,7 @@ REPORTS: dict[str, tuple[str, str, str, str | None, str]] = {
     "rr_edge_beyond_node.csv": (OK, ERR, ERR, None, "rr_edge partner 7 of node 1"),
     "rr_count_mismatch.csv": (OK, ERR, ERR, None, "rr_count 1 without its rr_edge row"),
     "rr_mixed_protocols.csv": (OK, ERR, ERR, None, "a degree row among rr-triangles rows"),
+    "rr_node_2_27.csv": (OK, ERR, ERR, None, "155 bytes naming node 2**27: no allocation by it"),
 }
 
 # generated at run time (name -> same tuple as REPORTS); built by _generated_reports
@@ -573,6 +574,8 @@ _NASTY = [
     ("generated", "long_line.jsonl", "iter_report_chunks", None),
     ("generated", "binary.parquet", "iter_report_chunks", None),  # into pyarrow's C++ reader
     ("reports", "deep_nesting.jsonl", "iter_report_chunks", None),
+    # issue 36 finding 6: 7443152 allocated 2.3 GB by the largest node id (peak < 1 GiB here)
+    ("reports", "rr_node_2_27.csv", "cli", ["curate", "{path}", "--epsilon", "1"]),
 ]
 
 
