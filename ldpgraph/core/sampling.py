@@ -105,6 +105,10 @@ class Sampler(ABC):
             cache[name] = int(draw(self.stream(0, node)))
         return cache[name]
 
+    def flush(self) -> None:  # noqa: B027 - an optional hook: most samplers keep nothing
+        """Keep the secrets drawn since the last call (a release that drew some calls it before it
+        hands over its rows). A no-op here; :class:`Secure` writes its state file, once per batch."""
+
 
 class _SeededStream(NodeStream):
     def __init__(self, gen: np.random.Generator) -> None:
@@ -237,6 +241,7 @@ class Secure(Sampler):
     def __init__(self, state: Any = None) -> None:
         self.state = state
         self._secrets: dict[str, int] | None = None
+        self._dirty = False
 
     def __repr__(self) -> str:
         return "Secure()" if self.state is None else f"Secure(state={str(self.state)!r})"
@@ -265,13 +270,19 @@ class Secure(Sampler):
                     "draw would void the privacy of every release made with the first): run the node "
                     "with the --state file of its first step, on the machine that ran it")
             secrets_[name] = int(draw(self.stream(0, node)))
-            if self.state is not None:
-                from .._atomic import atomic_write
-
-                with atomic_write(self.state, "w", encoding="utf-8") as fh:  # whole or not at all
-                    os.fchmod(fh.fileno(), 0o600)  # before a byte is written
-                    json.dump(secrets_, fh)
+            self._dirty = True
         return secrets_[name]
+
+    def flush(self) -> None:
+        """Write the secrets drawn since the last flush to the state file: atomically (a new file
+        renamed onto it), mode 0600 before a byte is written; one write per released batch."""
+        if self._dirty and self.state is not None:
+            from .._atomic import atomic_write
+
+            with atomic_write(self.state, "w", encoding="utf-8") as fh:  # whole or not at all
+                os.fchmod(fh.fileno(), 0o600)
+                json.dump(self._secrets, fh)
+        self._dirty = False
 
     def stream(self, round: int, node: int) -> NodeStream:
         return self._stream

@@ -219,6 +219,7 @@ class LevelRound(Round):
                 continue  # stopped: nothing more to send
             out_nodes.append(v)
             values.append(level_move_release(v, np.asarray(nb, dtype=np.int64), b, plan, sampler))
+        sampler.flush()  # the secrets drawn are kept before any row leaves
         if not out_nodes:
             return empty_rows(plan, 1)
         if b is None:

@@ -95,7 +95,9 @@ def test_accumulator_refuses_wrong_rows():
 def test_secure_secret_is_kept_in_a_private_state_file(tmp_path):
     state = tmp_path / "node.state"
     draw = lambda s: int(s.dlap(0.01, 1.0, 1)[0])  # noqa: E731  (wide: a redraw would differ)
-    a = Secure(state=state).secret(3, "rho", draw)
+    s = Secure(state=state)
+    a = s.secret(3, "rho", draw)
+    s.flush()  # what a release does before it hands over its rows
     assert Secure(state=state).secret(3, "rho", draw) == a  # another process reads it back
     assert oct(os.stat(state).st_mode & 0o777) == "0o600"
     s = ExactSeeded(4)
@@ -116,7 +118,9 @@ def test_the_state_file_is_not_followed_and_written_whole(tmp_path, monkeypatch)
         Secure(state=link).secret(3, "rho", draw)
     assert victim.read_text() == "not a state file"
     state = tmp_path / "node.state"
-    a = Secure(state=state).secret(3, "rho", draw)
+    s = Secure(state=state)
+    a = s.secret(3, "rho", draw)
+    s.flush()
     before = state.read_bytes()
 
     def cut(obj, fh):
@@ -124,8 +128,10 @@ def test_the_state_file_is_not_followed_and_written_whole(tmp_path, monkeypatch)
         raise KeyboardInterrupt  # killed while writing
 
     monkeypatch.setattr("ldpgraph.core.sampling.json.dump", cut)
+    s = Secure(state=state)
+    s.secret(4, "rho", draw)
     with pytest.raises(KeyboardInterrupt):
-        Secure(state=state).secret(4, "rho", draw)
+        s.flush()
     assert state.read_bytes() == before and [p.name for p in tmp_path.iterdir() if ".partial" in p.name] == []
     assert Secure(state=state).secret(3, "rho", draw, kept=True) == a
 
