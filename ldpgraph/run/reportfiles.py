@@ -495,6 +495,7 @@ def _check_parquet_schema(pf, path: Path) -> None:
     missing = [c for c in COLUMNS if c not in names]
     if missing:
         raise ValueError(f"{path}: report columns missing: {missing}; expected {list(COLUMNS)}")
+    _exact_columns(names, path, "")
     meta = pf.schema_arrow.metadata or {}
     version = meta.get(_META_KEY)
     if version is not None and version != str(FORMAT_VERSION).encode():
@@ -572,13 +573,7 @@ def _iter_csv(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
         raise ValueError(
             f"{path}: report columns missing from the CSV header: {missing}; expected {list(COLUMNS)}"
         )
-    twice = sorted({c for c in header if header.count(c) > 1})
-    extra = [c for c in header if c not in COLUMNS]
-    if twice or extra:  # which 'value' would hold? and a column of no meaning may hide a mistake
-        what = f"column {twice[0]!r} appears {header.count(twice[0])} times" if twice else (
-            f"column{'s' if len(extra) > 1 else ''} {', '.join(repr(c[:40]) for c in extra[:_MAX_LISTED])} "
-            "not of the format")
-        raise ValueError(f"{path} line 1: {what}; a report file has exactly the columns {list(COLUMNS)}")
+    _exact_columns(header, path, " line 1")
     # ~40 bytes per row: blocks of about chunk_rows rows
     read = pcsv.ReadOptions(block_size=max(1 << 16, min(chunk_rows * 48, 1 << 30)))
     convert = pcsv.ConvertOptions(
@@ -604,6 +599,18 @@ def _iter_csv(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
             part = batch.slice(off, chunk_rows)
             yield _chunk_from_arrow(_blank_to_null(part), _Ctx(str(path), start, 2))
             start += part.num_rows
+
+
+def _exact_columns(names: list[str], path: Path, where: str) -> None:
+    """ValueError unless ``names`` holds each report column once and nothing else (which of two
+    'value' columns would hold? and a column of no meaning may hide a mistake)."""
+    twice = sorted({c for c in names if names.count(c) > 1})
+    extra = [c for c in names if c not in COLUMNS]
+    if twice or extra:
+        what = f"column {twice[0]!r} appears {names.count(twice[0])} times" if twice else (
+            f"column{'s' if len(extra) > 1 else ''} {', '.join(repr(c[:40]) for c in extra[:_MAX_LISTED])} "
+            "not of the format")
+        raise ValueError(f"{path}{where}: {what}; a report file has exactly the columns {list(COLUMNS)}")
 
 
 def _csv_header(path: Path) -> list[str]:

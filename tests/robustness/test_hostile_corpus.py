@@ -139,7 +139,8 @@ GENERATED_REPORTS: dict[str, tuple[str, str, str, str | None, str]] = {
     "long_line_no_newline.jsonl": (ERR, ERR, ERR, r"line 1\).*1 MiB", "2 MiB and no line break"),
     "valid.parquet": (OK, OK, OK, None, "control"),
     "missing_column.parquet": (ERR, ERR, ERR, "missing", "no sensitivity column"),
-    "extra_column.parquet": (OK, OK, OK, None, "an extra Parquet column is not read"),
+    "extra_column.parquet": (ERR, ERR, ERR, "column 'comment' not of the format", "issue 36: as in CSV"),
+    "duplicate_column.parquet": (ERR, ERR, ERR, "column 'value' appears 2 times", "issue 36: first won"),
     "float_value.parquet": (ERR, ERR, ERR, "row 2", "float64 value 1.5"),
     "value_beyond_2_53.parquet": (ERR, ERR, ERR, "row 2", "int64 2**53 + 1: refused cell by cell"),
     "node_01.parquet": (ERR, ERR, ERR, "row 1", "string node id '01'"),
@@ -423,6 +424,11 @@ def _generate(name: str, path: Path) -> None:
     }
     if name in tables:
         pq.write_table(tables[name], path)
+        return
+    if name == "duplicate_column.parquet":  # 'value' twice (7443152 read the first)
+        t = _rows()
+        pq.write_table(pa.Table.from_arrays([*t.columns, pa.array([99] * 6, pa.int64())],
+                                            names=[*t.column_names, "value"]), path)
         return
     if name == "format_version_2.parquet":
         pq.write_table(_rows().replace_schema_metadata({b"ldpgraph.report_format": b"2"}), path)
