@@ -79,3 +79,28 @@ def test_secure_node_keeps_its_threshold_noise_in_a_state_file(tmp_path, capsys,
     assert main(["curate", str(tmp_path / "r0.csv"), *opts, "--round", "1", "--broadcast-out", str(b1)]) == 0
     assert main([*node, "--out", str(tmp_path / "r1.csv"), "--state", str(state), "--broadcast", str(b1)]) == 0
     assert state.read_text() == kept  # step 1 used the same secrets, drew none anew
+
+
+def test_a_later_step_without_the_state_file_is_refused(tmp_path, capsys, monkeypatch):
+    """issue 36 finding 8: step >= 1 of kcore-svt with its --state file missing (moved, a typo,
+    another machine) or holding none of the node's secrets refuses (exit 1, naming the file)
+    instead of drawing the threshold noise rho again (7443152 redrew it silently, exit 0)."""
+    monkeypatch.setenv("LDPGRAPH_CURATOR_KEY", str(tmp_path / "key"))
+    graph = tmp_path / "g.txt"
+    graph.write_text("".join(f"{a} {b}\n" for a, b in EDGES))
+    opts = ["--protocol", "kcore-svt", "--epsilon", "2", "--d-max", "4"]
+    node = ["node", *opts, "--graph", str(graph), "--round", "1"]
+    state, b1 = tmp_path / "node.state", tmp_path / "b1.json"
+    assert main([*node, "--out", str(tmp_path / "r0.csv"), "--state", str(state)]) == 0
+    assert main(["curate", str(tmp_path / "r0.csv"), *opts, "--round", "1", "--broadcast-out", str(b1)]) == 0
+    capsys.readouterr()
+    moved = tmp_path / "elsewhere.state"
+    assert main([*node, "--out", str(tmp_path / "r1.csv"), "--state", str(moved), "--broadcast", str(b1)]) == 1
+    err = capsys.readouterr().err
+    assert f"its state file {moved} does not exist" in err and "--state file of its first step" in err
+    assert not moved.exists() and not (tmp_path / "r1.csv").exists()
+    moved.write_text("{}")  # a state file, but not this node's
+    assert main([*node, "--out", str(tmp_path / "r1.csv"), "--state", str(moved), "--broadcast", str(b1)]) == 1
+    assert f"its state file {moved} does not hold it" in capsys.readouterr().err
+    assert moved.read_text() == "{}"
+    assert main([*node, "--out", str(tmp_path / "r1.csv"), "--state", str(state), "--broadcast", str(b1)]) == 0

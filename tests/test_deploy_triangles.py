@@ -826,3 +826,29 @@ def test_a_new_protocol_on_these_rows_needs_no_edit_of_deploy_triangles(tmp_path
         registry.unregister(Wired.name)
     with pytest.raises(ValueError, match="protocol must be one of"):
         dt.Round1Accumulator(Wired.name)
+
+
+def test_a_large_node_id_allocates_nothing_by_it():
+    """issue 36 finding 6: a few rows naming node 2**26 (n inferred from the rows) cost memory in
+    the rows read, not in the largest id: 7443152 counted rr_edge rows in a dense array by node
+    id (~17.5 bytes x the id: 1.1 GB here, 38 GB at 2**31 - 1). Peak traced memory < 16 MiB."""
+    import tracemalloc
+
+    big = 1 << 26
+    cols = {"node": [big, big, 1, 1], "round": [1] * 4, "quantity": [dt.RR_COUNT, dt.RR_EDGE, dt.RR_COUNT, dt.RR_EDGE],
+            "value": [1, 0, 1, 0], "epsilon": [1.0] * 4, "sensitivity": [1.0] * 4,
+            "protocol": ["rr-triangles"] * 4, "protocol_version": [1] * 4}
+    chunk = dt.chunk_from_columns(cols)
+    acc = dt.Round1Accumulator("rr-triangles")
+    tracemalloc.start()
+    try:
+        acc.add(chunk)
+        with pytest.raises(ValueError) as info:
+            acc.summary()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, peak
+    assert str(info.value).startswith(f"<memory>: nodes are 0..{big}, but some sent no rr_count row")
+    with pytest.raises(ValueError, match="node 1 sent 2 rr_edge rows, more than its 1 lower nodes"):
+        acc.add(chunk)  # the same rows again: still counted per node

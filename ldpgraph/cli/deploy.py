@@ -77,7 +77,8 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
                    help="the curator's broadcast after the previous round (round 2 and later)")
     p.add_argument("--state", metavar="FILE",
                    help="the node's private state between the runs of a repeating round (kcore-svt: its "
-                   "threshold noise, drawn once); created with mode 0600, never sent: keep it on the node")
+                   "threshold noise, drawn once); created with mode 0600, never sent: keep it on the node "
+                   "(a later step refuses to run without it)")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default=DEFAULT_PROTOCOL,
                    help="protocol (default degree; see 'ldpgraph methods'): --epsilon is each node's total "
                    "budget, split by its plan, and node and curate take the same options")
@@ -413,7 +414,12 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
     if args.simulate:
         seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
         sampler = Seeded(seed)
-    broadcast = proto.read_broadcast(args.broadcast, plan) if args.broadcast is not None else None
+    broadcast, down = None, 0
+    if args.broadcast is not None:
+        from ..run.authenticate import read_broadcast_once
+
+        with read_broadcast_once(args.broadcast) as copy:  # parsed from one read of the file
+            broadcast, down = proto.read_broadcast(copy, plan), copy.stat().st_size
     nodes, lists, labels = _node_neighbours(args, own_ids=proto.needs == "degrees")
     rnd = rounds[args.round - 1]
     path, n_rows = release_to_file(args.out, rnd, plan, nodes, [np.asarray(x, dtype=np.int64) for x in lists],
@@ -422,7 +428,6 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
     print(f"wrote {path} ({n_rows:,} row{'' if n_rows == 1 else 's'}: {len(nodes):,} node(s), "
           f"{proto.name} round {args.round}; {extra}{sampler.describe()})")
     print(_budget_lines(plan, args.round))
-    down = 0 if args.broadcast is None else Path(args.broadcast).stat().st_size
     part = getattr(broadcast, "node_download", None)  # a broadcast a node reads part of: what these read
     what = f"{down:,} bytes per node" if part is None else f"{part(nodes):,.0f} bytes per node (mean)"
     print(f"traffic    upload {path.stat().st_size / max(len(nodes), 1):,.0f} bytes per node (mean), "
@@ -481,13 +486,13 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     options: dict[str, Any] = {"outliers": args.outliers, "bounds": bounds}
     if rnd == 1:
         options["expected_nodes"] = args.expected_nodes
-    from ..run.authenticate import curator_key, sign_broadcast, verify_broadcast
+    from ..run.authenticate import curator_key, read_broadcast_once, sign_broadcast
 
     key = curator_key(args.curator_key)
     broadcast = None
     if args.broadcast is not None:  # the curator's own, signed output of the previous round
-        verify_broadcast(args.broadcast, key)
-        broadcast = proto.read_broadcast(args.broadcast, plan)
+        with read_broadcast_once(args.broadcast, key) as copy:  # the bytes checked are the bytes parsed
+            broadcast = proto.read_broadcast(copy, plan)
     step = rounds[rnd - 1]
     result = accumulate_files(args.reports, step, plan, broadcast, chunk_rows=args.chunk_rows,
                               scheduler=args.scheduler, **options)

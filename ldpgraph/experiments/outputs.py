@@ -3,9 +3,12 @@
 The files of a run are produced in a temporary folder beside the output folder and then moved
 into place (:func:`write_atomically`), so the output folder never holds a half-written result or
 a mix of two runs: files of an earlier run that this run does not produce (plots of other
-graphs or statistics) are removed. ``manifest.json`` lists every file with its size and SHA-256
-and the run's configuration; :func:`~ldpgraph.experiments.records.read_records_csv` uses it to
-refuse a truncated or altered ``records.csv``.
+graphs or statistics) are removed. Only files proven outputs are ever removed: a file the earlier
+run's manifest lists, inside the folder, with the size and SHA-256 recorded there (a planted
+manifest naming ``../x`` or an absolute path deletes nothing). ``manifest.json`` lists every
+file with its size and SHA-256 and the run's configuration;
+:func:`~ldpgraph.experiments.records.read_records_csv` uses it to refuse a truncated or altered
+``records.csv``.
 
 Safety of the output folder:
 
@@ -58,8 +61,6 @@ __all__ = [
 
 MANIFEST_NAME = "manifest.json"
 _FORMAT = "ldpgraph-experiment-output"
-#: what a run writes (besides the files its manifest lists): these may be replaced or removed
-_OWN_NAMES = {"records.csv", "summary.csv", "summary.txt", "experiment.json", MANIFEST_NAME, "plots"}
 
 
 class OutputLockedError(RuntimeError):
@@ -327,11 +328,55 @@ def _remap(paths: Any, src: Path, dst: Path) -> Any:
     return paths
 
 
-def _only_ours(out: Path) -> bool:
-    """Whether every entry of ``out`` was written by an earlier run (so the folder can be swapped)."""
+def _run_outputs(out: Path) -> set[str]:
+    """The files of ``out`` an earlier run wrote and nobody changed since: the paths its manifest
+    lists that are plain relative paths inside ``out`` (no ``..``, not absolute, no symbolic link
+    on the way) to a regular file of the size and SHA-256 the manifest records.
+
+    A manifest is only a file in the folder (planted in a cloned repository or an unpacked
+    archive, it may name ``../x`` or ``/home/...``): what it lists is deleted only when the
+    file's bytes prove it is that output (issue 36 finding 3).
+    """
     previous = read_manifest(out)
-    listed = {f["path"].split("/")[0] for f in previous["files"]} if previous else set()
-    return all(p.name in _OWN_NAMES or p.name in listed for p in out.iterdir())
+    entries = previous.get("files") if previous else None
+    found: set[str] = set()
+    for f in entries if isinstance(entries, list) else []:
+        rel = f.get("path") if isinstance(f, dict) else None
+        if not isinstance(rel, str) or rel in found or "\\" in rel or "\0" in rel:
+            continue
+        parts = rel.split("/")
+        if rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or rel == MANIFEST_NAME:
+            continue
+        here, kinds = out, []
+        for part in parts:
+            here = here / part
+            try:
+                kinds.append(stat.S_IFMT(os.lstat(here).st_mode))
+            except OSError:
+                break
+        if kinds != [stat.S_IFDIR] * (len(parts) - 1) + [stat.S_IFREG]:  # a link or a gap on the way
+            continue
+        try:
+            digest = file_digest(here)
+        except OSError:
+            continue
+        if digest == (f.get("bytes"), f.get("sha256")):
+            found.add(rel)
+    return found
+
+
+def _only_ours(out: Path, outputs: set[str]) -> bool:
+    """Whether ``out`` holds nothing but its manifest, the run ``outputs`` and their folders (so
+    the folder can be swapped and the earlier one deleted whole): no other file, folder or link."""
+    folders = {"/".join(rel.split("/")[:i]) for rel in outputs for i in range(1, rel.count("/") + 1)}
+    for root, dirs, files in os.walk(out):
+        for name in dirs + files:
+            p = Path(root, name)
+            rel, kind = p.relative_to(out).as_posix(), stat.S_IFMT(os.lstat(p).st_mode)
+            if not ((kind == stat.S_IFDIR and rel in folders) or (kind == stat.S_IFREG and (
+                    rel in outputs or rel == MANIFEST_NAME))):
+                return False
+    return True
 
 
 def write_atomically(
@@ -369,7 +414,10 @@ def write_atomically(
     ``out_dir``. Either way a kill at any moment leaves either the old complete result or the
     new one. If ``out_dir`` also holds files of its own (not outputs), those are kept: the new
     files are moved in one by one with :func:`os.replace` (each atomic), the earlier run's files
-    that this run does not write are removed, and the manifest is moved last. The result
+    that this run does not write are removed, and the manifest is moved last. An earlier run's
+    output is a file its manifest lists, inside ``out_dir`` (no ``..``, absolute path or link on
+    the way), whose size and SHA-256 match the manifest's: anything else is kept, whatever the
+    manifest says (so the earlier outputs are read and hashed once more: about 1 s per 250 MB). The result
     folder gets the permissions of a plain ``mkdir``. A :func:`claim_output` of this process
     on ``out_dir`` ends when this call returns or raises.
 
@@ -411,9 +459,10 @@ def _write_locked(
         paths = _remap(paths, tmp, out)
         paths["manifest"] = out / MANIFEST_NAME
         os.chmod(tmp, _mkdir_mode(tmp))  # private while written, a plain folder once in place
+        outputs: set[str] = set()
         if not out.exists() or (out.is_dir() and not any(out.iterdir())):
             os.replace(tmp, out)  # rename onto an empty folder replaces it atomically
-        elif out.is_dir() and _only_ours(out):
+        elif out.is_dir() and _only_ours(out, outputs := _run_outputs(out)):
             if _exchange(tmp, out):  # no moment without --out; tmp now holds the earlier result
                 if tmp.is_symlink():  # --out was a link to a folder: drop the link, not its folder
                     tmp.unlink()
@@ -425,7 +474,7 @@ def _write_locked(
                 os.replace(tmp, out)  # --out is absent between these two renames
                 shutil.rmtree(old, ignore_errors=True)
         else:
-            _merge_into(out, tmp, [f["path"] for f in files])
+            _merge_into(out, tmp, [f["path"] for f in files], outputs if out.is_dir() else set())
             shutil.rmtree(tmp, ignore_errors=True)
         return paths
     except BaseException:
@@ -433,19 +482,16 @@ def _write_locked(
         raise
 
 
-def _merge_into(out: Path, tmp: Path, new_files: list[str]) -> None:
+def _merge_into(out: Path, tmp: Path, new_files: list[str], outputs: set[str]) -> None:
+    """Move the new files into ``out`` one by one, then delete the earlier run's ``outputs`` that
+    this run does not write (nothing else: a file not proven an output is kept)."""
     if not out.is_dir():
         raise NotADirectoryError(f"--out {out} exists and is not a folder")
-    previous = read_manifest(out)
-    stale = {f["path"] for f in previous["files"]} if previous else set()
-    plots = out / "plots"
-    if plots.is_dir():  # plots of an earlier run without a manifest
-        stale |= {f"plots/{p.name}" for p in plots.iterdir() if p.name.startswith("relative_rmse_")}
     for rel in new_files:
         dst = out / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
         os.replace(tmp / rel, dst)
-    for rel in sorted(stale - set(new_files)):
+    for rel in sorted(outputs - set(new_files)):
         try:
             (out / rel).unlink()
         except FileNotFoundError:

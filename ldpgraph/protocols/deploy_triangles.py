@@ -655,8 +655,10 @@ class Round1Accumulator(_Base):
         self._low_values: list[NDArray[np.int64]] = []
         self._low_locs: list[NDArray[np.int64]] = []
         self._deg: tuple[list[NDArray[np.int64]], ...] = ([], [], [])  # degree rows: nodes, values, locators
-        # rr_edge rows seen per node so far: node v has v lower nodes, so more rows are refused as
-        # they arrive (memory stays bounded by what truthful nodes send, whatever one node sends)
+        # rr_edge rows seen per node so far (sorted distinct nodes, their counts): node v has v lower
+        # nodes, so more rows are refused as they arrive (memory stays bounded by what truthful nodes
+        # send, whatever one node sends); sparse, so that a large id costs nothing (issue 36 finding 6)
+        self._edge_nodes = np.zeros(0, dtype=np.int64)
         self._edge_counts = np.zeros(0, dtype=np.int64)
 
     def add(self, chunk: ReportChunk) -> None:
@@ -714,26 +716,30 @@ class Round1Accumulator(_Base):
     def _count_edges(self, u: NDArray[np.int64], chunk: ReportChunk, r: Any) -> None:
         """Add ``u``'s rr_edge rows to the per-node counts; refuse a node with more than v of them."""
         if u.size:
-            self._add_edge_counts(np.bincount(u), lambda v: f": {chunk.rows_text(r[u == v][-1:])}")
+            nodes, counts = np.unique(u, return_counts=True)
+            self._add_edge_counts(nodes, counts, lambda v: f": {chunk.rows_text(r[u == v][-1:])}")
 
-    def _add_edge_counts(self, counts: NDArray[np.int64], where: Any) -> None:
-        if counts.size > self._edge_counts.size:
-            self._edge_counts = np.concatenate(
-                [self._edge_counts, np.zeros(counts.size - self._edge_counts.size, dtype=np.int64)]
-            )
-        self._edge_counts[: counts.size] += counts
-        over = np.flatnonzero(self._edge_counts[: counts.size] > np.arange(counts.size))
+    def _add_edge_counts(self, nodes: NDArray[np.int64], counts: NDArray[np.int64], where: Any) -> None:
+        """Merge (sorted distinct ``nodes``, ``counts``) into the counts so far: memory and time in
+        the number of distinct nodes read, never in the largest id."""
+        both = np.concatenate([self._edge_nodes, nodes])
+        self._edge_nodes, inverse = np.unique(both, return_inverse=True)
+        total = np.zeros(self._edge_nodes.size, dtype=np.int64)
+        np.add.at(total, inverse, np.concatenate([self._edge_counts, counts]))
+        self._edge_counts = total
+        over = np.flatnonzero(total > self._edge_nodes)
         if over.size:
-            v = int(over[0])
+            v = int(self._edge_nodes[over[0]])
             raise ValueError(
-                f"node {v} sent {int(self._edge_counts[v])} rr_edge rows, more than its {v} lower nodes "
+                f"node {v} sent {int(total[over[0]])} rr_edge rows, more than its {v} lower nodes "
                 f"(repeated or forged rows){where(v)}"
             )
 
     def merge(self, other: Round1Accumulator) -> Round1Accumulator:
         """Add the rows of ``other`` (another partition); the summary does not depend on the order."""
         self._merge_base(other)
-        self._add_edge_counts(other._edge_counts, lambda v: f" (in {', '.join(other.sources)})")
+        self._add_edge_counts(other._edge_nodes, other._edge_counts,
+                              lambda v: f" (in {', '.join(other.sources)})")
         if other.expected_nodes != self.expected_nodes:
             raise ValueError("cannot merge accumulators with different expected_nodes")
         self._count_nodes += other._count_nodes
@@ -766,8 +772,10 @@ class Round1Accumulator(_Base):
                 f"{self.rows.text(loc[ids >= n][0])}"
             )
         if ids.size != n:
+            more = f" and {len(self.sources) - 3} more" if len(self.sources) > 3 else ""
+            shown = ", ".join(self.sources[:3]) + more
             raise ValueError(
-                f"nodes are 0..{n - 1}, but some sent no rr_count row: {_missing_text(ids, n)} "
+                f"{shown}: nodes are 0..{n - 1}, but some sent no rr_count row: {_missing_text(ids, n)} "
                 "(missing nodes)"
             )
         index = np.concatenate(self._edge_index) if self._edge_index else np.zeros(0, dtype=np.int64)

@@ -80,6 +80,7 @@ from .curator import Estimate
 from .deploy_triangles import (
     DEGREE,
     LOCAL_COUNT,
+    MAX_NODES,
     RR_COUNT,
     RR_EDGE,
     RUN_ID,
@@ -286,18 +287,20 @@ def read_edge_orient_broadcast(path: str | os.PathLike, *, node: int | None = No
 def _check_header(path: Path, header: dict[str, Any]) -> None:
     proto, version = header.get("protocol"), header.get("protocol_version")
     if proto != EDGE_ORIENT_PROTOCOL or version != PROTOCOLS[EDGE_ORIENT_PROTOCOL]:
-        raise ValueError(f"{path} line 2: protocol {proto!r} version {version!r}; this package reads "
-                         f"{EDGE_ORIENT_PROTOCOL} version {PROTOCOLS[EDGE_ORIENT_PROTOCOL]}")
-    for key in ("n_nodes", "n_edges", "run_id"):
+        raise ValueError(f"{path} line 2: protocol {str(proto)[:40]} version {str(version)[:40]}; this "
+                         f"package reads {EDGE_ORIENT_PROTOCOL} version {PROTOCOLS[EDGE_ORIENT_PROTOCOL]}")
+    for key, hi in (("n_nodes", MAX_NODES), ("n_edges", MAX_NODES**2), ("run_id", 2**63 - 1)):
         val = header.get(key)
-        if isinstance(val, bool) or not isinstance(val, int) or val < (1 if key == "n_nodes" else 0):
-            raise ValueError(f"{path} line 2: {key} must be a non-negative integer, got {val!r}")
+        low = 1 if key == "n_nodes" else 0
+        if isinstance(val, bool) or not isinstance(val, int) or not low <= val <= hi:
+            raise ValueError(f"{path} line 2: {key} must be a non-negative integer up to {hi}, got "
+                             f"{str(val)[:40]}")
     eps = header.get("epsilon")
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (math.isfinite(eps) and eps > 0):
         raise ValueError(f"{path} line 2: epsilon must be a positive number, got {eps!r}")
     n, deg = header["n_nodes"], header.get("degrees")
     if (not isinstance(deg, list) or len(deg) != n
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in deg)):
+            or not all(isinstance(x, int) and not isinstance(x, bool) and abs(x) <= 2**53 for x in deg)):
         raise ValueError(f"{path} line 2: degrees must be a list of {n} integers (the order)")
 
 

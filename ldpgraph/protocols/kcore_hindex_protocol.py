@@ -66,6 +66,7 @@ from .kcore_hindex import (
     public_values,
 )
 from .kcore_protocol import CoreNumbers
+from .reports import json_int, json_ints, json_number, read_json_file
 from .rr_triangles import check_row_epsilons
 from .two_round_triangles import LocalCountAccumulator, round_two_rows
 
@@ -130,20 +131,13 @@ class HIndexBroadcast:
     @classmethod
     def read(cls, path: str | os.PathLike) -> HIndexBroadcast:
         """Read :meth:`write`'s file; ValueError if it is not one or its run id does not match."""
-        try:
-            with open(path, encoding="utf-8") as fh:
-                doc = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not a {HINDEX_PROTOCOL} broadcast (invalid JSON: {exc.msg})") from None
+        doc = read_json_file(path)
         if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
             raise ValueError(f"{path}: not a {HINDEX_PROTOCOL} broadcast (format {_FORMAT!r} expected)")
-        deg, n, eps = doc.get("degrees"), doc.get("n_nodes"), doc.get("epsilon")
-        if (not isinstance(deg, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in deg)
-                or n != len(deg) or isinstance(eps, bool) or not isinstance(eps, (int, float))
-                or not (math.isfinite(eps) and eps > 0)):
-            raise ValueError(f"{path}: degrees must be a list of n_nodes integers and epsilon a positive "
-                             "number")
-        b = cls.build(float(eps), np.asarray(deg, dtype=np.int64))
+        n = json_int(doc, "n_nodes", str(path), 1, 2**31)
+        deg = json_ints(doc, "degrees", str(path), size=n)  # noisy degrees: any sign, |d| <= 2**53
+        eps = json_number(doc, "epsilon", str(path), positive=True)
+        b = cls.build(eps, deg)
         if b.run_id != doc.get("run_id"):
             raise ValueError(f"{path}: the run id {doc.get('run_id')} does not match the broadcast's "
                              "contents (edited?)")

@@ -55,6 +55,7 @@ from ..core.registry import register
 from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from .kcore import core_summary, svt_core_estimate, svt_rounds, svt_thresholds
+from .reports import json_int, json_ints, json_number, read_json_file
 
 __all__ = ["KCoreSVT", "LevelBroadcast", "LevelRound", "CoreNumbers", "PROTOCOL"]
 
@@ -132,22 +133,21 @@ class LevelBroadcast:
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> LevelBroadcast:
-        with open(path, encoding="utf-8") as fh:
-            try:
-                doc = json.load(fh)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}: not a kcore-svt broadcast (invalid JSON: {exc.msg})") from None
+        """Read :meth:`write`'s file; ValueError naming it if it is not one (every field checked)
+        or its run id does not match."""
+        doc = read_json_file(path)
         if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
             raise ValueError(f"{path}: not a kcore-svt broadcast (format {_FORMAT!r} expected)")
-        n = int(doc["n_nodes"])
-        levels = np.asarray(doc["levels"], dtype=np.int64)
+        where = str(path)
+        n = json_int(doc, "n_nodes", where, 1, 2**31)
+        levels = json_ints(doc, "levels", where, 0, 2**31, size=n)
+        idx = json_ints(doc, "active", where, 0, n - 1)
         active = np.zeros(n, dtype=bool)
-        idx = np.asarray(doc["active"], dtype=np.int64)
-        if levels.size != n or (idx.size and (idx.min() < 0 or idx.max() >= n)):
-            raise ValueError(f"{path}: levels or active nodes do not match n_nodes = {n}")
         active[idx] = True
-        b = cls(float(doc["epsilon"]), int(doc["d_max"]), float(doc["psi"]), int(doc["levels_per_group"]),
-                int(doc["step"]), levels, active, int(doc["run_id"]))
+        b = cls(json_number(doc, "epsilon", where, positive=True), json_int(doc, "d_max", where, 1, 2**31),
+                json_number(doc, "psi", where, positive=True),
+                json_int(doc, "levels_per_group", where, 1, 2**31), json_int(doc, "step", where, 0, 2**31),
+                levels, active, json_int(doc, "run_id", where))
         if b.digest() != b.run_id:
             raise ValueError(f"{path}: the run id {b.run_id} does not match the broadcast's contents")
         return b
@@ -194,7 +194,8 @@ def level_move_release(node: int, neighbours: NDArray[np.int64], b: LevelBroadca
     count = neighbours.size if b is None else int(np.count_nonzero(b.levels[neighbours] == step))
     pub = plan.public
     k = _threshold(float(pub["psi"]), int(pub["d_max"]), step // int(pub["levels_per_group"]))
-    rho = sampler.secret(node, f"{PROTOCOL}-rho-{eps_rho!r}", lambda s: int(s.dlap(eps_rho, 1.0, 1)[0]))
+    rho = sampler.secret(node, f"{PROTOCOL}-rho-{eps_rho!r}", lambda s: int(s.dlap(eps_rho, 1.0, 1)[0]),
+                         kept=step > 0)  # drawn at step 0 only: a later step without it is refused
     nu = int(sampler.stream(step + 1, node).dlap(eps_nu, 1.0, 1)[0])
     return int(count + nu >= k + rho)
 
@@ -218,6 +219,7 @@ class LevelRound(Round):
                 continue  # stopped: nothing more to send
             out_nodes.append(v)
             values.append(level_move_release(v, np.asarray(nb, dtype=np.int64), b, plan, sampler))
+        sampler.flush()  # the secrets drawn are kept before any row leaves
         if not out_nodes:
             return empty_rows(plan, 1)
         if b is None:

@@ -66,7 +66,7 @@ from .degree import (
     degree_quantity_rows,
     kstar_list,
 )
-from .reports import BROADCAST_FORMAT, BROADCAST_VERSION
+from .reports import BROADCAST_FORMAT, BROADCAST_VERSION, read_json_file
 from .reportset import ReportSetSummary, estimate_statistic
 
 __all__ = ["LocalDLapKStarsProtocol", "LocalDLapKStarsPrivateProtocol", "LocalLapKStarsProtocol",
@@ -264,11 +264,7 @@ class _LocalKStars(Protocol):
     def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> DegreeBound:
         if not self.private:
             return super().read_broadcast(path, plan)
-        try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not a JSON broadcast file (truncated?): {exc.msg}") from None
+        data = read_json_file(path)
         b = DegreeBound.from_dict(data, plan.protocol, plan.version, str(path))
         check_bound_plan(b, plan)
         return b

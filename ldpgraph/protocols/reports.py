@@ -48,6 +48,11 @@ from ..core.rows import COLUMNS
 from .randomizer import NodeReports
 
 __all__ = [
+    "parse_json",
+    "read_json_file",
+    "json_int",
+    "json_ints",
+    "json_number",
     "FORMAT_VERSION",
     "COLUMNS",
     "COLUMN_TYPES",
@@ -323,6 +328,93 @@ BROADCAST_FORMAT = "ldpgraph-broadcast"
 BROADCAST_VERSION = 1
 
 
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _RepeatedKey(f"the key {key[:40]!r} appears twice in one object (which one holds? refused)")
+    return out
+
+
+def parse_json(text: str | bytes, where: str) -> Any:
+    """Strict JSON: the document, or a ValueError that names ``where`` for anything else.
+
+    Refused: text that is not UTF-8, invalid JSON (line and column given), a key repeated in an
+    object (``json`` would keep the last silently), an integer beyond Python's 4,300-digit
+    conversion limit, nesting deeper than the interpreter's recursion limit.
+
+    >>> parse_json('{"a": 1}', "b.json")
+    {'a': 1}
+    >>> parse_json('{"a": 1, "a": 2}', "b.json")
+    Traceback (most recent call last):
+        ...
+    ValueError: b.json: the key 'a' appears twice in one object (which one holds? refused)
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{where}: not UTF-8 text (byte {exc.start}); JSON is UTF-8") from None
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}; "
+                         "truncated or edited?)") from None
+    except _RepeatedKey as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    except ValueError as exc:  # an integer of more digits than int() converts
+        raise ValueError(f"{where}: a number too long to be read ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply") from None
+
+
+def read_json_file(path: Any, limit: int = 1 << 30) -> Any:
+    """:func:`parse_json` of a file's bytes (at most ``limit`` of them: a longer file is refused)."""
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path}: longer than {limit:,} bytes: not a broadcast of this package")
+    return parse_json(data, str(path))
+
+
+def json_int(doc: dict[str, Any], key: str, where: str, lo: int = 0, hi: int = 2**63 - 1) -> int:
+    """``doc[key]``, an integer in [lo, hi] (a JSON boolean is not one); ValueError naming ``where``."""
+    x = doc.get(key)
+    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+        raise ValueError(f"{where}: {key} must be an integer in [{lo}, {hi}], got {str(x)[:40]}")
+    return x
+
+
+def json_number(doc: dict[str, Any], key: str, where: str, *, positive: bool = False) -> float:
+    """``doc[key]``, a finite number (positive if asked); ValueError naming ``where``."""
+    x = doc.get(key)
+    if (isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x)
+            or (positive and not x > 0)):
+        raise ValueError(f"{where}: {key} must be a finite{' positive' if positive else ''} number, "
+                         f"got {str(x)[:40]}")
+    return float(x)
+
+
+def json_ints(doc: dict[str, Any], key: str, where: str, lo: int = -(2**53), hi: int = 2**53,
+              size: int | None = None) -> Any:
+    """``doc[key]``, a list of integers in [lo, hi] (of ``size`` of them if given), as int64;
+    ValueError naming ``where`` and the first bad item."""
+    x = doc.get(key)
+    if not isinstance(x, list) or (size is not None and len(x) != size):
+        want = "a list" if size is None else f"a list of {size:,}"
+        got = type(x).__name__ if not isinstance(x, list) else f"{len(x):,} items"
+        raise ValueError(f"{where}: {key} must be {want} integers, got {got}")
+    for i, v in enumerate(x):
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise ValueError(f"{where}: {key}[{i}] must be an integer in [{lo}, {hi}], got {str(v)[:40]}")
+    return np.asarray(x, dtype=np.int64).reshape(-1)
+
+
 def broadcast_header(path: Any, line: str) -> dict[str, Any]:
     """The JSON header of a broadcast file's second line, ``# {...}`` (ValueError naming ``path`` and line 2
     otherwise).
@@ -330,10 +422,7 @@ def broadcast_header(path: Any, line: str) -> dict[str, Any]:
     >>> broadcast_header("b.txt", '# {"n_nodes": 4}')
     {'n_nodes': 4}
     """
-    try:
-        header = json.loads(line[1:]) if line.startswith("#") else None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} line 2: unreadable JSON header: {exc.msg}") from None
+    header = parse_json(line[1:], f"{path} line 2") if line.startswith("#") else None
     if not isinstance(header, dict):
         raise ValueError(f"{path} line 2: expected '# {{...}}' (the broadcast's JSON header)")
     return header

@@ -453,7 +453,10 @@ class ReportAccumulator:
         if q is None:
             if not (math.isfinite(float(eps[0])) and eps[0] > 0):
                 raise ValueError(f"epsilon must be finite and > 0: {chunk.rows_text([rows[0]])}")
-            want = expected_sensitivity(name, self.d_max)  # raises for unknown quantities
+            try:
+                want = expected_sensitivity(name, self.d_max)  # raises for unknown quantities
+            except ValueError as exc:
+                raise ValueError(f"{exc}: {chunk.rows_text([rows[0]])}") from None
             q = _Quantity(name, float(eps[0]), want, chunk.where(rows[0]))
             if self.bounds is not None:
                 q.lo, q.hi = admissible_range(

@@ -34,6 +34,7 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -52,6 +53,7 @@ from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from .curator import Estimate
 from .randomized_response import flip_probability
+from .reports import json_int, json_ints, json_number, read_json_file
 from .wedge_shuffle import (
     ACCOUNTINGS,
     DEFAULT_DELTA,
@@ -179,12 +181,15 @@ class _DegreeRound(Round):
 
 def dense_broadcast(plan: Plan, noisy_degrees: NDArray[np.int64]) -> DenseBroadcast:
     """θ = c · mean of the noisy degrees; dense: noisy degree > θ; a run id from their bytes."""
-    import hashlib
-
     theta = plan.public["threshold"] * float(np.mean(noisy_degrees))
     dense = np.asarray(noisy_degrees) > theta
+    return DenseBroadcast(plan.protocol, int(dense.size), theta, dense, _run_id(dense, theta))
+
+
+def _run_id(dense: NDArray[np.bool_], theta: float) -> int:
+    """First 48 bits of the SHA-256 of the dense flags and the threshold."""
     digest = hashlib.sha256(np.packbits(dense).tobytes() + repr(theta).encode()).digest()
-    return DenseBroadcast(plan.protocol, int(dense.size), theta, dense, int.from_bytes(digest[:6], "big"))
+    return int.from_bytes(digest[:6], "big")
 
 
 class _KeptWedgeRound(WedgeShuffleRound):
@@ -318,12 +323,25 @@ class WedgeShuffleIgnore(Protocol):
         return Path(path)
 
     def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> DenseBroadcast:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        n = int(data["n_nodes"])
+        data, where = read_json_file(path), str(path)
+        if not isinstance(data, dict) or set(data) != {"protocol", "n_nodes", "threshold", "run_id", "dense"}:
+            raise ValueError(f"{where}: not a {plan.protocol} broadcast (a JSON object of protocol, n_nodes, "
+                             "threshold, run_id and dense)")
+        n = json_int(data, "n_nodes", where, 1, 2**31)
+        index = json_ints(data, "dense", where, 0, n - 1)  # a negative id would wrap: refused
         dense = np.zeros(n, dtype=np.bool_)
-        dense[np.asarray(data["dense"], dtype=np.int64)] = True
-        b = DenseBroadcast(str(data["protocol"]), n, float(data["threshold"]), dense, int(data["run_id"]))
-        _check(b, plan)
+        dense[index] = True
+        theta = json_number(data, "threshold", where)
+        if not isinstance(data["protocol"], str):
+            raise ValueError(f"{where}: protocol must be a string")
+        b = DenseBroadcast(data["protocol"], n, theta, dense, json_int(data, "run_id", where))
+        if _run_id(dense, theta) != b.run_id:
+            raise ValueError(f"{where}: the run id {b.run_id} does not match the broadcast's contents "
+                             "(edited?)")
+        try:
+            _check(b, plan)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
         return b
 
     def describe_result(self, result: Any, round: Round) -> list[str]:

@@ -40,6 +40,7 @@ from ..protocols.reports import (
     FORMAT_VERSION,
     canonical_node_id,
     canonical_value,
+    parse_json,
     report_columns,
 )
 from ..protocols.reportset import ReportAccumulator, ReportChunk, ReportSetSummary
@@ -344,7 +345,11 @@ def _int_cells(arr, name: str, ctx: _Ctx, *, node: bool = False) -> NDArray[np.i
             )
         return x.astype(np.int64)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        ok = pc.match_substring_regex(arr, _NODE_RE if node else _INT_RE).to_numpy(zero_copy_only=False)
+        ok = pc.match_substring_regex(arr, _NODE_RE if node else _INT_RE)
+        if node:  # 19 digits beyond int64's largest: not for the fast cast (the slow path names them)
+            ok = pc.and_(ok, pc.invert(pc.and_(pc.equal(pc.utf8_length(arr), 19),
+                                               pc.greater(arr, "9223372036854775807"))))
+        ok = ok.to_numpy(zero_copy_only=False)
         out = np.zeros(len(arr), dtype=np.int64)
         good = np.flatnonzero(ok)
         if good.size == len(arr):
@@ -420,12 +425,28 @@ def _codes(arr, name: str, ctx: _Ctx) -> tuple[NDArray[np.int32], list[str]]:
     return arr.indices.to_numpy().astype(np.int32, copy=False), [str(s) for s in arr.dictionary.to_pylist()]
 
 
+def _valid_text(arr, name: str, ctx: _Ctx) -> None:
+    """ValueError naming the file unless a string column is valid UTF-8 (Parquet does not check)."""
+    import pyarrow as pa
+
+    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+        try:
+            arr.validate(full=True)
+        except pa.ArrowInvalid as exc:
+            raise ValueError(f"{name} in {ctx.source} (rows from {ctx.first_row}): not valid text, a damaged "
+                             f"file? ({exc})") from None
+
+
 def _chunk_from_arrow(batch, ctx: _Ctx) -> ReportChunk:
+    import pyarrow as pa
+
     names = batch.schema.names
     missing = [c for c in COLUMNS if c not in names]
     if missing:
         raise ValueError(f"{ctx.source}: report columns missing: {missing}; expected {list(COLUMNS)}")
     col = {c: batch.column(names.index(c)) for c in COLUMNS}
+    for c, arr in col.items():  # Parquet does not check its strings are UTF-8: a damaged file's may not be
+        _valid_text(arr.dictionary if pa.types.is_dictionary(arr.type) else arr, c, ctx)
     q_codes, q_names = _codes(col["quantity"], "quantity", ctx)
     p_codes, p_names = _codes(col["protocol"], "protocol", ctx)
     return ReportChunk(
@@ -448,15 +469,24 @@ def _chunk_from_arrow(batch, ctx: _Ctx) -> ReportChunk:
 # ------------------------------------------------------------------------------ reading: files
 
 
-def _parquet_file(path: Path):
+def _arrow_errors() -> tuple[type[BaseException], ...]:
+    """What pyarrow raises on a damaged file: its own errors (ArrowKeyError is a KeyError), I/O
+    errors, and, from metadata it decodes, UnicodeDecodeError and KeyError."""
     import pyarrow as pa
+
+    return (pa.ArrowException, OSError, KeyError, UnicodeError, IndexError, TypeError)
+
+
+def _parquet_file(path: Path):
     import pyarrow.parquet as pq
 
     try:
-        return pq.ParquetFile(path, read_dictionary=["quantity", "protocol"])
-    except (pa.ArrowInvalid, OSError) as exc:
+        pf = pq.ParquetFile(path, read_dictionary=["quantity", "protocol"])
+        pf.schema_arrow  # noqa: B018 - decoded now, so that a damaged schema fails here
+        return pf
+    except _arrow_errors() as exc:
         raise ValueError(
-            f"{path}: not a readable Parquet report file (truncated or corrupt?): {exc}"
+            f"{path}: not a readable Parquet report file (truncated or corrupt?): {type(exc).__name__}: {exc}"
         ) from None
 
 
@@ -465,6 +495,7 @@ def _check_parquet_schema(pf, path: Path) -> None:
     missing = [c for c in COLUMNS if c not in names]
     if missing:
         raise ValueError(f"{path}: report columns missing: {missing}; expected {list(COLUMNS)}")
+    _exact_columns(names, path, "")
     meta = pf.schema_arrow.metadata or {}
     version = meta.get(_META_KEY)
     if version is not None and version != str(FORMAT_VERSION).encode():
@@ -491,8 +522,6 @@ def iter_parquet_row_group(
     path: str | os.PathLike, index: int, first_row: int, *, chunk_rows: int = DEFAULT_CHUNK_ROWS
 ) -> Iterator[ReportChunk]:
     """The chunks of one row group of a Parquet report file (the unit of the Dask path)."""
-    import pyarrow as pa
-
     path = Path(path)
     pf = _parquet_file(path)
     start = first_row
@@ -500,44 +529,51 @@ def iter_parquet_row_group(
         for batch in pf.iter_batches(batch_size=chunk_rows, row_groups=[index], columns=list(COLUMNS)):
             yield _chunk_from_arrow(batch, _Ctx(str(path), start, None))
             start += batch.num_rows
-    except (pa.ArrowInvalid, OSError) as exc:
+    except _arrow_errors() as exc:
         raise ValueError(
-            f"{path}: row group {index} unreadable after row {start} (truncated or corrupt?): {exc}"
+            f"{path}: row group {index} unreadable after row {start} (truncated or corrupt?): "
+            f"{type(exc).__name__}: {exc}"
         ) from None
 
 
 def _iter_parquet(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
-    import pyarrow as pa
-
     pf = _parquet_file(path)
     _check_parquet_schema(pf, path)
     start = 0
-    try:
-        for i in range(pf.metadata.num_row_groups):
+    for i in range(pf.metadata.num_row_groups):
+        try:
             rows = pf.metadata.row_group(i).num_rows
             if rows <= 4 * chunk_rows:  # one read per row group (faster than batch iteration)
-                batches = pf.read_row_group(i, columns=list(COLUMNS)).to_batches(max_chunksize=chunk_rows)
+                table = pf.read_row_group(i, columns=list(COLUMNS))
+                batches = iter(table.to_batches(max_chunksize=chunk_rows))
             else:  # a huge row group: stream it
                 batches = pf.iter_batches(batch_size=chunk_rows, row_groups=[i], columns=list(COLUMNS))
-            for batch in batches:
-                yield _chunk_from_arrow(batch, _Ctx(str(path), start, None))
-                start += batch.num_rows
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise ValueError(f"{path}: unreadable after row {start} (truncated or corrupt?): {exc}") from None
+        except _arrow_errors() as exc:
+            raise ValueError(f"{path}: unreadable after row {start} (truncated or corrupt?): "
+                             f"{type(exc).__name__}: {exc}") from None
+        while True:
+            try:
+                batch = next(batches, None)
+            except _arrow_errors() as exc:
+                raise ValueError(f"{path}: unreadable after row {start} (truncated or corrupt?): "
+                                 f"{type(exc).__name__}: {exc}") from None
+            if batch is None:
+                break
+            yield _chunk_from_arrow(batch, _Ctx(str(path), start, None))
+            start += batch.num_rows
 
 
 def _iter_csv(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    with open(path, "rb") as fh:
-        # utf-8-sig: a byte-order mark (Excel's "CSV UTF-8") is not part of a name; pyarrow skips it
-        header = fh.readline().decode("utf-8-sig", "replace").strip().replace('"', "").split(",")
+    header = _csv_header(path)
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise ValueError(
             f"{path}: report columns missing from the CSV header: {missing}; expected {list(COLUMNS)}"
         )
+    _exact_columns(header, path, " line 1")
     # ~40 bytes per row: blocks of about chunk_rows rows
     read = pcsv.ReadOptions(block_size=max(1 << 16, min(chunk_rows * 48, 1 << 30)))
     convert = pcsv.ConvertOptions(
@@ -550,19 +586,51 @@ def _iter_csv(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
     start = 0
     try:
         reader = pcsv.open_csv(path, read_options=read, convert_options=convert, parse_options=parse)
-    except pa.ArrowInvalid as exc:
+    except (pa.ArrowException, KeyError) as exc:
         raise ValueError(_csv_parse_error(path, exc)) from None
     while True:
         try:
             batch = reader.read_next_batch()
         except StopIteration:
             return
-        except pa.ArrowInvalid as exc:
+        except (pa.ArrowException, KeyError) as exc:
             raise ValueError(_csv_parse_error(path, exc)) from None
         for off in range(0, batch.num_rows, chunk_rows):
             part = batch.slice(off, chunk_rows)
             yield _chunk_from_arrow(_blank_to_null(part), _Ctx(str(path), start, 2))
             start += part.num_rows
+
+
+def _exact_columns(names: list[str], path: Path, where: str) -> None:
+    """ValueError unless ``names`` holds each report column once and nothing else (which of two
+    'value' columns would hold? and a column of no meaning may hide a mistake)."""
+    twice = sorted({c for c in names if names.count(c) > 1})
+    extra = [c for c in names if c not in COLUMNS]
+    if twice or extra:
+        what = f"column {twice[0]!r} appears {names.count(twice[0])} times" if twice else (
+            f"column{'s' if len(extra) > 1 else ''} {', '.join(repr(c[:40]) for c in extra[:_MAX_LISTED])} "
+            "not of the format")
+        raise ValueError(f"{path}{where}: {what}; a report file has exactly the columns {list(COLUMNS)}")
+
+
+def _csv_header(path: Path) -> list[str]:
+    """The column names of a CSV report file's first line (quotes as CSV reads them)."""
+    import csv
+
+    with open(path, "rb") as fh:
+        first = fh.readline(MAX_JSONL_LINE + 1)
+    if len(first) > MAX_JSONL_LINE:
+        raise ValueError(f"{path} line 1: a header longer than {MAX_JSONL_LINE:,} bytes: not a report file")
+    # utf-8-sig: a byte-order mark (Excel's "CSV UTF-8") is not part of a name; pyarrow skips it
+    try:
+        text = first.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} line 1: not UTF-8 text (byte {exc.start}); CSV report files are "
+                         "UTF-8") from None
+    try:
+        return next(csv.reader([text.rstrip("\r\n")]), [])
+    except csv.Error as exc:
+        raise ValueError(f"{path} line 1: malformed CSV header ({exc})") from None
 
 
 def _csv_parse_error(path: Path, exc: Exception) -> str:
@@ -614,21 +682,30 @@ def _json_int(v: Any, name: str, where: str, *, node: bool = False) -> int:
 
 def _json_float(v: Any, name: str, where: str) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ValueError(f"{name} must be a number, got {type(v).__name__} {v!r} in {where}")
-    return float(v)
+        raise ValueError(f"{name} must be a number, got {type(v).__name__} {str(v)[:40]} in {where}")
+    try:
+        return float(v)
+    except OverflowError:  # an integer beyond the floats
+        raise ValueError(f"{name} {str(v)[:30]}... in {where}: beyond the largest float") from None
+
+
+#: longest quantity or protocol name in a JSON Lines row (the package's are under 40 characters)
+_MAX_NAME = 128
 
 
 def _iter_jsonl(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
     """The rows of a JSON Lines file, read line by line with at most ``MAX_JSONL_LINE + 1`` bytes
-    held per line: a longer line is refused before the rest of it is read."""
+    held per line: a longer line is refused before the rest of it is read. Each row is checked
+    and converted to typed cells as soon as its line is read (a chunk holds numbers and short
+    names, never the lines), so nothing is read past the first bad line."""
     start = 0
-    buf: list[dict[str, Any]] = []
+    cells: list[tuple[int, int, int, int, float, float, str, str]] = []
     with open(path, "rb") as fh:
         line_no = 0
         while raw := fh.readline(MAX_JSONL_LINE + 1):
             line_no += 1
             body = raw[:-1] if raw.endswith(b"\n") else raw
-            row = start + len(buf)
+            row = start + len(cells)
             where = f"{path} row {row} (line {line_no})"
             if len(body) > MAX_JSONL_LINE:
                 raise ValueError(
@@ -636,21 +713,9 @@ def _iter_jsonl(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
                     "150 bytes, so this is not a report file, or the file is damaged (a missing line "
                     "break?); refused without reading the rest of the line"
                 )
-            try:
-                line = body.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ValueError(
-                    f"{where}: not UTF-8 text (byte {exc.start} of the line); JSON Lines files are UTF-8"
-                ) from None
-            if not line.strip():
+            if not body.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: not a JSON object (truncated file?): {exc.msg}") from None
-            except RecursionError:  # a deeply nested line: no report row is nested at all
-                raise ValueError(f"{where}: nested too deeply to be a report row (a row is one flat "
-                                 "JSON object)") from None
+            obj = parse_json(body, where)
             if not isinstance(obj, dict):
                 raise ValueError(f"{where}: each line must be a JSON object, got {type(obj).__name__}")
             missing = [c for c in COLUMNS if c not in obj]
@@ -663,54 +728,52 @@ def _iter_jsonl(path: Path, chunk_rows: int) -> Iterator[ReportChunk]:
                     f"{', '.join(repr(k[:40]) for k in unknown[:_MAX_LISTED])}; a report row has exactly "
                     f"the keys {list(COLUMNS)} (remove the others)"
                 )
-            obj["_where"] = where
-            buf.append(obj)
-            if len(buf) == chunk_rows:
-                yield _chunk_from_json(buf, str(path), start)
-                start += len(buf)
-                buf = []
-    if buf:
-        yield _chunk_from_json(buf, str(path), start)
+            cells.append(_json_cells(obj, where))
+            if len(cells) == chunk_rows:
+                yield _chunk_from_json(cells, str(path), start)
+                start += len(cells)
+                cells = []
+    if cells:
+        yield _chunk_from_json(cells, str(path), start)
 
 
-def _chunk_from_json(rows: list[dict[str, Any]], source: str, first_row: int) -> ReportChunk:
-    n = len(rows)
-    node = np.empty(n, dtype=np.int64)
-    rnd = np.empty(n, dtype=np.int64)
-    value = np.empty(n, dtype=np.int64)
-    version = np.empty(n, dtype=np.int64)
-    eps = np.empty(n, dtype=np.float64)
-    sens = np.empty(n, dtype=np.float64)
+def _json_cells(r: dict[str, Any], w: str) -> tuple[int, int, int, int, float, float, str, str]:
+    """One JSON row's cells, checked: (node, round, value, protocol_version, epsilon, sensitivity,
+    quantity, protocol); ValueError naming ``w`` (file, row and line)."""
+    names = []
+    for key in ("quantity", "protocol"):
+        s = r[key]
+        if not isinstance(s, str):
+            raise ValueError(f"{key} must be a string, got {type(s).__name__} {str(s)[:40]} in {w}")
+        if len(s) > _MAX_NAME:
+            raise ValueError(f"{key} of {len(s):,} characters in {w}: not a name of this format")
+        names.append(s)
+    return (_json_int(r["node"], "node", w, node=True), _json_int(r["round"], "round", w),
+            _json_int(r["value"], "value", w), _json_int(r["protocol_version"], "protocol_version", w),
+            _json_float(r["epsilon"], "epsilon", w), _json_float(r["sensitivity"], "sensitivity", w), *names)
+
+
+def _chunk_from_json(cells: list[tuple[int, int, int, int, float, float, str, str]], source: str,
+                     first_row: int) -> ReportChunk:
+    n = len(cells)
+    node, rnd, value, version, eps, sens, qs, ps = zip(*cells, strict=True) if n else ([],) * 8
     q_names: dict[str, int] = {}
     p_names: dict[str, int] = {}
-    q = np.empty(n, dtype=np.int32)
-    p = np.empty(n, dtype=np.int32)
-    for i, r in enumerate(rows):
-        w = r["_where"]
-        node[i] = _json_int(r["node"], "node", w, node=True)
-        rnd[i] = _json_int(r["round"], "round", w)
-        value[i] = _json_int(r["value"], "value", w)
-        version[i] = _json_int(r["protocol_version"], "protocol_version", w)
-        eps[i] = _json_float(r["epsilon"], "epsilon", w)
-        sens[i] = _json_float(r["sensitivity"], "sensitivity", w)
-        for key, names, codes in (("quantity", q_names, q), ("protocol", p_names, p)):
-            s = r[key]
-            if not isinstance(s, str):
-                raise ValueError(f"{key} must be a string, got {type(s).__name__} {s!r} in {w}")
-            codes[i] = names.setdefault(s, len(names))
+    q = np.fromiter((q_names.setdefault(x, len(q_names)) for x in qs), dtype=np.int32, count=n)
+    p = np.fromiter((p_names.setdefault(x, len(p_names)) for x in ps), dtype=np.int32, count=n)
     return ReportChunk(
         source,
         first_row,
-        node,
-        rnd,
+        np.array(node, dtype=np.int64),
+        np.array(rnd, dtype=np.int64),
         q,
         list(q_names),
-        value,
-        eps,
-        sens,
+        np.array(value, dtype=np.int64),
+        np.array(eps, dtype=np.float64),
+        np.array(sens, dtype=np.float64),
         p,
         list(p_names),
-        version,
+        np.array(version, dtype=np.int64),
         line_offset=1,
     )
 

@@ -45,6 +45,7 @@ import numpy as np
 
 from .._atomic import atomic_write
 from ..protocols.deploy_triangles import (
+    MAX_NODES,
     TriangleBroadcast,
     broadcast_run_id,
     triangle_protocols,
@@ -189,19 +190,21 @@ def read_edge_broadcast(path: str | os.PathLike, versions: dict[str, int]) -> tu
         raise ValueError(f"{path} line 2: truncated: the JSON header has no line end")
     header = broadcast_header(path, head)
     proto = header.get("protocol")
-    if proto not in versions or header.get("protocol_version") != versions[proto]:
+    ours = isinstance(proto, str) and proto in versions
+    if not ours or header.get("protocol_version") != versions[proto]:
         raise ValueError(
-            f"{path} line 2: protocol {proto!r} version {header.get('protocol_version')!r}; this package "
-            "reads " + ", ".join(f"{k} version {v}" for k, v in versions.items())
+            f"{path} line 2: protocol {str(proto)[:40]} version {str(header.get('protocol_version'))[:40]}; "
+            "this package reads " + ", ".join(f"{k} version {v}" for k, v in versions.items())
         )
-    for key in ("n_nodes", "n_edges", "run_id"):
+    for key, hi in (("n_nodes", MAX_NODES), ("n_edges", MAX_NODES**2), ("run_id", 2**63 - 1)):
         val = header.get(key)
         if (
             isinstance(val, bool)
             or not isinstance(val, int)
-            or val < (1 if key == "n_nodes" else 0)
+            or not (1 if key == "n_nodes" else 0) <= val <= hi
         ):
-            raise ValueError(f"{path} line 2: {key} must be a non-negative integer, got {val!r}")
+            raise ValueError(f"{path} line 2: {key} must be a non-negative integer up to {hi}, got "
+                             f"{str(val)[:40]}")
     eps = header.get("epsilon")
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < float("inf"):
         raise ValueError(f"{path} line 2: epsilon must be a number in (0, inf), got {eps!r}")

@@ -230,3 +230,32 @@ def test_a_forked_child_does_not_hold_or_release_the_parents_lock(tmp_path):
         assert os.waitstatus_to_exitcode(status) == 0
         assert lock_path(out).is_file()
     assert not lock_path(out).exists()
+
+
+# ------------------------------------------------------------------ what a run may delete
+
+
+def test_a_planted_manifest_does_not_make_a_users_folder_swappable(tmp_path):
+    """issue 36 finding 3: a folder holding only a user's file and a manifest listing it (the
+    wrong digest) is not an earlier run's: the file stays (7443152 swapped the folder and deleted
+    it); an earlier output the user edited stays too, an unchanged one is replaced."""
+    out = tmp_path / "out"
+    write_atomically(out, _produce("first"), config={})
+    (out / "plots" / "a.png").write_bytes(b"edited by hand")
+
+    def no_plots(tmp):
+        (tmp / "summary.txt").write_text("second")
+        return {}
+
+    write_atomically(out, no_plots, config={})  # a.png is not the listed output any more: kept
+    assert (out / "plots" / "a.png").read_bytes() == b"edited by hand"
+    assert (out / "summary.txt").read_text() == "second"
+    manifest = (out / "manifest.json").read_text()
+    for p in (out / "summary.txt", out / "plots" / "a.png", out / "manifest.json"):
+        p.unlink()
+    (out / "plots").rmdir()
+    (out / "summary.txt").write_text("the user's own summary")
+    (out / "manifest.json").write_text(manifest)  # lists summary.txt with another digest
+    write_atomically(out, lambda tmp: (tmp / "records.csv").write_text("r") and {}, config={})
+    assert (out / "summary.txt").read_text() == "the user's own summary"
+    assert (out / "records.csv").read_text() == "r"

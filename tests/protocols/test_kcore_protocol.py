@@ -95,11 +95,45 @@ def test_accumulator_refuses_wrong_rows():
 def test_secure_secret_is_kept_in_a_private_state_file(tmp_path):
     state = tmp_path / "node.state"
     draw = lambda s: int(s.dlap(0.01, 1.0, 1)[0])  # noqa: E731  (wide: a redraw would differ)
-    a = Secure(state=state).secret(3, "rho", draw)
+    s = Secure(state=state)
+    a = s.secret(3, "rho", draw)
+    s.flush()  # what a release does before it hands over its rows
     assert Secure(state=state).secret(3, "rho", draw) == a  # another process reads it back
     assert oct(os.stat(state).st_mode & 0o777) == "0o600"
     s = ExactSeeded(4)
     assert s.secret(3, "rho", draw) == s.secret(3, "rho", draw) == ExactSeeded(4).secret(3, "rho", draw)
+
+
+def test_the_state_file_is_not_followed_and_written_whole(tmp_path, monkeypatch):
+    """issue 36 finding 10: the node state file is read without following a symbolic link (a
+    link planted at its name is refused, its target untouched) and written atomically (a crash
+    while writing leaves the previous state, never a cut file); 7443152 opened it through links
+    with O_TRUNC and wrote it in place."""
+    draw = lambda s: int(s.dlap(0.01, 1.0, 1)[0])  # noqa: E731
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not a state file")
+    link = tmp_path / "link.state"
+    link.symlink_to(victim)
+    with pytest.raises(ValueError, match="is a symbolic link"):
+        Secure(state=link).secret(3, "rho", draw)
+    assert victim.read_text() == "not a state file"
+    state = tmp_path / "node.state"
+    s = Secure(state=state)
+    a = s.secret(3, "rho", draw)
+    s.flush()
+    before = state.read_bytes()
+
+    def cut(obj, fh):
+        fh.write('{"rho:3": ')
+        raise KeyboardInterrupt  # killed while writing
+
+    monkeypatch.setattr("ldpgraph.core.sampling.json.dump", cut)
+    s = Secure(state=state)
+    s.secret(4, "rho", draw)
+    with pytest.raises(KeyboardInterrupt):
+        s.flush()
+    assert state.read_bytes() == before and [p.name for p in tmp_path.iterdir() if ".partial" in p.name] == []
+    assert Secure(state=state).secret(3, "rho", draw, kept=True) == a
 
 
 def test_svt_transcript_law_is_exact():

@@ -89,7 +89,7 @@ REPORTS: dict[str, tuple[str, str, str, str | None, str]] = {
     "crlf.csv": (OK, OK, OK, None, "CRLF line ends are CSV"),
     "missing_column.csv": (ERR, ERR, ERR, "missing", "no sensitivity column"),
     "missing_column.jsonl": (ERR, ERR, ERR, r"row 0 \(line 1\)", "no sensitivity key"),
-    "extra_column.csv": (OK, OK, OK, None, "an extra CSV column is ignored (JSON Lines refuses a key)"),
+    "extra_column.csv": (ERR, ERR, ERR, "line 1: column 'comment' not of the format", "issue 36: refused, as a JSON key"),
     "extra_key.jsonl": (ERR, ERR, ERR, "unknown key", "unknown key 'comment'"),
     "float_value.csv": (ERR, ERR, ERR, r"row 2 \(line 4\)", "value 1.5"),
     "float_value.jsonl": (ERR, ERR, ERR, r"row 2 \(line 3\)", "value 1.5"),
@@ -119,11 +119,18 @@ REPORTS: dict[str, tuple[str, str, str, str | None, str]] = {
     "header_only.csv": (OK, ERR, ERR, None, "no row: nothing to curate"),
     "deep_nesting.jsonl": (ERR, ERR, ERR, r"line 1", "5,000 nested arrays on one short line"),
     "deep_nesting_value.jsonl": (ERR, ERR, ERR, r"line 1", "a value nested 5,000 deep"),
+    # issue 36 finding 11 (7443152: the first 'value' won, ArrowKeyError, the last key won, a
+    # ValueError naming neither file nor row)
+    "duplicate_column.csv": (ERR, ERR, ERR, "line 1: column 'value' appears 2 times", "'value' twice"),
+    "quoted_header.csv": (ERR, ERR, ERR, "missing", "'node,round' is one quoted column name"),
+    "duplicate_key.jsonl": (ERR, ERR, ERR, r"row 1 \(line 2\): the key 'value' appears twice", "'value' twice"),
+    "digits_5000.jsonl": (ERR, ERR, ERR, r"row 1 \(line 2\): a number too long", "a 5,000-digit value"),
     # rr-triangles rows: read_report_set reads the degree protocol, so it refuses them all
     "rr_valid.csv": (OK, ERR, OK, None, "control (curate --epsilon 1)"),
     "rr_edge_beyond_node.csv": (OK, ERR, ERR, None, "rr_edge partner 7 of node 1"),
     "rr_count_mismatch.csv": (OK, ERR, ERR, None, "rr_count 1 without its rr_edge row"),
     "rr_mixed_protocols.csv": (OK, ERR, ERR, None, "a degree row among rr-triangles rows"),
+    "rr_node_2_27.csv": (OK, ERR, ERR, None, "155 bytes naming node 2**27: no allocation by it"),
 }
 
 # generated at run time (name -> same tuple as REPORTS); built by _generated_reports
@@ -132,7 +139,8 @@ GENERATED_REPORTS: dict[str, tuple[str, str, str, str | None, str]] = {
     "long_line_no_newline.jsonl": (ERR, ERR, ERR, r"line 1\).*1 MiB", "2 MiB and no line break"),
     "valid.parquet": (OK, OK, OK, None, "control"),
     "missing_column.parquet": (ERR, ERR, ERR, "missing", "no sensitivity column"),
-    "extra_column.parquet": (OK, OK, OK, None, "an extra Parquet column is not read"),
+    "extra_column.parquet": (ERR, ERR, ERR, "column 'comment' not of the format", "issue 36: as in CSV"),
+    "duplicate_column.parquet": (ERR, ERR, ERR, "column 'value' appears 2 times", "issue 36: first won"),
     "float_value.parquet": (ERR, ERR, ERR, "row 2", "float64 value 1.5"),
     "value_beyond_2_53.parquet": (ERR, ERR, ERR, "row 2", "int64 2**53 + 1: refused cell by cell"),
     "node_01.parquet": (ERR, ERR, ERR, "row 1", "string node id '01'"),
@@ -185,6 +193,38 @@ ROSTERS: dict[str, tuple[str, str, str | None, str]] = {
 }
 
 # (kind, name, reader) -> reason: contract violations found by this corpus, xfail(strict=True)
+# JSON broadcasts: name -> (protocol, read_broadcast, where, why); the plan: --epsilon 2 (and
+# n_users 12 for wshuffle). issue 36 finding 11: 7443152 accepted the edited threshold and the
+# negative id (it wrapped to node 10: the same flags, so the same run id), let the last of two
+# keys win, and raised errors naming no file (or KeyError, TypeError) on the others.
+JSON_BROADCASTS: dict[str, tuple[str, str, str | None, str]] = {
+    "wshuffle_ignore_valid.json": ("wshuffle-triangles-ignore", OK, None, "control (written by the curator)"),
+    "wshuffle_ignore_negative_dense.json": ("wshuffle-triangles-ignore", ERR, r"dense\[7\]", "-2 for 10"),
+    "wshuffle_ignore_edited_threshold.json": ("wshuffle-triangles-ignore", ERR, "run id", "threshold 0.5"),
+    "wshuffle_ignore_duplicate_key.json": ("wshuffle-triangles-ignore", ERR, "'threshold' appears twice", ""),
+    "wshuffle_ignore_digits_5000.json": ("wshuffle-triangles-ignore", ERR, "a number too long", "run id"),
+    "wshuffle_ignore_dense_string.json": ("wshuffle-triangles-ignore", ERR, "dense must be a list", ""),
+    "wshuffle_ignore_missing_key.json": ("wshuffle-triangles-ignore", ERR, "not a wshuffle", "no run id"),
+    "kcore_hindex_valid.json": ("kcore-hindex", OK, None, "control (written by the curator)"),
+    "kcore_hindex_duplicate_key.json": ("kcore-hindex", ERR, "'degrees' appears twice", "forged, then true"),
+    "kcore_hindex_not_utf8.json": ("kcore-hindex", ERR, "not UTF-8", "a 0xff byte"),
+    "kcore_hindex_huge_degree.json": ("kcore-hindex", ERR, r"degrees\[11\]", "a 30-digit degree"),
+}
+
+# planted experiment manifests (``manifest.json`` in an --out folder that also holds a user's
+# file): name -> why. Whatever it lists, a run deletes no file but the earlier run's proven
+# outputs (issue 36 finding 3): here, nothing.
+MANIFESTS: dict[str, str] = {
+    "dotdot.json": "'../victim', the victim's size and SHA-256",
+    "dotdot_inside.json": "'plots/../../victim'",
+    "absolute.json": "an absolute path to a file outside (/ABS is replaced by the test)",
+    "through_link.json": "'linked/victim' where linked is a link to the folder above",
+    "listed_user_file.json": "the user's notes.txt, with another file's digest",
+    "no_digest.json": "paths without size or digest, a number, bare strings, null",
+    "files_not_a_list.json": "'files' is an object",
+    "odd_spellings.json": "'./notes.txt', 'notes.txt/', '..\\victim'",
+}
+
 KNOWN: dict[tuple[str, str, str], str] = {
     # none open: deep nesting, non-canonical broadcast edges, a CSV value beyond 2**53 and a binary
     # roster were found by this corpus and fixed (their cases now pass as plain errors)
@@ -249,7 +289,8 @@ def _cases(kind: str, table: dict, readers: tuple[str, ...]) -> list:
 
 def test_corpus_is_small_and_listed():
     """Every committed file is < 100 KB and has an expected outcome here (and vice versa)."""
-    tables = {"edgelists": EDGELISTS, "reports": REPORTS, "broadcasts": BROADCASTS, "rosters": ROSTERS}
+    tables = {"edgelists": EDGELISTS, "reports": REPORTS, "broadcasts": BROADCASTS, "rosters": ROSTERS,
+              "manifests": MANIFESTS, "json_broadcasts": JSON_BROADCASTS}
     for kind, table in tables.items():
         present = {p.name for p in (HOSTILE / kind).iterdir() if p.is_file()}
         assert present == set(table), (kind, present ^ set(table))
@@ -384,6 +425,11 @@ def _generate(name: str, path: Path) -> None:
     if name in tables:
         pq.write_table(tables[name], path)
         return
+    if name == "duplicate_column.parquet":  # 'value' twice (7443152 read the first)
+        t = _rows()
+        pq.write_table(pa.Table.from_arrays([*t.columns, pa.array([99] * 6, pa.int64())],
+                                            names=[*t.column_names, "value"]), path)
+        return
     if name == "format_version_2.parquet":
         pq.write_table(_rows().replace_schema_metadata({b"ldpgraph.report_format": b"2"}), path)
         return
@@ -460,6 +506,90 @@ def test_roster(name, reader, expected):
         _check_cli(["curate", str(reports), "--roster", str(path)], path, expected)
 
 
+@pytest.mark.parametrize("name", sorted(JSON_BROADCASTS))
+def test_json_broadcast(name):
+    """issue 36 finding 11: the JSON broadcast readers (wshuffle-*-ignore's now with the run-id
+    check) refuse duplicated keys, negative ids, edits, over-long numbers with a ValueError
+    naming the file."""
+    from ldpgraph.core import registry
+
+    protocol, expected, where, _ = JSON_BROADCASTS[name]
+    proto = registry.get(protocol)
+    plan = proto.plan(2.0, **({"n_users": 12, "pairing_seed": 0} if protocol.startswith("wshuffle") else {}))
+    b = _check_api(lambda p: proto.read_broadcast(p, plan), HOSTILE / "json_broadcasts" / name, expected, where)
+    if b is not None:
+        assert b.n_nodes == 12
+
+
+def test_jsonl_checks_each_line_before_reading_the_next(tmp_path):
+    """issue 36 finding 11: a JSON Lines file whose first row is bad is refused on that row,
+    before the next lines are read: 7443152 held up to a chunk of lines (1,024 x 1 MiB) before
+    checking a cell. Here 40 lines of ~1 MiB follow: the traced peak stays under 4 MiB."""
+    import tracemalloc
+
+    row = {"node": 0, "round": 1, "quantity": "degree", "value": 1.5, "epsilon": 1, "sensitivity": 1,
+           "protocol": "degree", "protocol_version": 1}
+    pad = json.dumps({**row, "value": 1, "quantity": "q" * ((1 << 20) - 200)})
+    path = tmp_path / "bad_first.jsonl"
+    path.write_text(json.dumps(row) + "\n" + (pad + "\n") * 40)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError) as info:
+            for _ in iter_report_chunks(path, chunk_rows=1024):
+                pass
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20, peak
+    assert re.search(r"bad_first.jsonl row 0 \(line 1\)", str(info.value)), info.value
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_broadcast_not_a_regular_file(kind, tmp_path):
+    """issue 36 finding 4: a broadcast that is not a regular file (a named pipe, which can serve
+    other bytes at each opening, a device, a folder) is refused before a byte is read, naming it."""
+    from ldpgraph.run.authenticate import read_broadcast_once
+
+    path = {"fifo": tmp_path / "b.txt", "device": Path("/dev/zero"), "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)  # no writer: an ordinary open would block forever
+    with pytest.raises(ValueError, match=rf"^the broadcast {re.escape(str(path))} is a .*only a regular file"):
+        with read_broadcast_once(path, b"k" * 32):
+            pass
+
+
+# ------------------------------------------------------------------------------ planted manifests
+
+
+@pytest.mark.parametrize("name", sorted(MANIFESTS))
+def test_planted_manifest_deletes_nothing(name, tmp_path):
+    """issue 36 finding 3: ``experiment --out`` (:func:`write_atomically`) on a folder holding a
+    planted manifest, a user's file and a link deletes nothing it did not write (on 7443152 the
+    listed paths were deleted, inside the folder or not)."""
+    from ldpgraph.experiments.outputs import write_atomically
+
+    victims = [tmp_path / "victim", tmp_path / "abs" / "victim"]
+    for v in victims:
+        v.parent.mkdir(exist_ok=True)
+        v.write_text("victim\n")  # the size and SHA-256 the manifests give
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n")
+    (out / "plots").mkdir()
+    (out / "linked").symlink_to(tmp_path, target_is_directory=True)
+    text = (HOSTILE / "manifests" / name).read_text().replace("/ABS", str(tmp_path / "abs"))
+    (out / "manifest.json").write_text(text)
+
+    def produce(tmp):
+        (tmp / "summary.txt").write_text("new")
+        return {}
+
+    write_atomically(out, produce, config={})
+    assert [v.read_text() for v in victims] == ["victim\n"] * 2
+    assert (out / "notes.txt").read_text() == "mine\n" and (out / "linked").is_symlink()
+    assert (out / "summary.txt").read_text() == "new"
+
+
 # ------------------------------------------------------------------------------ in a child process
 
 _CHILD = r"""
@@ -512,6 +642,8 @@ _NASTY = [
     ("generated", "long_line.jsonl", "iter_report_chunks", None),
     ("generated", "binary.parquet", "iter_report_chunks", None),  # into pyarrow's C++ reader
     ("reports", "deep_nesting.jsonl", "iter_report_chunks", None),
+    # issue 36 finding 6: 7443152 allocated 2.3 GB by the largest node id (peak < 1 GiB here)
+    ("reports", "rr_node_2_27.csv", "cli", ["curate", "{path}", "--epsilon", "1"]),
 ]
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -73,5 +75,112 @@ def test_a_new_key_is_private_and_long_enough(tmp_path):
     assert len(key) == 32 and curator_key(tmp_path / "k" / "curator.key") == key
     assert stat.S_IMODE(os.stat(tmp_path / "k" / "curator.key").st_mode) == 0o600
     (tmp_path / "short").write_bytes(b"x" * 8)
+    os.chmod(tmp_path / "short", 0o600)
     with pytest.raises(ValueError, match="holds 8 bytes"):
         curator_key(tmp_path / "short")
+
+
+# ------------------------------------------------------------------ one read (issue 36 finding 4)
+
+HINDEX = ["--protocol", "kcore-hindex", "--epsilon", "2"]
+
+
+def _serve(fifo, payloads, stop):
+    """Serve each payload to one opening of the named pipe (an attacker's broadcast)."""
+    for data in payloads:
+        while not stop.is_set():
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # no reader yet
+                time.sleep(0.01)
+                continue
+            os.set_blocking(fd, True)
+            try:
+                os.write(fd, data)
+            except BrokenPipeError:
+                pass
+            os.close(fd)
+            time.sleep(0.3)  # let the reader see the end of this payload before the next opening
+            break
+
+
+def test_a_named_pipe_broadcast_is_refused_before_any_read(tmp_path, capsys):
+    """issue 36 finding 4: a named pipe that serves the signed broadcast to the signature check
+    and a forged one (core numbers x10, its run id recomputed) to the parser. 7443152 checked
+    one opening and parsed the next: the forged broadcast was curated. Now anything but a
+    regular file is refused before a byte is read, and the bytes parsed are the bytes checked."""
+    from ldpgraph.core import registry
+    from ldpgraph.protocols.kcore_hindex_protocol import HIndexBroadcast
+
+    r1, r2, b = tmp_path / "r1.csv", tmp_path / "r2.csv", tmp_path / "b.json"
+    sim = ["--graph", GRAPH, "--simulate", "--seed", 3]
+    _run(capsys, "node", *HINDEX, *sim, "--out", r1)
+    _run(capsys, "curate", r1, *HINDEX, "--broadcast-out", b)
+    signed = json.loads(b.read_text())
+    forged = tmp_path / "forged.json"
+    proto = registry.get("kcore-hindex")
+    proto.write_broadcast(forged, HIndexBroadcast.build(signed["epsilon"], np.asarray(signed["degrees"]) * 10))
+    _run(capsys, "node", *HINDEX, *sim, "--round", 2, "--broadcast", forged, "--out", r2)  # rows that match it
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    signature_path(fifo).write_bytes(signature_path(b).read_bytes())
+    stop = threading.Event()
+    server = threading.Thread(target=_serve, args=(fifo, [b.read_bytes(), forged.read_bytes()], stop), daemon=True)
+    server.start()
+    try:
+        err = _run(capsys, "curate", r2, *HINDEX, "--broadcast", fifo, code=1).err
+    finally:
+        stop.set()
+        server.join(timeout=10)
+    assert f"the broadcast {fifo} is a named pipe: only a regular file is read" in err
+    err = _run(capsys, "node", *HINDEX, *sim, "--round", 2, "--broadcast", "/dev/null", "--out",
+               tmp_path / "x.csv", code=1).err
+    assert "the broadcast /dev/null is a device" in err
+
+
+def test_the_bytes_parsed_are_the_bytes_checked(rounds, capsys, monkeypatch):
+    """issue 36 finding 4: the file replaced by a forged one between the check and the parse
+    (here: by the reader's first call) does not reach the parser."""
+    from ldpgraph.protocols.two_round_triangles import RRBroadcastProtocol
+
+    r2, b = rounds
+    seen = []
+    original = RRBroadcastProtocol.read_broadcast
+
+    def read_after_edit(self, path, plan):
+        b.write_bytes(b"forged")  # the broadcast's name now holds other bytes
+        seen.append(path)
+        return original(self, path, plan)
+
+    monkeypatch.setattr(RRBroadcastProtocol, "read_broadcast", read_after_edit)
+    out = json.loads(_run(capsys, "curate", r2, *PLAN, "--broadcast", b, "--json").out)
+    assert out["round"] == 2 and np.isfinite(out["estimates"][0]["value"]) and seen and seen[0] != b
+
+
+# ------------------------------------------------------------------ the key (issue 36 finding 10)
+
+
+def test_a_key_readable_by_others_or_a_link_is_refused(tmp_path, capsys):
+    """issue 36 finding 10: like ssh, the curator refuses a key file group or others may read or
+    write, and a symbolic link to a key (7443152 read both); 0600 and 0400 are accepted."""
+    key = tmp_path / "curator.key"
+    secret = curator_key(key)
+    for mode in (0o644, 0o640, 0o604, 0o620):
+        os.chmod(key, mode)
+        with pytest.raises(ValueError, match=f"readable or writable by others \\(mode {mode:04o}\\).*chmod 600"):
+            curator_key(key)
+    os.chmod(key, 0o400)
+    assert curator_key(key) == secret
+    os.chmod(key, 0o600)
+    link = tmp_path / "link.key"
+    link.symlink_to(key)
+    with pytest.raises(ValueError, match="is a symbolic link"):
+        curator_key(link)
+    dangling = tmp_path / "dangling.key"
+    dangling.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(ValueError, match="is a symbolic link"):  # never created through the link
+        curator_key(dangling)
+    assert not (tmp_path / "nowhere").exists()
+    os.chmod(key, 0o644)
+    err = _run(capsys, "curate", tmp_path / "r.csv", "--epsilon", 1, "--curator-key", key, code=1).err
+    assert err.startswith("ldpgraph: error: the curator key") and "chmod 600" in err
