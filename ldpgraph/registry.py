@@ -36,6 +36,7 @@ __all__ = [
     "get_method",
     "method_names",
     "methods_for",
+    "recommended_methods",
     "register",
     "statistic_names",
 ]
@@ -126,6 +127,23 @@ def methods_for(statistic: str) -> list[Protocol]:
     """The protocols that estimate ``statistic``."""
     _ensure()
     return [p for p in (f() for f in _FACTORIES.values()) if p.supports(statistic)]
+
+
+def recommended_methods(statistic: str) -> dict[str, str]:
+    """The recommended method of each model for ``statistic``, ``{name: model}`` in registry order:
+    what ``ldpgraph estimate`` and ``experiment`` run without ``--methods`` (empty: no method is
+    recommended, and all of them run). The choice is data on each method
+    (:attr:`~ldpgraph.protocols.base.Protocol.recommended`, set where the method is defined).
+
+    Examples
+    --------
+    >>> recommended_methods("four_cycles")  # doctest: +NORMALIZE_WHITESPACE
+    {'rr-four-cycles': 'local, one round', 'two-round-four-cycles-dlap': 'local, two rounds',
+     'wshuffle-four-cycles-rr': 'shuffle'}
+    >>> recommended_methods("edges")
+    {}
+    """
+    return {p.name: p.model for p in methods_for(statistic) if statistic in p.recommended}
 
 
 def statistic_names() -> list[str]:

@@ -153,6 +153,9 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--level", type=float, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress on stderr (a line every ~10 s while the report files are read, when "
+                   "stderr is not a terminal; a bar when it is); the result is printed as always")
     p.set_defaults(handler=_cmd_curate)
 
 
@@ -489,8 +492,11 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
         verify_broadcast(args.broadcast, key)
         broadcast = proto.read_broadcast(args.broadcast, plan)
     step = rounds[rnd - 1]
-    result = accumulate_files(args.reports, step, plan, broadcast, chunk_rows=args.chunk_rows,
-                              scheduler=args.scheduler, **options)
+    from .._progress import Progress
+
+    with Progress(len(args.reports), unit="file", desc="report files", quiet=args.quiet) as bar:
+        result = accumulate_files(args.reports, step, plan, broadcast, chunk_rows=args.chunk_rows,
+                                  scheduler=args.scheduler, progress=bar, **options)
     acc = getattr(result, "acc", result)
     n_rows = getattr(result, "n_rows", None) or getattr(acc, "n_rows", 0)
     n_nodes = getattr(result, "n_nodes", None) or broadcast.n_nodes

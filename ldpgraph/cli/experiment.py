@@ -56,16 +56,18 @@ def _default_graph(quiet: bool = False) -> str:
 def _methods_arg(
     values: list[str] | None, default: Sequence[str] | None, graph_stats: Sequence[str] = ()
 ) -> list[str] | None:
-    """Method names; the triangle protocols join the defaults and 'all' for adjacency statistics."""
+    """Method names: the defaults, plus for each adjacency statistic its recommended method of each
+    model (all its methods where none is recommended); 'all': every method of each statistic."""
     from ..baselines.methods import method_names
     from ..registry import method_names as all_method_names
+    from ..registry import recommended_methods
 
-    extra = [m for st in graph_stats for m in all_method_names(st) if m not in method_names()]
-    extra = list(dict.fromkeys(extra))
     if values is None:
-        return None if default is None else [*default, *extra]
+        extra = [m for st in graph_stats for m in (list(recommended_methods(st)) or all_method_names(st))]
+        return None if default is None else list(dict.fromkeys([*default, *extra]))
     if "all" in values:
-        return [*method_names(), *extra]
+        every = (m for st in graph_stats for m in all_method_names(st))
+        return list(dict.fromkeys([*method_names(), *every]))
     known = [*method_names(), *(m for m in all_method_names() if m not in method_names())]
     for v in values:
         if v not in known:
@@ -131,11 +133,15 @@ def _print_single_run(run: Any, notes: Sequence[str] = ()) -> None:
         rows.append((e.method, _fmt_num(e.estimate), se, _fmt_num(e.estimate - run.truth),
                      "-" if not math.isfinite(rel) else f"{rel:.3%}"))
     print(_table(rows, right={1, 2, 3, 4}))
-    print()
-    note = "std_error: closed-form standard deviation of the estimate at the true degrees"
-    if starred:
-        note += "; * estimated by the curator from the reports"
-    print(note + "; '-' where none exists, 'overflow' where it exceeds the float range.")
+    if any(e.std_error is not None for e in run.estimates):  # (else the notes say why each has none)
+        from ..experiments.statistics import GRAPH_STATISTICS
+
+        print()  # a degree statistic's variance is a function of the degrees, the others' of the graph
+        at = "graph" if run.statistic in GRAPH_STATISTICS else "degrees"
+        note = f"std_error: closed-form standard deviation of the estimate at the true {at}"
+        if starred:
+            note += "; * estimated by the curator from the reports"
+        print(note + "; '-' where none exists, 'overflow' where it exceeds the float range.")
     if notes:
         print()
         print("\n".join(notes))
@@ -144,21 +150,23 @@ def _print_single_run(run: Any, notes: Sequence[str] = ()) -> None:
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from ..experiments.single import estimate_once
     from ..experiments.statistics import GRAPH_STATISTICS, statistic_names
+    from ..registry import method_names
 
     stat = args.stat.strip()
     if stat not in statistic_names() and stat not in GRAPH_STATISTICS:
         choices = ", ".join([*statistic_names(), *GRAPH_STATISTICS])
         raise _UsageError(f"argument --stat: unknown statistic {stat!r}; choose from {choices}")
-    if stat in GRAPH_STATISTICS:  # default: the protocols of the statistic (estimate_once)
-        methods = _methods_arg(_flatten(args.methods), None, [stat])
+    given = _flatten(args.methods)
+    if stat in GRAPH_STATISTICS and given is not None and "all" in given:  # every method of the statistic
+        methods = method_names(stat)
+    elif stat in GRAPH_STATISTICS:  # default: the recommended method of each model (estimate_once)
+        methods = _methods_arg(given, None, [stat])
     else:
-        methods = _methods_arg(_flatten(args.methods), _default_methods())
-    from ..registry import method_names
-
+        methods = _methods_arg(given, _default_methods())
     if methods is not None and not set(methods) & set(method_names(stat)):
         raise _UsageError(_no_method_for(stat, methods))  # (both ways: k-star and triangle methods)
     other = [m for m in methods or () if m not in method_names(stat)]
-    if other:
+    if other and given is not None:  # (the defaults: the k-star methods among them say nothing)
         verb = "does" if len(other) == 1 else "do"
         quiet = args.quiet or args.json
         _notice(f"--methods: {', '.join(other)} {verb} not estimate {stat}: left out", quiet)
@@ -171,7 +179,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     seed = args.seed
     for k in ks:
         run = estimate_once(graph, epsilon=args.epsilon, statistic=stat, k=k, methods=methods,
-                            seed=seed, graph_seed=args.graph_seed, options=_simulation_options(args))
+                            seed=seed, graph_seed=args.graph_seed, options=_simulation_options(args),
+                            quiet=args.quiet)
         seed = run.seed  # one root seed for all k (drawn once when not given)
         runs.append(run)
         if run.k is None:  # the statistic takes no parameter: one run
@@ -179,9 +188,11 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     from ..notes import single_run_notes
 
     data = graph.graph if stat in GRAPH_STATISTICS else graph.degrees
+    ran = [e.method for e in runs[0].estimates]
+    left_out = [] if given is not None else [m for m in method_names(stat) if m not in ran]
     notes = [single_run_notes(r, data) for r in runs]
     if args.json:
-        docs = [{**r.to_dict(), "graph_notes": graph_notes, "notes": n}
+        docs = [{**r.to_dict(), "graph_notes": graph_notes, "notes": n, "methods_left_out": left_out}
                 for r, n in zip(runs, notes, strict=True)]
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
         return 0
@@ -191,7 +202,25 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         if i:
             print()
         _print_single_run(run, notes[i])
+    if left_out:
+        print()
+        print(_methods_note(stat, ran, left_out))
     return 0
+
+
+def _methods_note(stat: str, ran: Sequence[str], left_out: Sequence[str]) -> str:
+    """Which methods ran by default, and how to run the others (``estimate`` / ``experiment``)."""
+    from ..registry import recommended_methods
+
+    models = recommended_methods(stat)
+    if models and set(ran) <= set(models):
+        what = ("the recommended method of each model: "
+                + "; ".join(f"{m} ({models[m]})" for m in ran))
+    else:
+        what = "the default methods"
+    rest = f"the other {len(left_out)}" if len(left_out) > 3 else ", ".join(left_out)
+    return (f"{stat}: ran {what}. --methods all adds {rest} "
+            f"('ldpgraph methods --stat {stat}' lists them all, with their references).")
 
 
 def _no_method_for(stat: str, methods: Sequence[str] | None) -> str:
@@ -252,6 +281,7 @@ def _run_experiment_cmd(
     ks: list[int], methods: list[str] | None, stats: list[str],
 ) -> int:
     from ..experiments import run_experiment
+    from ..registry import method_names
 
     graphs = _graph_input_args(specs, labels, args)
     graph_notes = {g.label: _graph_notes(g.graph) for g in graphs if _graph_notes(g.graph)}
@@ -267,7 +297,7 @@ def _run_experiment_cmd(
         block_size=args.block_size,
         n_jobs=args.jobs,
         scheduler=args.scheduler,
-        quiet=args.quiet or args.json,
+        quiet=args.quiet,  # progress is on stderr: --json keeps it
         graph_seed=args.graph_seed,
         preload_plots=not args.no_plots,
         options=_simulation_options(args),
@@ -277,6 +307,7 @@ def _run_experiment_cmd(
     from ..notes import experiment_notes
 
     accuracy_notes = experiment_notes(result, graphs)
+    left_out = {} if args.methods is not None else _left_out(stats, methods or ())
     if args.json:
         doc = {
             "config": cfg,
@@ -284,6 +315,7 @@ def _run_experiment_cmd(
             "notes": result.notes,
             "accuracy_notes": accuracy_notes,
             "graph_notes": graph_notes,
+            "methods_left_out": left_out,
             "summary": [r.to_dict() if hasattr(r, "to_dict") else _row_dict(r) for r in result.summary],
         }
         print(json.dumps(doc, indent=2, default=str))
@@ -294,6 +326,10 @@ def _run_experiment_cmd(
     if accuracy_notes:
         print()
         print("\n".join(accuracy_notes))
+    if left_out:
+        print()
+        print("\n".join(_methods_note(st, [m for m in methods or () if m in method_names(st)], rest)
+                        for st, rest in left_out.items()))
     print()
     print(f"{cfg['n_cells']} cells x {cfg['n_trials']} trials in {cfg['total_seconds']:.1f} s "
           f"({cfg['backend']}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")
@@ -306,6 +342,18 @@ def _run_experiment_cmd(
     if paths["plots"]:
         print(f"wrote {len(paths['plots'])} plots in {paths['plots'][0].parent}")
     return 0
+
+
+def _left_out(stats: Sequence[str], methods: Sequence[str]) -> dict[str, list[str]]:
+    """The methods of each statistic of the grid that the default methods leave out."""
+    from ..registry import method_names
+
+    out = {}
+    for st in dict.fromkeys(s.partition(":")[0] for s in stats):
+        rest = [m for m in method_names(st) if m not in methods]
+        if rest:
+            out[st] = rest
+    return out
 
 
 def _row_dict(row: Any) -> dict[str, Any]:

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._progress import Progress
 from .._validation import check_epsilon, check_nonnegative_int
 from ..dask_connect import SCHEDULER_TIMEOUT, dask_install_hint
 from .inputs import GraphInput, resolve_graph_inputs
@@ -474,25 +475,6 @@ def _backend_name(backend: str | None, scheduler: str | None, n_jobs: int) -> st
     return backend or ("sequential" if n_jobs == 1 else "loky")
 
 
-class _NoProgress:
-    """The progress bar of a quiet run, or of one whose stderr is not a terminal (tqdm, ~0.03-0.05 s
-    to import, is then not imported)."""
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _progress(total: int, quiet: bool):
-    if quiet or not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
-        return _NoProgress()
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit="trial", desc="trials", delay=1.0, file=sys.stderr, dynamic_ncols=True)
-
-
 # ------------------------------------------------------------------------------------ result
 
 
@@ -708,7 +690,8 @@ def run_experiment(
     batch_size : int or "auto"
         joblib's number of tasks per dispatch (scheduling only; does not change results).
     quiet : bool
-        No progress bar (it is shown only on a terminal anyway, after one second).
+        No progress on stderr (otherwise a tqdm bar on a terminal, after one second, and a line
+        every ~10 s elsewhere: :mod:`ldpgraph._progress`).
     graph_seed : int
         Seed of synthetic graphs given by spec, so that runs with different ``seed`` see the
         same graph.
@@ -790,7 +773,7 @@ def run_experiment(
     tasks = [(u, b, n) for u in range(len(units)) for b, n in cell_blocks]
     results: list[NDArray | None] = [None] * len(tasks)
     analytic_of_unit: list[dict[str, float | None]] = [{} for _ in units]  # from each unit's block 0
-    bar = _progress(len(units) * n_trials, quiet)
+    bar = Progress(len(units) * n_trials, unit="trial", quiet=quiet)  # results arriving, in this process
     try:
         import joblib
 
@@ -804,8 +787,10 @@ def run_experiment(
                 if closed_form is not None:
                     analytic_of_unit[tasks[i][0]] = closed_form
                 bar.update(est.shape[1])
-    finally:
-        bar.close()
+    except BaseException:
+        bar.close(failed=True)
+        raise
+    bar.close()
     t_sim = time.perf_counter() - t0
 
     # assemble the records cell by cell, trials in order
