@@ -59,8 +59,8 @@ def _methods_arg(
     """Method names: the defaults, plus for each adjacency statistic its recommended method of each
     model (all its methods where none is recommended); 'all': every method of each statistic."""
     from ..baselines.methods import method_names
+    from ..registry import did_you_mean, recommended_methods
     from ..registry import method_names as all_method_names
-    from ..registry import recommended_methods
 
     if values is None:
         extra = [m for st in graph_stats for m in (list(recommended_methods(st)) or all_method_names(st))]
@@ -72,13 +72,15 @@ def _methods_arg(
     for v in values:
         if v not in known:
             choices = ", ".join(known)
-            raise _UsageError(f"argument --methods: unknown method {v!r}; choose from {choices}, all")
+            raise _UsageError(f"argument --methods: unknown method {v!r}{did_you_mean(v, 'method')}; choose "
+                              f"from {choices}, all")
     return values
 
 
 def _stats_arg(values: list[str] | None) -> list[str]:
     from ..experiments import statistic_names
     from ..experiments.statistics import GRAPH_STATISTICS
+    from ..registry import did_you_mean
 
     if values is None:
         return ["kstars"]
@@ -88,7 +90,8 @@ def _stats_arg(values: list[str] | None) -> list[str]:
     for v in values:
         if v.partition(":")[0] not in known:
             choices = ", ".join(known)
-            raise _UsageError(f"argument --stat: unknown statistic {v!r}; choose from {choices}, all")
+            raise _UsageError(f"argument --stat: unknown statistic {v!r}{did_you_mean(v, 'statistic')}; "
+                              f"choose from {choices}, all")
     return values
 
 
@@ -150,12 +153,13 @@ def _print_single_run(run: Any, notes: Sequence[str] = ()) -> None:
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from ..experiments.single import estimate_once
     from ..experiments.statistics import GRAPH_STATISTICS, statistic_names
-    from ..registry import method_names
+    from ..registry import did_you_mean, method_names
 
     stat = args.stat.strip()
     if stat not in statistic_names() and stat not in GRAPH_STATISTICS:
         choices = ", ".join([*statistic_names(), *GRAPH_STATISTICS])
-        raise _UsageError(f"argument --stat: unknown statistic {stat!r}; choose from {choices}")
+        raise _UsageError(f"argument --stat: unknown statistic {stat!r}{did_you_mean(stat, 'statistic')}; "
+                          f"choose from {choices}")
     given = _flatten(args.methods)
     if stat in GRAPH_STATISTICS and given is not None and "all" in given:  # every method of the statistic
         methods = method_names(stat)
@@ -244,6 +248,11 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     stats = _stats_arg(_flatten(args.stat))
     graph_stats = [st for st in GRAPH_STATISTICS if st in stats]
     methods = _methods_arg(_flatten(args.methods), _default_methods(), graph_stats)
+    from ..registry import method_names
+
+    for st in dict.fromkeys(s.partition(":")[0] for s in stats):  # refused as estimate refuses it (exit 2)
+        if methods is not None and not set(methods) & set(method_names(st)):
+            raise _UsageError(_no_method_for(st, methods))
     if args.scheduler is not None:
         try:
             check_scheduler_address(args.scheduler)
@@ -258,8 +267,13 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                           + ", ".join(sorted(_PLOT_FORMATS)))
     created = not Path(args.out).expanduser().exists()
     out = _prepare_out(args.out)
-    with _removed_if_left_empty(out, created):  # a failed run leaves no empty --out behind
-        return _run_experiment_cmd(args, out, specs, labels, epsilons, ks, methods, stats)
+    from ..experiments.outputs import release_claim
+
+    try:
+        with _removed_if_left_empty(out, created):  # a failed run leaves no empty --out behind
+            return _run_experiment_cmd(args, out, specs, labels, epsilons, ks, methods, stats)
+    finally:
+        release_claim(out)  # (a written run gave it up already): no .NAME.lock file is left behind
 
 
 @contextlib.contextmanager
@@ -379,7 +393,11 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     from ..registry import get_method, method_names
 
     rows = []
-    for name in method_names(args.stat):
+    try:
+        names = method_names(args.stat)
+    except ValueError as exc:  # a bad --stat is bad usage, as in estimate and experiment
+        raise _UsageError(f"argument --stat: {exc}") from None
+    for name in names:
         m = get_method(name)
         deployed = [] if m.deployed_as is None else list(layer.get(m.deployed_as[0]).statistics)
         deploy = _deploy_text(m.deployed_as)

@@ -218,8 +218,13 @@ def _estimate_unit(unit: Any, g: GraphInput, k: int | None, eps: float, entropy:
         if details is not None:  # a vector statistic: the run's measures, its mean factor as estimate
             extra = details(unit.data, eps, rng=gen)
             return [MethodEstimate(p.name, float(extra["mean_approximation_factor"]), None, None, extra)]
-        est = float(p.estimate_trials(unit.data, unit.statistic, k, eps, 1, rng=gen)[0])
         sd = _sd(p.analytic_variance(unit.data, unit.statistic, k, eps))
+        own = getattr(p, "trial_estimate", None)  # the curator's own standard error, from the reports
+        if sd is None and own is not None:
+            e = own(unit.data, unit.statistic, k, eps, rng=gen)
+            kind = None if e.std_error is None else "estimated"
+            return [MethodEstimate(p.name, float(e.value), e.std_error, kind)]
+        est = float(p.estimate_trials(unit.data, unit.statistic, k, eps, 1, rng=gen)[0])
         return [MethodEstimate(p.name, est, sd, None if sd is None else "analytic")]
     if unit.kstar_method is not None:
         m = unit.kstar_method
