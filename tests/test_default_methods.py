@@ -79,6 +79,15 @@ def test_the_default_kstar_methods_say_what_the_others_are(capsys):
     assert "--methods all" not in cap.out and cap.err == ""  # both methods of edges ran; no notice
 
 
+def test_methods_lists_the_recommended_ones(capsys):
+    assert main(["methods", "--stat", "four_cycles", "--json"]) == 0
+    rows = {r["method"]: r for r in json.loads(capsys.readouterr().out)["methods"]}
+    assert {m for m, r in rows.items() if "four_cycles" in r["recommended_for"]} == set(recommended_methods("four_cycles"))
+    assert main(["methods", "--stat", "four_cycles"]) == 0
+    assert "run by default (the recommended method of each model): rr-four-cycles (four_cycles; local, one round)" in (
+        capsys.readouterr().out)
+
+
 def test_experiment_runs_the_recommended_methods_and_says_so(tmp_path, capsys):
     assert main(["experiment", SMALL, "--stat", "four_cycles", "--epsilons", "2", "--trials", "2", "--seed", "0",
                  "--no-plots", "--out", str(tmp_path / "r"), "--json"]) == 0

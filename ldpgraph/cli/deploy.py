@@ -584,7 +584,8 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
             lines.append(f"rounds     {est.rounds} (the run is over)")
             top = _fmt_num(per_node.max())
             lines.append(f"cores      robust degeneracy {_fmt_num(est.value)} (the largest k with at least "
-                         f"k + 1 nodes estimated at k or more; the largest estimate, {top}, runs high)")
+                         f"k + 1 nodes estimated at k or more, which a few high estimates do not move; the "
+                         f"largest single estimate: {top})")
             lines.append(f"wrote {table} (every node's core number by {source}; the estimates are real "
                          "numbers: its column core_number_rounded holds the nearest integers)")
     if args.json:

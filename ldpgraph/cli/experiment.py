@@ -170,7 +170,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     if methods is not None and not set(methods) & set(method_names(stat)):
         raise _UsageError(_no_method_for(stat, methods))  # (both ways: k-star and triangle methods)
     other = [m for m in methods or () if m not in method_names(stat)]
-    if other and given is not None:  # (the defaults: the k-star methods among them say nothing)
+    if other and given is not None and "all" not in given:  # (defaults and 'all' say nothing of them)
         verb = "does" if len(other) == 1 else "do"
         quiet = args.quiet or args.json
         _notice(f"--methods: {', '.join(other)} {verb} not estimate {stat}: left out", quiet)
@@ -408,7 +408,8 @@ def _cmd_methods(args: argparse.Namespace) -> int:
                      "budget": m.budget(args.epsilon), "unbiased": bool(m.unbiased), "needs": m.needs,
                      "deployable": m.deployed_as is not None, "deploy": deploy,
                      "deployed_statistics": deployed or None,
-                     "not_deployable": m.not_deployable or None, "reference": m.reference})
+                     "not_deployable": m.not_deployable or None, "reference": m.reference,
+                     "model": m.model or None, "recommended_for": list(m.recommended)})
     if args.json:
         print(json.dumps({"epsilon": args.epsilon, "methods": rows}, indent=2))
         return 0
@@ -419,6 +420,10 @@ def _cmd_methods(args: argparse.Namespace) -> int:
         deploy = r["deploy"] or f"no: {r['not_deployable']}"
         table.append((r["method"], ",".join(r["statistics"]), split, deploy))
     print(_table(table, right=set()))
+    default = [f"{r['method']} ({', '.join(r['recommended_for'])}; {r['model']})"
+               for r in rows if r["recommended_for"]]
+    if default and not args.quiet:
+        print("\nrun by default (the recommended method of each model): " + ", ".join(default))
     if not args.quiet:
         print("\nreferences:")
         for r in rows:

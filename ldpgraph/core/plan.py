@@ -58,7 +58,7 @@ class Release:
     mechanism: str
     epsilon: float
     sensitivity: float | Mapping[str, float] = 1.0
-    name: str = ""
+    name: str = field(default="", compare=False)  # a label: plans equal as privacy maps whatever the names
 
     def sensitivity_of(self, quantity: str) -> float:
         """The sensitivity written in the rows of ``quantity``."""
