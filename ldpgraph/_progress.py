@@ -5,7 +5,8 @@ report progress through :class:`Progress`. What it prints goes to stderr only, n
 and it changes nothing the work computes. Parallel work is reported from the parent process, as
 results arrive; workers print nothing.
 
-- On a terminal (stderr is a tty): a tqdm bar, shown after one second (tqdm's ``delay``).
+- On a terminal (stderr is a tty), or in a Jupyter kernel writing to its own stderr: a tqdm bar
+  (``tqdm.auto``: a widget in a notebook), shown after one second (tqdm's ``delay``).
 - Otherwise (a log file, a pipe, a batch job): one line every ``interval`` seconds, from a
   background thread of this process, so that a line comes even while one long task runs::
 
@@ -123,7 +124,8 @@ class Progress:
         self._printed = False
         if quiet:
             return
-        if getattr(self._stream, "isatty", lambda: False)():
+        notebook = "ipykernel" in sys.modules and self._stream is sys.stderr
+        if notebook or getattr(self._stream, "isatty", lambda: False)():
             from tqdm.auto import tqdm
 
             self._bar = tqdm(total=total, unit=unit, desc=self.desc, delay=1.0, file=self._stream,
