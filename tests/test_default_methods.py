@@ -43,6 +43,13 @@ def test_estimate_once_runs_the_recommended_methods():
     assert [e.method for e in run.estimates] == method_names("degree_weighted_triangles")
 
 
+def test_run_experiment_runs_the_recommended_methods_too():
+    from ldpgraph.experiments import run_experiment
+
+    res = run_experiment({"g": SMALL}, epsilons=[2.0], statistics=["four_cycles"], n_trials=2, seed=0, quiet=True)
+    assert [r.method for r in res.summary] == list(recommended_methods("four_cycles"))
+
+
 def test_estimate_says_which_ran_and_how_to_get_the_rest(capsys):
     assert main(["estimate", SMALL, "--stat", "triangles", "--epsilon", "2", "--seed", "1"]) == 0
     cap = capsys.readouterr()

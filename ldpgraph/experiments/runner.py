@@ -664,8 +664,10 @@ def run_experiment(
         :data:`DEFAULT_KS` = (2, 3), as on the command line.
     methods : sequence of str or KStarMethod, optional
         k-star methods by name (:func:`ldpgraph.baselines.methods.method_names`) or as
-        objects, or ``"all"``; default :data:`DEFAULT_METHODS` (as on the command line). The
-        other statistics are estimated by the ``unbiased-dlap`` and ``naive-dlap`` among them.
+        objects, or ``"all"``; default :data:`DEFAULT_METHODS` plus, for each statistic of the
+        graph's adjacency, its recommended method of each model
+        (:func:`ldpgraph.registry.recommended_methods`), as on the command line. The degree
+        statistics are estimated by the ``unbiased-dlap`` and ``naive-dlap`` among them.
         A cell a method cannot run (LocalLapKStars at large k: its sensitivity overflows) is
         skipped, with a note in ``result.notes`` and ``config["skipped"]``.
     statistics : sequence of str
@@ -737,6 +739,12 @@ def run_experiment(
         scheduler = check_scheduler_address(scheduler)
     stats = parse_statistics(statistics, ks)
     opts = check_options(options)
+    if methods is None:  # as on the command line: the recommended protocols join the k-star defaults
+        from ..registry import method_names, recommended_methods
+
+        graph_stats = dict.fromkeys(s for s, _ in stats if s in GRAPH_STATISTICS)
+        extra = [m for st in graph_stats for m in (list(recommended_methods(st)) or method_names(st))]
+        methods = list(dict.fromkeys([*DEFAULT_METHODS, *extra]))
     method_objs = configure_methods(_resolve_methods(methods), opts)
     entropy = root_entropy(seed)
     if preload_plots:
