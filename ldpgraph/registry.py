@@ -33,9 +33,11 @@ from .protocols.base import FLOAT_BITS, Protocol, Round
 __all__ = [
     "KStarProtocol",
     "LayerSimulation",
+    "did_you_mean",
     "get_method",
     "method_names",
     "methods_for",
+    "recommended_methods",
     "register",
     "statistic_names",
 ]
@@ -100,7 +102,8 @@ def get_method(name: str) -> Protocol:
     """
     _ensure()
     if not isinstance(name, str) or name not in _FACTORIES:
-        raise ValueError(f"unknown method {name!r}; choose from {', '.join(_FACTORIES)}")
+        raise ValueError(f"unknown method {name!r}{did_you_mean(name, 'method')}; choose from "
+                         f"{', '.join(_FACTORIES)}")
     return _FACTORIES[name]()
 
 
@@ -118,7 +121,8 @@ def method_names(statistic: str | None = None) -> list[str]:
     if statistic is None:
         return list(_FACTORIES)
     if statistic not in statistic_names():
-        raise ValueError(f"unknown statistic {statistic!r}; choose from {', '.join(statistic_names())}")
+        hint = did_you_mean(statistic, "statistic")
+        raise ValueError(f"unknown statistic {statistic!r}{hint}; choose from {', '.join(statistic_names())}")
     return [m.name for m in methods_for(statistic)]
 
 
@@ -126,6 +130,55 @@ def methods_for(statistic: str) -> list[Protocol]:
     """The protocols that estimate ``statistic``."""
     _ensure()
     return [p for p in (f() for f in _FACTORIES.values()) if p.supports(statistic)]
+
+
+def recommended_methods(statistic: str) -> dict[str, str]:
+    """The recommended method of each model for ``statistic``, ``{name: model}`` in registry order:
+    what ``ldpgraph estimate`` and ``experiment`` run without ``--methods`` (empty: no method is
+    recommended, and all of them run). The choice is data on each method
+    (:attr:`~ldpgraph.protocols.base.Protocol.recommended`, set where the method is defined).
+
+    Examples
+    --------
+    >>> recommended_methods("four_cycles")  # doctest: +NORMALIZE_WHITESPACE
+    {'rr-four-cycles': 'local, one round', 'two-round-four-cycles-dlap': 'local, two rounds',
+     'wshuffle-four-cycles-rr': 'shuffle'}
+    >>> recommended_methods("edges")
+    {}
+    """
+    return {p.name: p.model for p in methods_for(statistic) if statistic in p.recommended}
+
+
+def did_you_mean(name: Any, kind: str) -> str:
+    """``" (did you mean X?)"`` for an unknown statistic or method name (``kind``), or "".
+
+    A close spelling first, then a name that contains it; for a statistic, also the statistic of
+    the methods whose names contain it (``kcore``: the ``kcore-*`` methods estimate core_numbers).
+
+    Examples
+    --------
+    >>> did_you_mean("kcore", "statistic")
+    ' (did you mean core_numbers?)'
+    >>> did_you_mean("triangle", "statistic"), did_you_mean("rr-triangle", "method")
+    (' (did you mean triangles?)', ' (did you mean rr-triangles?)')
+    >>> did_you_mean("zzz", "method")
+    ''
+    """
+    import difflib
+
+    if kind not in ("statistic", "method"):
+        raise ValueError(f"kind must be 'statistic' or 'method', got {kind!r}")
+    if not isinstance(name, str) or not name.strip():
+        return ""
+    choices = statistic_names() if kind == "statistic" else method_names()
+    key = name.strip().lower().replace("-", "_")
+    norm = {c.replace("-", "_"): c for c in choices}
+    found = difflib.get_close_matches(key, list(norm), n=1, cutoff=0.75)
+    found = [norm[f] for f in found] or [c for k, c in norm.items() if key in k or k in key]
+    if not found and kind == "statistic":
+        found = list(dict.fromkeys(s for m in method_names() if key in m.replace("-", "_")
+                                   for s in get_method(m).statistics))
+    return f" (did you mean {' or '.join(found[:3])}?)" if found else ""
 
 
 def statistic_names() -> list[str]:

@@ -136,8 +136,9 @@ marks = {}
 class Bar:
     def __init__(self): marks["sim0"] = pt()
     def update(self, n): pass
-    def close(self): marks["sim1"] = pt()
-R._progress = lambda total, quiet: Bar()
+    def close(self, failed=False): marks["sim1"] = pt()
+R._progress = lambda total, quiet: Bar()  # older trees
+R.Progress = lambda total, **kw: Bar()
 if hasattr(R, "stop_workers"):  # older trees killed their workers; here they are waited for
     R.stop_workers = lambda: None
 main(sys.argv[1:])

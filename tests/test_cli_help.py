@@ -92,15 +92,20 @@ def test_every_default_the_help_states_is_the_default(name):
         elif m and re.fullmatch(r"[\d.]+", m.group(1).strip()):  # a literal default the parser lacks
             protocol = _protocol_defaults()  # a protocol's option: its default is the protocol's
             assert a.dest in _LIBRARY_DEFAULTS or a.dest in protocol, f"{name} {a.option_strings[0]}: {a.help!r}"
-            default = protocol[a.dest] if a.dest in protocol else _LIBRARY_DEFAULTS[a.dest]()
-            assert m.group(1).strip() in _shown(default), f"{name} {a.option_strings[0]}: {a.help!r}"
+            defaults = protocol[a.dest] if a.dest in protocol else [_LIBRARY_DEFAULTS[a.dest]()]
+            shown = [s for d in defaults for s in _shown(d)]  # (one protocol's default, per-protocol help)
+            assert m.group(1).strip() in shown, f"{name} {a.option_strings[0]}: {a.help!r}"
 
 
 def _protocol_defaults() -> dict:
-    """Option name -> default, over the registered protocols (an option has one default)."""
+    """Option name -> its defaults over the registered protocols (one per protocol that takes it)."""
     from ldpgraph.core import registry
 
-    return {o.name: o.default for proto in registry.protocols() for o in proto.options}
+    out: dict = {}
+    for proto in registry.protocols():
+        for o in proto.options:
+            out.setdefault(o.name, []).append(o.default)
+    return out
 
 
 def test_option_without_a_default_does_not_claim_one():

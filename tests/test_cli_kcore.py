@@ -52,7 +52,7 @@ def test_kcore_svt_steps_through_signed_broadcasts(tmp_path, capsys, monkeypatch
 def test_estimate_core_numbers_json_carries_the_papers_measures(capsys):
     capsys.readouterr()
     assert main(["estimate", "ba:n=200,m=3", "--stat", "core_numbers", "--epsilon", "2", "--seed", "4",
-                 "--json"]) == 0
+                 "--json", "--methods", "all"]) == 0
     doc = json.loads(capsys.readouterr().out)
     got = {e["method"]: e for e in doc["estimates"]}
     assert set(got) == {"kcore-svt", "kcore-reference", "kcore-hindex"} and doc["truth"] == 1.0

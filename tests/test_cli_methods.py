@@ -29,7 +29,7 @@ def test_lists_every_method_with_a_budget_that_adds_up(capsys):
 def test_stat_filters(capsys):
     rows = _methods(capsys, "--stat", "triangles")
     assert {r["method"] for r in rows} == set(method_names("triangles"))
-    assert main(["methods", "--stat", "nope"]) == 1
+    assert main(["methods", "--stat", "nope"]) == 2  # bad usage, as in estimate and experiment
 
 
 def test_every_deployment_names_a_node_protocol_and_its_options():
@@ -86,8 +86,11 @@ def test_a_deployment_spends_what_its_simulation_spends(epsilon):
         if "n_users" in {o.name for o in p.options}:
             public["n_users"] = 1000  # the shuffle model's public n (its value does not change the split)
         plan = p.plan(epsilon, **public)
-        released = sorted(rel.epsilon for r in plan.rounds for rel in r.releases)
-        assert released == pytest.approx(sorted(m.budget(epsilon).values()), rel=1e-12), name
+        released = plan.release_budget()  # the same names, the same split: node and curate print these
+        assert released == pytest.approx(m.budget(epsilon), rel=1e-12), name
+        assert plan.describe() == f"epsilon {epsilon:g} = " + " + ".join(
+            f"{k} {v:.6g}" for k, v in released.items()) + (f" ({plan.rounds[0].repeats})" if plan.rounds[0].repeats
+                                                           else ""), name
 
 
 def test_statistics_a_deployment_does_not_estimate_are_said(capsys):

@@ -28,7 +28,8 @@ def _run(argv, capsys):
 @pytest.mark.parametrize("stat, eps", [("avg_clustering", "1"), ("transitivity", "0.3"), ("triangles", "0.3")])
 def test_every_estimate_gets_the_notes_the_rule_asks_for(stat, eps, capsys):
     """Out of range -> a note with the interval; no SE -> the reason; SE > |truth| -> a warning."""
-    code, out, _ = _run(["estimate", SMALL, "--stat", stat, "--epsilon", eps, "--seed", "4", "--json"], capsys)
+    code, out, _ = _run(["estimate", SMALL, "--stat", stat, "--epsilon", eps, "--seed", "4", "--json",
+                         "--methods", "all"], capsys)
     assert code == 0
     doc = json.loads(out)
     lo, hi = statistic_range(stat)
@@ -258,7 +259,7 @@ def test_experiment_notes_follow_the_same_rule(tmp_path, capsys):
 
     out = tmp_path / "res"
     code, text, _ = _run(["experiment", SMALL, "--stat", "avg_clustering", "--epsilons", "1,2", "--trials", "4",
-                          "--seed", "0", "--no-plots", "--out", str(out), "--json"], capsys)
+                          "--seed", "0", "--no-plots", "--out", str(out), "--json", "--methods", "all"], capsys)
     assert code == 0
     doc = json.loads(text)
     notes = doc["accuracy_notes"]

@@ -123,9 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "estimate",
         parents=[common],
-        help="one simulated run: truth and every method's estimate with its standard error",
-        description="Simulate one run of the protocol on GRAPH and print the truth and every method's "
-        "estimate and standard error: the closed-form standard deviation of the estimate at the true graph, "
+        help="one simulated run: truth and each method's estimate with its standard error",
+        description="Simulate one run of the protocol on GRAPH and print the truth and each method's "
+        "estimate and standard error (by default, for a statistic of the graph's adjacency, the recommended "
+        "method of each model; the output says which ran, and --methods all runs every one): the closed-form "
+        "standard deviation of the estimate at the true graph, "
         "or, where no closed form exists, the curator's own estimate from the reports (marked *). Notes "
         "follow every estimate outside the statistic's range, without a standard error (and why), or with "
         "a relative standard error above 1 (with the epsilon that would be needed). " + _OPTIONS_NOTE,
@@ -136,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", nargs="+", type=_int_list("k", 1), metavar="K", default=[[2]],
                    help="star sizes for kstars, powers for degree_moment; several give one run each "
                    "(default 2)")
-    p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD", help=cli_help.methods_help())
+    p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
+                   help=cli_help.methods_help("; for a statistic of the graph's adjacency, the recommended "
+                                              "method of each model, 'all' every one"))
     p.add_argument("--label", metavar="LABEL",
                    help="name of the graph in the output; the random streams then follow the label "
                    "(default: they follow the graph's content, whatever its name or path)")
@@ -167,9 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="star sizes for kstars, powers for degree_moment (default: "
                    + " ".join(map(str, _default_ks())) + ")")
     p.add_argument("--methods", nargs="+", type=_split, metavar="METHOD",
-                   help=cli_help.methods_help(", plus every triangle or clustering protocol when --stat "
-                                              "names one; each statistic uses the listed methods that "
-                                              "estimate it"))
+                   help=cli_help.methods_help(", plus the recommended method of each model for each --stat "
+                                              "of the graph's adjacency, 'all' every one; each statistic "
+                                              "uses the listed methods that estimate it"))
     p.add_argument("--stat", nargs="+", type=_split, metavar="STAT", help=cli_help.stat_help(many=True))
     p.add_argument("--trials", type=_int("trials", minimum=1), default=100,
                    help="trials per cell (default 100)")

@@ -329,8 +329,15 @@ def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> No
             if o.flag in have or o.flag in done:
                 continue
             done.add(o.flag)
-            users = ", ".join(q.name for q in registry.protocols() if o.name in {x.name for x in q.options})
-            text = f"{o.help} ({users})"
+            helps: dict[str, list[str]] = {}  # the option's help (its default) -> the protocols saying it
+            for q in registry.protocols():
+                for x in q.options:
+                    if x.flag == o.flag:
+                        helps.setdefault(x.help, []).append(q.name)
+            if len(helps) == 1:
+                text = f"{o.help} ({', '.join(next(iter(helps.values())))})"
+            else:  # each protocol's own meaning and default (--shares: its split)
+                text = "; ".join(f"{', '.join(users)}: {h}" for h, users in helps.items())
             if o.type is bool and o.name.startswith("no_") and not o.default:  # no --no-no-degree
                 p.add_argument(o.flag, action="store_true", default=None, help=text)
             elif o.type is bool:

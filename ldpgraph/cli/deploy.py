@@ -154,6 +154,9 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--level", type=float, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress on stderr (a line every ~10 s while the report files are read, when "
+                   "stderr is not a terminal; a bar when it is); the result is printed as always")
     p.set_defaults(handler=_cmd_curate)
 
 
@@ -200,6 +203,9 @@ def _report_node_labels(path: Path, labels: Any) -> None:
     from ..run.reportfiles import write_node_labels
 
     table = write_node_labels(path, labels)
+    if table.name != f"{Path(path).stem}.nodes.csv":
+        print(f"node labels: {table} (unchanged; {path.name} numbers the nodes 0..n-1 as it does)")
+        return
     print(f"wrote {table} (the graph's node labels: {path.name} numbers its nodes 0..n-1, "
           "and this table gives each number's label)")
 
@@ -494,8 +500,11 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
         with read_broadcast_once(args.broadcast, key) as copy:  # the bytes checked are the bytes parsed
             broadcast = proto.read_broadcast(copy, plan)
     step = rounds[rnd - 1]
-    result = accumulate_files(args.reports, step, plan, broadcast, chunk_rows=args.chunk_rows,
-                              scheduler=args.scheduler, **options)
+    from .._progress import Progress
+
+    with Progress(len(args.reports), unit="file", desc="report files", quiet=args.quiet) as bar:
+        result = accumulate_files(args.reports, step, plan, broadcast, chunk_rows=args.chunk_rows,
+                                  scheduler=args.scheduler, progress=bar, **options)
     acc = getattr(result, "acc", result)
     n_rows = getattr(result, "n_rows", None) or getattr(acc, "n_rows", 0)
     n_nodes = getattr(result, "n_nodes", None) or broadcast.n_nodes
@@ -544,8 +553,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
             out["one_node_bound"] = bounds_out
         down = Path(bpath).stat().st_size
         nxt = f"round {rnd} again (step {b.step})" if repeating else f"round {rnd + 1}"
-        what = ("the levels" if repeating
-                else b.what if hasattr(b, "what") else f"noisy graph and bound D = {b.bound}")
+        what = "the levels" if repeating else b.what
         per_node = getattr(b, "download", None)  # a broadcast a node reads part of says what it reads
         where = per_node(down) if per_node else f"every node downloads {down:,} bytes"
         lines.append(f"\nwrote {bpath} ({what} for {nxt}; run id {b.run_id}); {where}")
@@ -567,7 +575,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
             one_node = bounds_out.get("one_node_bound")
         negative = est.variance_estimate is not None and est.variance_estimate <= 0
         ci = None if negative else _interval_or_none(est, args.level)
-        why = _no_std_error_reason(est, negative, n_nodes)
+        why = _no_std_error_reason(est, negative)
         need = None  # rows of noisy degrees: the planner's epsilon for this error, under those degrees
         if isinstance(getattr(result, "quantities", None), dict) and "degree" in result.quantities:
             stat, _, pinned = st.partition(":")
@@ -579,8 +587,15 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
         entries.append((est, negative, ci, one_node, why, own))
         per_node = getattr(est, "core_numbers", None)  # a vector statistic: every node's value too
         if per_node is not None:
-            out.update(core_numbers=per_node.tolist(), rounds=est.rounds)
-            lines.append(f"rounds     {est.rounds} (the run is over); every node's core number: --json")
+            table, source = _write_per_node_table(args, per_node)
+            out.update(core_numbers=per_node.tolist(), rounds=est.rounds, core_numbers_table=str(table))
+            lines.append(f"rounds     {est.rounds} (the run is over)")
+            top = _fmt_num(per_node.max())
+            lines.append(f"cores      robust degeneracy {_fmt_num(est.value)} (the largest k with at least "
+                         f"k + 1 nodes estimated at k or more, which a few high estimates do not move; the "
+                         f"largest single estimate: {top})")
+            lines.append(f"wrote {table} (every node's core number by {source}; the estimates are real "
+                         "numbers: its column core_number_rounded holds the nearest integers)")
     if args.json:
         out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
                              "variance_estimate": est.variance_estimate,
@@ -607,6 +622,46 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     return 0
 
 
+def _write_per_node_table(args: argparse.Namespace, values: Any) -> tuple[Path, str]:
+    """``<first report>.cores.csv``: ``node,label,core_number,core_number_rounded``; the labels from
+    ``--roster``, else from a node-label table beside the report files (``node --graph``), else
+    none. Returns the table's path and where its labels came from."""
+    import csv
+    import io
+
+    import numpy as np
+
+    from .._atomic import atomic_write
+    from ..run.reportfiles import node_labels_path
+    from ..run.roster import read_roster
+
+    n = len(values)
+    labels, source = None, "node number (no roster or node-label table found)"
+    first = Path(args.reports[0])
+    found = [Path(args.roster)] if args.roster is not None else [
+        *(node_labels_path(r) for r in args.reports), *sorted(first.parent.glob("*.nodes.csv"))]
+    for path in dict.fromkeys(found):
+        try:
+            roster = read_roster(path)
+        except (OSError, ValueError):
+            if args.roster is not None:
+                raise
+            continue
+        if len(roster) == n:
+            labels, source = roster.labels, f"label (from {path})"
+            break
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(("node", "label", "core_number", "core_number_rounded"))
+    rounded = np.rint(values).astype(np.int64)
+    for v in range(n):
+        w.writerow((v, "" if labels is None else labels[v], repr(float(values[v])), int(rounded[v])))
+    table = first.with_name(f"{first.stem}.cores.csv")
+    with atomic_write(table, "w", newline="", encoding="utf-8") as fh:
+        fh.write(buf.getvalue())
+    return table, source
+
+
 def _curate_protocol_stats(proto: Any, stats: list[str], k: int) -> list[str]:
     """The statistics to estimate, each checked by the protocol; ``--k`` pins a statistic that takes
     a parameter (``kstars`` -> ``kstars:K``) where the protocol accepts it."""
@@ -627,7 +682,7 @@ def _curate_protocol_stats(proto: Any, stats: list[str], k: int) -> list[str]:
     return out
 
 
-def _no_std_error_reason(est: Any, negative: bool, n_nodes: int) -> str | None:
+def _no_std_error_reason(est: Any, negative: bool) -> str | None:
     """Why an estimate has no standard error (None when it has one)."""
     if getattr(est, "no_std_error_reason", None):
         return str(est.no_std_error_reason)
@@ -637,8 +692,7 @@ def _no_std_error_reason(est: Any, negative: bool, n_nodes: int) -> str | None:
     if est.std_error is None and getattr(est, "note", None):
         return est.note
     if est.std_error is None:
-        return (f"the variance estimate is dense in the nodes and is not computed for {n_nodes:,} nodes "
-                "(beyond 8,192)")
+        return "the curator of this protocol computes no variance estimate for this statistic"
     return None
 
 

@@ -57,27 +57,31 @@ def _default_graph(quiet: bool = False) -> str:
 def _methods_arg(
     values: list[str] | None, default: Sequence[str] | None, graph_stats: Sequence[str] = ()
 ) -> list[str] | None:
-    """Method names; the triangle protocols join the defaults and 'all' for adjacency statistics."""
+    """Method names: the defaults, plus for each adjacency statistic its recommended method of each
+    model (all its methods where none is recommended); 'all': every method of each statistic."""
     from ..baselines.methods import method_names
+    from ..registry import did_you_mean, recommended_methods
     from ..registry import method_names as all_method_names
 
-    extra = [m for st in graph_stats for m in all_method_names(st) if m not in method_names()]
-    extra = list(dict.fromkeys(extra))
     if values is None:
-        return None if default is None else [*default, *extra]
+        extra = [m for st in graph_stats for m in (list(recommended_methods(st)) or all_method_names(st))]
+        return None if default is None else list(dict.fromkeys([*default, *extra]))
     if "all" in values:
-        return [*method_names(), *extra]
+        every = (m for st in graph_stats for m in all_method_names(st))
+        return list(dict.fromkeys([*method_names(), *every]))
     known = [*method_names(), *(m for m in all_method_names() if m not in method_names())]
     for v in values:
         if v not in known:
             choices = ", ".join(known)
-            raise _UsageError(f"argument --methods: unknown method {v!r}; choose from {choices}, all")
+            raise _UsageError(f"argument --methods: unknown method {v!r}{did_you_mean(v, 'method')}; choose "
+                              f"from {choices}, all")
     return values
 
 
 def _stats_arg(values: list[str] | None) -> list[str]:
     from ..experiments import statistic_names
     from ..experiments.statistics import GRAPH_STATISTICS
+    from ..registry import did_you_mean
 
     if values is None:
         return ["kstars"]
@@ -87,7 +91,8 @@ def _stats_arg(values: list[str] | None) -> list[str]:
     for v in values:
         if v.partition(":")[0] not in known:
             choices = ", ".join(known)
-            raise _UsageError(f"argument --stat: unknown statistic {v!r}; choose from {choices}, all")
+            raise _UsageError(f"argument --stat: unknown statistic {v!r}{did_you_mean(v, 'statistic')}; "
+                              f"choose from {choices}, all")
     return values
 
 
@@ -132,11 +137,15 @@ def _print_single_run(run: Any, notes: Sequence[str] = ()) -> None:
         rows.append((e.method, _fmt_num(e.estimate), se, _fmt_num(e.estimate - run.truth),
                      "-" if not math.isfinite(rel) else f"{rel:.3%}"))
     print(_table(rows, right={1, 2, 3, 4}))
-    print()
-    note = "std_error: closed-form standard deviation of the estimate at the true degrees"
-    if starred:
-        note += "; * estimated by the curator from the reports"
-    print(note + "; '-' where none exists, 'overflow' where it exceeds the float range.")
+    if any(e.std_error is not None for e in run.estimates):  # (else the notes say why each has none)
+        from ..experiments.statistics import GRAPH_STATISTICS
+
+        print()  # a degree statistic's variance is a function of the degrees, the others' of the graph
+        at = "graph" if run.statistic in GRAPH_STATISTICS else "degrees"
+        note = f"std_error: closed-form standard deviation of the estimate at the true {at}"
+        if starred:
+            note += "; * estimated by the curator from the reports"
+        print(note + "; '-' where none exists, 'overflow' where it exceeds the float range.")
     if notes:
         print()
         print("\n".join(notes))
@@ -145,21 +154,24 @@ def _print_single_run(run: Any, notes: Sequence[str] = ()) -> None:
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from ..experiments.single import estimate_once
     from ..experiments.statistics import GRAPH_STATISTICS, statistic_names
+    from ..registry import did_you_mean, method_names
 
     stat = args.stat.strip()
     if stat not in statistic_names() and stat not in GRAPH_STATISTICS:
         choices = ", ".join([*statistic_names(), *GRAPH_STATISTICS])
-        raise _UsageError(f"argument --stat: unknown statistic {stat!r}; choose from {choices}")
-    if stat in GRAPH_STATISTICS:  # default: the protocols of the statistic (estimate_once)
-        methods = _methods_arg(_flatten(args.methods), None, [stat])
+        raise _UsageError(f"argument --stat: unknown statistic {stat!r}{did_you_mean(stat, 'statistic')}; "
+                          f"choose from {choices}")
+    given = _flatten(args.methods)
+    if stat in GRAPH_STATISTICS and given is not None and "all" in given:  # every method of the statistic
+        methods = method_names(stat)
+    elif stat in GRAPH_STATISTICS:  # default: the recommended method of each model (estimate_once)
+        methods = _methods_arg(given, None, [stat])
     else:
-        methods = _methods_arg(_flatten(args.methods), _default_methods())
-    from ..registry import method_names
-
+        methods = _methods_arg(given, _default_methods())
     if methods is not None and not set(methods) & set(method_names(stat)):
         raise _UsageError(_no_method_for(stat, methods))  # (both ways: k-star and triangle methods)
     other = [m for m in methods or () if m not in method_names(stat)]
-    if other:
+    if other and given is not None and "all" not in given:  # (defaults and 'all' say nothing of them)
         verb = "does" if len(other) == 1 else "do"
         quiet = args.quiet or args.json
         _notice(f"--methods: {', '.join(other)} {verb} not estimate {stat}: left out", quiet)
@@ -172,7 +184,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     seed = args.seed
     for k in ks:
         run = estimate_once(graph, epsilon=args.epsilon, statistic=stat, k=k, methods=methods,
-                            seed=seed, graph_seed=args.graph_seed, options=_simulation_options(args))
+                            seed=seed, graph_seed=args.graph_seed, options=_simulation_options(args),
+                            quiet=args.quiet)
         seed = run.seed  # one root seed for all k (drawn once when not given)
         runs.append(run)
         if run.k is None:  # the statistic takes no parameter: one run
@@ -180,9 +193,11 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     from ..notes import single_run_notes
 
     data = graph.graph if stat in GRAPH_STATISTICS else graph.degrees
+    ran = [e.method for e in runs[0].estimates]
+    left_out = [] if given is not None else [m for m in method_names(stat) if m not in ran]
     notes = [single_run_notes(r, data) for r in runs]
     if args.json:
-        docs = [{**r.to_dict(), "graph_notes": graph_notes, "notes": n}
+        docs = [{**r.to_dict(), "graph_notes": graph_notes, "notes": n, "methods_left_out": left_out}
                 for r, n in zip(runs, notes, strict=True)]
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
         return 0
@@ -192,7 +207,25 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         if i:
             print()
         _print_single_run(run, notes[i])
+    if left_out:
+        print()
+        print(_methods_note(stat, ran, left_out))
     return 0
+
+
+def _methods_note(stat: str, ran: Sequence[str], left_out: Sequence[str]) -> str:
+    """Which methods ran by default, and how to run the others (``estimate`` / ``experiment``)."""
+    from ..registry import recommended_methods
+
+    models = recommended_methods(stat)
+    if models and set(ran) <= set(models):
+        what = ("the recommended method of each model: "
+                + "; ".join(f"{m} ({models[m]})" for m in ran))
+    else:
+        what = "the default methods"
+    rest = f"the other {len(left_out)}" if len(left_out) > 3 else ", ".join(left_out)
+    return (f"{stat}: ran {what}. --methods all adds {rest} "
+            f"('ldpgraph methods --stat {stat}' lists them all, with their references).")
 
 
 def _no_method_for(stat: str, methods: Sequence[str] | None) -> str:
@@ -216,6 +249,11 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     stats = _stats_arg(_flatten(args.stat))
     graph_stats = [st for st in GRAPH_STATISTICS if st in stats]
     methods = _methods_arg(_flatten(args.methods), _default_methods(), graph_stats)
+    from ..registry import method_names
+
+    for st in dict.fromkeys(s.partition(":")[0] for s in stats):  # refused as estimate refuses it (exit 2)
+        if methods is not None and not set(methods) & set(method_names(st)):
+            raise _UsageError(_no_method_for(st, methods))
     if args.scheduler is not None:
         try:
             check_scheduler_address(args.scheduler)
@@ -230,8 +268,13 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                           + ", ".join(sorted(_PLOT_FORMATS)))
     created = not Path(args.out).expanduser().exists()
     out = _prepare_out(args.out)
-    with _removed_if_left_empty(out, created):  # a failed run leaves no empty --out behind
-        return _run_experiment_cmd(args, out, specs, labels, epsilons, ks, methods, stats)
+    from ..experiments.outputs import release_claim
+
+    try:
+        with _removed_if_left_empty(out, created):  # a failed run leaves no empty --out behind
+            return _run_experiment_cmd(args, out, specs, labels, epsilons, ks, methods, stats)
+    finally:
+        release_claim(out)  # (a written run gave it up already): no .NAME.lock file is left behind
 
 
 @contextlib.contextmanager
@@ -253,6 +296,7 @@ def _run_experiment_cmd(
     ks: list[int], methods: list[str] | None, stats: list[str],
 ) -> int:
     from ..experiments import run_experiment
+    from ..registry import method_names
 
     graphs = _graph_input_args(specs, labels, args)
     graph_notes = {g.label: _graph_notes(g.graph) for g in graphs if _graph_notes(g.graph)}
@@ -268,7 +312,7 @@ def _run_experiment_cmd(
         block_size=args.block_size,
         n_jobs=args.jobs,
         scheduler=args.scheduler,
-        quiet=args.quiet or args.json,
+        quiet=args.quiet,  # progress is on stderr: --json keeps it
         graph_seed=args.graph_seed,
         preload_plots=not args.no_plots,
         options=_simulation_options(args),
@@ -278,6 +322,7 @@ def _run_experiment_cmd(
     from ..notes import experiment_notes
 
     accuracy_notes = experiment_notes(result, graphs)
+    left_out = {} if args.methods is not None else _left_out(stats, methods or ())
     if args.json:
         doc = {
             "config": cfg,
@@ -285,6 +330,7 @@ def _run_experiment_cmd(
             "notes": result.notes,
             "accuracy_notes": accuracy_notes,
             "graph_notes": graph_notes,
+            "methods_left_out": left_out,
             "summary": [r.to_dict() if hasattr(r, "to_dict") else _row_dict(r) for r in result.summary],
         }
         print(json.dumps(doc, indent=2, default=str))
@@ -295,6 +341,10 @@ def _run_experiment_cmd(
     if accuracy_notes:
         print()
         print("\n".join(accuracy_notes))
+    if left_out:
+        print()
+        print("\n".join(_methods_note(st, [m for m in methods or () if m in method_names(st)], rest)
+                        for st, rest in left_out.items()))
     print()
     print(f"{cfg['n_cells']} cells x {cfg['n_trials']} trials in {cfg['total_seconds']:.1f} s "
           f"({cfg['backend']}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")
@@ -307,6 +357,18 @@ def _run_experiment_cmd(
     if paths["plots"]:
         print(f"wrote {len(paths['plots'])} plots in {paths['plots'][0].parent}")
     return 0
+
+
+def _left_out(stats: Sequence[str], methods: Sequence[str]) -> dict[str, list[str]]:
+    """The methods of each statistic of the grid that the default methods leave out."""
+    from ..registry import method_names
+
+    out = {}
+    for st in dict.fromkeys(s.partition(":")[0] for s in stats):
+        rest = [m for m in method_names(st) if m not in methods]
+        if rest:
+            out[st] = rest
+    return out
 
 
 def _row_dict(row: Any) -> dict[str, Any]:
@@ -332,7 +394,11 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     from ..registry import get_method, method_names
 
     rows = []
-    for name in method_names(args.stat):
+    try:
+        names = method_names(args.stat)
+    except ValueError as exc:  # a bad --stat is bad usage, as in estimate and experiment
+        raise _UsageError(f"argument --stat: {exc}") from None
+    for name in names:
         m = get_method(name)
         deployed = [] if m.deployed_as is None else list(layer.get(m.deployed_as[0]).statistics)
         deploy = _deploy_text(m.deployed_as)
@@ -343,7 +409,8 @@ def _cmd_methods(args: argparse.Namespace) -> int:
                      "budget": m.budget(args.epsilon), "unbiased": bool(m.unbiased), "needs": m.needs,
                      "deployable": m.deployed_as is not None, "deploy": deploy,
                      "deployed_statistics": deployed or None,
-                     "not_deployable": m.not_deployable or None, "reference": m.reference})
+                     "not_deployable": m.not_deployable or None, "reference": m.reference,
+                     "model": m.model or None, "recommended_for": list(m.recommended)})
         guarantee = getattr(m, "guarantee", None)  # the shuffle model's (epsilon, delta), epsilon0, users
         shuffle = guarantee(args.epsilon, args.n_users) if guarantee is not None else None
         rows[-1]["shuffle"] = None if shuffle is None else {**asdict(shuffle), "describe": shuffle.describe()}
@@ -362,6 +429,10 @@ def _cmd_methods(args: argparse.Namespace) -> int:
         print(f"\nshuffle model, at epsilon {args.epsilon:g} for {args.n_users:,} users (--n-users):")
         for r in shuffled:
             print(f"  {r['method']}: {r['shuffle']['describe']}")
+    default = [f"{r['method']} ({', '.join(r['recommended_for'])}; {r['model']})"
+               for r in rows if r["recommended_for"]]
+    if default and not args.quiet:
+        print("\nrun by default (the recommended method of each model): " + ", ".join(default))
     if not args.quiet:
         print("\nreferences:")
         for r in rows:

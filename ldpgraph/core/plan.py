@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
@@ -54,6 +55,9 @@ class Release:
         amplification makes worth ``epsilon`` centrally (a mapping gives it per quantity). None:
         ``epsilon``. A curator compares the rows' ε with it, so that rows released under another
         δ, n or accounting (another ε₀) are refused.
+    name : str
+        Its name in the budget (:meth:`Plan.release_budget`: the name ``ldpgraph methods`` gives
+        the same release); "" for the round's name where it is the round's only release.
     """
 
     quantities: tuple[str, ...]
@@ -61,6 +65,7 @@ class Release:
     epsilon: float
     sensitivity: float | Mapping[str, float] = 1.0
     row_epsilon: float | Mapping[str, float] | None = None
+    name: str = field(default="", compare=False)  # a label: plans equal as privacy maps whatever the names
 
     def sensitivity_of(self, quantity: str) -> float:
         """The sensitivity written in the rows of ``quantity``."""
@@ -203,6 +208,21 @@ class Plan:
         """``{round name: ε}``; the values sum to :attr:`epsilon`."""
         return {r.name: r.epsilon for r in self.rounds}
 
+    def release_budget(self) -> dict[str, float]:
+        """``{release name: ε}`` for every release that spends (the names and split of ``ldpgraph
+        methods``); the values sum to :attr:`epsilon`.
+
+        >>> two = RoundPlan(1, "local", (Release(("degree",), "dlap", 0.4), Release(("count",), "dlap", 0.6,
+        ...                                                                       name="local-count")))
+        >>> Plan("toy", 1, 1.0, (two,)).release_budget()
+        {'degree': 0.4, 'local-count': 0.6}
+        """
+        out: dict[str, float] = {}
+        for r in self.rounds:
+            for name, eps in _named_releases(r):
+                out[name] = out.get(name, 0.0) + eps
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: protocol, version, total ε and every round's releases, public bounds."""
         return {
@@ -230,12 +250,21 @@ class Plan:
         }
 
     def describe(self, guarantee: bool = True) -> str:
-        """One line: the total and each round's share, e.g. ``ε 1 = rr 0.5 + local-count 0.5``, and (unless
+        """One line: the total and every release's share (:meth:`release_budget`), e.g. ``epsilon 1 =
+        rr 0.5 + local-count 0.5``; a round that repeats says how its releases compose; and (unless
         ``guarantee`` is False) the shuffle model's guarantee, if any (:class:`ShuffleGuarantee`)."""
-        parts = " + ".join(f"{r.name} {r.epsilon:.6g}" + (f" ({r.repeats})" if r.repeats else "")
-                           for r in self.rounds)
+        parts = [" + ".join(f"{n} {e:.6g}" for n, e in _named_releases(r))
+                 + (f" ({r.repeats})" if r.repeats else "") for r in self.rounds]
         shuffled = "" if self.shuffle is None or not guarantee else f"; {self.shuffle.describe()}"
-        return f"epsilon {self.epsilon:.6g} = {parts}{shuffled}"
+        return f"epsilon {self.epsilon:.6g} = {' + '.join(parts)}{shuffled}"
+
+
+def _named_releases(r: RoundPlan) -> list[tuple[str, float]]:
+    """``(name, ε)`` of each release of round ``r`` that spends (a nameless one: the round's name
+    where it is the only one, else its quantities)."""
+    spending = [rel for rel in r.releases if rel.mechanism != "none"]
+    return [(rel.name or (r.name if len(spending) == 1 else "+".join(rel.quantities)), rel.epsilon)
+            for rel in spending]
 
 
 def _json_number(x: float) -> float | None:
@@ -243,13 +272,29 @@ def _json_number(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
+def _short_decimal(x: float) -> float:
+    """``x`` as the decimal of at most 12 significant digits within 4 ulps of it, if there is one."""
+    short = float(f"{x:.12g}")
+    return short if abs(short - x) <= 4 * math.ulp(x) else x
+
+
 def split_budget(epsilon: float, shares: Mapping[str, float]) -> dict[str, float]:
     """``epsilon`` split by ``shares`` (positive, summing to 1); the parts sum to ``epsilon`` exactly.
 
-    The last share takes the remainder, so ``fsum`` of the parts is ``epsilon``.
+    Each part is ``epsilon * share``, read as the decimal of at most 12 significant digits within
+    a few units in the last place of it where there is one: 2 x 0.45 is 0.9, the value the rows
+    carry and the plan prints, not 0.8999999999999999. The parts then add up to ``epsilon`` as
+    the decimals they print as (0.03 + 0.135 + 0.135 = 0.3); where they do not, the last share
+    takes the remainder (``fsum`` of the parts is then ``epsilon``).
 
     >>> split_budget(1.0, {"rr": 0.5, "local_count": 0.5})
     {'rr': 0.5, 'local_count': 0.5}
+    >>> split_budget(2.0, {"degree": 0.1, "rr": 0.45, "local_count": 0.45})
+    {'degree': 0.2, 'rr': 0.9, 'local_count': 0.9}
+    >>> split_budget(1.0, {"rr": 2 / 3, "local_count": 1 / 3})  # no short decimal: epsilon * share
+    {'rr': 0.6666666666666666, 'local_count': 0.3333333333333333}
+    >>> split_budget(0.3, {"degree": 0.1, "rr": 0.45, "local_count": 0.45})
+    {'degree': 0.03, 'rr': 0.135, 'local_count': 0.135}
     >>> split_budget(1.0, {"a": 0.7, "b": 0.4})
     Traceback (most recent call last):
         ...
@@ -260,6 +305,7 @@ def split_budget(epsilon: float, shares: Mapping[str, float]) -> dict[str, float
                                                                                rel_tol=1e-9):
         raise ValueError(f"budget shares must be > 0 and sum to 1, got {dict(shares)}")
     names = list(vals)
-    out = {k: epsilon * vals[k] for k in names[:-1]}
-    out[names[-1]] = epsilon - math.fsum(out.values())
+    out = {k: _short_decimal(epsilon * vals[k]) for k in names}
+    if sum(Decimal(repr(v)) for v in out.values()) != Decimal(repr(float(epsilon))):
+        out[names[-1]] = epsilon - math.fsum(out[k] for k in names[:-1])
     return out

@@ -56,6 +56,7 @@ __all__ = [
     "file_digest",
     "output_lock",
     "claim_output",
+    "release_claim",
     "lock_path",
 ]
 
@@ -221,6 +222,12 @@ def claim_output(out_dir: str | os.PathLike[str]) -> float:
         If another process holds the lock.
     """
     return _acquire(Path(out_dir).expanduser(), claim=True)
+
+
+def release_claim(out_dir: str | os.PathLike[str]) -> None:
+    """Give up this process's claim (:func:`claim_output`) of an output folder, as a run that
+    fails before writing does: the lock file is removed once nothing holds the lock."""
+    _release(Path(out_dir).expanduser(), claims=True)
 
 
 # ------------------------------------------------------------------------------ folders

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._progress import Progress
 from .._validation import check_epsilon, check_nonnegative_int
 from ..dask_connect import SCHEDULER_TIMEOUT, dask_install_hint
 from .inputs import GraphInput, resolve_graph_inputs
@@ -474,25 +475,6 @@ def _backend_name(backend: str | None, scheduler: str | None, n_jobs: int) -> st
     return backend or ("sequential" if n_jobs == 1 else "loky")
 
 
-class _NoProgress:
-    """The progress bar of a quiet run, or of one whose stderr is not a terminal (tqdm, ~0.03-0.05 s
-    to import, is then not imported)."""
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _progress(total: int, quiet: bool):
-    if quiet or not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
-        return _NoProgress()
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit="trial", desc="trials", delay=1.0, file=sys.stderr, dynamic_ncols=True)
-
-
 # ------------------------------------------------------------------------------------ result
 
 
@@ -685,8 +667,10 @@ def run_experiment(
         :data:`DEFAULT_KS` = (2, 3), as on the command line.
     methods : sequence of str or KStarMethod, optional
         k-star methods by name (:func:`ldpgraph.baselines.methods.method_names`) or as
-        objects, or ``"all"``; default :data:`DEFAULT_METHODS` (as on the command line). The
-        other statistics are estimated by the ``unbiased-dlap`` and ``naive-dlap`` among them.
+        objects, or ``"all"``; default :data:`DEFAULT_METHODS` plus, for each statistic of the
+        graph's adjacency, its recommended method of each model
+        (:func:`ldpgraph.registry.recommended_methods`), as on the command line. The degree
+        statistics are estimated by the ``unbiased-dlap`` and ``naive-dlap`` among them.
         A cell a method cannot run (LocalLapKStars at large k: its sensitivity overflows) is
         skipped, with a note in ``result.notes`` and ``config["skipped"]``.
     statistics : sequence of str
@@ -711,7 +695,8 @@ def run_experiment(
     batch_size : int or "auto"
         joblib's number of tasks per dispatch (scheduling only; does not change results).
     quiet : bool
-        No progress bar (it is shown only on a terminal anyway, after one second).
+        No progress on stderr (otherwise a tqdm bar on a terminal, after one second, and a line
+        every ~10 s elsewhere: :mod:`ldpgraph._progress`).
     graph_seed : int
         Seed of synthetic graphs given by spec, so that runs with different ``seed`` see the
         same graph.
@@ -758,6 +743,12 @@ def run_experiment(
         scheduler = check_scheduler_address(scheduler)
     stats = parse_statistics(statistics, ks)
     opts = check_options(options)
+    if methods is None:  # as on the command line: the recommended protocols join the k-star defaults
+        from ..registry import method_names, recommended_methods
+
+        graph_stats = dict.fromkeys(s for s, _ in stats if s in GRAPH_STATISTICS)
+        extra = [m for st in graph_stats for m in (list(recommended_methods(st)) or method_names(st))]
+        methods = list(dict.fromkeys([*DEFAULT_METHODS, *extra]))
     method_objs = configure_methods(_resolve_methods(methods), opts)
     entropy = root_entropy(seed)
     if preload_plots:
@@ -794,7 +785,7 @@ def run_experiment(
     tasks = [(u, b, n) for u in range(len(units)) for b, n in cell_blocks]
     results: list[NDArray | None] = [None] * len(tasks)
     analytic_of_unit: list[dict[str, float | None]] = [{} for _ in units]  # from each unit's block 0
-    bar = _progress(len(units) * n_trials, quiet)
+    bar = Progress(len(units) * n_trials, unit="trial", quiet=quiet)  # results arriving, in this process
     try:
         import joblib
 
@@ -808,8 +799,10 @@ def run_experiment(
                 if closed_form is not None:
                     analytic_of_unit[tasks[i][0]] = closed_form
                 bar.update(est.shape[1])
-    finally:
-        bar.close()
+    except BaseException:
+        bar.close(failed=True)
+        raise
+    bar.close()
     t_sim = time.perf_counter() - t0
 
     # assemble the records cell by cell, trials in order

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._progress import Progress
 from .._validation import check_epsilon, check_nonnegative_int
 from .options import check_options, configure_methods
 from .runner import GraphInput, _build_units, _resolve_methods, parse_statistics, resolve_graph_inputs
@@ -145,6 +146,7 @@ def estimate_once(
     seed: int | None = None,
     graph_seed: int = 0,
     options: Mapping[str, Any] | None = None,
+    quiet: bool = False,
 ) -> SingleRun:
     r"""Simulate one run of the protocol and of every method on ``graph``.
 
@@ -161,13 +163,15 @@ def estimate_once(
     statistic : str
         ``"kstars"`` (all k-star methods), a curator statistic (``unbiased-dlap`` and
         ``naive-dlap`` on the same noisy degrees), or an adjacency statistic
-        (:data:`~ldpgraph.experiments.statistics.GRAPH_STATISTICS`: the protocols that
-        estimate it, by default all of them; the graph must carry its edges).
+        (:data:`~ldpgraph.experiments.statistics.GRAPH_STATISTICS`: by default the recommended
+        method of each model, :func:`~ldpgraph.registry.recommended_methods`, or all the
+        protocols that estimate it where none is recommended; the graph must carry its edges).
     k : int or None
         Star size (or moment power) for parameterised statistics.
     methods : sequence, optional
         As in :func:`~ldpgraph.experiments.runner.run_experiment` (``"all"`` accepted); default
-        :data:`~ldpgraph.experiments.runner.DEFAULT_METHODS`, as there and on the command line.
+        :data:`~ldpgraph.experiments.runner.DEFAULT_METHODS` for the degree statistics, as there
+        and on the command line (the adjacency statistics: see ``statistic``).
     seed : int or None
         Root seed (None: fresh entropy, returned in ``SingleRun.seed``).
     graph_seed : int
@@ -175,6 +179,9 @@ def estimate_once(
     options : mapping, optional
         Public protocol options, as in :func:`~ldpgraph.experiments.runner.run_experiment`
         (``{"d_max": 8}`` is ``--d-max 8`` of ``ldpgraph node`` / ``curate``).
+    quiet : bool
+        No progress on stderr (otherwise, for a run longer than a second, a tqdm bar of the
+        methods on a terminal, and a line every ~10 s elsewhere: :mod:`ldpgraph._progress`).
 
     Examples
     --------
@@ -193,10 +200,12 @@ def estimate_once(
         k = None
         stats = parse_statistics([statistic], ks=())
     if methods is None:
-        from ..registry import method_names
+        from ..registry import method_names, recommended_methods
         from .runner import DEFAULT_METHODS
 
-        methods = method_names(statistic) if graph_stat else DEFAULT_METHODS
+        methods = DEFAULT_METHODS
+        if graph_stat:
+            methods = list(recommended_methods(statistic)) or method_names(statistic)
     opts = check_options(options)
     method_objs = configure_methods(_resolve_methods(methods), opts)
     entropy = root_entropy(seed)
@@ -209,46 +218,56 @@ def estimate_once(
 
     truth = _truth(g, stats[0][0], stats[0][1])
     out: list[MethodEstimate] = []
-    for unit in units:
-        gen = block_rng(entropy, unit.key, 0)
-        if unit.protocol is not None:  # an adjacency protocol: the first trial of its cell
-            p = unit.protocol
-            p.prepare(unit.data)
-            details = getattr(p, "trial_details", None)
-            if details is not None:  # a vector statistic: the run's measures, its mean factor as estimate
-                extra = details(unit.data, eps, rng=gen)
-                per = extra.pop("per_node", None)
-                mean = float(extra["mean_approximation_factor"])
-                labels = None if per is None or g.graph is None else g.graph.by_label(per)
-                out.append(MethodEstimate(p.name, mean, None, None, extra, labels))
-                continue
-            est = float(p.estimate_trials(unit.data, unit.statistic, k, eps, 1, rng=gen)[0])
-            sd = _sd(p.analytic_variance(unit.data, unit.statistic, k, eps))
-            out.append(MethodEstimate(p.name, est, sd, None if sd is None else "analytic"))
-            continue
-        if unit.kstar_method is not None:
-            m = unit.kstar_method
-            est = float(m.estimate_trials(g.degrees, k, eps, 1, rng=gen)[0])
-            var_fn = getattr(m, "analytic_variance", None)
-            sd = _sd(None if var_fn is None else var_fn(g.degrees, k, eps))
-            out.append(MethodEstimate(m.name, est, sd, None if sd is None else "analytic"))
-            continue
-        from ..protocols.randomizer import DegreeRandomizer
-
-        stat = get_statistic(unit.statistic)
-        reports = DegreeRandomizer(epsilon=eps).randomize(g.degrees, rng=gen)
-        sd_exact = stat.analytic_sd(g.degrees, k, eps)
-        for method in unit.methods:
-            if method == UNBIASED_METHOD:
-                e = stat.unbiased(reports, k)
-                if sd_exact is not None:
-                    out.append(MethodEstimate(method, float(e.value), sd_exact, "analytic"))
-                else:
-                    se = e.std_error
-                    kind = None if se is None else "estimated"
-                    out.append(MethodEstimate(method, float(e.value), se, kind))
-            else:
-                est = float(stat.naive(reports.degrees.values, k))
-                sd = sd_exact if stat.naive_is_unbiased else None
-                out.append(MethodEstimate(method, est, sd, None if sd is None else "analytic"))
+    with Progress(sum(len(u.methods) for u in units), unit="method", quiet=quiet) as bar:
+        for unit in units:
+            bar.set_note("running " + ", ".join(unit.methods))
+            out.extend(_estimate_unit(unit, g, k, eps, entropy))
+            bar.update(len(unit.methods), note="")
     return SingleRun(g.label, g.n_nodes, g.n_edges, stats[0][0], k, eps, entropy, truth, tuple(out), opts)
+
+
+def _estimate_unit(unit: Any, g: GraphInput, k: int | None, eps: float, entropy: int) -> list[MethodEstimate]:
+    """The estimates of one unit's methods (the first trial of its cell)."""
+    gen = block_rng(entropy, unit.key, 0)
+    if unit.protocol is not None:  # an adjacency protocol: the first trial of its cell
+        p = unit.protocol
+        p.prepare(unit.data)
+        details = getattr(p, "trial_details", None)
+        if details is not None:  # a vector statistic: the run's measures, its mean factor as estimate
+            extra = details(unit.data, eps, rng=gen)
+            per = extra.pop("per_node", None)
+            labels = None if per is None or g.graph is None else g.graph.by_label(per)
+            return [MethodEstimate(p.name, float(extra["mean_approximation_factor"]), None, None, extra, labels)]
+        sd = _sd(p.analytic_variance(unit.data, unit.statistic, k, eps))
+        own = getattr(p, "trial_estimate", None)  # the curator's own standard error, from the reports
+        if sd is None and own is not None:
+            e = own(unit.data, unit.statistic, k, eps, rng=gen)
+            kind = None if e.std_error is None else "estimated"
+            return [MethodEstimate(p.name, float(e.value), e.std_error, kind)]
+        est = float(p.estimate_trials(unit.data, unit.statistic, k, eps, 1, rng=gen)[0])
+        return [MethodEstimate(p.name, est, sd, None if sd is None else "analytic")]
+    if unit.kstar_method is not None:
+        m = unit.kstar_method
+        est = float(m.estimate_trials(g.degrees, k, eps, 1, rng=gen)[0])
+        var_fn = getattr(m, "analytic_variance", None)
+        sd = _sd(None if var_fn is None else var_fn(g.degrees, k, eps))
+        return [MethodEstimate(m.name, est, sd, None if sd is None else "analytic")]
+    from ..protocols.randomizer import DegreeRandomizer
+
+    stat = get_statistic(unit.statistic)
+    reports = DegreeRandomizer(epsilon=eps).randomize(g.degrees, rng=gen)
+    sd_exact = stat.analytic_sd(g.degrees, k, eps)
+    out: list[MethodEstimate] = []
+    for method in unit.methods:
+        if method == UNBIASED_METHOD:
+            e = stat.unbiased(reports, k)
+            if sd_exact is not None:
+                out.append(MethodEstimate(method, float(e.value), sd_exact, "analytic"))
+            else:
+                se = e.std_error
+                out.append(MethodEstimate(method, float(e.value), se, None if se is None else "estimated"))
+        else:
+            est = float(stat.naive(reports.degrees.values, k))
+            sd = sd_exact if stat.naive_is_unbiased else None
+            out.append(MethodEstimate(method, est, sd, None if sd is None else "analytic"))
+    return out

@@ -45,7 +45,7 @@ Communication: the broadcast holds about μ times the noisy edges of the two-rou
 Examples
 --------
 >>> ARRTrianglesProtocol().plan(1.0).describe()
-'epsilon 1 = arr 0.55 + local-count 0.45'
+'epsilon 1 = arr 0.45 + degree-bound 0.1 + local-count 0.45'
 >>> ARRTrianglesProtocol().plan(1.0, clipping=False, d_max=4).budget()
 {'arr': 0.5, 'local-count': 0.5}
 >>> from ldpgraph.graph import from_edge_array
@@ -392,18 +392,18 @@ class ARRTrianglesProtocol(RRBroadcastProtocol):
             raise ValueError(f"shares of {self.name}{'' if clipping else ' (no clipping)'}: "
                              f"{', '.join(f'{k}=F' for k in default)}, got {shares}")
         eps = split_with_degree(check_epsilon(epsilon), shares, pub["degree_share"])
-        first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["arr"], 1.0)]
+        first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["arr"], 1.0, name="arr")]
         alpha = None
         if clipping:
-            first.append(Release((LOWER_DEGREE,), "dlap", eps["lower_degree"], 1.0))
+            first.append(Release((LOWER_DEGREE,), "dlap", eps["lower_degree"], 1.0, name="degree-bound"))
             alpha = degree_margin(eps["lower_degree"], beta)
             sens = math.nan  # per node: Delta_v from the broadcast
         else:
             sens = float(arr_sensitivity(d_max, None, mu * (1.0 - _keep(eps["arr"]))))
         second = [Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"],
-                          {LOCAL_COUNT: sens, RUN_ID: 0.0})]
+                          {LOCAL_COUNT: sens, RUN_ID: 0.0}, name="local-count")]
         if "degree" in eps:
-            second.append(Release((DEGREE,), "dlap", eps["degree"], 1.0))
+            second.append(Release((DEGREE,), "dlap", eps["degree"], 1.0, name="degree"))
         return Plan(self.name, self.version, epsilon,
                     (RoundPlan(1, "arr", tuple(first)), RoundPlan(2, "local-count", tuple(second))),
                     {"mu": mu, "beta": beta, "clipping": clipping, "alpha": alpha, "d_max": d_max,

@@ -34,9 +34,9 @@ Examples
 >>> AvgClustering().plan(1.0, d_max=10).release("local_count").sensitivity_of("local_count")
 18.0
 >>> AvgClustering().plan(1.0, d_max=10).describe()
-'epsilon 1 = rr 0.3 + local 0.7'
+'epsilon 1 = rr 0.3 + degree 0.4 + local-count 0.3'
 >>> AvgClustering().plan(1.0, private_bound=True).describe()
-'epsilon 1 = rr 0.37 + local 0.63'
+'epsilon 1 = rr 0.27 + degree-bound 0.1 + degree 0.36 + local-count 0.27'
 """
 
 from __future__ import annotations
@@ -197,16 +197,16 @@ class AvgClustering(RRBroadcastProtocol):
             raise ValueError(f"shares of {self.name}{' (private bound)' if private else ''}: "
                              f"{','.join(f'{k}=F' for k in default)}, got {shares}")
         eps = split_budget(check_epsilon(epsilon), shares)
-        first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0)]
+        first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0, name="rr")]
         if private:
-            first.append(Release((DEGREE_BOUND,), "dlap", eps["degree_bound"], 1.0))
+            first.append(Release((DEGREE_BOUND,), "dlap", eps["degree_bound"], 1.0, name="degree-bound"))
         # the local count's sensitivity follows the broadcast's D (NaN here when D is private)
         sens = float(count_sensitivity(d, projection)) if d else math.nan
         return Plan(self.name, self.version, epsilon, (
             RoundPlan(1, "rr", tuple(first)),
-            RoundPlan(2, "local", (Release((DEGREE,), "dlap", eps["degree"], 1.0),
+            RoundPlan(2, "local", (Release((DEGREE,), "dlap", eps["degree"], 1.0, name="degree"),
                                    Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"],
-                                           {LOCAL_COUNT: sens, RUN_ID: 0.0}))),
+                                           {LOCAL_COUNT: sens, RUN_ID: 0.0}, name="local-count"))),
         ), {"d_max": d, "projection": projection, "private_bound": private})
 
     def rounds(self) -> tuple[Round, ...]:

@@ -28,10 +28,15 @@ from numpy.typing import NDArray
 from .._validation import check_epsilon
 from ..graph.core import Graph
 
-__all__ = ["Round", "Protocol", "require_graph", "FLOAT_BITS"]
+__all__ = ["Round", "Protocol", "require_graph", "FLOAT_BITS", "MODELS"]
 
 #: Bits of one released real number (float64) or integer report on the wire.
 FLOAT_BITS = 64
+
+#: the models a method runs in (:attr:`Protocol.model`): local differential privacy with one
+#: round, two rounds or more (the curator publishes something between rounds), or the shuffle
+#: model (a shuffler drops the senders' ids before the curator sees the rows)
+MODELS = ("local, one round", "local, two rounds", "local, multi-round", "shuffle")
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,12 @@ class Protocol:
     not_deployable: str = ""
     #: the reference it follows
     reference: str = ""
+    #: the model it runs in, one of :data:`MODELS` ("" where not stated)
+    model: str = ""
+    #: the statistics of which it is the recommended method of its :attr:`model`: what ``ldpgraph
+    #: estimate`` and ``experiment`` run when no ``--methods`` is given (the choice, from the
+    #: README's measurements, is stated where it is set)
+    recommended: tuple[str, ...] = ()
     #: the public options (names of the protocol layer's :class:`~ldpgraph.core.protocol.Option`)
     #: its simulation takes, through :meth:`with_options`
     option_names: tuple[str, ...] = ()

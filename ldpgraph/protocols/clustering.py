@@ -850,7 +850,10 @@ def _single(
     variance = _check_variance_option(variance)
     value, cov = _estimate_sums(rel, [_coefficients(kind, rel.d_max, rel.q)], variance, max_dense_nodes)
     if cov is None:
-        return Estimate(float(value[0]) / divisor, None, None, statistic)
+        why = ("no variance estimate was asked for (variance=False)" if variance is False else
+               f"the variance estimate is dense in the nodes and is not computed for {rel.n_nodes:,} nodes "
+               f"(beyond {max_dense_nodes:,})")
+        return Estimate(float(value[0]) / divisor, None, None, statistic, note=why)
     unbiased = float(cov[0, 0]) / (divisor * divisor)
     g = node_terms(rel, kind)
     n = g.size

@@ -40,7 +40,7 @@ Examples
 >>> run.estimate.statistic
 'edges'
 >>> DegreeProtocol().plan(1.0, kstar_counts=(2,), d_max=5).describe()
-'epsilon 1 = degree 1'
+'epsilon 1 = degree 0.5 + kstar_2 0.5'
 """
 
 from __future__ import annotations

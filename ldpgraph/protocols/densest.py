@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["DensestEstimate", "densest_from_cores", "exact_densest_subgraph"]
+__all__ = ["DensestEstimate", "densest_from_cores", "exact_densest_subgraph", "robust_degeneracy"]
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,16 @@ class DensestEstimate:
     upper: float
 
 
-def densest_from_cores(core_numbers: ArrayLike) -> DensestEstimate:
-    """The densest subgraph's density from (estimated) core numbers (module docstring).
+def robust_degeneracy(core_numbers: ArrayLike) -> float:
+    r"""The largest k such that at least k + 1 nodes are estimated at k or more:
+    :math:`\max_i \min(\hat k_{(i)}, i - 1)` over the estimates in decreasing order (module
+    docstring). It is the degeneracy for exact core numbers, and a few over-estimated nodes do
+    not move it.
+
+    >>> robust_degeneracy([3, 3, 3, 3, 1]), robust_degeneracy([3, 3, 3, 3, 1, 40])
+    (3.0, 3.0)
+    >>> robust_degeneracy([2.5, 2.4, 2.9, 0.7])  # three nodes at 2 or more, not four at 2.4
+    2.0
 
     Raises
     ------
@@ -72,7 +80,18 @@ def densest_from_cores(core_numbers: ArrayLike) -> DensestEstimate:
     if k.size == 0 or not np.all(np.isfinite(k)) or np.any(k < 0):
         raise ValueError("core_numbers must be a non-empty array of finite numbers >= 0")
     desc = np.sort(k)[::-1]
-    top = float(np.max(np.minimum(desc, np.arange(desc.size, dtype=np.float64))))
+    return float(np.max(np.minimum(desc, np.arange(desc.size, dtype=np.float64))))
+
+
+def densest_from_cores(core_numbers: ArrayLike) -> DensestEstimate:
+    """The densest subgraph's density from (estimated) core numbers (module docstring).
+
+    Raises
+    ------
+    ValueError
+        If ``core_numbers`` is empty or holds a negative or non-finite value.
+    """
+    top = robust_degeneracy(core_numbers)
     return DensestEstimate(top / math.sqrt(2.0), top / 2.0, top)
 
 

@@ -162,6 +162,9 @@ class TriangleWire:
         each node's pair (:func:`~ldpgraph.protocols.clustering.average_clustering`; the degree
         rows are screened, ``outliers='reject'`` is refused); else the ``local_count`` rows are
         summed (:func:`dlap_triangles_estimate`).
+    bounded : bool
+        Whether the broadcast's ``bound`` is a public bound D of the protocol; False for a
+        protocol without one (its header holds 1 there, and nothing says "bound D = 1").
 
     Examples
     --------
@@ -174,6 +177,7 @@ class TriangleWire:
     min_bound: int = 1
     projection: bool = False
     averaged: bool = False
+    bounded: bool = True
 
 
 def triangle_protocols() -> dict[str, int]:
@@ -318,6 +322,14 @@ class TriangleBroadcast:
         return cls(
             protocol, int(n_nodes), float(epsilon), bound, idx, broadcast_run_id(head, idx), bool(projection)
         )
+
+    @property
+    def what(self) -> str:
+        """What the broadcast holds, in a sentence (printed by ``ldpgraph curate``)."""
+        known = self.protocol in triangle_protocols()  # (arr-triangles' broadcast extends this one)
+        if not known or triangle_wire(self.protocol)[1].bounded:
+            return f"noisy graph and bound D = {self.bound}"
+        return "noisy graph"
 
     def header(self) -> dict[str, Any]:
         """The JSON header of the broadcast file (with the run id)."""

@@ -48,7 +48,7 @@ Privacy: ε_o + ε₁ in round 1 and ε₀ + ε₂ in round 2; a node spends
 Examples
 --------
 >>> EdgeOrientProtocol().plan(1.0).describe()
-'epsilon 1 = order+rr 0.47 + bound+count 0.53'
+'epsilon 1 = rr 0.46 + order 0.01 + out-degree 0.15 + local-count 0.38'
 >>> from ldpgraph.graph import from_edge_array
 >>> from ldpgraph.run import run_in_memory
 >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
@@ -507,10 +507,11 @@ class EdgeOrientProtocol(Protocol):
         if not (math.isfinite(margin) and margin >= 0):
             raise ValueError(f"margin must be a finite number >= 0, got {pub['margin']!r}")
         e = edge_orient_budget(check_epsilon(epsilon), pub["shares"])
-        first = (Release((RR_COUNT, RR_EDGE), "randomized-response", e["rr"], 1.0),
-                 Release((DEGREE,), "dlap", e["order"], 1.0))
-        second = (Release((OUT_DEGREE,), "dlap", e["bound"], 1.0),
-                  Release((LOCAL_COUNT, RUN_ID), "dlap", e["count"], {LOCAL_COUNT: math.nan, RUN_ID: 0.0}))
+        first = (Release((RR_COUNT, RR_EDGE), "randomized-response", e["rr"], 1.0, name="rr"),
+                 Release((DEGREE,), "dlap", e["order"], 1.0, name="order"))
+        second = (Release((OUT_DEGREE,), "dlap", e["bound"], 1.0, name="out-degree"),
+                  Release((LOCAL_COUNT, RUN_ID), "dlap", e["count"], {LOCAL_COUNT: math.nan, RUN_ID: 0.0},
+                          name="local-count"))
         return Plan(self.name, self.version, epsilon,
                     (RoundPlan(1, "order+rr", first), RoundPlan(2, "bound+count", second)),
                     {"margin": margin, "margin_c": bound_margin(e["bound"], margin), "shares": pub["shares"]})

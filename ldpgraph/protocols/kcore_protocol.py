@@ -31,7 +31,7 @@ Examples
 >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
 >>> run = run_in_memory("kcore-svt", g, 200.0, sampler=1)
 >>> run.plan.describe()[:61]
-'epsilon 200 = levels 200 (sparse vector: threshold noise once'
+'epsilon 200 = svt-threshold 100 + svt-levels 100 (sparse vect'
 >>> run.estimate.core_numbers.tolist(), run.n_rounds
 ([2.0, 2.0, 2.0, 1.0], 5)
 """
@@ -164,12 +164,15 @@ class CoreNumbers:
     std_error: None = None
     variance_estimate: None = None
     no_std_error_reason: str = ("a vector of core numbers: its error is the approximation factor of each "
-                                "node, with no standard error (value: the estimated degeneracy)")
+                                "node, with no standard error (value: the robust degeneracy)")
 
     @property
     def value(self) -> float:
-        """The estimated degeneracy (largest estimated core number)."""
-        return float(self.core_numbers.max(initial=0.0))
+        """The robust degeneracy: the largest k with at least k + 1 nodes estimated at k or more
+        (:func:`~ldpgraph.protocols.densest.robust_degeneracy`; the largest estimate runs high)."""
+        from .densest import robust_degeneracy
+
+        return robust_degeneracy(self.core_numbers) if self.core_numbers.size else 0.0
 
     def summary(self, truth: Any) -> dict[str, float]:
         """Approximation factors and degeneracy against the true core numbers."""
@@ -380,8 +383,9 @@ class KCoreSVT(Protocol):
         if not 0 < share < 1:
             raise ValueError(f"rho_share must be in (0, 1), got {share!r}")
         eps = split_budget(check_epsilon(epsilon), {"rho": share, "nu": 1.0 - share})
-        rel = (Release((LEVEL_THRESHOLD,), "dlap", eps["rho"], 1.0),
-               Release((LEVEL_MOVE, RUN_ID), "dlap", eps["nu"], {LEVEL_MOVE: 1.0, RUN_ID: 0.0}))
+        rel = (Release((LEVEL_THRESHOLD,), "dlap", eps["rho"], 1.0, name="svt-threshold"),
+               Release((LEVEL_MOVE, RUN_ID), "dlap", eps["nu"], {LEVEL_MOVE: 1.0, RUN_ID: 0.0},
+                       name="svt-levels"))
         note = "sparse vector: threshold noise once, a fresh query noise per step; any number of steps"
         return Plan(self.name, self.version, epsilon, (RoundPlan(1, "levels", rel, repeats=note),),
                     {"d_max": d, "psi": psi, "levels_per_group": big_l, "rho_share": share})

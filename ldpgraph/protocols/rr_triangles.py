@@ -191,7 +191,7 @@ def _quantities(plan: Plan, round: int) -> set[str]:
 
 def rr_round_plan(epsilon: float) -> RoundPlan:
     """Round 1's plan: one randomized-response release of the bit vector at ``epsilon``."""
-    return RoundPlan(1, "rr", (Release((RR_COUNT, RR_EDGE), "randomized-response", epsilon, 1.0),))
+    return RoundPlan(1, "rr", (Release((RR_COUNT, RR_EDGE), "randomized-response", epsilon, 1.0, name="rr"),))
 
 
 @register
@@ -217,7 +217,8 @@ class RRTrianglesProtocol(Protocol):
             return Plan(self.name, self.version, eps, (rr_round_plan(eps),))
         split = split_with_degree(eps, {"rr": 1.0}, share)
         rnd = rr_round_plan(split["rr"])
-        rnd = RoundPlan(1, rnd.name, (*rnd.releases, Release((DEGREE,), "dlap", split["degree"], 1.0)))
+        degree = Release((DEGREE,), "dlap", split["degree"], 1.0, name="degree")
+        rnd = RoundPlan(1, rnd.name, (*rnd.releases, degree))
         return Plan(self.name, self.version, eps, (rnd,), {"degree_share": share})
 
     def rounds(self) -> tuple[Round, ...]:

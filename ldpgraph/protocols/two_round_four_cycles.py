@@ -188,7 +188,9 @@ class TwoRoundFourCycles(RRBroadcastProtocol):
         r = result.values()[LOCAL_COUNT]
         # no standard error: the DLap part, n 2a/(1-a)^2 / 16, is known, but the RR part of the
         # variance needs the true graph (an interval from the noise alone would be too narrow)
-        return Estimate(float(r.sum(dtype=np.int64)) / 4.0, None, None, "four_cycles")
+        return Estimate(float(r.sum(dtype=np.int64)) / 4.0, None, None, "four_cycles", note=(
+            "the randomized-response part of its variance needs the true graph, and no estimate of it from "
+            "the reports is implemented (the simulation's exact variance: 'ldpgraph estimate')"))
 
     def screening(self, result: Any, round: Round) -> dict[str, Any]:
         return dict(result.screening) if round.number == 1 else {}
@@ -208,7 +210,9 @@ class RRFourCyclesProtocol(RRTrianglesProtocol):
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
         self.check_statistic(statistic)
         value = rr_four_cycle_estimate(result.n_nodes, result.index, result.epsilon)
-        return Estimate(value, None, None, "four_cycles")
+        return Estimate(value, None, None, "four_cycles", note=(
+            "its exact variance is a function of the true graph's 4-edge patterns, and no estimate of it "
+            "from the noisy graph is implemented (the simulation's exact variance: 'ldpgraph estimate')"))
 
     def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
         return {}

@@ -26,7 +26,7 @@ Examples
 >>> TwoRoundTrianglesDLap().plan(1.0, d_max=5).budget()
 {'rr': 0.5, 'local-count': 0.5}
 >>> TwoRoundTrianglesDLap().plan(1.0, private_bound=True).describe()
-'epsilon 1 = rr 0.55 + local-count 0.45'
+'epsilon 1 = rr 0.45 + degree-bound 0.1 + local-count 0.45'
 """
 
 from __future__ import annotations
@@ -305,16 +305,18 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
             raise ValueError(f"shares of {self.name}{' (private bound)' if private else ''}: "
                              f"{', '.join(f'{k}=F' for k in default)}, got {shares}")
         eps = split_with_degree(check_epsilon(epsilon), shares, pub["degree_share"])
-        first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0)]
+        first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0, name="rr")]
         if private:
-            first.append(Release((LOWER_DEGREE,), "dlap", eps["lower_degree"], 1.0))
+            first.append(Release((LOWER_DEGREE,), "dlap", eps["lower_degree"], 1.0, name="degree-bound"))
             d = None
         else:
             d = check_nonnegative_int(pub["d_max"], "d_max", minimum=1)
         # the local count's sensitivity max(D - 1, 1) follows the broadcast's D
         second = Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"],
-                         {LOCAL_COUNT: float(max(d - 1, 1)) if d else math.nan, RUN_ID: 0.0})
-        last = (second,) if "degree" not in eps else (second, Release((DEGREE,), "dlap", eps["degree"], 1.0))
+                         {LOCAL_COUNT: float(max(d - 1, 1)) if d else math.nan, RUN_ID: 0.0},
+                         name="local-count")
+        last = (second,) if "degree" not in eps else (second, Release((DEGREE,), "dlap", eps["degree"], 1.0,
+                                                                      name="degree"))
         return Plan(self.name, self.version, epsilon,
                     (RoundPlan(1, "rr", tuple(first)), RoundPlan(2, "local-count", last)),
                     {"d_max": d, "private_bound": private, "degree_share": pub["degree_share"]})

@@ -100,6 +100,12 @@ class DenseBroadcast:
         """The threshold (what the CLI prints as the broadcast's bound)."""
         return self.threshold
 
+    @property
+    def what(self) -> str:
+        """What the broadcast holds, for the CLI's lines."""
+        return (f"the {int(self.dense.sum()):,} dense users (noisy degree above the threshold "
+                f"{self.threshold:.6g})")
+
     def kept_pairs(self, pairs: NDArray[np.int64]) -> NDArray[np.bool_]:
         return self.dense[pairs[:, 0]] & self.dense[pairs[:, 1]]
 
@@ -256,7 +262,7 @@ class WedgeShuffleIgnore(Protocol):
     options = (
         Option("n_users", int, None, "public number of users n (simulation default: the graph's nodes)"),
         Option("pairing_seed", int, None, "public seed of the pairing (needed: the curator keeps pairs; "
-               "simulation default 0)"),
+               "an in-memory simulation uses seed 0)"),
         Option("delta", float, DEFAULT_DELTA, "central delta of the shuffle-model guarantee (default 1e-8)"),
         Option("accounting", str, None, "amplification bound: numerical, closed-form, binary-rr (ours)"),
         Option("threshold", float, 1.0, "a pair is kept when both noisy degrees exceed threshold x their "

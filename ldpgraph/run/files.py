@@ -52,13 +52,16 @@ def release_to_file(
 
 def _partition_accumulator(part: Any, chunk_rows: int, round: Round, plan: Plan, broadcast: Any,
                            options: dict[str, Any]) -> Accumulator:
+    acc = round.accumulator(plan, broadcast, **options)
+    _add_partition(acc, part, chunk_rows)
+    return acc
+
+
+def _add_partition(acc: Accumulator, part: Any, chunk_rows: int) -> None:
     from .reportdask import partition_chunks
 
-    acc = round.accumulator(plan, broadcast, **options)
-    for one in part if isinstance(part, list) else [part]:
-        for chunk in partition_chunks(one, chunk_rows):
-            acc.add(chunk)
-    return acc
+    for chunk in partition_chunks(part, chunk_rows):
+        acc.add(chunk)
 
 
 def _merge(a: Accumulator, b: Accumulator) -> Accumulator:
@@ -74,15 +77,23 @@ def accumulate_files(
     chunk_rows: int = 1 << 20,
     format: str | None = None,
     scheduler: Any = None,
+    progress: Any = None,
     **options: Any,
 ) -> Any:
-    """Stream the report files through the round's accumulator (or a Dask tree of them); its result."""
+    """Stream the report files through the round's accumulator (or a Dask tree of them); its result.
+
+    ``progress``: an object whose ``update(n)`` is called after each file is read (in this
+    process, without ``scheduler``), such as :class:`ldpgraph._progress.Progress`.
+    """
     files = [os.fspath(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
     if not files:
         raise ValueError("no report files given")
     if scheduler is None:
-        parts = [(p, format, None, 0) for p in files]
-        acc = _partition_accumulator(parts, chunk_rows, round, plan, broadcast, options)
+        acc = round.accumulator(plan, broadcast, **options)
+        for path in files:
+            _add_partition(acc, (path, format, None, 0), chunk_rows)
+            if progress is not None:
+                progress.update(1)
         return acc.result()
     import dask
 

@@ -789,7 +789,9 @@ def node_labels_path(reports_path: str | os.PathLike) -> Path:
 
 
 def write_node_labels(reports_path: str | os.PathLike, labels: Sequence[Any]) -> Path:
-    """Write the table ``node,label`` that names the node numbers of a report file.
+    """Write the table ``node,label`` that names the node numbers of a report file; the table
+    already there (any ``*.nodes.csv`` beside it with the same content: the same graph's, from an
+    earlier round) is returned instead of writing another.
 
     Report rows carry non-negative integer node ids, and the triangle protocols number the
     nodes ``0..n-1`` (a node randomizes its pairs with every lower number). A graph whose nodes
@@ -814,17 +816,29 @@ def write_node_labels(reports_path: str | os.PathLike, labels: Sequence[Any]) ->
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     print(write_node_labels(Path(tmp) / "r1.csv", ["alice", "bob, jr."]).read_text(), end="")
+    ...     write_node_labels(Path(tmp) / "r2.csv", ["alice", "bob, jr."]).name  # round 2: the same table
     node,label
     0,alice
     1,"bob, jr."
+    'r1.nodes.csv'
     """
     import csv
+    import io
 
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    out.writerow(("node", "label"))
+    out.writerows(enumerate(labels))
+    data = buf.getvalue().encode("utf-8")
     path = node_labels_path(reports_path)
-    with atomic_write(path, "w", newline="", encoding="utf-8") as fh:
-        out = csv.writer(fh, lineterminator="\n")
-        out.writerow(("node", "label"))
-        out.writerows(enumerate(labels))
+    for other in sorted(path.parent.glob("*.nodes.csv")):
+        try:
+            if other.is_file() and other.stat().st_size == len(data) and other.read_bytes() == data:
+                return other
+        except OSError:
+            continue
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
     return path
 
 
