@@ -237,7 +237,8 @@ def _estimate_unit(unit: Any, g: GraphInput, k: int | None, eps: float, entropy:
             extra = details(unit.data, eps, rng=gen)
             per = extra.pop("per_node", None)
             labels = None if per is None or g.graph is None else g.graph.by_label(per)
-            return [MethodEstimate(p.name, float(extra["mean_approximation_factor"]), None, None, extra, labels)]
+            mean = float(extra["mean_approximation_factor"])
+            return [MethodEstimate(p.name, mean, None, None, extra, labels)]
         sd = _sd(p.analytic_variance(unit.data, unit.statistic, k, eps))
         own = getattr(p, "trial_estimate", None)  # the curator's own standard error, from the reports
         if sd is None and own is not None:
