@@ -5,12 +5,14 @@
   index, and a module named in a package's ``__all__`` is documented too;
 * every markdown page of ``docs/`` is in the site's table of contents;
 * ``docs/_incoming/`` (prose of other branches, folded in by hand) is outside the build;
-* CI builds the site with warnings as errors.
+* CI builds the site with warnings as errors;
+* the build's docstring hook (``docs/conf.py``) escapes only the plain text's bars and underscores.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 import re
 import types
@@ -71,3 +73,50 @@ def test_ci_builds_the_docs_with_warnings_as_errors():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert re.search(r"^sphinx-build -W --keep-going .*-b html docs ", ci, re.M)
     assert '".[test,docs]"' in ci
+
+
+def _conf():
+    spec = importlib.util.spec_from_file_location("docs_conf", DOCS / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    return conf
+
+
+def test_plain_text_bars_and_underscores_are_escaped_and_nothing_else():
+    """The API pages read docstrings written for ``help()``: |x| and d_+ in plain text become
+    literal characters, while literals, roles, doctests, literal blocks and directives keep theirs."""
+    lines = [
+        "Noise |eta| <= t, so |ln|t|| < eps; g - T = c (d_+² + d_-²) for d_max and f_.",
+        "A literal ``|value| <= 2**53``, a role :math:`|x - x'|_1` and :func:`f_`.",
+        ">>> abs(-1) | 2",
+        "3",
+        "",
+        "Formula::",
+        "",
+        "    |y| stays",
+        "",
+        ".. math::",
+        "",
+        "    |z|",
+        "",
+        "| a line block |",
+        "After |w|.",
+    ]
+    _conf().escape_plain_text(None, "function", "f", None, {}, lines)
+    assert lines == [
+        r"Noise \|eta\| <= t, so \|ln\|t\|\| < eps; g - T = c (d\_+² + d\_-²) for d_max and f\_.",
+        "A literal ``|value| <= 2**53``, a role :math:`|x - x'|_1` and :func:`f_`.",
+        ">>> abs(-1) | 2",
+        "3",
+        "",
+        "Formula::",
+        "",
+        "    |y| stays",
+        "",
+        ".. math::",
+        "",
+        "    |z|",
+        "",
+        "| a line block |",
+        r"After \|w\|.",
+    ]
