@@ -113,12 +113,13 @@ def test_option_without_a_default_does_not_claim_one():
     assert graph.default is None and "default: facebook" not in graph.help and "no default" in graph.help
 
 
-def test_environment_variables_in_the_help_are_in_the_readme():
-    readme = README.read_text(encoding="utf-8")
+def test_environment_variables_in_the_help_are_in_the_documentation():
+    docs = [README, *sorted((README.parent / "docs").glob("*.md"))]  # the README and the site's pages
+    text = "".join(p.read_text(encoding="utf-8") for p in docs)
     named = {v for p in SUBCOMMANDS.values() for t in _texts(p) for v in re.findall(r"\$([A-Z_]+)", t)}
     assert named >= {"LDPGRAPH_CACHE", "LDPGRAPH_CURATOR_KEY"}
     for var in named:
-        assert var in readme, f"${var} is in the help, not in the README"
+        assert var in text, f"${var} is in the help, not in the README or docs/*.md"
 
 
 def _listed(help_text: str, head: str) -> list[str]:

@@ -39,8 +39,8 @@ round or broadcast the protocol does not have),
 
 Examples
 --------
-A protocol is registered with :func:`~ldpgraph.core.registry.register`; see the README
-section "Adding a protocol" for a complete one.
+A protocol is registered with :func:`~ldpgraph.core.registry.register`; see the page
+``docs/adding-a-protocol.md`` for a complete one.
 """
 
 from __future__ import annotations

@@ -541,7 +541,7 @@ class SecureDiscreteLaplace:
     once, in order. The pool never leaves the object: pickling or copying drops it, and a
     forked child process discards its parent's pool (it would otherwise repeat the parent's
     noise). ``scripts/bench_secure_sampler.py`` measures the timing distinguisher's AUC.
-    Remaining side channels are listed in the README ("Simulation versus deployment").
+    Remaining side channels are listed in ``docs/simulation-vs-deployment.md`` ("Side channels").
 
     References
     ----------

@@ -198,7 +198,7 @@ DEFAULT_TAIL = 0.05
 #: Monte-Carlo relative RMSE to the issue's targets over Facebook and Email-Enron at eps 1 and 2
 #: is smallest; the same default for every graph. Tail 0.4 (margin 1) measures better on both
 #: (0.089 / 0.039 and 0.137 / 0.037 at eps 1 / 2) but its correction misses +28% of the truth on
-#: Wiki-Vote at eps 2 (README). Those figures are of the former EM start (the stratum's mean); the
+#: Wiki-Vote at eps 2 (docs/clustering.md). Those figures are of the former EM start (the stratum's mean); the
 #: likelihood start of :func:`deconvolve` changes the estimate, not the correction, whose overshoot
 #: on graphs of small coefficients is what caps the tail, so the tail was kept (not re-planned).
 BEST_TAIL = 0.2
@@ -1079,7 +1079,7 @@ def best_estimate(reports: AdaptiveReports, **options: Any) -> Estimate:
     removes most of the downward bias the margin causes (the plan's margin is that of
     :data:`BEST_TAIL`, 0.2: a loss of 5-6% of the truth on Facebook and 11% on Email-Enron
     at eps 2, which the correction recovers to within about 1%; measured RMSE in the
-    README). The estimate's own ``bias``
+    docs/clustering.md). The estimate's own ``bias``
     attribute is its difference from the bias-corrected unbiased estimate (an estimate of its
     bias, with about the unbiased standard error as noise). Its standard error is that of
     :func:`unbiased_estimate`, an upper bound on its root-mean-square error wherever it is the

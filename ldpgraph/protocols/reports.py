@@ -2,18 +2,18 @@ r"""The report wire format: one row per (node, round, quantity), and its canonic
 
 Every report a node sends is one row of the **ldpgraph report format, version 1**:
 
-=================== ========= =============================================================
-column              type      meaning
-=================== ========= =============================================================
-``node``            int64     node id: a non-negative integer (canonical, see below)
-``round``           int64     protocol round the report belongs to (1 for one-round protocols)
-``quantity``        string    ``degree`` or ``kstar_<k>`` (projected local k-star count)
-``value``           int64     the noisy integer (discrete Laplace output), ``|value| <= 2**53``
-``epsilon``         float64   the budget this quantity was released with (same for all nodes)
-``sensitivity``     float64   1 for degrees, C(d_max, k-1) for k-star counts
-``protocol``        string    the protocol's name (``degree`` for :class:`DegreeRandomizer`)
-``protocol_version`` int64    the protocol's version (``degree``: 1)
-=================== ========= =============================================================
+==================== ========= =============================================================
+column               type      meaning
+==================== ========= =============================================================
+``node``             int64     node id: a non-negative integer (canonical, see below)
+``round``            int64     protocol round the report belongs to (1 for one-round protocols)
+``quantity``         string    ``degree`` or ``kstar_<k>`` (projected local k-star count)
+``value``            int64     the noisy integer (discrete Laplace output), ``|value| <= 2**53``
+``epsilon``          float64   the budget this quantity was released with (same for all nodes)
+``sensitivity``      float64   1 for degrees, C(d_max, k-1) for k-star counts
+``protocol``         string    the protocol's name (``degree`` for :class:`DegreeRandomizer`)
+``protocol_version`` int64     the protocol's version (``degree``: 1)
+==================== ========= =============================================================
 
 The same rows are written as CSV (with this header), JSON Lines (one object per row) and
 Parquet (:mod:`ldpgraph.run.reportfiles`). This module is pure: it turns
