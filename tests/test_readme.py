@@ -5,11 +5,14 @@ prose waiting to be folded in, which the site does not build either). In each do
 
 * ```` ```python ```` blocks are doctests, run in order in one namespace per document (as a
   reader of that page would type them);
-* ```` ```text ```` blocks starting with ``$ ldpgraph ...`` are command-line transcripts: each
-  ``$ ldpgraph ...`` line runs in-process and its output must match the lines below it (``...``
-  stands for any text, as in doctests); ``$ cat FILE`` prints a file; any other command fails the
-  test. The transcripts of a document share one working folder, in document order (a later block
-  reads the files an earlier one wrote, as they would for a reader);
+* ```` ```text ```` blocks starting with ``$ ldpgraph ...`` or ``$ printf ...`` are command-line
+  transcripts: each ``$ ldpgraph ...`` line runs in-process and its output must match the lines
+  below it (``...`` stands for any text, as in doctests); an expected output starting with
+  ``ldpgraph ...: error:`` is a refusal: the command must exit with a non-zero status and its
+  error (stderr) must match; ``$ cat FILE`` prints a file and ``$ printf 'TEXT' > FILE`` writes
+  one (with ``\n`` escapes); any other command fails the test. The transcripts of a document share
+  one working folder, in document order (a later block reads the files an earlier one wrote, as
+  they would for a reader);
 * ```` ```bash ```` blocks install software or start long jobs, so they are not run; each
   ``ldpgraph`` command in them must parse, and each ``pip install ".[EXTRA]"`` must name an extra
   that ``pyproject.toml`` defines.
@@ -33,6 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+#: the expected output of a command that must be refused: its error message
+REFUSAL = re.compile(r"ldpgraph( \w+)?: error: ")
 
 
 def _name(path: Path) -> str:
@@ -46,7 +51,8 @@ def _blocks(text: str) -> list[tuple[str, str, int]]:
 
 
 BLOCKS = {_name(p): _blocks(p.read_text(encoding="utf-8")) for p in DOCUMENTS}
-TRANSCRIPTS = {doc: [(line, body) for kind, body, line in blocks if kind == "text" and body.startswith("$ ldpgraph")]
+TRANSCRIPTS = {doc: [(line, body) for kind, body, line in blocks
+                      if kind == "text" and body.startswith(("$ ldpgraph", "$ printf"))]
                for doc, blocks in BLOCKS.items()}
 ALL_TRANSCRIPTS = [(doc, i) for doc, ts in TRANSCRIPTS.items() for i in range(len(ts))]
 
@@ -87,6 +93,12 @@ def test_blocks_are_found_with_their_language_and_line():
     assert _blocks(text) == [("python", ">>> 1\n1\n", 2), ("", "plain\n", 7)]
 
 
+def test_a_refusal_is_told_by_its_error_line():
+    assert REFUSAL.match("ldpgraph: error: only 50 of the 500 users ...\n")
+    assert REFUSAL.match("ldpgraph node: error: accounting 'binary-rr' ...\n")
+    assert not REFUSAL.match("wrote shuffled.csv (1,333 rows)\n")
+
+
 @pytest.mark.parametrize("doc", [d for d, blocks in BLOCKS.items() if any(k == "python" for k, _, _ in blocks)])
 def test_python_blocks_are_true(doc, monkeypatch, tmp_path):
     monkeypatch.delenv("LDPGRAPH_DATA", raising=False)  # the documents promise no setup
@@ -112,15 +124,21 @@ def workspace(tmp_path_factory):
     return {"dirs": {}, "done": set(), "factory": tmp_path_factory}
 
 
-def _run(command: str, capsys) -> str:
+def _run(command: str, want: str, capsys) -> str:
     words = shlex.split(command)
     if words[0] == "cat" and len(words) == 2:
         print(Path(words[1]).read_text(encoding="utf-8"), end="")
+    elif words[0] == "printf" and len(words) == 4 and words[2] == ">":
+        Path(words[3]).write_text(words[1].replace("\\n", "\n"), encoding="utf-8")
     elif words[0] == "ldpgraph":
         code = main(words[1:])
+        if REFUSAL.match(want):
+            captured = capsys.readouterr()
+            assert code != 0, f"`{command}` exited with 0; the transcript shows a refusal"
+            return captured.out + captured.err
         assert code == 0, f"`{command}` exited with {code}: {capsys.readouterr().err}"
     else:
-        pytest.fail(f"transcript runs `{command}`: only `ldpgraph ...` and `cat FILE` are checked")
+        pytest.fail(f"transcript runs `{command}`: only `ldpgraph ...`, `cat FILE` and `printf 'TEXT' > FILE` are checked")
     return capsys.readouterr().out
 
 
@@ -135,12 +153,12 @@ def test_cli_transcripts_are_true(doc, index, workspace, capsys, monkeypatch):
     monkeypatch.chdir(folder)
     for earlier in range(index):  # the files an earlier block writes (run alone with -k, say)
         if (doc, earlier) not in workspace["done"]:
-            for command, _ in _steps(TRANSCRIPTS[doc][earlier][1]):
-                _run(command, capsys)
+            for command, want in _steps(TRANSCRIPTS[doc][earlier][1]):
+                _run(command, want, capsys)
             workspace["done"].add((doc, earlier))
     checker = doctest.OutputChecker()
     for command, want in _steps(TRANSCRIPTS[doc][index][1]):
-        got = _run(command, capsys)
+        got = _run(command, want, capsys)
         assert checker.check_output(want, got, FLAGS), (
             f"{doc} transcript differs for `{command}`.\n--- {doc}\n{want}\n--- got\n{got}")
     workspace["done"].add((doc, index))
