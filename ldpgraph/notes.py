@@ -298,6 +298,10 @@ def single_run_notes(run: Any, data: Any = None) -> list[str]:
     out: list[str] = []
     stat = run.statistic
     for e in run.estimates:
+        if getattr(e, "details", None) is not None:  # a vector statistic: its summary, no scalar notes
+            continue
+        kind = getattr(e, "std_error_kind", None) or ""
+
         def need(method: str = e.method) -> float | None:
             if data is None:
                 return None
@@ -306,8 +310,9 @@ def single_run_notes(run: Any, data: Any = None) -> list[str]:
             except (TypeError, ValueError, MemoryError):
                 return None
 
+        reason = kind[len("none: "):] if kind.startswith("none: ") else None
         out += estimate_notes(stat, e.estimate, e.std_error, method=e.method, epsilon=run.epsilon,
-                              reference=run.truth, needed_epsilon=need)
+                              reference=run.truth, needed_epsilon=need, no_std_error=reason)
     return out
 
 

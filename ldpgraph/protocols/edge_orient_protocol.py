@@ -479,7 +479,8 @@ def edge_orient_estimate(values: Any, sensitivities: Any, broadcast: EdgeOrientB
     var = (b.p * b.q * c_hat + b.n_nodes / 4.0 + noise) / (b.p - b.q) ** 2
     return Estimate(value, math.sqrt(max(var, 0.0)), var, "triangles", note=(
         "the standard error is unbiased for an upper bound of the variance given bounds above the "
-        "out-degrees; a node whose bound falls below its out-degree biases the estimate down"))
+        "out-degrees; a node whose bound falls below its out-degree biases the estimate down"),
+        se_kind="upper-bound")
 
 
 @register

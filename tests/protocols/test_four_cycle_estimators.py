@@ -20,6 +20,7 @@ from ldpgraph.protocols.four_cycles import (
     four_cycle_sensitivity,
     rr_four_cycle_estimate,
     rr_four_cycle_variance,
+    rr_four_cycle_variance_estimate,
     two_round_rr_variance,
     z_matrix,
 )
@@ -59,16 +60,20 @@ def _outcomes(g, eps):
 @pytest.mark.parametrize("eps", [0.7, 2.0])
 def test_rr_estimate_exact_mean_and_variance(name, eps):
     g = from_edge_array(GRAPHS[name], n_nodes=5)
-    vals, probs = [], []
+    vals, var_hats, probs = [], [], []
     for idx, prob in _outcomes(g, eps):
         vals.append(rr_four_cycle_estimate(5, idx, eps))
+        var_hats.append(rr_four_cycle_variance_estimate(5, idx, eps))
         probs.append(prob)
-    vals, probs = np.array(vals), np.array(probs)
+    vals, var_hats, probs = np.array(vals), np.array(var_hats), np.array(probs)
     assert probs.sum() == pytest.approx(1.0, abs=1e-12)
     mean = float(probs @ vals)
     var = float(probs @ (vals - mean) ** 2)
     assert mean == pytest.approx(four_cycle_count(g), abs=1e-9 * max(1.0, np.abs(vals).max()))
     assert var == pytest.approx(rr_four_cycle_variance(g, eps), rel=1e-9)
+    # the curator's variance estimate, from the noisy graph alone, is unbiased for it: exactly
+    assert float(probs @ var_hats) == pytest.approx(var, rel=1e-9)
+    assert np.ptp(var_hats) > 0.01 * var  # an estimate (it varies with the reports), not a constant
 
 
 @pytest.mark.parametrize("name", sorted(GRAPHS))
