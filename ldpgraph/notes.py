@@ -353,7 +353,7 @@ def experiment_notes(result: Any, graphs: Any = ()) -> list[str]:
     graphs : sequence of GraphInput
         The resolved graphs, matched to the summary by label (optional).
     """
-    from .experiments.statistics import GRAPH_STATISTICS
+    from .experiments.statistics import GRAPH_STATISTICS, VECTOR_STATISTICS
 
     data = {g.label: g for g in graphs}
     out: list[str] = []
@@ -372,6 +372,8 @@ def experiment_notes(result: Any, graphs: Any = ()) -> list[str]:
         groups.setdefault((r.graph, r.method, r.statistic, r.k), []).append(r)
     for key, rows in groups.items():
         graph, method, stat, k = key
+        if stat in VECTOR_STATISTICS:  # a summary per trial (an approximation factor), not an error
+            continue
         what = f"{method} on {graph}, {stat}" + ("" if k is None else f" k={k}")
         if key in outside:
             rng = statistic_range(stat)
