@@ -1269,7 +1269,8 @@ def dlap_triangles_estimate(values: ArrayLike, broadcast: TriangleBroadcast, eps
     value = sum(vals) / (p - q)
     var = None
     if b.n_nodes <= _DENSE_VARIANCE_MAX_NODES:
-        c_hat = lower_wedge_square_estimate(b.n_nodes, b.index, b.epsilon)
+        # C >= 0, so E max(C^, 0) >= C: clipped, the bound stays conservative and is never negative
+        c_hat = max(lower_wedge_square_estimate(b.n_nodes, b.index, b.epsilon), 0.0)
         noise = DiscreteLaplace(epsilon=eps2, sensitivity=max(b.bound - 1, 1)).variance
         var = (p * q * c_hat + b.n_nodes / 4.0 + b.n_nodes * noise) / (p - q) ** 2
     se = None if var is None else math.sqrt(max(var, 0.0))
