@@ -200,3 +200,22 @@ def test_two_round_simulation_is_unbiased_within_4_se():
     est = simulate_two_round_four_cycles(g, 1.5, 1.5, 4, 1000, rng=7)
     se = est.std(ddof=1) / math.sqrt(est.size)
     assert abs(est.mean() - four_cycle_count(g)) <= 4 * se
+
+
+@pytest.mark.parametrize("spec", ["ba:n=60,m=3", "ws:n=60,k=6,p=0.1"])
+def test_rr_intervals_from_the_variance_estimate_cover(spec):
+    """The curator's 95% interval C^ +- 1.96 sqrt(V^) (V^ from the noisy graph alone; none when
+    V^ <= 0, counted as a miss) covers the true count in 95% +- 3 binomial sd (400 runs) at eps 1."""
+    from ldpgraph.datasets import resolve_graph
+    from ldpgraph.protocols.randomized_response import noisy_lower_pairs
+
+    g = resolve_graph(spec, rng=0)
+    truth, eps, trials = four_cycle_count(g), 1.0, 400
+    gen = np.random.default_rng(1)
+    p, q = keep_probability(eps), flip_probability(eps)
+    hits = 0
+    for _ in range(trials):
+        n, idx = noisy_lower_pairs(g, p, q, rng=gen)
+        est, var = rr_four_cycle_estimate(n, idx, eps), rr_four_cycle_variance_estimate(n, idx, eps)
+        hits += var > 0 and abs(est - truth) <= 1.959964 * math.sqrt(var)
+    assert abs(hits / trials - 0.95) <= 3 * math.sqrt(0.95 * 0.05 / trials), hits
