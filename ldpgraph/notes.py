@@ -298,6 +298,10 @@ def single_run_notes(run: Any, data: Any = None) -> list[str]:
     out: list[str] = []
     stat = run.statistic
     for e in run.estimates:
+        if getattr(e, "details", None) is not None:  # a vector statistic: its summary, no scalar notes
+            continue
+        kind = getattr(e, "std_error_kind", None) or ""
+
         def need(method: str = e.method) -> float | None:
             if data is None:
                 return None
@@ -306,8 +310,9 @@ def single_run_notes(run: Any, data: Any = None) -> list[str]:
             except (TypeError, ValueError, MemoryError):
                 return None
 
+        reason = kind[len("none: "):] if kind.startswith("none: ") else None
         out += estimate_notes(stat, e.estimate, e.std_error, method=e.method, epsilon=run.epsilon,
-                              reference=run.truth, needed_epsilon=need)
+                              reference=run.truth, needed_epsilon=need, no_std_error=reason)
     return out
 
 
@@ -348,7 +353,7 @@ def experiment_notes(result: Any, graphs: Any = ()) -> list[str]:
     graphs : sequence of GraphInput
         The resolved graphs, matched to the summary by label (optional).
     """
-    from .experiments.statistics import GRAPH_STATISTICS
+    from .experiments.statistics import GRAPH_STATISTICS, VECTOR_STATISTICS
 
     data = {g.label: g for g in graphs}
     out: list[str] = []
@@ -367,6 +372,8 @@ def experiment_notes(result: Any, graphs: Any = ()) -> list[str]:
         groups.setdefault((r.graph, r.method, r.statistic, r.k), []).append(r)
     for key, rows in groups.items():
         graph, method, stat, k = key
+        if stat in VECTOR_STATISTICS:  # a summary per trial (an approximation factor), not an error
+            continue
         what = f"{method} on {graph}, {stat}" + ("" if k is None else f" k={k}")
         if key in outside:
             rng = statistic_range(stat)

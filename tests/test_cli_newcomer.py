@@ -51,7 +51,8 @@ def test_every_estimate_gets_the_notes_the_rule_asks_for(stat, eps, capsys):
         else:
             assert not any(n.startswith("warning:") for n in mine), (e, mine)
     assert len(notes) >= sum(seen.values())
-    assert seen["no_se"] >= 1  # arr-triangles / avg-clustering-dlap-private report none
+    if stat != "avg_clustering":  # every clustering method has a standard error from its reports
+        assert seen["no_se"] >= 1  # arr-triangles (clipping) reports none
     if stat == "avg_clustering":
         assert seen["range"] >= 1 and seen["noise"] >= 1  # at epsilon 1 it is far outside [0, 1]
 

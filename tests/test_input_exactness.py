@@ -146,9 +146,9 @@ def test_cli_prints_overflow_not_dash(capsys, monkeypatch):
     from ldpgraph.experiments import single
 
     run = single.SingleRun("g", 3, 2, "degree_moment", 120, 0.01, 1, 5.0, (
-        single.MethodEstimate("unbiased-dlap", 4.0, math.inf, "analytic"),
-        single.MethodEstimate("naive-dlap", 6.0, None, None),
-        single.MethodEstimate("other", 5.5, 2.0, "analytic"),
+        single.MethodEstimate("unbiased-dlap", 4.0, math.inf, "unbiased"),
+        single.MethodEstimate("naive-dlap", 6.0, None, "none: a plug-in"),
+        single.MethodEstimate("other", 5.5, 2.0, "exact"),
     ))
     monkeypatch.setattr(single, "estimate_once", lambda *a, **k: run)
     assert main(["estimate", "ba:n=20,m=2", "--stat", "degree_moment", "--k", "120",

@@ -59,6 +59,7 @@ __all__ = [
     "LocalLapKStarsPrivateDmax",
     "LocalDLapKStars",
     "LocalDLapKStarsPrivateDmax",
+    "laplace_kstar_variance_estimate",
     "METHODS",
     "get_method",
     "method_names",
@@ -245,6 +246,30 @@ class KStarMethod:
         """Estimates of ``n_trials`` runs (d, k, eps already validated)."""
         return self._estimate(self._randomize(d, k, eps, n_trials, gen), k, eps)
 
+    #: why the curator has no standard error for this method (:meth:`estimate_with_error`)
+    no_error_reason: str = "no variance estimate from the reports is implemented for this method"
+
+    def estimate_with_error(
+        self, degrees: ArrayLike, k: int, epsilon: float, *, rng=None
+    ) -> tuple[float, float | None, str]:
+        """One run as the curator sees it: the estimate, its standard error from the reports and
+        public values only, and the kind of that standard error (a key of
+        :data:`~ldpgraph.protocols.curator.SE_KINDS`, or ``"none: <reason>"``).
+
+        The estimate is the first of ``estimate_trials(degrees, k, epsilon, 1, rng=rng)`` (the same
+        draws).
+
+        Examples
+        --------
+        >>> value, se, kind = get_method("unbiased-dlap").estimate_with_error([3, 1, 2, 2], 2, 1.0, rng=0)
+        >>> kind, se > 0
+        ('unbiased', True)
+        >>> get_method("naive-dlap").estimate_with_error([3, 1, 2, 2], 2, 1.0, rng=0)[2][:25]
+        'none: a plug-in of the no'
+        """
+        value = float(self.estimate_trials(degrees, k, epsilon, 1, rng=rng)[0])
+        return value, None, "none: " + self.no_error_reason
+
     def analytic_mean(self, degrees: ArrayLike, k: int, epsilon: float) -> float | None:
         """E[estimate] in closed form, or None where no closed form exists."""
         return None
@@ -292,6 +317,21 @@ class _DegreeMethod(KStarMethod):
             return _row_sums_kernel(y, kernel)
         return _row_sums(y, lambda part: self._values(part, k, eps))
 
+    def estimate_with_error(self, degrees, k, epsilon, *, rng=None):
+        d = as_degrees(degrees)
+        k = check_nonnegative_int(k, "k", minimum=1)
+        eps = check_epsilon(epsilon)
+        reports = self.randomize(d, k, eps, rng=rng)
+        value = float(self.estimate(reports, k, eps))
+        var = self._variance_estimate(reports, k, eps)
+        if var is None:
+            return value, None, "none: " + self.no_error_reason
+        return value, math.sqrt(max(var, 0.0)), "unbiased"
+
+    def _variance_estimate(self, reports, k, eps) -> float | None:
+        """An unbiased estimate of the estimate's variance from the reports (None: none)."""
+        return None
+
     def _values(self, reports, k, eps):
         """Each report's term of the estimate (elementwise)."""
         raise NotImplementedError
@@ -316,6 +356,12 @@ class UnbiasedDLap(_DegreeMethod):
     def _values(self, reports, k, eps):
         return binomial(reports, k, eps)
 
+    def _variance_estimate(self, reports, k, eps):
+        from ..protocols.curator import kstars
+        from ..protocols.report_histogram import ReportHistogram
+
+        return kstars(ReportHistogram.from_reports(reports, eps), k).variance_estimate
+
     def _piece_kernel(self, reports, k, eps):
         return checked_binomial_kernel(reports, k, eps)
 
@@ -336,6 +382,15 @@ class UnbiasedLaplace(_DegreeMethod):
     def _values(self, reports, k, eps):
         return binomial(reports, k, eps, noise="laplace")
 
+    def _variance_estimate(self, reports, k, eps):
+        r""":math:`\sum_v 2b^2 f'(y_v)^2 + b^4 f''(y_v)^2`, f = C(., k), b = 1/ε: unbiased.
+
+        With :math:`T[h] = h - b^2 h''` (unbiased for h(x) for every polynomial h: DESIGN §3),
+        :math:`g^2 - T[f^2]` is unbiased for :math:`\operatorname{Var} g`, and with g = T[f] it
+        expands to :math:`2b^2 f'^2 + b^4 f''^2` (the :math:`f f''` terms cancel): never negative.
+        """
+        return laplace_kstar_variance_estimate(reports, k, eps)
+
     def _piece_kernel(self, reports, k, eps):
         return checked_binomial_kernel(reports, k, eps, noise="laplace")
 
@@ -350,6 +405,9 @@ class UnbiasedLaplace(_DegreeMethod):
 
 class _PlugIn(_DegreeMethod):
     """Plug the noisy degree into C(., k): biased by sum_m C^{(m)}(d)/m! E[eta^m]."""
+
+    no_error_reason = ("a plug-in of the noisy degrees: biased for this statistic, so a standard deviation "
+                       "would not describe its error")
 
     def _values(self, reports, k, eps):
         return _binomial_poly(reports, k)
@@ -448,6 +506,12 @@ class LocalLapKStars(KStarMethod):
         d = as_degrees(degrees)
         return d.size * 2.0 * self._scale(self._bound(d), k, check_epsilon(epsilon)) ** 2
 
+    def estimate_with_error(self, degrees, k, epsilon, *, rng=None):
+        # the projected counts are exact: the variance is the noise's, a function of the public
+        # n, D, k and epsilon only (D: the bound of the plan; the true maximum when d_max is None)
+        value = float(self.estimate_trials(degrees, k, epsilon, 1, rng=rng)[0])
+        return value, math.sqrt(self.analytic_variance(degrees, k, epsilon)), "exact"
+
 
 class LocalDLapKStars(LocalLapKStars):
     """LocalLapKStars with discrete Laplace noise on the integer counts (same sensitivity)."""
@@ -467,6 +531,11 @@ class LocalDLapKStars(LocalLapKStars):
         return d.size * DiscreteLaplace(epsilon=epsilon, sensitivity=sens).variance
 
 
+_PRIVATE_BOUND_REASON = ("the noisy degree bound D makes the projection bias random and unknown to the "
+                         "curator; 'ldpgraph curate' gives the noise's standard error given D, which does "
+                         "not cover that bias; 'ldpgraph experiment' measures the RMSE")
+
+
 class LocalLapKStarsPrivateDmax(KStarMethod):
     r"""LocalLapKStars with the degree bound itself estimated privately (Imola et al. 2021).
 
@@ -478,6 +547,7 @@ class LocalLapKStarsPrivateDmax(KStarMethod):
     name, noise = "local-lap-kstars-private", "laplace"
     protocol = ("local-lap-kstars-private", {"kstar_counts": "K"})
     reference = "LocalLapKStars with a private degree bound (same paper)"
+    no_error_reason = _PRIVATE_BOUND_REASON
 
     def _simulate(self, d, k, eps, n_trials, gen):
         noisy = d[None, :] + gen.laplace(0.0, 10.0 / eps, size=(n_trials, d.size))
@@ -504,6 +574,7 @@ class LocalDLapKStarsPrivateDmax(KStarMethod):
     name, noise = "local-dlap-kstars-private", "dlap"
     reference = "LocalLapKStars with a private degree bound, discrete Laplace (ours; after Imola et al.)"
     protocol = ("local-dlap-kstars-private", {"kstar_counts": "K"})
+    no_error_reason = _PRIVATE_BOUND_REASON
 
     def _simulate(self, d, k, eps, n_trials, gen):
         eps0 = eps * 0.1
@@ -527,6 +598,24 @@ class LocalDLapKStarsPrivateDmax(KStarMethod):
 
 
 # ------------------------------------------------------------------------------ helpers
+
+
+def laplace_kstar_variance_estimate(reports: ArrayLike, k: int, epsilon: float) -> float:
+    r"""Unbiased estimate of the variance of the unbiased Laplace k-star estimate, from its reports.
+
+    :math:`\hat V = \sum_v 2b^2 f'(y_v)^2 + b^4 f''(y_v)^2` with :math:`f = \binom{\cdot}{k}` and
+    b = 1/ε (:class:`UnbiasedLaplace`; the reports are :math:`y_v = d_v + \mathrm{Lap}(b)`).
+
+    Examples
+    --------
+    >>> laplace_kstar_variance_estimate([2.5, -1.0], 1, 2.0)   # k = 1: each report's variance 2 b^2
+    1.0
+    """
+    y = np.asarray(reports, dtype=np.float64).ravel()
+    b = 1.0 / check_epsilon(epsilon)
+    f = np.polynomial.Polynomial.fromroots(np.arange(k, dtype=np.float64)) / math.factorial(k)
+    d1, d2 = f.deriv(1)(y), f.deriv(2)(y)
+    return math.fsum((2.0 * b * b * d1 * d1 + b**4 * d2 * d2).tolist())
 
 
 def _sum_by_distinct(d: NDArray[np.int64], per_value) -> float:

@@ -125,10 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="one simulated run: truth and each method's estimate with its standard error",
         description="Simulate one run of the protocol on GRAPH and print the truth and each method's "
-        "estimate and standard error (by default, for a statistic of the graph's adjacency, the recommended "
-        "method of each model; the output says which ran, and --methods all runs every one): the closed-form "
-        "standard deviation of the estimate at the true graph, "
-        "or, where no closed form exists, the curator's own estimate from the reports (marked *). Notes "
+        "estimate and standard error (by default, for a statistic with many methods, the recommended method "
+        "of each model; the output says which ran, and --methods all runs every one): the curator's "
+        "standard error, from the reports and public values only (as 'ldpgraph curate' computes it; se_kind "
+        "says how, or why there is none), beside the closed-form standard deviation at the true graph "
+        "(sd_at_truth, which only a simulation knows). A vector statistic (core_numbers) prints each "
+        "method's summary instead (approximation factors, degeneracy). Notes "
         "follow every estimate outside the statistic's range, without a standard error (and why), or with "
         "a relative standard error above 1 (with the epsilon that would be needed). " + _OPTIONS_NOTE,
     )

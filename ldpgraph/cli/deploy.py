@@ -598,21 +598,22 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
                          "numbers: its column core_number_rounded holds the nearest integers)")
     if args.json:
         out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
-                             "variance_estimate": est.variance_estimate,
+                             "std_error_kind": _se_kind(est, why), "variance_estimate": est.variance_estimate,
                              "interval": None if ci is None else list(ci), "level": args.level,
                              "one_node_bound": one_node, "no_std_error_reason": why, "notes": own}
                             for est, negative, ci, one_node, why, own in entries]
         print(json.dumps(out, indent=2))
         return 0
     print("\n".join(lines))
-    rows = [("statistic", "estimate", "std_error", f"{args.level:.0%} interval", "one-node bound")]
-    for est, negative, ci, one_node, _, _ in entries:
+    rows = [("statistic", "estimate", "std_error", "se_kind", f"{args.level:.0%} interval", "one-node bound")]
+    for est, negative, ci, one_node, why, _ in entries:
         shown = "-" if ci is None else f"[{_fmt_num(ci[0])}, {_fmt_num(ci[1])}]"
         se = "-" if est.std_error is None or negative else _fmt_num(est.std_error)
         bound = "-" if one_node is None else _fmt_num(one_node)
-        rows.append((est.statistic, _fmt_num(est.value), se, shown, bound))
+        kind = _se_kind(est, why).partition(":")[0]  # none: the reason is in the notes
+        rows.append((est.statistic, _fmt_num(est.value), se, kind, shown, bound))
     print()
-    print(_table(rows, right={1, 2, 3, 4}))
+    print(_table(rows, right={1, 2, 4, 5}))
     if "one_node_round1_bound" in out:
         moved = _fmt_num(out["one_node_round1_bound"])
         print(f"\none node's round-1 bits can move it by at most {moved} more, through the other nodes' "
@@ -680,6 +681,15 @@ def _curate_protocol_stats(proto: Any, stats: list[str], k: int) -> list[str]:
             raise _UsageError(f"{proto.name} reports estimate --stat {choices}, got {st} ({exc})") from None
         out.append(st)
     return out
+
+
+def _se_kind(est: Any, why: str | None) -> str:
+    """How the standard error is computed (:data:`~ldpgraph.protocols.curator.SE_KINDS`), or
+    ``"none: <why>"``."""
+    if why is not None:
+        return "none: " + why
+    kind = getattr(est, "std_error_kind", None)
+    return kind if isinstance(kind, str) else "unstated"
 
 
 def _no_std_error_reason(est: Any, negative: bool) -> str | None:

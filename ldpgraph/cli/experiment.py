@@ -123,32 +123,55 @@ def _print_single_run(run: Any, notes: Sequence[str] = ()) -> None:
     print(f"seed       {run.seed}")
     if run.options:
         print(f"options    {_options_text(run.options)}")
-    print(f"truth      {_fmt_num(run.truth)}")
-    print()
-    rows = [("method", "estimate", "std_error", "error", "rel_error")]
-    starred = False
-    for e in run.estimates:
-        overflow = e.std_error is not None and math.isinf(e.std_error)
-        se = "overflow" if overflow else _fmt_num(e.std_error)  # "-": no closed form exists
-        if e.std_error_kind == "estimated":
-            se += "*"
-            starred = True
-        rel = abs(e.estimate - run.truth) / abs(run.truth) if run.truth else math.nan
-        rows.append((e.method, _fmt_num(e.estimate), se, _fmt_num(e.estimate - run.truth),
-                     "-" if not math.isfinite(rel) else f"{rel:.3%}"))
-    print(_table(rows, right={1, 2, 3, 4}))
-    if any(e.std_error is not None for e in run.estimates):  # (else the notes say why each has none)
-        from ..experiments.statistics import GRAPH_STATISTICS
-
-        print()  # a degree statistic's variance is a function of the degrees, the others' of the graph
-        at = "graph" if run.statistic in GRAPH_STATISTICS else "degrees"
-        note = f"std_error: closed-form standard deviation of the estimate at the true {at}"
-        if starred:
-            note += "; * estimated by the curator from the reports"
-        print(note + "; '-' where none exists, 'overflow' where it exceeds the float range.")
+    if any(e.is_vector for e in run.estimates):
+        _print_vector_run(run)
+    else:
+        _print_scalar_run(run)
     if notes:
         print()
         print("\n".join(notes))
+
+
+def _print_scalar_run(run: Any) -> None:
+    print(f"truth      {_fmt_num(run.truth)}")
+    print()
+    rows = [("method", "estimate", "std_error", "se_kind", "sd_at_truth", "error", "rel_error")]
+    for e in run.estimates:
+        overflow = e.std_error is not None and math.isinf(e.std_error)
+        se = "overflow" if overflow else _fmt_num(e.std_error)  # "-": none (the kind says why)
+        kind = "none" if e.std_error_kind.startswith("none") else e.std_error_kind
+        rel = abs(e.estimate - run.truth) / abs(run.truth) if run.truth else math.nan
+        rows.append((e.method, _fmt_num(e.estimate), se, kind, _fmt_num(e.analytic_sd),
+                     _fmt_num(e.estimate - run.truth), "-" if not math.isfinite(rel) else f"{rel:.3%}"))
+    print(_table(rows, right={1, 2, 4, 5, 6}))
+    print()
+    print("std_error: the curator's, from the reports and public values only (se_kind: how; none: the "
+          "reason follows); sd_at_truth: the closed-form standard deviation at the true graph (only a "
+          "simulation knows it). '-' where none exists, 'overflow' where it exceeds the float range.")
+
+
+def _print_vector_run(run: Any) -> None:
+    """A vector statistic (core numbers): per method its summary, never a scalar truth or error."""
+    from ..protocols.kcore import FACTOR_BINS
+
+    first = run.estimates[0].details
+    print(f"degeneracy {_fmt_num(first.get('degeneracy'))} (the true largest core number)")
+    print()
+    bins = [f"[{lo:g},{hi:g})" for lo, hi in zip(FACTOR_BINS[:-1], FACTOR_BINS[1:], strict=True)]
+    rows = [("method", "mean_factor", "max_factor", "degeneracy_est", "rounds", *bins)]
+    for e in run.estimates:
+        d = e.details or {}
+        hist = d.get("approximation_factor_histogram", {})
+        rows.append((e.method, f"{d.get('mean_approximation_factor', math.nan):.4g}",
+                     f"{d.get('max_approximation_factor', math.nan):.4g}",
+                     _fmt_num(d.get("degeneracy_estimate")), _fmt_num(d.get("rounds")),
+                     *(f"{v:,}" for v in hist.values())))
+    print(_table(rows, right=set(range(1, len(rows[0])))))
+    print()
+    print(f"{run.statistic} is a vector (one core number per node): a node's approximation factor is "
+          "max(k^_v/k_v, k_v/k^_v) over the nodes of core number >= 1 (1: exact); the last columns count "
+          "the nodes per factor range. No standard error: the summary is of this one run ('ldpgraph "
+          "experiment' gives its spread over trials).")
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:

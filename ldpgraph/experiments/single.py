@@ -2,6 +2,19 @@ r"""One simulated run of every method on one graph: truth, estimates and standar
 
 This is what ``ldpgraph estimate`` prints. Each method draws from the stream of block 0 of
 its cell in an experiment with the same seed (:mod:`ldpgraph.experiments.seeding`).
+
+The standard error of each estimate is the curator's: computed from the reports and public
+values only, as ``ldpgraph curate`` computes it. A method that deploys runs its deployed
+protocol in memory (:func:`~ldpgraph.run.run_in_memory`: the same law as its fast simulator,
+the estimate and the standard error from the same reports); a k-star method computes it from
+its own reports (:meth:`~ldpgraph.baselines.methods.KStarMethod.estimate_with_error`). Its
+kind (``std_error_kind``) is a key of :data:`~ldpgraph.protocols.curator.SE_KINDS` or
+``"none: <reason>"``. The closed-form standard deviation at the true graph, which a curator
+does not have, is ``analytic_sd`` (for comparison only).
+
+A vector statistic (``core_numbers``) has no scalar truth: its run carries the method's
+summary (``details``: mean and max approximation factor, degeneracy, histogram of the factors)
+and no estimate, error or standard error.
 """
 
 from __future__ import annotations
@@ -9,10 +22,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from .._progress import Progress
 from .._validation import check_epsilon, check_nonnegative_int
+from ..notes import no_std_error_reason
 from .options import check_options, configure_methods
 from .runner import GraphInput, _build_units, _resolve_methods, parse_statistics, resolve_graph_inputs
 from .seeding import block_rng, root_entropy
@@ -29,14 +43,19 @@ class MethodEstimate:
     ----------
     method : str
     estimate : float
+        NaN for a vector statistic (see ``details``).
     std_error : float or None
-        ``"analytic"``: the standard deviation of the method's estimate in closed form at the
-        true degrees; ``"estimated"``: the curator's standard error from the reports; None
-        where neither exists.
-    std_error_kind : {"analytic", "estimated", None}
+        The curator's standard error: from the reports and public values only; None without one.
+    std_error_kind : str
+        How it is computed: a key of :data:`~ldpgraph.protocols.curator.SE_KINDS`, or
+        ``"none: <reason>"``.
+    analytic_sd : float or None
+        The closed-form standard deviation of the estimate at the true graph (a simulation's
+        oracle, for comparison); None where no closed form exists.
     details : dict or None
-        More measures of the same run, from a method's ``trial_details`` (the k-core methods:
-        mean and max approximation factor, degeneracy, k-core sizes, rounds).
+        The summary of a vector statistic, from a method's ``trial_details`` (the k-core methods:
+        mean and max approximation factor, degeneracy, k-core sizes, rounds, a histogram of the
+        factors).
     per_node : dict or None
         A vector statistic's estimate of every node (the k-core methods: core numbers), by the
         graph's own labels (a networkx graph's nodes, a file's ids or names);
@@ -46,7 +65,8 @@ class MethodEstimate:
     method: str
     estimate: float
     std_error: float | None
-    std_error_kind: Literal["analytic", "estimated"] | None
+    std_error_kind: str
+    analytic_sd: float | None = None
     details: dict[str, Any] | None = None
     per_node: dict[Any, float] | None = field(default=None, repr=False, compare=False)
 
@@ -57,6 +77,11 @@ class MethodEstimate:
         from ..tables import node_series
 
         return node_series(self.per_node, self.method)
+
+    @property
+    def is_vector(self) -> bool:
+        """Whether this is a vector statistic's summary (no scalar estimate)."""
+        return self.details is not None
 
 
 @dataclass(frozen=True)
@@ -79,13 +104,13 @@ class SingleRun:
         rows = self.to_dict()["estimates"]
         n = len(rows)
         head = {c: [getattr(self, c)] * n for c in ("graph", "statistic", "k", "epsilon", "seed", "truth")}
-        per = ("method", "estimate", "std_error", "std_error_kind", "error", "relative_error")
+        per = ("method", "estimate", "std_error", "std_error_kind", "analytic_sd", "error", "relative_error")
         return {**head, **{c: [r[c] for r in rows] for c in per}}
 
     def to_pandas(self) -> Any:
         """One row per method (graph, statistic, k, epsilon, seed, truth, method, estimate,
-        std_error, std_error_kind, error, relative_error: the fields of ``ldpgraph estimate
-        --json``); pandas is imported only here."""
+        std_error, std_error_kind, analytic_sd, error, relative_error: the fields of ``ldpgraph
+        estimate --json``); pandas is imported only here."""
         from ..tables import to_frame
 
         return to_frame(self._table_columns(), integers=("k",))
@@ -112,13 +137,15 @@ class SingleRun:
             "epsilon": self.epsilon,
             "seed": self.seed,
             **({"options": dict(self.options)} if self.options else {}),
-            "truth": clean(self.truth),
+            # a vector statistic has no scalar truth (its summary is in each method's entry)
+            "truth": None if any(e.is_vector for e in self.estimates) else clean(self.truth),
             "estimates": [
                 {
                     "method": e.method,
                     "estimate": clean(e.estimate),
                     "std_error": clean(e.std_error),
                     "std_error_kind": e.std_error_kind,
+                    "analytic_sd": clean(e.analytic_sd),
                     "error": clean(e.estimate - self.truth),
                     "relative_error": clean(abs(e.estimate - self.truth) / abs(self.truth))
                     if self.truth
@@ -128,6 +155,39 @@ class SingleRun:
                 for e in self.estimates
             ],
         }
+
+
+def _deployed_estimate(
+    p: Any, graph: Any, statistic: str, k: int | None, epsilon: float, gen: Any, options: Mapping[str, Any]
+) -> tuple[float, float | None, str]:
+    """One trial of simulation ``p`` as its curator sees it: (estimate, standard error, kind).
+
+    A method that deploys and estimates ``statistic`` when deployed runs its deployed protocol in
+    memory with a seed drawn from ``gen`` (as :class:`~ldpgraph.registry.LayerSimulation` draws
+    each trial's seed: for those, the same estimate as the experiment's first trial) with the
+    run's ``options`` (typed, as the API takes them) that the protocol takes; any other is
+    simulated and says why it has no standard error."""
+    from ..core import registry as layer
+    from ..core.sampling import Seeded
+    from ..run.memory import run_in_memory
+
+    deployed = getattr(p, "deployed_as", None)
+    proto = None if deployed is None else layer.get(deployed[0])
+    if proto is not None and statistic in proto.statistics:
+        seed = int(gen.integers(0, 2**63 - 1, size=1)[0])
+        taken = {o.name for o in proto.options}
+        public = {**deployed[1], **(getattr(p, "public", None) or {}),  # the simulation's own options
+                  **{name: v for name, v in options.items() if name in taken and v is not None}}
+        run = run_in_memory(deployed[0], graph, epsilon, sampler=Seeded(seed), statistic=statistic, **public)
+        e = run.estimate
+        kind = e.std_error_kind
+        return float(e.value), None if kind.startswith("none") else e.std_error, kind
+    est = float(p.estimate_trials(graph, statistic, k, epsilon, 1, rng=gen)[0])
+    if deployed is None:
+        why = f"not deployable ({getattr(p, 'not_deployable', '') or 'no curator'}): no report-based variance"
+    else:
+        why = f"{statistic} is simulated only (the deployed {deployed[0]} does not estimate it)"
+    return est, None, "none: " + why
 
 
 def _sd(variance: float | None) -> float | None:
@@ -188,8 +248,8 @@ def estimate_once(
     >>> from ldpgraph.graph import Degrees
     >>> run = estimate_once({"toy": Degrees([3, 1, 2, 2])}, epsilon=2.0, k=2, seed=3,
     ...                     methods=["unbiased-dlap", "local-lap-kstars"])
-    >>> run.truth, [e.method for e in run.estimates], run.estimates[0].std_error_kind
-    (5.0, ['unbiased-dlap', 'local-lap-kstars'], 'analytic')
+    >>> run.truth, [e.method for e in run.estimates], [e.std_error_kind for e in run.estimates]
+    (5.0, ['unbiased-dlap', 'local-lap-kstars'], ['unbiased', 'exact'])
     """
     eps = check_epsilon(epsilon)
     graph_stat = statistic in GRAPH_STATISTICS
@@ -221,54 +281,48 @@ def estimate_once(
     with Progress(sum(len(u.methods) for u in units), unit="method", quiet=quiet) as bar:
         for unit in units:
             bar.set_note("running " + ", ".join(unit.methods))
-            out.extend(_estimate_unit(unit, g, k, eps, entropy))
+            out.extend(_estimate_unit(unit, g, k, eps, entropy, opts))
             bar.update(len(unit.methods), note="")
     return SingleRun(g.label, g.n_nodes, g.n_edges, stats[0][0], k, eps, entropy, truth, tuple(out), opts)
 
 
-def _estimate_unit(unit: Any, g: GraphInput, k: int | None, eps: float, entropy: int) -> list[MethodEstimate]:
-    """The estimates of one unit's methods (the first trial of its cell)."""
+def _estimate_unit(unit: Any, g: GraphInput, k: int | None, eps: float, entropy: int,
+                   opts: Mapping[str, Any]) -> list[MethodEstimate]:
+    """The estimates of one unit's methods (the first trial of its cell), each with the curator's
+    standard error from the reports (or why none) beside the closed form at the truth."""
     gen = block_rng(entropy, unit.key, 0)
     if unit.protocol is not None:  # an adjacency protocol: the first trial of its cell
         p = unit.protocol
         p.prepare(unit.data)
         details = getattr(p, "trial_details", None)
-        if details is not None:  # a vector statistic: the run's measures, its mean factor as estimate
+        if details is not None:  # a vector statistic: the run's summary, no scalar estimate
             extra = details(unit.data, eps, rng=gen)
             per = extra.pop("per_node", None)
             labels = None if per is None or g.graph is None else g.graph.by_label(per)
-            mean = float(extra["mean_approximation_factor"])
-            return [MethodEstimate(p.name, mean, None, None, extra, labels)]
+            return [MethodEstimate(p.name, math.nan, None, "none: a vector statistic (see its summary)", None,
+                                   extra, labels)]
         sd = _sd(p.analytic_variance(unit.data, unit.statistic, k, eps))
-        own = getattr(p, "trial_estimate", None)  # the curator's own standard error, from the reports
-        if sd is None and own is not None:
-            e = own(unit.data, unit.statistic, k, eps, rng=gen)
-            kind = None if e.std_error is None else "estimated"
-            return [MethodEstimate(p.name, float(e.value), e.std_error, kind)]
-        est = float(p.estimate_trials(unit.data, unit.statistic, k, eps, 1, rng=gen)[0])
-        return [MethodEstimate(p.name, est, sd, None if sd is None else "analytic")]
+        est, se, kind = _deployed_estimate(p, unit.data, unit.statistic, k, eps, gen, opts)
+        return [MethodEstimate(p.name, est, se, kind, sd)]
     if unit.kstar_method is not None:
         m = unit.kstar_method
-        est = float(m.estimate_trials(g.degrees, k, eps, 1, rng=gen)[0])
         var_fn = getattr(m, "analytic_variance", None)
         sd = _sd(None if var_fn is None else var_fn(g.degrees, k, eps))
-        return [MethodEstimate(m.name, est, sd, None if sd is None else "analytic")]
+        est, se, kind = m.estimate_with_error(g.degrees, k, eps, rng=gen)
+        return [MethodEstimate(m.name, est, se, kind, sd)]
     from ..protocols.randomizer import DegreeRandomizer
 
     stat = get_statistic(unit.statistic)
     reports = DegreeRandomizer(epsilon=eps).randomize(g.degrees, rng=gen)
     sd_exact = stat.analytic_sd(g.degrees, k, eps)
+    e = stat.unbiased(reports, k)
     out: list[MethodEstimate] = []
     for method in unit.methods:
-        if method == UNBIASED_METHOD:
-            e = stat.unbiased(reports, k)
-            if sd_exact is not None:
-                out.append(MethodEstimate(method, float(e.value), sd_exact, "analytic"))
-            else:
-                se = e.std_error
-                out.append(MethodEstimate(method, float(e.value), se, None if se is None else "estimated"))
+        if method == UNBIASED_METHOD or stat.naive_is_unbiased:  # a linear statistic: the same value
+            value = float(e.value if method == UNBIASED_METHOD else stat.naive(reports.degrees.values, k))
+            se = None if e.std_error_kind.startswith("none") else e.std_error
+            out.append(MethodEstimate(method, value, se, e.std_error_kind, sd_exact))
         else:
             est = float(stat.naive(reports.degrees.values, k))
-            sd = sd_exact if stat.naive_is_unbiased else None
-            out.append(MethodEstimate(method, est, sd, None if sd is None else "analytic"))
+            out.append(MethodEstimate(method, est, None, "none: " + no_std_error_reason(method)))
     return out

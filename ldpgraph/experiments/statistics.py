@@ -10,6 +10,7 @@ from ..protocols.statistics import (
     NAIVE_METHOD,
     STATISTICS,
     UNBIASED_METHOD,
+    VECTOR_STATISTICS,
     GraphStatistic,
     get_statistic,
     graph_statistic_truth,
@@ -24,5 +25,6 @@ __all__ = [
     "statistic_names",
     "get_statistic",
     "GRAPH_STATISTICS",
+    "VECTOR_STATISTICS",
     "graph_statistic_truth",
 ]

@@ -166,30 +166,57 @@ def _g(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
+def _lines(table: list[tuple[str, ...]], right: set[int]) -> list[str]:
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    return ["  ".join(c.rjust(w) if i in right else c.ljust(w)
+                      for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in table]
+
+
 def format_summary(rows: Sequence[SummaryRow], notes: Sequence[str] = ()) -> str:
     """A plain-text table of the summary (one line per cell), for terminals and logs.
 
     Columns: graph, statistic (with its parameter), epsilon, method, trials, relative RMSE,
-    its confidence interval, the analytic relative RMSE, and the relative bias. Each of
-    ``notes`` (cells skipped, with the reason) follows the table as a ``note:`` line.
+    its confidence interval, the analytic relative RMSE (the closed form at the true graph),
+    and the relative bias. A vector statistic
+    (:data:`~ldpgraph.protocols.statistics.VECTOR_STATISTICS`) gets its own table: the mean over
+    trials of each trial's mean approximation factor (1: exact), its 95% interval and the
+    spread over trials; never a truth or a relative error. Each of ``notes`` (cells skipped,
+    with the reason) follows the tables as a ``note:`` line.
     """
-    header = ("graph", "statistic", "epsilon", "method", "trials", "rel_rmse", "rel_rmse_ci", "analytic",
-              "rel_bias")
-    table = [header]
-    for r in rows:
-        stat = r.statistic if r.k is None else f"{r.statistic} k={r.k}"
-        scale = abs(r.truth) if r.truth else _NAN
-        table.append((
-            r.graph, stat, f"{r.epsilon:g}", r.method, str(r.trials), _g(r.relative_rmse),
-            f"[{_g(r.relative_rmse_ci_low, 3)}, {_g(r.relative_rmse_ci_high, 3)}]",
-            _g(r.relative_analytic_rmse), _g(r.bias / scale, 3),
-        ))
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    right = {2, 4, 5, 7, 8}
-    lines = []
-    for row in table:
-        cells = [c.rjust(w) if i in right else c.ljust(w)
-                 for i, (c, w) in enumerate(zip(row, widths, strict=True))]
-        lines.append("  ".join(cells).rstrip())
+    from .statistics import VECTOR_STATISTICS
+
+    scalar = [r for r in rows if r.statistic not in VECTOR_STATISTICS]
+    vector = [r for r in rows if r.statistic in VECTOR_STATISTICS]
+    lines: list[str] = []
+    if scalar or not vector:
+        table = [("graph", "statistic", "epsilon", "method", "trials", "rel_rmse", "rel_rmse_ci", "analytic",
+                  "rel_bias")]
+        for r in scalar:
+            stat = r.statistic if r.k is None else f"{r.statistic} k={r.k}"
+            scale = abs(r.truth) if r.truth else _NAN
+            table.append((
+                r.graph, stat, f"{r.epsilon:g}", r.method, str(r.trials), _g(r.relative_rmse),
+                f"[{_g(r.relative_rmse_ci_low, 3)}, {_g(r.relative_rmse_ci_high, 3)}]",
+                _g(r.relative_analytic_rmse), _g(r.bias / scale, 3),
+            ))
+        lines += _lines(table, {2, 4, 5, 7, 8})
+        if scalar:
+            lines.append("analytic: the closed-form relative RMSE at the true graph (only a simulation knows "
+                         "it); a curator's standard error comes from the reports ('ldpgraph estimate' names "
+                         "its kind; scripts/interval_coverage.py measures its intervals' coverage)")
+    if vector:
+        if lines:
+            lines.append("")
+        table = [("graph", "statistic", "epsilon", "method", "trials", "mean_factor", "mean_factor_ci",
+                  "sd_over_trials")]
+        for r in vector:
+            # each trial's value is its mean approximation factor; truth 1: rmse^2 = bias^2 + variance
+            sd = math.sqrt(max(r.rmse * r.rmse - r.bias * r.bias, 0.0) * r.trials / max(r.trials - 1, 1))
+            half = 1.959963984540054 * sd / math.sqrt(r.trials)
+            table.append((r.graph, r.statistic, f"{r.epsilon:g}", r.method, str(r.trials), _g(r.mean),
+                          f"[{_g(r.mean - half, 3)}, {_g(r.mean + half, 3)}]", _g(sd, 3)))
+        lines += _lines(table, {2, 4, 5, 7})
+        lines.append("mean_factor: per trial, the mean over the nodes of core number >= 1 of "
+                     "max(k^_v/k_v, k_v/k^_v) (1: exact), averaged over the trials")
     lines.extend(f"note: {n}" for n in notes)
     return "\n".join(lines)

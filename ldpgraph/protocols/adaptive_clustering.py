@@ -112,7 +112,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -448,7 +448,8 @@ def unbiased_estimate(reports: AdaptiveReports) -> ClippedEstimate:
     # degree noise: Var(c rho) <= c^2 E[(1 - rho)^2] <= c^2 kappa, plugged in at the released values
     degree_part = math.fsum(np.clip(reports.local_estimates(), 0.0, 1.0) ** 2 * _kappa(reports))
     var = (math.fsum(reports.noise_variances()) + degree_part) / n**2
-    return ClippedEstimate(value, math.sqrt(var), var, "avg_clustering", bias=clipping_bias_estimate(reports))
+    return ClippedEstimate(value, math.sqrt(var), var, "avg_clustering", bias=clipping_bias_estimate(reports),
+                           se_kind="plug-in")
 
 
 def local_clustering_of(graph: Any) -> NDArray[np.float64]:
@@ -1125,6 +1126,7 @@ class BestEstimate(Estimate):
     (:class:`ClippedEstimate`: valid coverage), since its own bias has no bound."""
 
     unbiased: ClippedEstimate | None = None
+    se_kind: str | None = field(default="borrowed", repr=False, compare=False)
     #: the estimated bias: this value minus the bias-corrected unbiased estimate (whose mean is the
     #: truth up to the plug-in clipping correction); its noise has about the unbiased standard error
     bias: float = 0.0

@@ -278,7 +278,8 @@ def arr_estimate(values: Any, broadcast: ARRBroadcast, epsilon2: float) -> Estim
     var = (v_max * c_hat + b.n_nodes / 4.0 + b.n_nodes * noise) / (pe - pn) ** 2
     note = None if b.mu == 1.0 else ("the variance estimate is unbiased for an upper bound (the larger bit "
                                      "variance on every pair, and n/4 for the rounding): conservative")
-    return Estimate(value, math.sqrt(max(var, 0.0)), var, "triangles", note=note)
+    return Estimate(value, math.sqrt(max(var, 0.0)), var, "triangles", note=note,
+                    se_kind="unbiased" if b.mu == 1.0 else "upper-bound")
 
 
 class _ARRRound(RandomizedResponseRound):

@@ -863,7 +863,7 @@ def _single(
     spread /= divisor * divisor
     var = max(unbiased, spread)
     return ConservativeEstimate(float(value[0]) / divisor, math.sqrt(var), var, statistic,
-                                unbiased_variance=unbiased)
+                                unbiased_variance=unbiased, se_kind="conservative")
 
 
 def average_clustering(

@@ -59,7 +59,21 @@ __all__ = [
     "max_degree_interval",
     "influence_bound",
     "normal_interval",
+    "SE_KINDS",
 ]
+
+
+#: what a standard error computed from the reports can be (``std_error_kind`` of every estimate)
+SE_KINDS: dict[str, str] = {
+    "unbiased": "the square root of an unbiased estimate of the estimate's variance",
+    "exact": "the variance is a known function of public values (the noise alone)",
+    "upper-bound": "the square root of an unbiased estimate of an upper bound of the variance (conservative)",
+    "conservative": "the larger of an unbiased variance estimate and the spread of the per-node terms",
+    "sample": "the sample variance of independent (sampled) terms of the estimate",
+    "plug-in": "a closed-form variance (or a bound of it) evaluated at the released values",
+    "delta": "the delta method (a ratio of estimates, each with its variance estimate)",
+    "borrowed": "the standard error of another estimate from the same reports (see the method's notes)",
+}
 
 
 @dataclass(frozen=True)
@@ -92,6 +106,31 @@ class Estimate:
     histogram: ReportHistogram | None = field(default=None, repr=False, compare=False)
     #: why there is no standard error, or how the one given is meant (None: nothing to add)
     note: str | None = field(default=None, repr=False, compare=False)
+    #: how the standard error is computed from the reports (:data:`SE_KINDS`); None: ``"unbiased"``
+    #: for the normal intervals, ``"exact"`` for the exactly known variance
+    se_kind: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def std_error_kind(self) -> str:
+        """What the standard error is: one of :data:`SE_KINDS`, or ``"none: <reason>"`` without one.
+
+        Examples
+        --------
+        >>> Estimate(10.0, 2.0, 4.0, "example").std_error_kind
+        'unbiased'
+        >>> Estimate(3.0, None, None, "example", note="a plug-in").std_error_kind
+        'none: a plug-in'
+        >>> Estimate(3.0, 0.0, -2.5, "example").std_error_kind[:38]
+        'none: the variance estimate is -2.5 <='
+        """
+        if self.std_error is None:
+            return "none: " + (self.note or "no variance estimate from the reports is implemented")
+        if self.se_kind != "exact" and self.variance_estimate is not None and self.variance_estimate <= 0:
+            return (f"none: the variance estimate is {self.variance_estimate:.3g} <= 0 (the noise "
+                    "dominates): no standard error or interval")
+        if self.se_kind is not None:
+            return self.se_kind
+        return "exact" if self.interval_method == "normal-exact-variance" else "unbiased"
 
     def __float__(self) -> float:
         return float(self.value)

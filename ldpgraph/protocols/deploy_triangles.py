@@ -1123,7 +1123,13 @@ def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Es
     if summary.n_nodes <= _DENSE_VARIANCE_MAX_NODES:
         var = rr_variance_estimate(summary.n_nodes, summary.index, summary.epsilon, classes=classes)
     se = None if var is None else math.sqrt(max(var, 0.0))
-    return Estimate(value, se, var, "triangles")
+    return Estimate(value, se, var, "triangles",
+                    note=None if var is not None else _dense_note(summary.n_nodes))
+
+
+def _dense_note(n: int) -> str:
+    return (f"the variance estimate is dense in the nodes and is not computed for {n:,} nodes (beyond "
+            f"{_DENSE_VARIANCE_MAX_NODES:,})")
 
 
 def _dense_z(
@@ -1283,8 +1289,10 @@ def dlap_triangles_estimate(values: ArrayLike, broadcast: TriangleBroadcast, eps
     value = sum(vals) / (p - q)
     var = None
     if b.n_nodes <= _DENSE_VARIANCE_MAX_NODES:
-        c_hat = lower_wedge_square_estimate(b.n_nodes, b.index, b.epsilon)
+        # C >= 0, so E max(C^, 0) >= C: clipped, the bound stays conservative and is never negative
+        c_hat = max(lower_wedge_square_estimate(b.n_nodes, b.index, b.epsilon), 0.0)
         noise = DiscreteLaplace(epsilon=eps2, sensitivity=max(b.bound - 1, 1)).variance
         var = (p * q * c_hat + b.n_nodes / 4.0 + b.n_nodes * noise) / (p - q) ** 2
     se = None if var is None else math.sqrt(max(var, 0.0))
-    return Estimate(value, se, var, "triangles")
+    return Estimate(value, se, var, "triangles", se_kind="upper-bound",  # n/4 bounds the rounding's variance
+                    note=None if var is not None else _dense_note(b.n_nodes))

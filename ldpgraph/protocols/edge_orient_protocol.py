@@ -478,11 +478,13 @@ def edge_orient_estimate(values: Any, sensitivities: Any, broadcast: EdgeOrientB
     sens, count = np.unique(np.asarray(sensitivities, dtype=np.float64), return_counts=True)
     noise = math.fsum(float(k) * DiscreteLaplace(epsilon=float(epsilon_count), sensitivity=float(s)).variance
                       for s, k in zip(sens.tolist(), count.tolist(), strict=True))
-    c_hat = lower_wedge_square_estimate(b.n_nodes, relabelled_index(b), b.epsilon)
+    # C >= 0, so E max(C^, 0) >= C: clipped, the bound stays conservative and is never negative
+    c_hat = max(lower_wedge_square_estimate(b.n_nodes, relabelled_index(b), b.epsilon), 0.0)
     var = (b.p * b.q * c_hat + b.n_nodes / 4.0 + noise) / (b.p - b.q) ** 2
     return Estimate(value, math.sqrt(max(var, 0.0)), var, "triangles", note=(
         "the standard error is unbiased for an upper bound of the variance given bounds above the "
-        "out-degrees; a node whose bound falls below its out-degree biases the estimate down"))
+        "out-degrees; a node whose bound falls below its out-degree biases the estimate down"),
+        se_kind="upper-bound")
 
 
 @register

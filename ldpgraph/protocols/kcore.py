@@ -97,6 +97,8 @@ __all__ = [
     "exact_core_numbers",
     "approximation_factors",
     "core_summary",
+    "FACTOR_BINS",
+    "factor_histogram",
     "reference_parameters",
     "reference_kcore",
     "reference_degree_bias",
@@ -167,6 +169,22 @@ def core_summary(estimate: ArrayLike, truth: ArrayLike) -> dict[str, float]:
         "degeneracy_estimate": float(np.max(estimate, initial=0.0)),
         "degeneracy": float(np.max(truth, initial=0)),
     }
+
+
+#: the bins of :func:`factor_histogram`: [1, 1.25), [1.25, 1.5), [1.5, 2), [2, 3), [3, 5), [5, inf)
+FACTOR_BINS: tuple[float, ...] = (1.0, 1.25, 1.5, 2.0, 3.0, 5.0, math.inf)
+
+
+def factor_histogram(estimate: ArrayLike, truth: ArrayLike) -> dict[str, int]:
+    """How many nodes (of core number >= 1) have each approximation factor, in :data:`FACTOR_BINS`.
+
+    >>> factor_histogram([2.0, 1.0, 3.0, 1.1], [1, 2, 3, 1])
+    {'[1, 1.25)': 2, '[1.25, 1.5)': 0, '[1.5, 2)': 0, '[2, 3)': 2, '[3, 5)': 0, '[5, inf)': 0}
+    """
+    f = approximation_factors(estimate, truth)
+    counts = np.histogram(f, bins=np.array(FACTOR_BINS))[0] if f.size else np.zeros(len(FACTOR_BINS) - 1, int)
+    edges = zip(FACTOR_BINS[:-1], FACTOR_BINS[1:], counts, strict=True)
+    return {f"[{lo:g}, {hi:g})": int(c) for lo, hi, c in edges}
 
 
 def _csr(graph: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:

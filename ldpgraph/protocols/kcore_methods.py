@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from .base import Protocol, Round, require_graph
-from .kcore import KCoreRun, core_summary, exact_core_numbers, reference_kcore, svt_kcore
+from .kcore import KCoreRun, core_summary, exact_core_numbers, factor_histogram, reference_kcore, svt_kcore
 from .kcore_hindex import HINDEX_DEFAULTS, hindex_kcore
 from .kcore_hindex_protocol import HIndexProtocol
 
@@ -176,12 +176,13 @@ class KCoreMethod(Protocol):
 
     def trial_details(self, data: Any, epsilon: float, *, rng: Any = None) -> dict[str, Any]:
         """One run's measures: mean and max approximation factor, degeneracy (estimated and true),
-        the estimated and true k-core sizes, the rounds; and ``per_node``, every node's estimated
-        core number (by node index)."""
+        the histogram of the nodes' approximation factors, the estimated and true k-core sizes, the
+        rounds; and ``per_node``, every node's estimated core number (by node index)."""
         g = require_graph(data, self.name)
         run = self.run(g, epsilon, check_rng(rng))
         truth = self._truth_cores(g)
         out: dict[str, Any] = dict(core_summary(run.core_numbers, truth))
+        out["approximation_factor_histogram"] = factor_histogram(run.core_numbers, truth)
         out["rounds"] = run.rounds + (1 if self.name == "kcore-reference" else 0)  # + the degree round
         out["kcore_sizes"] = {str(k): v for k, v in core_sizes(run.core_numbers).items()}
         out["true_kcore_sizes"] = {str(k): v for k, v in core_sizes(truth).items()}

@@ -91,7 +91,7 @@ def transitivity_release_estimate(triangles: Any, degrees: Any, plan: Plan) -> A
         note = ("the triangle estimate has no variance estimate" if triangles.variance_estimate is None else
                 "the two-star estimate is <= 0: no ratio")
     se = None if var is None else math.sqrt(max(var, 0.0))
-    return Estimate(tau, se, var, "transitivity", note=note)
+    return Estimate(tau, se, var, "transitivity", note=note, se_kind="delta")
 
 
 def rr_release(node: int, neighbours: NDArray[np.int64], epsilon: float, stream: Any) -> NDArray[np.int64]:

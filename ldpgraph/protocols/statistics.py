@@ -46,6 +46,7 @@ __all__ = [
     "statistic_names",
     "get_statistic",
     "GRAPH_STATISTICS",
+    "VECTOR_STATISTICS",
     "graph_statistic_truth",
 ]
 
@@ -62,6 +63,11 @@ GRAPH_STATISTICS: tuple[str, ...] = (
     "four_cycles",
     "core_numbers",
 )
+
+#: the statistics whose value is a vector (one per node): an experiment records each trial by a
+#: summary (the mean approximation factor of the core numbers, 1 when exact), not an estimate of
+#: a count, and the outputs print that summary, never a truth and a relative error
+VECTOR_STATISTICS: tuple[str, ...] = ("core_numbers",)
 
 #: method names under which the non-k-star statistics are recorded
 UNBIASED_METHOD = "unbiased-dlap"

@@ -57,7 +57,7 @@ from .deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
-from .four_cycles import cached_z_and_sensitivity, rr_four_cycle_estimate
+from .four_cycles import cached_z_and_sensitivity, rr_four_cycle_estimate, rr_four_cycle_variance_estimate
 from .randomized_response import upper_pairs
 from .rr_triangles import RandomizedResponseRound, RRTrianglesProtocol
 from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
@@ -189,8 +189,9 @@ class TwoRoundFourCycles(RRBroadcastProtocol):
         # no standard error: the DLap part, n 2a/(1-a)^2 / 16, is known, but the RR part of the
         # variance needs the true graph (an interval from the noise alone would be too narrow)
         return Estimate(float(r.sum(dtype=np.int64)) / 4.0, None, None, "four_cycles", note=(
-            "the randomized-response part of its variance needs the true graph, and no estimate of it from "
-            "the reports is implemented (the simulation's exact variance: 'ldpgraph estimate')"))
+            "the RR part of its variance is a polynomial in the true graph's bits (module "
+            "four_cycles) whose unbiased estimate from the broadcast is not implemented, and the "
+            "projection to d_max biases it; 'ldpgraph experiment' measures its RMSE"))
 
     def screening(self, result: Any, round: Round) -> dict[str, Any]:
         return dict(result.screening) if round.number == 1 else {}
@@ -210,9 +211,8 @@ class RRFourCyclesProtocol(RRTrianglesProtocol):
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
         self.check_statistic(statistic)
         value = rr_four_cycle_estimate(result.n_nodes, result.index, result.epsilon)
-        return Estimate(value, None, None, "four_cycles", note=(
-            "its exact variance is a function of the true graph's 4-edge patterns, and no estimate of it "
-            "from the noisy graph is implemented (the simulation's exact variance: 'ldpgraph estimate')"))
+        var = rr_four_cycle_variance_estimate(result.n_nodes, result.index, result.epsilon)
+        return Estimate(value, math.sqrt(max(var, 0.0)), var, "four_cycles")
 
     def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
         return {}

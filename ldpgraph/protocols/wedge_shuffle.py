@@ -570,7 +570,7 @@ class _WedgeShuffleBase(Protocol):
         k = _scale(result.n_nodes, stat)
         var = k * k * terms.size * float(np.var(terms, ddof=1)) if terms.size > 1 else None
         return Estimate(k * math.fsum(terms.tolist()), None if var is None else math.sqrt(max(var, 0.0)), var,
-                        stat, "normal")
+                        stat, "normal", se_kind="sample")
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         return [f"pairs      {result.n_pairs:,} ({result.n_nodes:,} users); {int(result.wedge.sum()):,} "

@@ -316,7 +316,7 @@ class WedgeShuffleIgnore(Protocol):
         k = _scale(result.n_nodes, "triangles")
         var = k * k * terms.size * float(np.var(terms, ddof=1)) if terms.size > 1 else None
         return Estimate(k * math.fsum(terms.tolist()), None if var is None else math.sqrt(max(var, 0.0)), var,
-                        "triangles", "normal")
+                        "triangles", "normal", se_kind="sample")
 
     def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Path:
         from .._atomic import atomic_write

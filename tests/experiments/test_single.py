@@ -14,7 +14,12 @@ from ldpgraph.graph import Degrees
 DEG = np.random.default_rng(1).geometric(0.1, size=150).astype(np.int64)
 
 
-def test_kstars_every_method_with_analytic_sd():
+#: each k-star method's standard error from its reports, as a curator has it (or why none)
+KSTAR_SE_KINDS = {"unbiased-dlap": "unbiased", "unbiased-laplace": "unbiased", "local-lap-kstars": "exact",
+                  "local-dlap-kstars": "exact"}
+
+
+def test_kstars_every_method_with_report_se_and_analytic_sd():
     run = estimate_once({"toy": Degrees(DEG)}, epsilon=1.0, k=2, seed=8, methods="all")
     assert [e.method for e in run.estimates] == method_names()
     assert run.truth == sum(math.comb(int(d), 2) for d in DEG)
@@ -22,10 +27,16 @@ def test_kstars_every_method_with_analytic_sd():
     for e in run.estimates:
         m = get_method(e.method)
         var = m.analytic_variance(DEG, 2, 1.0)
-        if var is None:
-            assert e.std_error is None and e.std_error_kind is None
+        assert e.analytic_sd == (None if var is None else pytest.approx(math.sqrt(var)))
+        kind = KSTAR_SE_KINDS.get(e.method)
+        if kind is None:  # plug-ins and private bounds: no standard error, and the reason
+            assert e.std_error is None and e.std_error_kind.startswith("none: ") and len(e.std_error_kind) > 20
         else:
-            assert e.std_error == pytest.approx(math.sqrt(var)) and e.std_error_kind == "analytic"
+            assert e.std_error_kind == kind and e.std_error > 0
+            if kind == "exact":  # a function of the public n, D, epsilon: the variance itself
+                assert e.std_error == pytest.approx(math.sqrt(var))
+            else:  # from the reports: near the truth's sd at n = 150 (not equal: an estimate)
+                assert 0.5 < e.std_error / math.sqrt(var) < 2.0
         # trial 0 of block 0 of the experiment cell's stream
         key = cell_key("kstars", "toy", 2, 1.0, e.method)
         assert e.estimate == m.estimate_trials(DEG, 2, 1.0, 1, rng=block_rng(8, key, 0))[0]
@@ -48,7 +59,8 @@ def test_curator_statistic():
     assert run.k is None and run.truth == DEG.sum() // 2
     assert [e.method for e in run.estimates] == ["unbiased-dlap", "naive-dlap"]
     assert run.estimates[0].estimate == run.estimates[1].estimate  # linear: same reports, same value
-    assert run.estimates[0].std_error_kind == "analytic"
+    assert run.estimates[0].std_error_kind == "exact"  # the noise's variance: a function of n and epsilon
+    assert run.estimates[1].std_error == run.estimates[0].std_error  # linear: the same estimate, the same SE
 
 
 def test_errors():

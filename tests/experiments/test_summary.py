@@ -16,9 +16,9 @@ from ldpgraph.experiments.summary import (
 )
 
 
-def _cell(est, truth=10.0, k=2, method="m"):
+def _cell(est, truth=10.0, k=2, method="m", statistic="kstars"):
     est = np.asarray(est, dtype=float)
-    return CellRecords("g", method, "kstars", k, 1.0, truth, est, 0, ("0/0",) * est.size)
+    return CellRecords("g", method, statistic, k, 1.0, truth, est, 0, ("0/0",) * est.size)
 
 
 def test_numbers_from_first_principles():
@@ -64,5 +64,19 @@ def test_csv_round_trip_and_table(tmp_path):
             assert x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y))
     text = format_summary(rows)
     lines = text.splitlines()
-    assert len(lines) == 3 and lines[0].split()[:4] == ["graph", "statistic", "epsilon", "method"]
+    assert len(lines) == 4 and lines[0].split()[:4] == ["graph", "statistic", "epsilon", "method"]
     assert "kstars k=2" in lines[1] and "0.1" in lines[1]
+    assert lines[3].startswith("analytic: the closed-form relative RMSE at the true graph")
+
+
+def test_a_vector_statistic_gets_its_summary_not_a_relative_error():
+    # core numbers: each trial records its mean approximation factor (truth 1); the table gives
+    # the factor's mean over trials, its interval and spread, never rel_rmse or rel_bias
+    cells = [_cell([1.5, 1.7, 1.6], k=None, method="kcore-svt", statistic="core_numbers", truth=1.0)]
+    text = format_summary(summarize(cells))
+    lines = text.splitlines()
+    assert lines[0].split() == ["graph", "statistic", "epsilon", "method", "trials", "mean_factor",
+                                "mean_factor_ci", "sd_over_trials"]
+    assert "rel_rmse" not in text and "rel_bias" not in text and "analytic:" not in text
+    row = lines[1].split()
+    assert row[5] == "1.6" and row[-1] == "0.1"  # mean of 1.5, 1.7, 1.6; sample sd 0.1

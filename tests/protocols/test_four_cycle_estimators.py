@@ -20,6 +20,7 @@ from ldpgraph.protocols.four_cycles import (
     four_cycle_sensitivity,
     rr_four_cycle_estimate,
     rr_four_cycle_variance,
+    rr_four_cycle_variance_estimate,
     two_round_rr_variance,
     z_matrix,
 )
@@ -59,16 +60,20 @@ def _outcomes(g, eps):
 @pytest.mark.parametrize("eps", [0.7, 2.0])
 def test_rr_estimate_exact_mean_and_variance(name, eps):
     g = from_edge_array(GRAPHS[name], n_nodes=5)
-    vals, probs = [], []
+    vals, var_hats, probs = [], [], []
     for idx, prob in _outcomes(g, eps):
         vals.append(rr_four_cycle_estimate(5, idx, eps))
+        var_hats.append(rr_four_cycle_variance_estimate(5, idx, eps))
         probs.append(prob)
-    vals, probs = np.array(vals), np.array(probs)
+    vals, var_hats, probs = np.array(vals), np.array(var_hats), np.array(probs)
     assert probs.sum() == pytest.approx(1.0, abs=1e-12)
     mean = float(probs @ vals)
     var = float(probs @ (vals - mean) ** 2)
     assert mean == pytest.approx(four_cycle_count(g), abs=1e-9 * max(1.0, np.abs(vals).max()))
     assert var == pytest.approx(rr_four_cycle_variance(g, eps), rel=1e-9)
+    # the curator's variance estimate, from the noisy graph alone, is unbiased for it: exactly
+    assert float(probs @ var_hats) == pytest.approx(var, rel=1e-9)
+    assert np.ptp(var_hats) > 0.01 * var  # an estimate (it varies with the reports), not a constant
 
 
 @pytest.mark.parametrize("name", sorted(GRAPHS))
@@ -195,3 +200,22 @@ def test_two_round_simulation_is_unbiased_within_4_se():
     est = simulate_two_round_four_cycles(g, 1.5, 1.5, 4, 1000, rng=7)
     se = est.std(ddof=1) / math.sqrt(est.size)
     assert abs(est.mean() - four_cycle_count(g)) <= 4 * se
+
+
+@pytest.mark.parametrize("spec", ["ba:n=60,m=3", "ws:n=60,k=6,p=0.1"])
+def test_rr_intervals_from_the_variance_estimate_cover(spec):
+    """The curator's 95% interval C^ +- 1.96 sqrt(V^) (V^ from the noisy graph alone; none when
+    V^ <= 0, counted as a miss) covers the true count in 95% +- 3 binomial sd (400 runs) at eps 1."""
+    from ldpgraph.datasets import resolve_graph
+    from ldpgraph.protocols.randomized_response import noisy_lower_pairs
+
+    g = resolve_graph(spec, rng=0)
+    truth, eps, trials = four_cycle_count(g), 1.0, 400
+    gen = np.random.default_rng(1)
+    p, q = keep_probability(eps), flip_probability(eps)
+    hits = 0
+    for _ in range(trials):
+        n, idx = noisy_lower_pairs(g, p, q, rng=gen)
+        est, var = rr_four_cycle_estimate(n, idx, eps), rr_four_cycle_variance_estimate(n, idx, eps)
+        hits += var > 0 and abs(est - truth) <= 1.959964 * math.sqrt(var)
+    assert abs(hits / trials - 0.95) <= 3 * math.sqrt(0.95 * 0.05 / trials), hits
