@@ -28,7 +28,7 @@ dense independently given it), mixed over its law: an approximation of order 1/n
 
 Examples
 --------
->>> WedgeShuffleIgnore().plan(1.0, n_users=4039, pairing_seed=1).describe()
+>>> WedgeShuffleIgnore().plan(1.0, n_users=4039, pairing_seed=1).describe(guarantee=False)
 'epsilon 1 = degree 0.1 + wedge-shuffle 0.9'
 """
 
