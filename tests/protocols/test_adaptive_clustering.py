@@ -543,3 +543,18 @@ def test_the_best_estimator_plans_the_smaller_margin_of_its_tail():
     # the simulation method plans the same margins
     assert ac.AdaptiveClusteringMethod("best")._split(2.0)[3] == want
     assert ac.AdaptiveClusteringMethod()._split(2.0)[3] == 6
+
+
+def test_em_on_many_frequency_rows_at_once_is_the_em_on_each():
+    # the bootstrap refits the deconvolution on all replicates at once: row b of the batched fit
+    # is the fit on freq[b] alone (the tilted start and every EM step are row-wise)
+    grid = np.linspace(0.0, 1.0, 21)
+    gen = np.random.default_rng(5)
+    x = 0.3 + gen.laplace(0.0, 2.0, 40)
+    lik = np.exp(-np.abs(x[:, None] - grid[None, :]) / 2.0)
+    lik /= lik.max(axis=1, keepdims=True)
+    freq = gen.multinomial(40, np.full(40, 1 / 40), size=3) / 40
+    batched = ac._em(lik, freq, grid, 30)
+    for b in range(3):
+        np.testing.assert_allclose(batched[b], ac._em(lik, freq[b][None, :], grid, 30)[0], rtol=1e-9)  # BLAS order
+    np.testing.assert_allclose(batched.sum(axis=1), 1.0, rtol=1e-12)
