@@ -107,3 +107,17 @@ def test_statistics_a_deployment_does_not_estimate_are_said(capsys):
     rows = {r["method"]: r for r in methods}
     assert rows["edge-orient-triangles"]["deploy"].endswith("(transitivity: simulation only)")
     assert "simulation only" not in rows["rr-triangles"]["deploy"]
+
+
+def test_budget_is_a_node_total_with_the_per_edge_convention_beside_it_where_the_literature_uses_it(capsys):
+    rows = {r["method"]: r for r in _methods(capsys, "--epsilon", "1.5")}
+    eo = rows["edge-orient-triangles"]
+    # only the order's noisy degree is released by both endpoints of an edge
+    assert eo["edge_budget"].startswith(f"per edge {1.5 + eo['budget']['order']:.4g} ")
+    assert "worse at eps_paper 0.5" in eo["edge_budget"]  # where it loses to the reference, said
+    assert rows["edge-orient-reference"]["edge_budget"].startswith("per edge: eps_paper 2 ")
+    assert rows["kcore-reference"]["edge_budget"].startswith("per edge: eps_paper 3 ")
+    assert rows["rr-triangles"]["edge_budget"] is None
+    assert main(["methods", "--stat", "triangles", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "budget: a node's total epsilon 1" in out and "edge-orient-triangles: per edge 1.01" in out

@@ -146,7 +146,7 @@ def test_estimate_and_curate_agree_that_adaptive_clustering_best_has_a_standard_
     code, out, _ = _cli(capsys, "estimate", "ws:n=200,k=8,p=0.1", "--stat", "avg_clustering", "--epsilon", "4",
                         "--seed", "1", "--methods", "adaptive-clustering-best", "--json")
     est = json.loads(out)["estimates"][0]
-    assert est["std_error"] > 0 and est["std_error_kind"] == "borrowed"  # the kind curate names too
+    assert est["std_error"] > 0 and est["std_error_kind"] == "bootstrap"  # the kind curate names too
     opts = ["--protocol", "adaptive-clustering", "--estimator", "best", "--epsilon", "4"]
     g = "ws:n=200,k=8,p=0.1"
     assert _cli(capsys, "node", *opts, "--graph", g, "--simulate", "--seed", "0", "--out", tmp_path / "c1.csv")[0] == 0

@@ -429,7 +429,8 @@ def _cmd_methods(args: argparse.Namespace) -> int:
         if simulated_only:  # statistics its simulation estimates but its deployed protocol does not
             deploy += f" ({', '.join(simulated_only)}: simulation only)"
         rows.append({"method": name, "statistics": list(m.statistics), "rounds": len(m.budget(args.epsilon)),
-                     "budget": m.budget(args.epsilon), "unbiased": bool(m.unbiased), "needs": m.needs,
+                     "budget": m.budget(args.epsilon), "edge_budget": m.edge_budget(args.epsilon) or None,
+                     "unbiased": bool(m.unbiased), "needs": m.needs,
                      "deployable": m.deployed_as is not None, "deploy": deploy,
                      "deployed_statistics": deployed or None,
                      "not_deployable": m.not_deployable or None, "reference": m.reference,
@@ -440,7 +441,7 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"epsilon": args.epsilon, "methods": rows}, indent=2))
         return 0
-    table = [("method", "statistics", f"budget at epsilon {args.epsilon:g}",
+    table = [("method", "statistics", f"budget: a node's total epsilon {args.epsilon:g}",
               "deployment (ldpgraph node/curate)")]
     for r in rows:
         split = " + ".join(f"{k} {v:.4g}" for k, v in r["budget"].items())
@@ -456,6 +457,11 @@ def _cmd_methods(args: argparse.Namespace) -> int:
                for r in rows if r["recommended_for"]]
     if default and not args.quiet:
         print("\nrun by default (the recommended method of each model): " + ", ".join(default))
+    print(f"\nbudget: a node's total epsilon ({args.epsilon:g}) and its split; where the literature counts "
+          "it per edge (an edge's two endpoints together):")
+    for r in rows:
+        if r["edge_budget"]:
+            print(f"  {r['method']}: {r['edge_budget']}")
     if not args.quiet:
         print("\nreferences:")
         for r in rows:

@@ -178,6 +178,17 @@ class Protocol:
         """``{round name: epsilon}``; the values sum to ``epsilon``."""
         return {r.name: r.epsilon for r in self.rounds(check_epsilon(epsilon), statistic)}
 
+    def edge_budget(self, epsilon: float, statistic: str | None = None) -> str:
+        """The node budget ``epsilon`` in the per-edge convention, where the method's literature
+        counts the budget per edge (an edge's two endpoints together), and how it compares there;
+        ``""`` where it does not (``ldpgraph methods`` prints it beside the node's total).
+
+        >>> from ldpgraph.registry import get_method
+        >>> get_method("rr-triangles").edge_budget(1.0)
+        ''
+        """
+        return ""
+
     def supports(self, statistic: str) -> bool:
         return statistic in self.statistics
 

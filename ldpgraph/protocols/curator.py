@@ -73,6 +73,7 @@ SE_KINDS: dict[str, str] = {
     "plug-in": "a closed-form variance (or a bound of it) evaluated at the released values",
     "delta": "the delta method (a ratio of estimates, each with its variance estimate)",
     "borrowed": "the standard error of another estimate from the same reports (see the method's notes)",
+    "bootstrap": "the spread of the whole estimator over bootstrap resamples of the reports",
 }
 
 

@@ -131,6 +131,10 @@ class KCoreMethod(Protocol):
     def _max_degree(self, g: Any) -> int:
         return self.d_max if self.d_max is not None else max(int(g.degrees.max(initial=1)), 1)
 
+    def edge_budget(self, epsilon: float, statistic: str | None = None) -> str:
+        # every release is a function of the node's whole neighbourhood: an edge enters both ends'
+        return f"per edge: eps_paper {2.0 * epsilon:.4g} (the paper's LEDP: both endpoints)"
+
     def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[Round, ...]:
         eps = check_epsilon(epsilon)
         if self.name == "kcore-hindex":
