@@ -353,7 +353,7 @@ def experiment_notes(result: Any, graphs: Any = ()) -> list[str]:
     graphs : sequence of GraphInput
         The resolved graphs, matched to the summary by label (optional).
     """
-    from .experiments.statistics import GRAPH_STATISTICS, VECTOR_STATISTICS
+    from .protocols.statistics import GRAPH_STATISTICS, VECTOR_STATISTICS
 
     data = {g.label: g for g in graphs}
     out: list[str] = []
