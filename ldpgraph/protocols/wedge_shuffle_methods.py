@@ -60,7 +60,8 @@ class WedgeShuffleMethod(Protocol):
         # the ignoring curator needs the public pairing (any seed: a simulation draws its own)
         self.deployed_as = (name, {"pairing_seed": 1} if self.ignore else {})
         self.unbiased = not self.ignore
-        self.model = "local, one round" if name.startswith("wlocal") else "shuffle"
+        shuffled = any(r.shuffled for r in self.protocol.rounds())  # the deployed round, not the name
+        self.model = "shuffle" if shuffled else "local, one round"
         if name in ("wshuffle-triangles-rr", "wshuffle-four-cycles-rr"):
             # accounted as the randomized response it is: a smaller eps0 for the same central
             # epsilon, hence a smaller error (README: 0.40 against 0.446 for triangles at epsilon 1)
