@@ -58,16 +58,19 @@ def _ensure() -> None:
     if not _FACTORIES:
         _register_built_in()
     from .core import registry as layer
+    from .run.method import Method
 
-    current = set(layer.names())
-    for name in _FROM_LAYER - current:  # unregistered from the layer since
+    table = layer.presets()
+    for name in _FROM_LAYER - set(table):  # unregistered from the layer since
         del _FACTORIES[name]
         _FROM_LAYER.discard(name)
     simulated = {m.deployed_as[0] for n, m in ((n, f()) for n, f in _FACTORIES.items())
                  if n not in _FROM_LAYER and m.deployed_as is not None}
-    for name in layer.names():  # a layer protocol without a simulator of its own: the generic one
-        if name not in _FACTORIES and name not in simulated:
-            register(name, lambda name=name: LayerSimulation(layer.get(name)))
+    # TRANSITION (issue 33): a preset of the one registry, unless an old simulation class still
+    # holds its name or stands for its protocol
+    for name, preset in table.items():
+        if name not in _FACTORIES and preset.protocol not in simulated:
+            register(name, lambda preset=preset: Method(preset))
             _FROM_LAYER.add(name)
 
 
@@ -83,10 +86,6 @@ def _register_built_in() -> None:
         register(name, lambda name=name: KStarProtocol(name))
     for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(), *FOUR_CYCLE_METHODS.items(),
                           *KCORE_METHODS.items(), *EDGE_ORIENT_METHODS.items()):
-        register(name, factory)
-    from .protocols.wedge_shuffle_methods import WEDGE_SHUFFLE_METHODS
-
-    for name, factory in WEDGE_SHUFFLE_METHODS.items():
         register(name, factory)
 
 

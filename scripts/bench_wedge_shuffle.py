@@ -50,7 +50,7 @@ def main() -> None:
             proto = registry.get(name)
             plan = proto.plan(1.0, n_users=g.n_nodes, pairing_seed=0)
             stat = proto.statistics[0]
-            t = _best(lambda g=g, proto=proto, plan=plan, stat=stat: proto.fast_simulate(g, plan, stat, 1, 1))
+            t = _best(lambda g=g, proto=proto, plan=plan, stat=stat: proto.simulate(g, plan, stat, 1, 1))
             print(f"  one trial {name:28s} {t:8.4f} s")
     g = resolve_graph("facebook")
     proto = registry.get("wshuffle-triangles")

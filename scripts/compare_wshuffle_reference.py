@@ -144,7 +144,7 @@ def main() -> int:
             for eps in EPSILONS:
                 plan = proto.plan(eps, n_users=g.n_nodes, pairing_seed=0)
                 t0 = time.perf_counter()
-                est = proto.fast_simulate(g, plan, stat, args.trials, rng)
+                est = proto.simulate(g, plan, stat, args.trials, rng)
                 ms = 1e3 * (time.perf_counter() - t0) / args.trials
                 mean, var = proto.moments(g, plan, stat)
                 tr = truth[stat]

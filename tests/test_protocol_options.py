@@ -283,7 +283,7 @@ def test_wedge_shuffle_options_are_the_plan_its_simulation_reads(graph):
     sim = get_method("wshuffle-triangles-ignore").with_options(degree_share=0.2, threshold=0.5, delta=1e-6)
     dep, opts = sim.deployed_as
     want = layer.get(dep).plan(2.0, n_users=graph.n_nodes, **opts)
-    assert sim._plan(graph, 2.0) == want
+    assert sim.plan(2.0, graph) == want
     assert want.public["threshold"] == 0.5 and want.public["central_delta"] == 1e-6
     plain = get_method("wshuffle-triangles-ignore")
     assert sim.analytic_variance(graph, "triangles", None, 2.0) != plain.analytic_variance(graph, "triangles", None,

@@ -29,7 +29,7 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Release", "RoundPlan", "ShuffleGuarantee", "Plan", "split_budget"]
+__all__ = ["Release", "RoundPlan", "ShuffleGuarantee", "Plan", "split_budget", "named_releases"]
 
 
 @dataclass(frozen=True)
@@ -219,8 +219,8 @@ class Plan:
         """
         out: dict[str, float] = {}
         for r in self.rounds:
-            for name, eps in _named_releases(r):
-                out[name] = out.get(name, 0.0) + eps
+            for name, rel in named_releases(r):
+                out[name] = out.get(name, 0.0) + rel.epsilon
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -253,17 +253,17 @@ class Plan:
         """One line: the total and every release's share (:meth:`release_budget`), e.g. ``epsilon 1 =
         rr 0.5 + local-count 0.5``; a round that repeats says how its releases compose; and (unless
         ``guarantee`` is False) the shuffle model's guarantee, if any (:class:`ShuffleGuarantee`)."""
-        parts = [" + ".join(f"{n} {e:.6g}" for n, e in _named_releases(r))
+        parts = [" + ".join(f"{n} {rel.epsilon:.6g}" for n, rel in named_releases(r))
                  + (f" ({r.repeats})" if r.repeats else "") for r in self.rounds]
         shuffled = "" if self.shuffle is None or not guarantee else f"; {self.shuffle.describe()}"
         return f"epsilon {self.epsilon:.6g} = {' + '.join(parts)}{shuffled}"
 
 
-def _named_releases(r: RoundPlan) -> list[tuple[str, float]]:
-    """``(name, ε)`` of each release of round ``r`` that spends (a nameless one: the round's name
-    where it is the only one, else its quantities)."""
+def named_releases(r: RoundPlan) -> list[tuple[str, Release]]:
+    """``(name, release)`` of each release of round ``r`` that spends (a nameless one: the round's
+    name where it is the only one, else its quantities): the names of :meth:`Plan.release_budget`."""
     spending = [rel for rel in r.releases if rel.mechanism != "none"]
-    return [(rel.name or (r.name if len(spending) == 1 else "+".join(rel.quantities)), rel.epsilon)
+    return [(rel.name or (r.name if len(spending) == 1 else "+".join(rel.quantities)), rel)
             for rel in spending]
 
 

@@ -37,6 +37,26 @@ round or broadcast the protocol does not have),
 ``plan_from_rows(chunk, **public)`` (rows that carry their whole plan: a curator without
 ``--epsilon`` reads it from the first node's rows).
 
+Simulation hooks (what the experiments and ``ldpgraph estimate`` read through a registered
+method, :class:`~ldpgraph.run.method.Method`). Each takes ε, the split and every bound **only
+from the plan**:
+
+``simulate(graph, plan, statistic, n_trials, rng, *, param=None)``
+    The fast simulator: ``n_trials`` estimates drawn from the same law as a
+    :func:`~ldpgraph.run.run_in_memory` run (tested so). Without it, a trial *is* such a run.
+``moments(graph, plan, statistic, param=None)``
+    ``(mean, variance)`` of the estimate in closed form (None where there is none).
+``truth(graph, statistic, param=None)``
+    The exact value (default: :func:`~ldpgraph.protocols.statistics.statistic_truth`).
+``communication(plan, graph)``
+    Mean bytes a node uploads and downloads, ``(upload, download)``.
+``prepare(graph)``
+    Per-graph precomputation the trials reuse (called before timed trials).
+
+A protocol is offered under the names of its :attr:`Protocol.presets` (a name = the protocol +
+options: ``two-round-triangles-dlap-private`` is ``two-round-triangles-dlap`` with
+``private_bound``); with none, under its own name.
+
 Examples
 --------
 A protocol is registered with :func:`~ldpgraph.core.registry.register`; see the page
@@ -48,7 +68,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -57,7 +77,7 @@ from numpy.typing import NDArray
 from .plan import Plan
 from .sampling import Sampler
 
-__all__ = ["Accumulator", "Round", "Protocol", "Option", "Senders"]
+__all__ = ["Accumulator", "Round", "Protocol", "Option", "Senders", "Preset"]
 
 
 class Accumulator(ABC):
@@ -164,6 +184,27 @@ class Option:
         return "--" + self.name.replace("_", "-")
 
 
+@dataclass(frozen=True)
+class Preset:
+    """A registered method name: a protocol with options (see :attr:`Protocol.presets`).
+
+    Attributes left None take the protocol's: ``statistics`` (a subset it estimates under this
+    name), ``model``, ``unbiased``, ``reference``, ``recommended`` (the statistics of which it is
+    the recommended method of its model: what ``ldpgraph estimate`` and ``experiment`` run when no
+    ``--methods`` is given). ``not_deployable``: why this preset, unlike its protocol, does not
+    deploy ("" where it does).
+    """
+
+    name: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    statistics: tuple[str, ...] | None = None
+    model: str | None = None
+    unbiased: bool | None = None
+    reference: str | None = None
+    recommended: tuple[str, ...] = ()
+    not_deployable: str = ""
+
+
 class Protocol(ABC):
     """Base class of every protocol (see the module docstring)."""
 
@@ -181,6 +222,18 @@ class Protocol(ABC):
     reference: ClassVar[str] = ""
     #: its public parameters (beyond the total epsilon)
     options: ClassVar[tuple[Option, ...]] = ()
+    #: why it cannot be deployed (where ``deployable`` is False)
+    not_deployable: ClassVar[str] = ""
+    #: the model it runs in (:data:`~ldpgraph.run.method.MODELS`)
+    model: ClassVar[str] = ""
+    #: whether its estimate is unbiased
+    unbiased: ClassVar[bool] = False
+    #: the names it is offered under (none: its own name, no options); not inherited
+    presets: ClassVar[tuple[Preset, ...]] = ()
+    #: whether :meth:`simulate` draws many trials at once (vectorised) rather than one by one
+    vectorized: ClassVar[bool] = False
+    #: options its simulation draws itself (a user does not set them for a simulation)
+    simulation_draws: ClassVar[tuple[str, ...]] = ()
 
     def __repr__(self) -> str:
         return f"<protocol {self.name}: {', '.join(self.statistics)}>"
@@ -241,6 +294,62 @@ class Protocol(ABC):
         whose bound depends on the statistic (the degree protocol's); None by default (then
         :meth:`one_node_bounds` gives it)."""
         return None
+
+    # ------------------------------------------------------------------ simulation hooks
+
+    def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: np.random.Generator,
+                 *, param: int | None = None) -> NDArray[np.float64]:
+        """``n_trials`` estimates from the law of a run under ``plan`` (optional: see the module docstring)."""
+        raise NotImplementedError(f"{self.name} has no fast simulator")
+
+    @property
+    def has_simulator(self) -> bool:
+        """Whether the protocol implements :meth:`simulate`."""
+        return type(self).simulate is not Protocol.simulate
+
+    def moments(self, graph: Any, plan: Plan, statistic: str,
+                param: int | None = None) -> tuple[float | None, float | None]:
+        """``(mean, variance)`` of the estimate under ``plan`` (None: no closed form)."""
+        return None, None
+
+    def truth(self, graph: Any, statistic: str, param: int | None = None) -> float:
+        """The exact value of ``statistic`` on ``graph`` (without it, a method reads
+        :func:`~ldpgraph.protocols.statistics.statistic_truth`)."""
+        raise NotImplementedError(f"{self.name} has no truth of its own")
+
+    def communication(self, plan: Plan, graph: Any) -> tuple[float, float]:
+        """Mean bytes a node uploads and downloads under ``plan`` (default: 8 bytes per round up,
+        8 bytes of broadcast down when there is more than one round)."""
+        n = len(plan.rounds)
+        return 8.0 * n, 8.0 if n > 1 else 0.0
+
+    def prepare(self, graph: Any) -> None:
+        """Per-graph precomputation the trials reuse (none by default)."""
+
+    def placeholder_public(self) -> dict[str, Any]:
+        """Values of the public bounds a simulation takes from the graph that do not change the
+        budget split: the plan ``ldpgraph methods`` shows without a graph (none by default)."""
+        return {}
+
+    def edge_budget(self, epsilon: float, public: Mapping[str, Any]) -> str:
+        """The node budget in the per-edge convention, where the literature counts it per edge
+        (``ldpgraph methods`` prints it); "" by default."""
+        return ""
+
+    def simulation_input(self, data: Any, method: str) -> Any:
+        """``data`` as :meth:`simulate` takes it: a Graph (TypeError naming ``method`` for degrees
+        only), or for a degree protocol (``needs == "degrees"``) the data itself."""
+        if self.needs == "degrees":
+            return data
+        from ..graph.core import Graph
+
+        if isinstance(data, Graph):
+            return data
+        graph = getattr(data, "graph", None)
+        if isinstance(graph, Graph):
+            return graph
+        raise TypeError(f"method {method!r} needs the graph's adjacency (an ldpgraph Graph), got "
+                        f"{type(data).__name__} (degrees only)")
 
     # ------------------------------------------------------------------ provided
 

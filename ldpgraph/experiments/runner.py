@@ -252,9 +252,9 @@ def _run_protocol_block(unit: _Unit, gen: np.random.Generator, n: int) -> NDArra
 
 def _graph_units(g: GraphInput, stat: str, k: int | None, eps: float, methods: list[Any]) -> list[_Unit]:
     """Units of an adjacency statistic: one per method that estimates it (others skip it)."""
-    from ..protocols.base import Protocol, require_graph
+    from ..protocols.base import require_graph
 
-    protos = [m for m in methods if isinstance(m, Protocol) and m.supports(stat)]
+    protos = [m for m in methods if hasattr(m, "supports") and m.supports(stat)]
     if not protos:
         from ..registry import method_names
 
@@ -273,8 +273,6 @@ def _graph_units(g: GraphInput, stat: str, k: int | None, eps: float, methods: l
 def _build_units(
     graphs: list[GraphInput], stats: list[tuple[str, int | None]], epsilons: list[float], methods: list[Any]
 ) -> list[_Unit]:
-    from ..protocols.base import Protocol
-
     names = [m.name for m in methods]
     degree_methods = tuple(m for m in (UNBIASED_METHOD, NAIVE_METHOD) if m in names)
     # the degree protocol's estimator of each, as the registry states it ("unbiased", "naive")
@@ -287,13 +285,13 @@ def _build_units(
                     units.extend(_graph_units(g, stat, k, eps, methods))
                 elif stat == "kstars":
                     for m in methods:
-                        if isinstance(m, Protocol) and not m.supports("kstars"):
+                        if hasattr(m, "supports") and not m.supports("kstars"):
                             continue
                         key = cell_key("kstars", g.stream_id or g.label, k, eps, m.name)
                         units.append(_Unit(g.label, stat, k, eps, (m.name,), key, m))
                 else:
                     # other protocols of the registry (the layer's) that estimate a degree statistic
-                    others = [m for m in methods if isinstance(m, Protocol) and m.supports(stat)
+                    others = [m for m in methods if hasattr(m, "supports") and m.supports(stat)
                               and m.name not in (UNBIASED_METHOD, NAIVE_METHOD)]
                     if not degree_methods and not others:
                         from ..registry import method_names

@@ -48,6 +48,7 @@ __all__ = [
     "GRAPH_STATISTICS",
     "VECTOR_STATISTICS",
     "graph_statistic_truth",
+    "statistic_truth",
 ]
 
 #: statistics of the graph's adjacency, estimated by the protocols of
@@ -229,6 +230,26 @@ def graph_statistic_truth(name: str, graph: object) -> float:
     if name not in truths:
         raise ValueError(f"unknown adjacency statistic {name!r}; choose from {', '.join(GRAPH_STATISTICS)}")
     return float(truths[name](graph))
+
+
+def statistic_truth(data: object, statistic: str, param: int | None = None) -> float:
+    """The exact value of any statistic on ``data`` (a Graph; degrees for the degree statistics):
+    the k-star count for ``kstars`` (k = ``param``), :meth:`GraphStatistic.truth` for a degree
+    statistic, :func:`graph_statistic_truth` for an adjacency one.
+
+    >>> statistic_truth(np.array([1, 2, 1]), "kstars", 2), statistic_truth(np.array([1, 2, 1]), "edges")
+    (1.0, 2.0)
+    """
+    if statistic in GRAPH_STATISTICS:
+        return graph_statistic_truth(statistic, data)
+    from .randomizer import as_degrees
+
+    degrees = as_degrees(data)
+    if statistic == "kstars":
+        from ..graph.statistics import kstar_counts
+
+        return float(kstar_counts(degrees, param))
+    return float(get_statistic(statistic).truth(degrees, param))
 
 
 def statistic_names() -> list[str]:

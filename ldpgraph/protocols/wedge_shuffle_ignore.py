@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from ..core.plan import Plan, Release, RoundPlan, ShuffleGuarantee
-from ..core.protocol import Accumulator, Option, Protocol, Round
+from ..core.protocol import Accumulator, Option, Preset, Protocol, Round
 from ..core.registry import register
 from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
@@ -257,6 +257,11 @@ class WedgeShuffleIgnore(Protocol):
     version = 2
     statistics = ("triangles",)
     needs = "adjacency"
+    model = "shuffle"
+    #: a simulation takes n from the graph and draws a fresh pairing per trial
+    simulation_draws = ("n_users", "pairing_seed")
+    # the ignoring curator needs the public pairing (any seed: a simulation draws its own)
+    presets = (Preset("wshuffle-triangles-ignore", {"pairing_seed": 1}),)
     reference = "Imola, Murakami, Chaudhuri, CCS 2022 (WShuffle, ignoring pairs below a noisy average degree)"
     default_accounting = "numerical"
     options = (
@@ -272,6 +277,9 @@ class WedgeShuffleIgnore(Protocol):
 
     def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
         return {"n_users": graph.n_nodes, "pairing_seed": 0}
+
+    def placeholder_public(self) -> dict[str, Any]:
+        return {"n_users": 10_000}  # n moves epsilon0, not the split
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
         pub = self.check_public(public)
@@ -358,8 +366,12 @@ class WedgeShuffleIgnore(Protocol):
 
     # ---------------------------------------------------------------- simulation hooks
 
-    def fast_simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any = None
-                      ) -> NDArray[np.float64]:
+    def communication(self, plan: Plan, graph: Any) -> tuple[float, float]:
+        """A bit per pair of the matching and the 53-bit sender token up; nothing down."""
+        return (graph.n_nodes // 2 + 53) / 8.0, 0.0
+
+    def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any = None, *,
+                 param: int | None = None) -> NDArray[np.float64]:
         """Trials with a fresh pairing each: DLap noisy degrees (as deployed), the
         dense users, then the counts of the kept pairs from their binomial laws."""
         from ..mechanisms import DiscreteLaplace
@@ -389,7 +401,7 @@ class WedgeShuffleIgnore(Protocol):
             out[trial] = _scale(n, "triangles") * float(pair_terms((wedge, edge), rp, "triangles").sum())
         return out
 
-    def moments(self, graph: Any, plan: Plan, statistic: str, sums: Any = None) -> tuple[float, float]:
+    def moments(self, graph: Any, plan: Plan, statistic: str, param: int | None = None) -> tuple[float, float]:
         r"""Mean and variance, mixed over the others' degree noise (module docstring).
 
         User v is dense when :math:`d_v + \eta_v > c(\sum_u d_u + \eta_v + T)/n`, T the sum of
@@ -465,5 +477,6 @@ class WedgeShuffleIgnoreRR(WedgeShuffleIgnore):
 
     name = "wshuffle-triangles-ignore-rr"
     default_accounting = "binary-rr"
+    presets = (Preset("wshuffle-triangles-ignore-rr", {"pairing_seed": 1}),)
     reference = "ours; WShuffle-ignore with the clone probability 2/(e^eps0 + 1) and discrete Laplace degrees"
 

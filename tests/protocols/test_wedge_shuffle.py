@@ -112,7 +112,7 @@ def test_fast_simulation_monte_carlo_matches_moments(name):
     proto = registry.get(name)
     stat = proto.statistics[0]
     plan = proto.plan(2.0, n_users=g.n_nodes)
-    est = proto.fast_simulate(g, plan, stat, 2000, rng=11)
+    est = proto.simulate(g, plan, stat, 2000, rng=11)
     mean, var = proto.moments(g, plan, stat)
     se = math.sqrt(var / est.size)
     assert abs(est.mean() - mean) < 4 * se
@@ -129,9 +129,9 @@ def test_fast_simulation_dense_tables_give_the_sparse_path_numbers(name, monkeyp
     proto = registry.get(name)
     plan = proto.plan(2.0, n_users=TINY.n_nodes, **({"pairing_seed": 1} if "ignore" in name else {}))
     stat = proto.statistics[0]
-    dense = proto.fast_simulate(TINY, plan, stat, 50, rng=3)
+    dense = proto.simulate(TINY, plan, stat, 50, rng=3)
     monkeypatch.setattr(ws, "_DENSE_CODEGREES", 0)
-    assert np.array_equal(proto.fast_simulate(TINY, plan, stat, 50, rng=3), dense)
+    assert np.array_equal(proto.simulate(TINY, plan, stat, 50, rng=3), dense)
 
 def test_node_release_law_matches_moments():
     """The rows path (release -> shuffle -> accumulate -> estimate), 400 seeds on a small graph."""
@@ -287,7 +287,7 @@ def test_ignore_variant_monte_carlo_matches_its_moments(name):
     g = resolve_graph("ba:n=1000,m=8", rng=2)
     proto = registry.get(name)
     plan = proto.plan(2.0, n_users=g.n_nodes, pairing_seed=0)
-    est = proto.fast_simulate(g, plan, "triangles", 1500, rng=12)
+    est = proto.simulate(g, plan, "triangles", 1500, rng=12)
     mean, var = proto.moments(g, plan, "triangles")
     assert mean < triangle_count(g)  # it drops the triangles of the pairs it ignores
     assert abs(est.mean() - mean) < 4 * math.sqrt(var / est.size)
@@ -304,7 +304,7 @@ def test_ignore_variant_moments_where_the_threshold_sits_on_a_degree():
     assert g.degrees.mean() == 6.0
     proto = registry.get("wshuffle-triangles-ignore")
     plan = proto.plan(20.0, n_users=g.n_nodes, pairing_seed=0, degree_share=0.5)
-    est = proto.fast_simulate(g, plan, "triangles", 3000, rng=5)
+    est = proto.simulate(g, plan, "triangles", 3000, rng=5)
     mean, var = proto.moments(g, plan, "triangles")
     assert abs(est.mean() - mean) < 4 * math.sqrt(var / est.size)
     assert est.var(ddof=1) / var == pytest.approx(1.0, abs=0.1)
