@@ -42,7 +42,7 @@ def test_node_files_curate_round_trip_is_exact(tmp_path, capsys, fmt):
             for st in ("kstars", "degree_variance", "kstars_from_counts:2")]
     assert got["n_nodes"] == 300 and got["n_rows"] == 600
     for e, w in zip(got["estimates"], want, strict=True):
-        assert (e["statistic"], e["value"], e["std_error"]) == (w.statistic, w.value, w.std_error)
+        assert (e["statistic"], e["estimate"], e["std_error"]) == (w.statistic, w.value, w.std_error)
 
 
 def test_single_nodes_write_their_own_files_securely(tmp_path, capsys):
@@ -145,7 +145,7 @@ def test_local_kstars_private_bound_through_files_equals_memory(tmp_path, capsys
         public["shares"] = {"degree": 0.2, f"kstar_{k}": 0.8}
     want = run_in_memory("local-dlap-kstars-private", resolve_graph(GRAPH, rng=0), float(eps), sampler=5, **public)
     est = got["estimates"][0]
-    assert (est["statistic"], est["value"], est["std_error"]) == (want.estimate.statistic, want.estimate.value,
+    assert (est["statistic"], est["estimate"], est["std_error"]) == (want.estimate.statistic, want.estimate.value,
                                                                   want.estimate.std_error)
     assert got["bound"] == want.broadcasts[0].bound == bound and got["epsilon"] == float(eps)
     # round-2 rows curated as round 1, or against a round that does not exist: refused
@@ -163,9 +163,9 @@ def test_curate_reads_the_degree_plan_from_the_rows_or_checks_the_given_one(tmp_
     g = resolve_graph(GRAPH, rng=0)
     naive = _curate_json(capsys, out, "--stat", "kstars:3", "--estimator", "naive")["estimates"][0]
     want = run_in_memory("degree", g, 1.0, sampler=4, statistic="kstars:3", estimator="naive").estimate
-    assert naive["value"] == want.value and naive["std_error"] is None
+    assert naive["estimate"] == want.value and naive["std_error"] is None
     given = _curate_json(capsys, out, "--epsilon", 1, "--stat", "edges")["estimates"][0]
-    assert given["value"] == run_in_memory("degree", g, 1.0, sampler=4, statistic="edges").estimate.value
+    assert given["estimate"] == run_in_memory("degree", g, 1.0, sampler=4, statistic="edges").estimate.value
     assert main(["curate", str(out), "--epsilon", "2"]) == 1  # rows of another plan
     assert "released at epsilon 1.0, but the plan" in capsys.readouterr().err
 
@@ -191,7 +191,7 @@ def test_kcore_hindex_through_files_equals_memory(tmp_path, capsys, monkeypatch)
     got = _curate_json(capsys, r2, *opts, "--broadcast", b, "--stat", "core_numbers")
     want = run_in_memory("kcore-hindex", resolve_graph(GRAPH, rng=0), 2.0, sampler=3, h_share=0.75).estimate
     assert got["core_numbers"] == want.core_numbers.tolist() and got["rounds"] == want.rounds == 2
-    assert got["estimates"][0]["value"] == want.value and got["budget"] == {"degree": 0.5, "h-index": 1.5}
+    assert got["estimates"][0]["estimate"] == want.value and got["budget"] == {"degree": 0.5, "h-index": 1.5}
     # another plan's broadcast (the default split) is refused; an edited one fails its signature
     capsys.readouterr()
     assert main(["node", "--graph", GRAPH, "--protocol", "kcore-hindex", "--epsilon", "2", "--round", "2",
@@ -236,7 +236,7 @@ def test_avg_clustering_private_bound_through_files_equals_memory(tmp_path, caps
     g = resolve_graph(GRAPH, rng=0)
     want = run_in_memory("avg-clustering", g, 2.0, sampler=6, private_bound=True)
     est = got["estimates"][0]
-    assert (est["statistic"], est["value"], est["std_error"]) == ("avg_clustering", want.estimate.value,
+    assert (est["statistic"], est["estimate"], est["std_error"]) == ("avg_clustering", want.estimate.value,
                                                                   want.estimate.std_error)
     assert read_triangle_broadcast(b).bound == want.broadcasts[0].bound == bound
     # the plan spends what the simulation's budget says, and a node spends the plan's total

@@ -101,10 +101,10 @@ def test_curate_notes_from_the_rows(tmp_path, capsys):
     noisy_degrees = np.clip(read_report_set([rows]).quantities["degree"].histogram.values, 0, None)
     n_warned = 0
     for e in json.loads(out)["estimates"]:
-        noisy = e["std_error"] > abs(e["value"])
+        noisy = e["std_error"] > abs(e["estimate"])
         warned = [n for n in e["notes"] if n.startswith("warning:")]
         assert bool(warned) == noisy
-        assert any("is outside" in n for n in e["notes"]) == (e["value"] < 0)
+        assert any("is outside" in n for n in e["notes"]) == (e["estimate"] < 0)
         if warned:  # the planner's epsilon: there its RMSE under the noisy degrees is |estimate|
             n_warned += 1
             need = float(warned[0].split("about epsilon ")[1].split()[0])
@@ -112,7 +112,7 @@ def test_curate_notes_from_the_rows(tmp_path, capsys):
             model = DegreeModel.from_degrees(np.repeat(noisy_degrees, counts))
             name = "kstars_2" if e["statistic"].startswith("kstars") else e["statistic"]
             rmse = math.sqrt(estimator_variance(name, model, need))
-            assert abs(math.log(rmse / abs(e["value"]))) < 0.1  # epsilon printed to 2 digits
+            assert abs(math.log(rmse / abs(e["estimate"]))) < 0.1  # epsilon printed to 2 digits
     assert n_warned >= 1
 
 

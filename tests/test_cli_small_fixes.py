@@ -100,7 +100,7 @@ def test_kcore_hindex_curate_prints_the_robust_degeneracy_and_a_table_by_label(t
     code, out, _ = _cli(capsys, "curate", tmp_path / "h2.csv", *opts, "--broadcast", tmp_path / "hb.json", "--json")
     doc = json.loads(out)
     cores = np.array(doc["core_numbers"])
-    assert doc["estimates"][0]["value"] == robust_degeneracy(cores)
+    assert doc["estimates"][0]["estimate"] == robust_degeneracy(cores)
     with open(doc["core_numbers_table"], newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [r["label"] for r in rows] == ["a", "b", "c", "d", "e"]  # the graph's labels (node's table)

@@ -116,13 +116,13 @@ def test_two_round_files_equal_the_in_memory_deployment(tmp_path, capsys, fmt):
     _same_rows(_file_rows(r2), want.rows[1])
     got = _curate_json(capsys, r2, "--round", 2, "--broadcast", b, *_plan_args(0.8, bound), "--chunk-rows", 7)
     e = got["estimates"][0]
-    assert (e["value"], e["std_error"]) == (want.estimate.value, want.estimate.std_error)
+    assert (e["estimate"], e["std_error"]) == (want.estimate.value, want.estimate.std_error)
     assert e["variance_estimate"] == want.estimate.variance_estimate
     assert got["n_nodes"] == 60 and got["run_id"] == bc.run_id
     assert got["plan"]["rounds"] == json.loads(json.dumps(want.plan.to_dict()))["rounds"]
     # the same in one chunk: no dependence on chunking
     one = _curate_json(capsys, r2, "--broadcast", b, *_plan_args(0.8, bound))["estimates"][0]
-    assert one["value"] == e["value"]
+    assert one["estimate"] == e["estimate"]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
@@ -134,7 +134,7 @@ def test_rr_triangle_files_equal_the_in_memory_deployment(tmp_path, capsys, fmt)
     got = _curate_json(capsys, r1, "--epsilon", 1.5, "--chunk-rows", 11, "--expected-nodes", 60)
     run = run_in_memory("rr-triangles", g, 1.5, sampler=2)
     want = run.estimate
-    assert got["estimates"][0]["value"] == want.value and got["protocol"] == "rr-triangles"
+    assert got["estimates"][0]["estimate"] == want.value and got["protocol"] == "rr-triangles"
     assert got["estimates"][0]["std_error"] == want.std_error
     _same_rows(_file_rows(r1), run.rows[0])
     # the rows are the nodes' RR bits: the curator's estimate is Imola et al.'s on that noisy graph
@@ -640,7 +640,7 @@ def test_avg_clustering_files_equal_the_in_memory_deployment(tmp_path, capsys, f
     _same_rows(_file_rows(r1), want.rows[0])
     _same_rows(_file_rows(r2), want.rows[1])
     e = got["estimates"][0]
-    assert (e["statistic"], e["value"], e["variance_estimate"]) == (
+    assert (e["statistic"], e["estimate"], e["variance_estimate"]) == (
         "avg_clustering",
         want.estimate.value,
         want.estimate.variance_estimate,
@@ -734,7 +734,7 @@ def test_dask_local_cluster_equals_the_streaming_curator(tmp_path, capsys):
     # the command line takes a Dask scheduler too (on a broadcast this curator signed)
     sign_broadcast(proto.write_broadcast(tmp_path / "b.txt", b), curator_key())
     got = _curate_json(capsys, r2, "--broadcast", tmp_path / "b.txt", *_plan_args(1.0, 5), "--scheduler", "sync")
-    assert got["estimates"][0]["value"] == want.value
+    assert got["estimates"][0]["estimate"] == want.value
 
 
 PRIVATE = ["--epsilon", 1.0, "--private-bound"]
@@ -757,7 +757,7 @@ def test_private_bound_round_trip_law_and_hostile_rows(tmp_path, capsys):
     assert "private bound D" in _run(capsys, "curate", r1, "--broadcast-out", b, *PRIVATE)
     _run(capsys, "node", *sim, "--round", 2, "--broadcast", b, "--out", r2)
     got = _curate_json(capsys, r2, "--broadcast", b, *PRIVATE)["estimates"][0]
-    assert (got["value"], got["std_error"]) == (want.estimate.value, want.estimate.std_error)
+    assert (got["estimate"], got["std_error"]) == (want.estimate.value, want.estimate.std_error)
     assert read_triangle_broadcast(b).bound == want.broadcasts[0].bound
     assert want.broadcasts[0].bound == want.results[0].private_bound()
     _same_rows(_file_rows(r1), want.rows[0])

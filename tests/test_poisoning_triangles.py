@@ -373,12 +373,12 @@ def test_curate_prints_the_screening_and_the_one_node_bound(tmp_path, capsys):
     assert got["screening"]["local_count"]["n_outside"] == 1
     assert est["one_node_bound"] == ref["one_node_bound"]
     assert got["one_node_round1_bound"] == dlap_round1_influence_bound(40, 8, 0.5)
-    assert abs(est["value"] - ref["value"]) <= ref["one_node_bound"]
+    assert abs(est["estimate"] - ref["estimate"]) <= ref["one_node_bound"]
     dask = json.loads(_run(capsys, "curate", bad, "--broadcast", b, *plan, "--json", "--scheduler", "sync"))
-    assert dask["estimates"][0]["value"] == est["value"] and dask["screening"] == got["screening"]
+    assert dask["estimates"][0]["estimate"] == est["estimate"] and dask["screening"] == got["screening"]
     rej = json.loads(_run(capsys, "curate", bad, "--broadcast", b, *plan, "--json", "--outliers", "reject"))
     assert rej["screening"]["local_count"]["mode"] == "reject"
-    assert abs(rej["estimates"][0]["value"] - ref["value"]) <= ref["one_node_bound"]
+    assert abs(rej["estimates"][0]["estimate"] - ref["estimate"]) <= ref["one_node_bound"]
     err = _err(capsys, 1, "curate", bad, "--broadcast", b, *plan, "--outliers", "raise")
     assert "1 local_count report(s) outside the admissible range" in err
 

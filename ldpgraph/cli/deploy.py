@@ -280,25 +280,19 @@ def _curate_planned(summary: Any, stat: str, k: int | None, rmse: float, d_max: 
     return need
 
 
-def _node_neighbours(args: argparse.Namespace, own_ids: bool = False) -> tuple[list[int], list[Any], Any]:
+def _node_neighbours(args: argparse.Namespace, needs: str) -> tuple[list[int], list[Any], Any]:
     """(nodes, neighbour lists, labels): one node (--node-id, --neighbors*) or every node of
-    --graph, numbered 0..n-1 as the triangle protocols need (labels: the graph's own node
-    labels where they are not those numbers, else None). ``own_ids``: a protocol whose rows
-    need no numbering (a node holds only its degree) keeps a graph's own non-negative integer ids."""
-    import numpy as np
-
+    --graph, numbered as the in-memory executor numbers them for a protocol whose nodes hold
+    ``needs`` (:func:`~ldpgraph.run.memory.release_nodes`)."""
     if args.graph is not None:
+        from ..run.memory import release_nodes
+
         if args.node_id is not None:
             raise _UsageError("--node-id goes with --neighbors; --graph simulates every node")
         g = _load_graph_arg(args.graph, args)[0]
         _print_graph_notes({args.graph: _graph_notes(g)}, False)
-        n = g.n_nodes
-        ids = np.asarray(g.node_ids)
-        lists = [g.indices[g.indptr[v]:g.indptr[v + 1]] for v in range(n)]
-        if own_ids and ids.dtype.kind in "iu" and (ids.size == 0 or ids.min() >= 0):
-            return ids.astype(np.int64).tolist(), lists, None
-        numbered = ids.dtype.kind in "iu" and np.array_equal(ids, np.arange(n))
-        return list(range(n)), lists, None if numbered else g.node_ids
+        nodes, lists, labels = release_nodes(g, needs)
+        return nodes.tolist(), lists, labels
     return [args.node_id], [_own_neighbours(args)], None
 
 
@@ -426,7 +420,7 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
 
         with read_broadcast_once(args.broadcast) as copy:  # parsed from one read of the file
             broadcast, down = proto.read_broadcast(copy, plan), copy.stat().st_size
-    nodes, lists, labels = _node_neighbours(args, own_ids=proto.needs == "degrees")
+    nodes, lists, labels = _node_neighbours(args, proto.needs)
     rnd = rounds[args.round - 1]
     path, n_rows = release_to_file(args.out, rnd, plan, nodes, [np.asarray(x, dtype=np.int64) for x in lists],
                                    broadcast, sampler)
@@ -597,7 +591,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
             lines.append(f"wrote {table} (every node's core number by {source}; the estimates are real "
                          "numbers: its column core_number_rounded holds the nearest integers)")
     if args.json:
-        out["estimates"] = [{"statistic": est.statistic, "value": est.value, "std_error": est.std_error,
+        out["estimates"] = [{"statistic": est.statistic, "estimate": est.value, "std_error": est.std_error,
                              "std_error_kind": _se_kind(est, why), "variance_estimate": est.variance_estimate,
                              "interval": None if ci is None else list(ci), "level": args.level,
                              "one_node_bound": one_node, "no_std_error_reason": why, "notes": own}

@@ -26,11 +26,10 @@ from typing import Any
 
 from .._progress import Progress
 from .._validation import check_epsilon, check_nonnegative_int
-from ..notes import no_std_error_reason
 from .options import check_options, configure_methods
 from .runner import GraphInput, _build_units, _resolve_methods, parse_statistics, resolve_graph_inputs
 from .seeding import block_rng, root_entropy
-from .statistics import GRAPH_STATISTICS, UNBIASED_METHOD, get_statistic
+from .statistics import GRAPH_STATISTICS, get_statistic
 
 __all__ = ["MethodEstimate", "SingleRun", "estimate_once"]
 
@@ -60,6 +59,11 @@ class MethodEstimate:
         A vector statistic's estimate of every node (the k-core methods: core numbers), by the
         graph's own labels (a networkx graph's nodes, a file's ids or names);
         :meth:`per_node_series` gives it as a pandas Series.
+    protocol : str or None
+        The deployed protocol it ran (``ldpgraph node --protocol``), None for a simulation.
+    plan : dict or None
+        That run's plan (:meth:`~ldpgraph.core.plan.Plan.to_dict`: ε per round, the public options
+        it ran with, e.g. a D taken from the graph), as ``ldpgraph curate --json`` writes it.
     """
 
     method: str
@@ -69,6 +73,8 @@ class MethodEstimate:
     analytic_sd: float | None = None
     details: dict[str, Any] | None = None
     per_node: dict[Any, float] | None = field(default=None, repr=False, compare=False)
+    protocol: str | None = None
+    plan: dict[str, Any] | None = field(default=None, repr=False)
 
     def per_node_series(self) -> Any:
         """:attr:`per_node` as a pandas Series indexed by node label, named after the method."""
@@ -151,43 +157,79 @@ class SingleRun:
                     if self.truth
                     else None,
                     **(e.details or {}),
+                    **({"protocol": e.protocol, "plan": e.plan} if e.protocol is not None else {}),
                 }
                 for e in self.estimates
             ],
         }
 
 
-def _deployed_estimate(
-    p: Any, graph: Any, statistic: str, k: int | None, epsilon: float, gen: Any, options: Mapping[str, Any]
-) -> tuple[float, float | None, str]:
-    """One trial of simulation ``p`` as its curator sees it: (estimate, standard error, kind).
-
-    A method that deploys and estimates ``statistic`` when deployed runs its deployed protocol in
-    memory with a seed drawn from ``gen`` (as :class:`~ldpgraph.registry.LayerSimulation` draws
-    each trial's seed: for those, the same estimate as the experiment's first trial) with the
-    run's ``options`` (typed, as the API takes them) that the protocol takes; any other is
-    simulated and says why it has no standard error."""
+def _deployed(p: Any, statistic: str, k: int | None,
+              options: Mapping[str, Any]) -> tuple[Any, str, dict[str, Any]] | None:
+    """How ``ldpgraph node`` / ``curate`` run method ``p`` for ``statistic``: ``(protocol, the
+    protocol's statistic, its options)`` (typed, as the API takes them: the method's own, then the
+    run's ``options`` that the protocol takes), or None where it does not deploy or its deployed
+    protocol does not estimate ``statistic``."""
     from ..core import registry as layer
+
+    deployed = _deployed_as(p)
+    proto = None if deployed is None else layer.get(deployed[0])
+    if proto is None:
+        return None
+    stat = statistic
+    if k is not None:  # a parameter in the statistic's name where the protocol reads it there (kstars:2)
+        try:
+            stat = proto.check_statistic(f"{statistic}:{k}")
+        except ValueError:
+            stat = statistic
+    if statistic not in proto.statistics and stat == statistic:
+        return None
+    kinds = {o.name: o.type for o in proto.options}
+    # the deployed options as typed values (a hint such as 'K' or a CLI string is not one)
+    public = {n: v for n, v in deployed[1].items()
+              if n in kinds and not (isinstance(v, str) and kinds[n] is not str)}
+    public.update(getattr(p, "public", None) or {})  # the simulation's own options, typed
+    public.update({n: v for n, v in options.items() if n in kinds and v is not None})
+    if stat == statistic and k is not None and "kstar_counts" in kinds:  # local k-star counts (--kstar-counts)
+        public.setdefault("kstar_counts", (k,))
+    return proto, stat, public
+
+
+def _deployed_as(p: Any) -> tuple[str, dict[str, Any]] | None:
+    """``p.deployed_as``; for a simulation object without one (a k-star method of
+    :mod:`ldpgraph.baselines`), that of the method registered under its name."""
+    if hasattr(p, "deployed_as"):
+        return p.deployed_as
+    from ..registry import get_method
+
+    return get_method(p.name).deployed_as
+
+
+def _deployed_estimate(p: Any, proto: Any, stat: str, public: dict, data: Any, epsilon: float,
+                       seed: int, sd: float | None) -> MethodEstimate:
+    """``p`` run as deployed: the in-memory executor with ``Seeded(seed)``, the sampler of ``ldpgraph
+    node --simulate --seed SEED`` (the same rows, so ``curate`` prints the same estimate bit for bit)."""
     from ..core.sampling import Seeded
     from ..run.memory import run_in_memory
 
-    deployed = getattr(p, "deployed_as", None)
-    proto = None if deployed is None else layer.get(deployed[0])
-    if proto is not None and statistic in proto.statistics:
-        seed = int(gen.integers(0, 2**63 - 1, size=1)[0])
-        taken = {o.name for o in proto.options}
-        public = {**deployed[1], **(getattr(p, "public", None) or {}),  # the simulation's own options
-                  **{name: v for name, v in options.items() if name in taken and v is not None}}
-        run = run_in_memory(deployed[0], graph, epsilon, sampler=Seeded(seed), statistic=statistic, **public)
-        e = run.estimate
-        kind = e.std_error_kind
-        return float(e.value), None if kind.startswith("none") else e.std_error, kind
-    est = float(p.estimate_trials(graph, statistic, k, epsilon, 1, rng=gen)[0])
+    run = run_in_memory(proto, data, epsilon, sampler=Seeded(seed), statistic=stat, **public)
+    e = run.estimate
+    kind = e.std_error_kind
+    se = None if kind.startswith("none") else e.std_error
+    return MethodEstimate(p.name, float(e.value), se, kind, sd, protocol=proto.name, plan=run.plan.to_dict())
+
+
+def _simulated_estimate(p: Any, data: Any, statistic: str, k: int | None, epsilon: float, gen: Any,
+                        sd: float | None) -> MethodEstimate:
+    """One trial of the fast simulator of ``p`` (the first of its experiment cell), with why a
+    curator would have no standard error of it."""
+    est = float(p.estimate_trials(data, statistic, k, epsilon, 1, rng=gen)[0])
+    deployed = _deployed_as(p)
     if deployed is None:
         why = f"not deployable ({getattr(p, 'not_deployable', '') or 'no curator'}): no report-based variance"
     else:
         why = f"{statistic} is simulated only (the deployed {deployed[0]} does not estimate it)"
-    return est, None, "none: " + why
+    return MethodEstimate(p.name, est, None, "none: " + why, sd)
 
 
 def _sd(variance: float | None) -> float | None:
@@ -274,6 +316,7 @@ def estimate_once(
         raise ValueError(f"estimate_once takes one graph, got {len(ginputs)}")
     g: GraphInput = ginputs[0]
     units = _build_units([g], stats, [eps], method_objs)
+    objs = {m.name: m for m in method_objs}
     from .runner import _truth
 
     truth = _truth(g, stats[0][0], stats[0][1])
@@ -281,48 +324,57 @@ def estimate_once(
     with Progress(sum(len(u.methods) for u in units), unit="method", quiet=quiet) as bar:
         for unit in units:
             bar.set_note("running " + ", ".join(unit.methods))
-            out.extend(_estimate_unit(unit, g, k, eps, entropy, opts))
+            out.extend(_estimate_unit(unit, g, k, eps, entropy, opts, objs))
             bar.update(len(unit.methods), note="")
     return SingleRun(g.label, g.n_nodes, g.n_edges, stats[0][0], k, eps, entropy, truth, tuple(out), opts)
 
 
 def _estimate_unit(unit: Any, g: GraphInput, k: int | None, eps: float, entropy: int,
-                   opts: Mapping[str, Any]) -> list[MethodEstimate]:
-    """The estimates of one unit's methods (the first trial of its cell), each with the curator's
-    standard error from the reports (or why none) beside the closed form at the truth."""
+                   opts: Mapping[str, Any], objs: Mapping[str, Any]) -> list[MethodEstimate]:
+    """The estimates of one unit's methods, each with the curator's standard error from the reports
+    (or why none) beside the closed form at the truth: a method that deploys runs as ``ldpgraph node
+    --simulate --seed`` → ``curate`` runs it; any other, the first trial of its experiment cell."""
     gen = block_rng(entropy, unit.key, 0)
-    if unit.protocol is not None:  # an adjacency protocol: the first trial of its cell
-        p = unit.protocol
-        p.prepare(unit.data)
+    out: list[MethodEstimate] = []
+    for name in unit.methods:
+        p = objs[name]
+        data = unit.data if unit.protocol is not None else g.degrees
         details = getattr(p, "trial_details", None)
         if details is not None:  # a vector statistic: the run's summary, no scalar estimate
-            extra = details(unit.data, eps, rng=gen)
+            p.prepare(data)
+            extra = details(data, eps, rng=gen)
             per = extra.pop("per_node", None)
             labels = None if per is None or g.graph is None else g.graph.by_label(per)
-            return [MethodEstimate(p.name, math.nan, None, "none: a vector statistic (see its summary)", None,
-                                   extra, labels)]
-        sd = _sd(p.analytic_variance(unit.data, unit.statistic, k, eps))
-        est, se, kind = _deployed_estimate(p, unit.data, unit.statistic, k, eps, gen, opts)
-        return [MethodEstimate(p.name, est, se, kind, sd)]
-    if unit.kstar_method is not None:
-        m = unit.kstar_method
-        var_fn = getattr(m, "analytic_variance", None)
-        sd = _sd(None if var_fn is None else var_fn(g.degrees, k, eps))
-        est, se, kind = m.estimate_with_error(g.degrees, k, eps, rng=gen)
-        return [MethodEstimate(m.name, est, se, kind, sd)]
-    from ..protocols.randomizer import DegreeRandomizer
-
-    stat = get_statistic(unit.statistic)
-    reports = DegreeRandomizer(epsilon=eps).randomize(g.degrees, rng=gen)
-    sd_exact = stat.analytic_sd(g.degrees, k, eps)
-    e = stat.unbiased(reports, k)
-    out: list[MethodEstimate] = []
-    for method in unit.methods:
-        if method == UNBIASED_METHOD or stat.naive_is_unbiased:  # a linear statistic: the same value
-            value = float(e.value if method == UNBIASED_METHOD else stat.naive(reports.degrees.values, k))
-            se = None if e.std_error_kind.startswith("none") else e.std_error
-            out.append(MethodEstimate(method, value, se, e.std_error_kind, sd_exact))
+            why = "none: a vector statistic (see its summary)"
+            out.append(MethodEstimate(name, math.nan, None, why, None, extra, labels))
+            continue
+        deployed = _deployed(p, unit.statistic, k, opts)
+        sd = _analytic_sd(p, unit, g, k, eps, {} if deployed is None else deployed[2])
+        if deployed is not None:
+            # the nodes of the graph as `node --graph` numbers them (a degree protocol: the graph's own ids)
+            source = g.graph if g.graph is not None else g.degrees
+            out.append(_deployed_estimate(p, *deployed, source, eps, entropy, sd))
+        elif unit.kstar_method is not None and hasattr(p, "estimate_with_error"):
+            est, se, kind = p.estimate_with_error(g.degrees, k, eps, rng=gen)  # the SE from its own reports
+            out.append(MethodEstimate(name, est, se, kind, sd))
         else:
-            est = float(stat.naive(reports.degrees.values, k))
-            out.append(MethodEstimate(method, est, None, "none: " + no_std_error_reason(method)))
+            p.prepare(data)
+            out.append(_simulated_estimate(p, data, unit.statistic, k, eps, gen, sd))
     return out
+
+
+def _analytic_sd(p: Any, unit: Any, g: GraphInput, k: int | None, eps: float,
+                 public: Mapping[str, Any]) -> float | None:
+    """The closed-form standard deviation of ``p``'s estimate at the true graph (None: no closed form);
+    ``public``: the options of its deployed protocol."""
+    if unit.protocol is None and unit.kstar_method is None:  # a degree statistic of the degree protocol
+        from ..protocols.degree import DegreeProtocol
+
+        estimator = public.get("estimator", "unbiased")
+        return DegreeProtocol().simulated_sd(g.degrees, unit.statistic, k, eps, estimator)
+    fn = getattr(p, "analytic_variance", None)
+    if fn is None:
+        return None
+    if unit.protocol is not None:
+        return _sd(fn(unit.data, unit.statistic, k, eps))
+    return _sd(fn(g.degrees, k, eps))

@@ -33,7 +33,8 @@ from ..core.sampling import as_sampler
 from ..protocols.deploy_triangles import chunk_from_columns
 from .shuffler import shuffle_rows
 
-__all__ = ["Run", "as_adjacency", "run_in_memory", "node_lists", "resolve_public", "as_protocol"]
+__all__ = ["Run", "as_adjacency", "run_in_memory", "node_lists", "release_nodes", "resolve_public",
+           "as_protocol"]
 
 
 @dataclass(eq=False)
@@ -78,6 +79,42 @@ def node_lists(graph: Any) -> tuple[NDArray[np.int64], list[NDArray[np.int64]]]:
     return np.arange(graph.n_nodes, dtype=np.int64), [idx[ptr[v]:ptr[v + 1]] for v in range(graph.n_nodes)]
 
 
+def release_nodes(graph: Any, needs: str) -> tuple[NDArray[np.int64], list[NDArray[np.int64]], Any]:
+    """The node ids, neighbour lists and labels of every node of ``graph``, as ``ldpgraph node
+    --graph`` releases them (the node ids key each node's random stream: the same ids, the same bits).
+
+    A protocol whose nodes hold only their degree (``needs == "degrees"``) keeps a graph's own
+    non-negative integer ids (labels None); any other numbers the nodes ``0..n-1`` (labels: the
+    graph's own labels where they are not those numbers, else None).
+
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[10, 20], [20, 30]])
+    >>> release_nodes(g, "degrees")[0].tolist(), release_nodes(g, "adjacency")[0].tolist()
+    ([10, 20, 30], [0, 1, 2])
+    """
+    nodes, lists = node_lists(graph)
+    ids = np.asarray(graph.node_ids)
+    if needs == "degrees" and ids.dtype.kind in "iu" and (ids.size == 0 or ids.min() >= 0):
+        return ids.astype(np.int64), lists, None
+    numbered = ids.dtype.kind in "iu" and np.array_equal(ids, nodes)
+    return nodes, lists, None if numbered else graph.node_ids
+
+
+def _degree_lists(degrees: Any) -> tuple[NDArray[np.int64], list[NDArray[np.int64]]]:
+    """Nodes ``0..n-1`` of a degree sequence, each with a neighbour list of its degree's length (what
+    a node of a degree protocol releases from; the ids in it are placeholders)."""
+    d = np.asarray(getattr(degrees, "degrees", degrees), dtype=np.int64)
+    zeros = np.zeros(int(d.max(initial=0)), dtype=np.int64)
+    return np.arange(d.size, dtype=np.int64), [zeros[:k] for k in d.tolist()]
+
+
+def _degrees_only(graph: Any) -> bool:
+    """Whether ``graph`` is a degree sequence (a :class:`~ldpgraph.graph.Degrees` or a 1-D array)."""
+    from ..graph import Degrees
+
+    return isinstance(graph, Degrees) or (isinstance(graph, np.ndarray) and graph.ndim == 1)
+
+
 def as_adjacency(graph: Any) -> Any:
     """``graph`` as an ldpgraph Graph, converted by :func:`~ldpgraph.datasets.as_graph` (a
     networkx, igraph, scipy.sparse or DataFrame graph, a dataset name, a synthetic spec drawn
@@ -117,7 +154,9 @@ def run_in_memory(
     protocol : str or Protocol
         A registered name (``ldpgraph methods``) or a protocol object.
     graph : Graph, networkx graph, igraph graph, scipy.sparse matrix, DataFrame, name, spec or path
-        Converted by :func:`~ldpgraph.datasets.as_graph`; nodes are the Graph's indices ``0..n-1``.
+        Converted by :func:`~ldpgraph.datasets.as_graph`; nodes are numbered as ``ldpgraph node
+        --graph`` numbers them (:func:`release_nodes`). A protocol whose nodes hold only their
+        degree also takes a degree sequence (:class:`~ldpgraph.graph.Degrees`, or a 1-D array).
     epsilon : float
         Each node's total budget, split by the protocol's plan.
     sampler : Sampler, int or None
@@ -128,14 +167,18 @@ def run_in_memory(
         The protocol's options (``ldpgraph methods`` lists them); None means its default.
     """
     proto = as_protocol(protocol)
-    graph = as_adjacency(graph)
+    if proto.needs == "degrees" and _degrees_only(graph):  # what its nodes hold: their degrees
+        graph = np.asarray(getattr(graph, "degrees", graph), dtype=np.int64)
+        nodes, lists = _degree_lists(graph)
+    else:
+        graph = as_adjacency(graph)
+        nodes, lists, _ = release_nodes(graph, proto.needs)
     stat = proto.check_statistic(statistic)
     for name, value in proto.statistic_public(stat).items():
         if public.get(name) is None:
             public[name] = value
     plan = proto.plan(epsilon, **resolve_public(proto, graph, public))
     smp = as_sampler(sampler)
-    nodes, lists = node_lists(graph)
     rows_by_round, results, broadcasts = [], [], []
     broadcast = None
     for rnd in proto.rounds():

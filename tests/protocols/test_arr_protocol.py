@@ -289,7 +289,7 @@ def test_cli_round_trip_and_a_quarter_of_the_download(tmp_path, capsys):
     got, arr_bytes = _cli_round_trip(tmp_path, capsys, ARR, [])
     est = got["estimates"][0]
     want = run_in_memory(ARR, g, 2.0, sampler=3).estimate
-    assert est["value"] == want.value and est["std_error"] is None
+    assert est["estimate"] == want.value and est["std_error"] is None
     assert "no unbiased variance estimate" in est["no_std_error_reason"]
     assert got["epsilon"] == 2.0 and sum(got["budget"].values()) == pytest.approx(2.0)
     got, _ = _cli_round_trip(tmp_path, capsys, ARR, ["--no-clipping", "--d-max", "12"])

@@ -286,7 +286,7 @@ def test_cli_node_curate_round_trip_and_the_download(tmp_path, capsys):
         if proto == EO:
             want = run_in_memory(EO, resolve_graph(graph, rng=0), 2.0, sampler=3).estimate
             est = got["estimates"][0]
-            assert est["value"] == want.value and est["std_error"] == want.std_error > 0
+            assert est["estimate"] == want.value and est["std_error"] == want.std_error > 0
             assert got["epsilon"] == 2.0 and sum(got["budget"].values()) == pytest.approx(2.0)
             mean = float(download_bytes(read_edge_orient_broadcast(b)).mean())
             assert f"{mean:,.0f} bytes on average" in said and mean < 0.55 * sizes[EO]

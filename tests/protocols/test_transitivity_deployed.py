@@ -182,7 +182,7 @@ def test_cli_node_and_curate(tmp_path, capsys):
     assert main(["curate", str(r2), *common, *key, "--broadcast", str(b), "--stat", "transitivity", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     want = run_in_memory(NAME, g, 2.0, sampler=3, statistic="transitivity", d_max=12).estimate
-    assert got["estimates"][0]["value"] == want.value and got["estimates"][0]["std_error"] == want.std_error
+    assert got["estimates"][0]["estimate"] == want.value and got["estimates"][0]["std_error"] == want.std_error
     assert got["epsilon"] == 2.0 and got["plan"]["public"]["degree_share"] == 0.1
     # rows without the degree: the curator says what to pass
     plain = [c for c in common if c not in ("--degree-share", "0.1")]

@@ -41,7 +41,7 @@ def rounds(tmp_path, capsys):
 def test_the_signed_broadcast_is_accepted(rounds, capsys):
     r2, b = rounds
     out = json.loads(_run(capsys, "curate", r2, *PLAN, "--broadcast", b, "--json").out)
-    assert out["round"] == 2 and np.isfinite(out["estimates"][0]["value"])
+    assert out["round"] == 2 and np.isfinite(out["estimates"][0]["estimate"])
 
 
 def test_a_forged_broadcast_is_refused_even_with_a_recomputed_run_id(rounds, capsys):
@@ -154,7 +154,7 @@ def test_the_bytes_parsed_are_the_bytes_checked(rounds, capsys, monkeypatch):
 
     monkeypatch.setattr(RRBroadcastProtocol, "read_broadcast", read_after_edit)
     out = json.loads(_run(capsys, "curate", r2, *PLAN, "--broadcast", b, "--json").out)
-    assert out["round"] == 2 and np.isfinite(out["estimates"][0]["value"]) and seen and seen[0] != b
+    assert out["round"] == 2 and np.isfinite(out["estimates"][0]["estimate"]) and seen and seen[0] != b
 
 
 # ------------------------------------------------------------------ the key (issue 36 finding 10)
