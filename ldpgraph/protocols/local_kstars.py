@@ -218,7 +218,7 @@ def _kstar_plan(proto: Protocol, epsilon: float, pub: dict[str, Any], mechanism:
 
 
 def _true_max_degree(graph: Any) -> int:
-    d = np.diff(graph.indptr)
+    d = np.diff(graph.indptr) if hasattr(graph, "indptr") else np.asarray(graph)  # a Graph or its degrees
     return max(int(d.max(initial=0)), 1)
 
 

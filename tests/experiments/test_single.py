@@ -7,16 +7,18 @@ import numpy as np
 import pytest
 
 from ldpgraph.baselines.methods import get_method, method_names
+from ldpgraph.core import Seeded
 from ldpgraph.experiments.seeding import block_rng, cell_key
 from ldpgraph.experiments.single import estimate_once
 from ldpgraph.graph import Degrees
+from ldpgraph.run import run_in_memory
 
 DEG = np.random.default_rng(1).geometric(0.1, size=150).astype(np.int64)
 
 
 #: each k-star method's standard error from its reports, as a curator has it (or why none)
 KSTAR_SE_KINDS = {"unbiased-dlap": "unbiased", "unbiased-laplace": "unbiased", "local-lap-kstars": "exact",
-                  "local-dlap-kstars": "exact"}
+                  "local-dlap-kstars": "exact", "local-dlap-kstars-private": "exact"}
 
 
 def test_kstars_every_method_with_report_se_and_analytic_sd():
@@ -33,13 +35,22 @@ def test_kstars_every_method_with_report_se_and_analytic_sd():
             assert e.std_error is None and e.std_error_kind.startswith("none: ") and len(e.std_error_kind) > 20
         else:
             assert e.std_error_kind == kind and e.std_error > 0
-            if kind == "exact":  # a function of the public n, D, epsilon: the variance itself
+            if kind == "exact" and var is not None:  # a function of the public n, D, epsilon: the variance
                 assert e.std_error == pytest.approx(math.sqrt(var))
-            else:  # from the reports: near the truth's sd at n = 150 (not equal: an estimate)
+            elif kind != "exact":  # from the reports: near the truth's sd at n = 150 (not equal: an estimate)
                 assert 0.5 < e.std_error / math.sqrt(var) < 2.0
-        # trial 0 of block 0 of the experiment cell's stream
+        if e.protocol is not None:  # deployable: the run of `node --simulate --seed 8` -> `curate`
+            public = {"kstar_counts": (2,)} if e.protocol != "degree" else {}
+            dep = run_in_memory(e.protocol, DEG, 1.0, sampler=Seeded(8), statistic="kstars:2"
+                                if e.protocol == "degree" else "kstars", **public,
+                                **({"estimator": "naive"} if e.method == "naive-dlap" else {}))
+            assert e.estimate == dep.estimate.value and e.plan == dep.plan.to_dict()
+            continue
+        # simulated only: trial 0 of block 0 of the experiment cell's stream
         key = cell_key("kstars", "toy", 2, 1.0, e.method)
         assert e.estimate == m.estimate_trials(DEG, 2, 1.0, 1, rng=block_rng(8, key, 0))[0]
+    assert {e.method for e in run.estimates if e.protocol} == {"unbiased-dlap", "naive-dlap", "local-dlap-kstars",
+                                                                "local-dlap-kstars-private"}
 
 
 def test_same_seed_same_run_and_json():
@@ -60,7 +71,8 @@ def test_curator_statistic():
     assert [e.method for e in run.estimates] == ["unbiased-dlap", "naive-dlap"]
     assert run.estimates[0].estimate == run.estimates[1].estimate  # linear: same reports, same value
     assert run.estimates[0].std_error_kind == "exact"  # the noise's variance: a function of n and epsilon
-    assert run.estimates[1].std_error == run.estimates[0].std_error  # linear: the same estimate, the same SE
+    # naive-dlap as deployed (`curate --estimator naive`): the plug-in, with no standard error
+    assert run.estimates[1].std_error is None and run.estimates[1].std_error_kind.startswith("none: ")
 
 
 def test_errors():
