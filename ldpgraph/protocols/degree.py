@@ -256,8 +256,8 @@ def naive_estimate(summary: ReportSetSummary, statistic: str, k: int | None) -> 
     else:
         value = float(get_statistic(statistic).naive(hist.to_reports(), k))
         name = statistic if k is None else f"{statistic}_{k}"
-    return Estimate(float(value), None, None, name, note="the plug-in of the noisy degrees (biased): no "
-                    "standard error")
+    return Estimate(float(value), None, None, name, note="a plug-in of the noisy degrees: biased for this "
+                    "statistic, so a standard deviation would not describe its error")
 
 
 #: ``local-dlap-kstars-private``'s default share of the budget on its noisy degree bound (Imola et
