@@ -31,6 +31,7 @@ from ldpgraph.core import Secure, Seeded, registry
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.protocols.triangles import lower_wedges, simulate_rr_triangles, simulate_two_round
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
+from ldpgraph.run.files import read_broadcast, write_broadcast
 
 DLAP, RR = "two-round-triangles-dlap", "rr-triangles"
 
@@ -48,8 +49,8 @@ def through_files(g, protocol: str, eps: float, seed: int, options: dict, tmp: P
         result = accumulate_files([path], rnd, plan, broadcast)
         nxt = rnd.broadcast(result, plan)
         if nxt is not None:
-            proto.write_broadcast(tmp / "b.txt", nxt)
-            broadcast = proto.read_broadcast(tmp / "b.txt", plan)
+            write_broadcast(proto, tmp / "b.txt", nxt)
+            broadcast = read_broadcast(proto, tmp / "b.txt", plan)
     return proto.estimate(result, plan, broadcast, proto.statistics[0])
 
 

@@ -34,6 +34,7 @@ from ldpgraph.datasets import resolve_graph  # noqa: E402
 from ldpgraph.graph import triangle_count  # noqa: E402
 from ldpgraph.protocols.edge_orient_protocol import download_bytes, prefix_bytes  # noqa: E402
 from ldpgraph.run import accumulate_files, node_lists, release_to_file  # noqa: E402
+from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.memory import resolve_public  # noqa: E402
 
 #: the reference first: the ratios are to it
@@ -55,14 +56,14 @@ def deployed(name, options, graph, epsilon, folder: Path):
         result = accumulate_files([path], rnd, plan, broadcast)
         nxt = rnd.broadcast(result, plan)
         if nxt is not None:
-            bpath = proto.write_broadcast(folder / f"b{rnd.number}.txt", nxt)
+            bpath = write_broadcast(proto, folder / f"b{rnd.number}.txt", nxt)
             whole += bpath.stat().st_size
             per_node = getattr(nxt, "download", None)
             down += float(download_bytes(nxt).mean()) if per_node else bpath.stat().st_size
             with open(bpath, "rb") as fh:
                 head = len(fh.readline()) + len(fh.readline())
             packed += head + float(np.mean(prefix_bytes(np.arange(graph.n_nodes))))
-            broadcast = proto.read_broadcast(bpath, plan)
+            broadcast = read_broadcast(proto, bpath, plan)
     est = proto.estimate(result, plan, broadcast, "triangles")
     return down, up / graph.n_nodes, est.value, time.perf_counter() - t0, whole, packed
 

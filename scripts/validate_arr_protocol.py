@@ -44,6 +44,7 @@ from ldpgraph.protocols.arr_triangles import (  # noqa: E402
 )
 from ldpgraph.protocols.randomized_response import pair_index  # noqa: E402
 from ldpgraph.run import run_in_memory  # noqa: E402
+from ldpgraph.run.files import write_broadcast
 
 ARR = "arr-triangles"
 
@@ -130,7 +131,7 @@ def facebook() -> None:
             run = run_in_memory(name, g, eps, sampler=1, **opts)
             elapsed = time.perf_counter() - t
             proto = registry.get(name)
-            path = proto.write_broadcast(Path(tmp) / f"{name}.txt", run.broadcasts[0])
+            path = write_broadcast(proto, Path(tmp) / f"{name}.txt", run.broadcasts[0])
             sizes[name] = path.stat().st_size
             print(f"  {name:<26} both rounds in memory {elapsed:6.1f} s; broadcast {sizes[name]:,} bytes "
                   f"(epsilon_1 {run.plan.release('rr_count').epsilon:g}); estimate {run.estimate.value:,.0f}")

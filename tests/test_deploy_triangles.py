@@ -35,6 +35,7 @@ from ldpgraph.protocols.triangles import (
 from ldpgraph.protocols.two_round_triangles import local_count_release
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.authenticate import curator_key, sign_broadcast
+from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.reportfiles import iter_report_chunks, write_reports
 from ldpgraph.run.trianglefiles import read_triangle_broadcast, write_triangle_broadcast
 
@@ -153,7 +154,7 @@ def test_single_nodes_write_the_rows_of_the_whole_graph_run(tmp_path, capsys):
     nodes, lists = node_lists(g)
     run = run_in_memory(DLAP, g, 0.8, sampler=9, d_max=5)
     b = tmp_path / "b.txt"
-    registry.get(DLAP).write_broadcast(b, run.broadcasts[0])
+    write_broadcast(registry.get(DLAP), b, run.broadcasts[0])
     for v in (0, 17, 59):
         for rnd in (1, 2):
             path = tmp_path / f"n{v}r{rnd}.csv"
@@ -328,8 +329,8 @@ def test_exact_seeded_sampler_gives_the_same_rows_in_memory_and_through_files(tm
                              batch_nodes=6)[0]]
     _same_rows(_file_rows(*paths), run.rows[0])
     summary = accumulate_files(paths, first, plan, chunk_rows=17, expected_nodes=60)
-    proto.write_broadcast(tmp_path / "b.txt", first.broadcast(summary, plan))
-    bc = proto.read_broadcast(tmp_path / "b.txt", plan)
+    write_broadcast(proto, tmp_path / "b.txt", first.broadcast(summary, plan))
+    bc = read_broadcast(proto, tmp_path / "b.txt", plan)
     assert bc.run_id == run.broadcasts[0].run_id and np.array_equal(bc.index, run.broadcasts[0].index)
     r2, n2 = release_to_file(tmp_path / "r2.jsonl", second, plan, nodes, lists, bc, ExactSeeded(3), batch_nodes=7)
     assert n2 == run.rows[1]["node"].size
@@ -732,7 +733,7 @@ def test_dask_local_cluster_equals_the_streaming_curator(tmp_path, capsys):
     assert np.array_equal(s.index, stream.index) and s.n_rows == stream.n_rows == half + len(rows)
     assert (est.value, est.std_error) == (want.value, want.std_error)
     # the command line takes a Dask scheduler too (on a broadcast this curator signed)
-    sign_broadcast(proto.write_broadcast(tmp_path / "b.txt", b), curator_key())
+    sign_broadcast(write_broadcast(proto, tmp_path / "b.txt", b), curator_key())
     got = _curate_json(capsys, r2, "--broadcast", tmp_path / "b.txt", *_plan_args(1.0, 5), "--scheduler", "sync")
     assert got["estimates"][0]["estimate"] == want.value
 

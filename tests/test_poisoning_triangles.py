@@ -19,6 +19,7 @@ from ldpgraph.protocols.randomized_response import flip_probability, keep_probab
 from ldpgraph.protocols.reports import PROTOCOLS, report_columns
 from ldpgraph.protocols.triangles import dlap_round1_influence_bound
 from ldpgraph.run import node_lists, run_in_memory
+from ldpgraph.run.files import read_broadcast
 from ldpgraph.run.reportfiles import read_report_set, write_reports
 
 GRAPH = "ws:n=40,k=6,p=0.2"
@@ -80,7 +81,7 @@ def test_degree_only_entry_points_refuse_triangle_protocols(tmp_path):
     (tmp_path / "b.json").write_text(json.dumps(fake))
     proto = registry.get("local-dlap-kstars-private")
     with pytest.raises(ValueError, match=f"broadcast of '{DLAP}' version 1, not of local-dlap-kstars-private"):
-        proto.read_broadcast(tmp_path / "b.json", proto.plan(1.0))
+        read_broadcast(proto, tmp_path / "b.json", proto.plan(1.0))
 
 
 @pytest.fixture()

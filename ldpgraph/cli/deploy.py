@@ -392,7 +392,7 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
     import numpy as np
 
     from ..core import Secure, Seeded, registry
-    from ..run.files import release_to_file
+    from ..run.files import read_broadcast, release_to_file
 
     proto = registry.get(args.protocol)
     rounds = proto.rounds()  # which round, with which broadcast, before the plan (its options)
@@ -419,7 +419,7 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
         from ..run.authenticate import read_broadcast_once
 
         with read_broadcast_once(args.broadcast) as copy:  # parsed from one read of the file
-            broadcast, down = proto.read_broadcast(copy, plan), copy.stat().st_size
+            broadcast, down = read_broadcast(proto, copy, plan), copy.stat().st_size
     nodes, lists, labels = _node_neighbours(args, proto.needs)
     rnd = rounds[args.round - 1]
     path, n_rows = release_to_file(args.out, rnd, plan, nodes, [np.asarray(x, dtype=np.int64) for x in lists],
@@ -444,7 +444,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     """``ldpgraph curate`` of a registered protocol's rows: a round's broadcast, or the estimate."""
     from ..core import registry
     from ..protocols.screening import PublicBounds
-    from ..run.files import accumulate_files
+    from ..run.files import accumulate_files, read_broadcast, write_broadcast
 
     proto = registry.get(name)
     stats = _curate_protocol_stats(proto, _flatten(args.stat) or [proto.statistics[0]], args.k)
@@ -492,7 +492,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     broadcast = None
     if args.broadcast is not None:  # the curator's own, signed output of the previous round
         with read_broadcast_once(args.broadcast, key) as copy:  # the bytes checked are the bytes parsed
-            broadcast = proto.read_broadcast(copy, plan)
+            broadcast = read_broadcast(proto, copy, plan)
     step = rounds[rnd - 1]
     from .._progress import Progress
 
@@ -540,7 +540,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
             lines.append(f"note       the run is over (no node runs round {rnd} again): no broadcast written")
     if not last:
         b = step.broadcast(result, plan) if b is None else b
-        bpath = proto.write_broadcast(args.broadcast_out, b)
+        bpath = write_broadcast(proto, args.broadcast_out, b)
         sig = sign_broadcast(bpath, key)
         out.update(broadcast=str(bpath), signature=str(sig), run_id=b.run_id, bound=getattr(b, "bound", None))
         if bounds_out:

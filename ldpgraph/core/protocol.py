@@ -32,7 +32,7 @@ Optional hooks (``scipy.stats`` style: the executors call them when present): ``
 (public bounds a simulation may take from the true graph, e.g. the benchmark's D),
 ``statistic_public`` (options a statistic implies), ``rounds_refusal`` (the CLI's answer to a
 round or broadcast the protocol does not have),
-``write_broadcast`` / ``read_broadcast`` (the broadcast's file form), ``describe_result``
+``encode_broadcast`` / ``decode_broadcast`` (the broadcast's bytes), ``describe_result``
 (lines for the CLI), ``screening`` / ``one_node_bounds`` / ``statistic_bound`` (poisoning),
 ``plan_from_rows(chunk, **public)`` (rows that carry their whole plan: a curator without
 ``--epsilon`` reads it from the first node's rows).
@@ -65,7 +65,6 @@ A protocol is registered with :func:`~ldpgraph.core.registry.register`; see the 
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -263,12 +262,16 @@ class Protocol(ABC):
         them; ``ldpgraph node`` cannot (a node does not know the curator's statistic)."""
         return {}
 
-    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
-        """Write a broadcast to ``path`` (protocols with more than one round implement it)."""
+    def encode_broadcast(self, broadcast: Any) -> bytes:
+        """The bytes of a broadcast (protocols with more than one round implement it). The executors
+        write them (atomically), sign them and send them (:func:`ldpgraph.run.files.write_broadcast`):
+        a protocol opens no file."""
         raise NotImplementedError(f"{self.name} has no broadcast")
 
-    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
-        """Read a broadcast written by :meth:`write_broadcast`, checked against ``plan``."""
+    def decode_broadcast(self, data: bytes, plan: Plan, *, source: str = "broadcast") -> Any:
+        """The broadcast of :meth:`encode_broadcast`'s ``data``, checked against ``plan``; a
+        ValueError naming ``source`` (the file) if it is not one (:func:`ldpgraph.run.files.read_broadcast`
+        reads the file, once, after checking its signature where the curator reads it)."""
         raise NotImplementedError(f"{self.name} has no broadcast")
 
     def rounds_refusal(self) -> str | None:

@@ -15,7 +15,7 @@ broadcast        the ARR graph, n, ε₁, μ, β, and what each node's public bo
                  + \alpha, 1)`, :math:`\kappa_v = \kappa(D_v)`,
                  :func:`~ldpgraph.protocols.arr_triangles.triangle_clip_bound`); without, the
                  public D (``d_max``); a run id (:class:`ARRBroadcast`; file form: the packed noisy
-                 bits of :mod:`ldpgraph.run.trianglefiles` with these keys in its header)
+                 bits of :mod:`ldpgraph.protocols.edge_broadcast` with these keys in its header)
 2 ``local-count`` ``local_count``: :math:`r_v` of :func:`~ldpgraph.protocols.arr_triangles.
                  arr_count_release` (a uniform :math:`D_v`-subset of the lower list, the ARR
                  triangles among it clipped at :math:`\kappa_v` per neighbour, randomized rounding,
@@ -59,7 +59,6 @@ Examples
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -199,11 +198,13 @@ def _header(n: int, epsilon: float, n_edges: int, mu: float, beta: float, clippi
     }
 
 
-def read_arr_broadcast(path: str | os.PathLike) -> ARRBroadcast:
-    """Read and check an ``arr-triangles`` broadcast file (the noisy graph and its header)."""
-    from ..run.trianglefiles import read_edge_broadcast
+def decode_arr_broadcast(data: bytes, source: str = "broadcast") -> ARRBroadcast:
+    """Decode and check an ``arr-triangles`` broadcast (the noisy graph and its header); errors name
+    ``source`` (the file)."""
+    from .edge_broadcast import decode_edge_broadcast
 
-    header, index, run_id = read_edge_broadcast(path, {ARR_PROTOCOL: PROTOCOLS[ARR_PROTOCOL]})
+    path = source
+    header, index, run_id = decode_edge_broadcast(data, {ARR_PROTOCOL: PROTOCOLS[ARR_PROTOCOL]}, source)
     n = header["n_nodes"]
 
     def bad(key: str, want: str) -> ValueError:
@@ -416,8 +417,8 @@ class ARRTrianglesProtocol(RRBroadcastProtocol):
     def check_broadcast(self, broadcast: Any, plan: Plan) -> ARRBroadcast:
         return _check_broadcast(broadcast, plan)
 
-    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
-        return _check_broadcast(read_arr_broadcast(path), plan)
+    def decode_broadcast(self, data: bytes, plan: Plan, *, source: str = "broadcast") -> Any:
+        return _check_broadcast(decode_arr_broadcast(data, source), plan)
 
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
         self.check_statistic(statistic)

@@ -214,12 +214,16 @@ def write_oriented_broadcast(path: str | os.PathLike, broadcast: EdgeOrientBroad
     """
     from .._atomic import atomic_write
 
+    with atomic_write(path, "wb") as fh:
+        fh.write(encode_oriented_broadcast(broadcast))
+    return Path(path)
+
+
+def encode_oriented_broadcast(broadcast: EdgeOrientBroadcast) -> bytes:
+    """The bytes of :func:`write_oriented_broadcast`'s file (the protocol's broadcast hook)."""
     n = broadcast.n_nodes
     body = pack_pairs(relabelled_index(broadcast), n * (n - 1) // 2)
-    with atomic_write(path, "wb") as fh:
-        fh.write(_head_lines(broadcast))
-        fh.write(body.tobytes())
-    return Path(path)
+    return _head_lines(broadcast) + body.tobytes()
 
 
 def _head_lines(broadcast: EdgeOrientBroadcast) -> bytes:
@@ -240,12 +244,20 @@ def read_edge_orient_broadcast(path: str | os.PathLike, *, node: int | None = No
     id is the header's: it cannot be checked without the rest). Without ``node`` the whole file is
     read, its length and the run id against the SHA-256 of header and pairs checked.
     """
-    path = Path(path)
     try:
-        fh = open(path, "rb")
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         raise FileNotFoundError(f"broadcast file not found: {path}") from None
-    with fh:
+    return decode_edge_orient_broadcast(data, str(path), node=node)
+
+
+def decode_edge_orient_broadcast(data: bytes, source: str = "broadcast", *,
+                                 node: int | None = None) -> EdgeOrientBroadcast:
+    """:func:`read_edge_orient_broadcast` of a file's bytes ``data`` (errors name ``source``)."""
+    import io
+
+    path = source
+    with io.BytesIO(data) as fh:
         tag = fh.readline().decode("utf-8", "replace").strip()
         want = f"# {BROADCAST_ORIENTED_FORMAT} {BROADCAST_ORIENTED_VERSION}"
         if tag != want:
@@ -521,11 +533,11 @@ class EdgeOrientProtocol(Protocol):
     def rounds(self) -> tuple[Round, ...]:
         return (_OrderRound(), _BoundCountRound())
 
-    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
-        return write_oriented_broadcast(path, broadcast)
+    def encode_broadcast(self, broadcast: Any) -> bytes:
+        return encode_oriented_broadcast(broadcast)
 
-    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
-        return _check_broadcast(read_edge_orient_broadcast(path), plan)
+    def decode_broadcast(self, data: bytes, plan: Plan, *, source: str = "broadcast") -> Any:
+        return _check_broadcast(decode_edge_orient_broadcast(data, source), plan)
 
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
         self.check_statistic(statistic)

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -66,7 +65,7 @@ from .kcore_hindex import (
     public_values,
 )
 from .kcore_protocol import CoreNumbers
-from .reports import json_int, json_ints, json_number, read_json_file
+from .reports import json_int, json_ints, json_number, parse_json
 from .rr_triangles import check_row_epsilons
 from .two_round_triangles import LocalCountAccumulator, round_two_rows
 
@@ -119,19 +118,17 @@ class HIndexBroadcast:
         """What the broadcast holds, for the CLI's lines."""
         return "every node's noisy degree (the public values of the h-index round)"
 
-    def write(self, path: str | os.PathLike) -> str:
-        """The JSON file form: the header, the run id and the degrees."""
-        from .._atomic import atomic_write
-
+    def encode(self) -> bytes:
+        """The JSON form: the header, the run id and the degrees."""
         doc = {**self.header(), "run_id": self.run_id, "degrees": self.degrees.tolist()}
-        with atomic_write(path, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, separators=(",", ":"))
-        return os.fspath(path)
+        return json.dumps(doc, separators=(",", ":")).encode()
 
     @classmethod
-    def read(cls, path: str | os.PathLike) -> HIndexBroadcast:
-        """Read :meth:`write`'s file; ValueError if it is not one or its run id does not match."""
-        doc = read_json_file(path)
+    def decode(cls, data: bytes, source: str = "broadcast") -> HIndexBroadcast:
+        """Decode :meth:`encode`'s bytes; ValueError naming ``source`` if they are not one or the run id
+        does not match."""
+        path = source
+        doc = parse_json(data, source)
         if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
             raise ValueError(f"{path}: not a {HINDEX_PROTOCOL} broadcast (format {_FORMAT!r} expected)")
         n = json_int(doc, "n_nodes", str(path), 1, 2**31)
@@ -306,13 +303,13 @@ class HIndexProtocol(Protocol):
                                        float(plan.public["readout_power"]))
         return CoreNumbers(core, pooled, 2)
 
-    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
+    def encode_broadcast(self, broadcast: Any) -> bytes:
         if not isinstance(broadcast, HIndexBroadcast):
             raise TypeError(f"not a {HINDEX_PROTOCOL} broadcast: {type(broadcast).__name__}")
-        return broadcast.write(path)
+        return broadcast.encode()
 
-    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
-        return _check_broadcast(HIndexBroadcast.read(path), plan)
+    def decode_broadcast(self, data: bytes, plan: Plan, *, source: str = "broadcast") -> Any:
+        return _check_broadcast(HIndexBroadcast.decode(data, source), plan)
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         if round.number == 1:

@@ -41,7 +41,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,7 +54,7 @@ from ..core.registry import register
 from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from .kcore import core_summary, svt_core_estimate, svt_rounds, svt_thresholds
-from .reports import json_int, json_ints, json_number, read_json_file
+from .reports import json_int, json_ints, json_number, parse_json
 
 __all__ = ["KCoreSVT", "LevelBroadcast", "LevelRound", "CoreNumbers", "PROTOCOL"]
 
@@ -122,20 +121,18 @@ class LevelBroadcast:
             raise ValueError(f"the broadcast's run id {self.run_id} does not match its contents (edited?)")
         return self
 
-    def write(self, path: str | os.PathLike) -> str:
-        from .._atomic import atomic_write
-
+    def encode(self) -> bytes:
+        """The JSON form: the header, the run id, the levels and the active nodes."""
         doc = {**self.header(), "run_id": self.run_id, "levels": self.levels.tolist(),
                "active": np.flatnonzero(self.active).tolist()}
-        with atomic_write(path, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh)
-        return os.fspath(path)
+        return json.dumps(doc).encode()
 
     @classmethod
-    def read(cls, path: str | os.PathLike) -> LevelBroadcast:
-        """Read :meth:`write`'s file; ValueError naming it if it is not one (every field checked)
-        or its run id does not match."""
-        doc = read_json_file(path)
+    def decode(cls, data: bytes, source: str = "broadcast") -> LevelBroadcast:
+        """Decode :meth:`encode`'s bytes; ValueError naming ``source`` if they are not one (every field
+        checked) or the run id does not match."""
+        path = source
+        doc = parse_json(data, source)
         if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
             raise ValueError(f"{path}: not a kcore-svt broadcast (format {_FORMAT!r} expected)")
         where = str(path)
@@ -400,8 +397,8 @@ class KCoreSVT(Protocol):
         return CoreNumbers(svt_core_estimate(result.levels, ks, int(pub["levels_per_group"])), result.levels,
                            int(result.step) + 1)
 
-    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
-        return _as_broadcast(broadcast).write(path)
+    def encode_broadcast(self, broadcast: Any) -> bytes:
+        return _as_broadcast(broadcast).encode()
 
-    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
-        return LevelBroadcast.read(path).check(plan)
+    def decode_broadcast(self, data: bytes, plan: Plan, *, source: str = "broadcast") -> Any:
+        return LevelBroadcast.decode(data, source).check(plan)

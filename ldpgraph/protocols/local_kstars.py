@@ -42,7 +42,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,7 +65,7 @@ from .degree import (
     degree_quantity_rows,
     kstar_list,
 )
-from .reports import BROADCAST_FORMAT, BROADCAST_VERSION, read_json_file
+from .reports import BROADCAST_FORMAT, BROADCAST_VERSION, parse_json
 from .reportset import ReportSetSummary, estimate_statistic
 
 __all__ = ["LocalDLapKStarsProtocol", "LocalDLapKStarsPrivateProtocol", "LocalLapKStarsProtocol",
@@ -254,18 +253,15 @@ class _LocalKStars(Protocol):
         est = estimate_statistic(result, "kstars_from_counts", k)
         return dataclasses.replace(est, statistic=f"kstars_{k}")
 
-    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
+    def encode_broadcast(self, broadcast: Any) -> bytes:
         if not self.private:
-            return super().write_broadcast(path, broadcast)
-        from ..run.reportfiles import write_broadcast
+            return super().encode_broadcast(broadcast)
+        return (json.dumps(broadcast.to_dict(self.version), indent=2) + "\n").encode()
 
-        return write_broadcast(path, broadcast.to_dict(self.version))
-
-    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> DegreeBound:
+    def decode_broadcast(self, data: bytes, plan: Plan, *, source: str = "broadcast") -> DegreeBound:
         if not self.private:
-            return super().read_broadcast(path, plan)
-        data = read_json_file(path)
-        b = DegreeBound.from_dict(data, plan.protocol, plan.version, str(path))
+            return super().decode_broadcast(data, plan, source=source)
+        b = DegreeBound.from_dict(parse_json(data, source), plan.protocol, plan.version, source)
         check_bound_plan(b, plan)
         return b
 

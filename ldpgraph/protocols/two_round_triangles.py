@@ -32,7 +32,6 @@ Examples
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import numpy as np
@@ -205,15 +204,15 @@ class RRBroadcastProtocol(Protocol):
             return transitivity_release_estimate(result.estimate(), result.values().get(DEGREE), plan)
         return result.estimate()
 
-    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Any:
-        from ..run.trianglefiles import write_triangle_broadcast
+    def encode_broadcast(self, broadcast: Any) -> bytes:
+        from .edge_broadcast import encode_edge_broadcast
 
-        return write_triangle_broadcast(path, broadcast)
+        return encode_edge_broadcast(broadcast)
 
-    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> Any:
-        from ..run.trianglefiles import read_triangle_broadcast
+    def decode_broadcast(self, data: bytes, plan: Plan, *, source: str = "broadcast") -> Any:
+        from .edge_broadcast import decode_triangle_broadcast
 
-        return self.check_broadcast(read_triangle_broadcast(path), plan)
+        return self.check_broadcast(decode_triangle_broadcast(data, source), plan)
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         if round.number == 1:

@@ -37,9 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -53,7 +51,7 @@ from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from .curator import Estimate
 from .randomized_response import flip_probability
-from .reports import json_int, json_ints, json_number, read_json_file
+from .reports import json_int, json_ints, json_number, parse_json
 from .wedge_shuffle import (
     ACCOUNTINGS,
     DEFAULT_DELTA,
@@ -326,18 +324,14 @@ class WedgeShuffleIgnore(Protocol):
         return Estimate(k * math.fsum(terms.tolist()), None if var is None else math.sqrt(max(var, 0.0)), var,
                         "triangles", "normal", se_kind="sample")
 
-    def write_broadcast(self, path: str | os.PathLike, broadcast: Any) -> Path:
-        from .._atomic import atomic_write
-
+    def encode_broadcast(self, broadcast: Any) -> bytes:
         data = {"protocol": broadcast.protocol, "n_nodes": broadcast.n_nodes,
                 "threshold": broadcast.threshold, "run_id": broadcast.run_id,
                 "dense": np.flatnonzero(broadcast.dense).tolist()}
-        with atomic_write(path, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(data) + "\n")
-        return Path(path)
+        return (json.dumps(data) + "\n").encode()
 
-    def read_broadcast(self, path: str | os.PathLike, plan: Plan) -> DenseBroadcast:
-        data, where = read_json_file(path), str(path)
+    def decode_broadcast(self, data: bytes, plan: Plan, *, source: str = "broadcast") -> DenseBroadcast:
+        data, where = parse_json(data, source), source
         if not isinstance(data, dict) or set(data) != {"protocol", "n_nodes", "threshold", "run_id", "dense"}:
             raise ValueError(f"{where}: not a {plan.protocol} broadcast (a JSON object of protocol, n_nodes, "
                              "threshold, run_id and dense)")

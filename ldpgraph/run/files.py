@@ -22,7 +22,10 @@ from ..core.plan import Plan
 from ..core.protocol import Accumulator, Round
 from ..core.sampling import Sampler
 
-__all__ = ["release_to_file", "accumulate_files", "DEFAULT_BATCH_NODES"]
+__all__ = ["release_to_file", "accumulate_files", "write_broadcast", "read_broadcast", "DEFAULT_BATCH_NODES"]
+
+#: the largest broadcast file read (a longer one is refused before it is read)
+BROADCAST_LIMIT = 1 << 34
 
 #: nodes released per batch before their rows are handed to the writer
 DEFAULT_BATCH_NODES = 4096
@@ -110,3 +113,46 @@ def accumulate_files(
             nxt.append(tasks[-1])
         tasks = nxt
     return _compute(tasks[0], scheduler).result()
+
+
+def write_broadcast(protocol: Any, path: str | os.PathLike, broadcast: Any) -> Path:
+    """Write ``broadcast`` to ``path``: the protocol's bytes
+    (:meth:`~ldpgraph.core.protocol.Protocol.encode_broadcast`), written atomically
+    (:func:`~ldpgraph._atomic.atomic_write`: a reader sees the old file or the whole new one).
+
+    >>> import tempfile, pathlib
+    >>> from ldpgraph.run import run_in_memory
+    >>> run = run_in_memory("two-round-triangles-dlap", "ws:n=30,k=4,p=0.2", 2.0, sampler=1)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = write_broadcast(run.protocol, pathlib.Path(tmp) / "b.txt", run.broadcasts[0])
+    ...     read_broadcast(run.protocol, path, run.plan).run_id == run.broadcasts[0].run_id
+    True
+    """
+    from .._atomic import atomic_write
+    from ..core.registry import get
+
+    proto = get(protocol) if isinstance(protocol, str) else protocol
+    data = proto.encode_broadcast(broadcast)
+    path = Path(path)
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
+    return path
+
+
+def read_broadcast(protocol: Any, path: str | os.PathLike, plan: Plan) -> Any:
+    """The broadcast in the file ``path``, decoded and checked against ``plan`` by the protocol
+    (:meth:`~ldpgraph.core.protocol.Protocol.decode_broadcast`); errors name the file. The file is
+    read once (what was checked is what is decoded: :func:`~ldpgraph.run.authenticate.read_broadcast_once`
+    checks a signature first)."""
+    from ..core.registry import get
+
+    proto = get(protocol) if isinstance(protocol, str) else protocol
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(BROADCAST_LIMIT + 1)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"broadcast file not found: {path}") from None
+    if len(data) > BROADCAST_LIMIT:
+        raise ValueError(f"{path}: longer than {BROADCAST_LIMIT:,} bytes: not a broadcast of this package")
+    return proto.decode_broadcast(data, plan, source=str(path))
+

@@ -64,7 +64,6 @@ __all__ = [
     "CurationResult",
     "curate_summary",
     "curate_files",
-    "write_broadcast",
 ]
 
 #: file formats and the suffixes that select them
@@ -1213,12 +1212,3 @@ def curate_files(
     else:
         summary = read_report_set_dask(files, scheduler=scheduler, bounds=bounds, **kwargs)
     return curate_summary(summary, statistics, bounds=bounds, files=files)
-
-
-def write_broadcast(path: str | os.PathLike, broadcast: dict[str, Any]) -> Path:
-    """Write a JSON broadcast (:meth:`~ldpgraph.protocols.local_kstars.DegreeBound.to_dict`) atomically."""
-    path = Path(path)
-    text = json.dumps(broadcast, indent=2) + "\n"
-    with atomic_write(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    return path

@@ -15,7 +15,7 @@ from ldpgraph.cli import main
 from ldpgraph.core import ExactSeeded, Sampler, Seeded, registry
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph import from_networkx, triangle_count
-from ldpgraph.protocols.arr_protocol import ARRBroadcast, arr_local_count, read_arr_broadcast
+from ldpgraph.protocols.arr_protocol import ARRBroadcast, arr_local_count, decode_arr_broadcast
 from ldpgraph.protocols.arr_triangles import (
     ARRTriangles,
     arr_moments,
@@ -26,6 +26,7 @@ from ldpgraph.protocols.arr_triangles import (
     triangle_clip_bound,
 )
 from ldpgraph.run import accumulate_files, node_lists, run_in_memory
+from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.reportfiles import write_report_chunks
 from ldpgraph.run.trianglefiles import edge_list_bytes, read_triangle_broadcast
 
@@ -254,16 +255,16 @@ def test_partner_id_not_below_the_node_is_refused_with_file_and_row(tmp_path):
 
 def test_broadcast_of_another_plan_and_an_edited_broadcast_are_refused(tmp_path):
     proto, plan, _, _, b = _round_rows(tmp_path)
-    path = proto.write_broadcast(tmp_path / "b.txt", b)
-    assert proto.read_broadcast(path, plan).run_id == b.run_id
+    path = write_broadcast(proto, tmp_path / "b.txt", b)
+    assert read_broadcast(proto, path, plan).run_id == b.run_id
     with pytest.raises(ValueError, match="was not made under the plan"):
-        proto.read_broadcast(path, proto.plan(2.0, mu=0.5))
+        read_broadcast(proto, path, proto.plan(2.0, mu=0.5))
     tag, head_line, body = path.read_bytes().split(b"\n", 2)
     head = json.loads(head_line[2:])
     head["lower_degrees"][3] += 1  # a node's bound changed after the fact
     path.write_bytes(b"\n".join([tag, ("# " + json.dumps(head, sort_keys=True)).encode(), body]))
     with pytest.raises(ValueError, match="do not match the run id"):
-        proto.read_broadcast(path, plan)
+        read_broadcast(proto, path, plan)
 
 
 # ------------------------------------------------------------------------ CLI
@@ -299,7 +300,7 @@ def test_cli_round_trip_and_a_quarter_of_the_download(tmp_path, capsys):
     # (ARR's: the noisy lower degrees): ARR's download is no longer a quarter (a packed bit matrix does
     # not shrink with sampling), the edge list (version 1) is written only when shorter
     paths = tmp_path / f"{ARR}.b", tmp_path / "two-round-triangles-dlap.b"
-    arr, two = read_arr_broadcast(paths[0]), read_triangle_broadcast(paths[1])
+    arr, two = decode_arr_broadcast(paths[0].read_bytes(), str(paths[0])), read_triangle_broadcast(paths[1])
     assert 0.2 < arr.index.size / two.index.size < 0.35
     for path, b in zip(paths, (arr, two), strict=True):
         tag, _, body = path.read_bytes().split(b"\n", 2)
@@ -308,11 +309,9 @@ def test_cli_round_trip_and_a_quarter_of_the_download(tmp_path, capsys):
     assert two_bytes == paths[1].stat().st_size and arr_bytes > len(body)
 
 
-
 def test_a_header_longer_than_a_mebibyte_still_gets_its_edge_lines_checked(tmp_path):
     """200,000 noisy lower degrees make a 1.6 MB header line; '05 1' (5 read as 5: same run id) is
     still refused as a non-canonical edge line."""
-    from ldpgraph.protocols.arr_protocol import read_arr_broadcast
     from ldpgraph.protocols.randomized_response import pair_index
     from ldpgraph.run.trianglefiles import write_triangle_broadcast
 
@@ -320,8 +319,8 @@ def test_a_header_longer_than_a_mebibyte_still_gets_its_edge_lines_checked(tmp_p
     b = ARRBroadcast.build_arr(n, 1.0, pair_index(np.array([5]), np.array([1])), mu=0.25, beta=1e-3,
                                clipping=True, alpha=3, lower_degrees=np.full(n, 123_456))
     path = write_triangle_broadcast(tmp_path / "b.txt", b)
-    assert path.stat().st_size > 1 << 20 and read_arr_broadcast(path).run_id == b.run_id
+    assert path.stat().st_size > 1 << 20 and decode_arr_broadcast(path.read_bytes(), str(path)).run_id == b.run_id
     text = path.read_text()
     path.write_text(text[: text.rindex("5 1")] + "05 1\n")
     with pytest.raises(ValueError, match="line 3: an edge line holds two canonical integers"):
-        read_arr_broadcast(path)
+        decode_arr_broadcast(path.read_bytes(), str(path))

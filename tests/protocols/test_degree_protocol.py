@@ -27,6 +27,7 @@ from ldpgraph.protocols.report_histogram import ReportHistogram
 from ldpgraph.protocols.statistics import get_statistic
 from ldpgraph.registry import get_method
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
+from ldpgraph.run.files import read_broadcast, write_broadcast
 
 SMALL = "ws:n=40,k=6,p=0.3"
 KSTAR_METHODS = ["unbiased-dlap", "naive-dlap", "unbiased-laplace", "naive-laplace", "local-lap-kstars",
@@ -199,13 +200,13 @@ def test_private_bound_broadcast_is_the_noisy_maximum(small, tmp_path):
     # round 2 against a broadcast made under another plan: refused
     proto = registry.get("local-dlap-kstars-private")
     path = tmp_path / "b.json"
-    proto.write_broadcast(path, bound)
+    write_broadcast(proto, path, bound)
     with pytest.raises(ValueError, match="round-1 epsilon"):
-        proto.read_broadcast(path, proto.plan(2.0))
+        read_broadcast(proto, path, proto.plan(2.0))
     text = path.read_text().replace(f'"d_max": {bound.bound}', f'"d_max": {bound.bound + 1}')
     path.write_text(text)
     with pytest.raises(ValueError, match="run id does not match"):
-        proto.read_broadcast(path, run.plan)
+        read_broadcast(proto, path, run.plan)
 
 
 def test_curator_refuses_rows_of_another_plan(small, tmp_path):

@@ -16,6 +16,7 @@ from ldpgraph.protocols.deploy_triangles import chunk_from_columns
 from ldpgraph.protocols.kcore import exact_core_numbers, svt_node_release, svt_thresholds, svt_transcript_pmf
 from ldpgraph.protocols.kcore_protocol import LevelBroadcast, level_move_release
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
+from ldpgraph.run.files import read_broadcast, write_broadcast
 
 
 def _karate():
@@ -51,8 +52,8 @@ def test_file_executor_gives_the_in_memory_bits(tmp_path):
                  for i, sl in enumerate((slice(0, half), slice(half, None)))]
         result = accumulate_files(files, rnd, plan, broadcast, chunk_rows=5)
         b = rnd.broadcast(result, plan)
-        path = proto.write_broadcast(tmp_path / f"b{step}.json", b)
-        broadcast = proto.read_broadcast(path, plan)
+        path = write_broadcast(proto, tmp_path / f"b{step}.json", b)
+        broadcast = read_broadcast(proto, path, plan)
         step += 1
         if not rnd.again(broadcast):
             break

@@ -23,6 +23,7 @@ from ldpgraph.mechanisms import DiscreteLaplace
 from ldpgraph.protocols.transitivity import two_star_variance, two_star_variance_estimate
 from ldpgraph.protocols.triangle_methods import TwoRoundTriangles
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
+from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.memory import resolve_public
 
 NAME = "two-round-triangles-dlap"
@@ -42,8 +43,8 @@ def _through_files(tmp_path, graph, epsilon, options, *, fmt, scheduler=None, na
         result = accumulate_files(paths, rnd, plan, broadcast, chunk_rows=211, scheduler=scheduler)
         nxt = rnd.broadcast(result, plan)
         if nxt is not None:
-            proto.write_broadcast(tmp_path / "b.txt", nxt)
-            broadcast = proto.read_broadcast(tmp_path / "b.txt", plan)
+            write_broadcast(proto, tmp_path / "b.txt", nxt)
+            broadcast = read_broadcast(proto, tmp_path / "b.txt", plan)
     return proto.estimate(result, plan, broadcast, "transitivity")
 
 

@@ -23,7 +23,7 @@ import pytest
 from ldpgraph.core import registry
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.run import run_in_memory
-from ldpgraph.run.files import release_to_file
+from ldpgraph.run.files import read_broadcast, release_to_file, write_broadcast
 from ldpgraph.run.reportfiles import iter_report_chunks, read_report_set
 
 SEED = 36
@@ -97,7 +97,7 @@ def broadcasts(tmp_path_factory) -> dict[str, tuple[bytes, object, object]]:
         except ValueError:  # not runnable on report rows (continuous Laplace)
             continue
         path = folder / f"{name}.b"
-        proto.write_broadcast(path, run.broadcasts[0])
+        write_broadcast(proto, path, run.broadcasts[0])
         out[name] = (path.read_bytes(), proto, run.plan)
     return out
 
@@ -127,7 +127,7 @@ def test_mutated_broadcasts_fail_with_a_value_error_naming_the_file(name, broadc
         path = tmp_path / f"m{i}.{name}.b"
         path.write_bytes(_mutate(data, rng))
         try:
-            proto.read_broadcast(path, plan)
+            read_broadcast(proto, path, plan)
         except Exception as exc:  # noqa: BLE001 - the type is what is checked
             if fault := _fault(exc, path):
                 bad.append(fault)

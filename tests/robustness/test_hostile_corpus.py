@@ -44,6 +44,7 @@ import pytest
 
 from ldpgraph.cli import main
 from ldpgraph.graph import edgelist, read_edgelist
+from ldpgraph.run.files import read_broadcast
 from ldpgraph.run.reportfiles import iter_report_chunks, read_report_set
 from ldpgraph.run.roster import read_roster
 from ldpgraph.run.trianglefiles import read_triangle_broadcast
@@ -516,7 +517,7 @@ def test_json_broadcast(name):
     protocol, expected, where, _ = JSON_BROADCASTS[name]
     proto = registry.get(protocol)
     plan = proto.plan(2.0, **({"n_users": 12, "pairing_seed": 0} if protocol.startswith("wshuffle") else {}))
-    b = _check_api(lambda p: proto.read_broadcast(p, plan), HOSTILE / "json_broadcasts" / name, expected, where)
+    b = _check_api(lambda p: read_broadcast(proto, p, plan), HOSTILE / "json_broadcasts" / name, expected, where)
     if b is not None:
         assert b.n_nodes == 12
 

@@ -14,6 +14,7 @@ from ldpgraph import _atomic
 from ldpgraph._atomic import atomic_write
 from ldpgraph.protocols import DegreeRandomizer
 from ldpgraph.run import reportfiles
+from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.reportfiles import (
     node_labels_path,
     read_reports,
@@ -54,7 +55,7 @@ def _writers(reports):
     proto, _, bcast = _bound_broadcast()
     out = [(f"reports.{fmt}", lambda p, fmt=fmt: write_reports(p, reports)) for fmt in ("csv", "jsonl", "parquet")]
     out.append(("labels.nodes.csv", lambda p: write_node_labels(p.with_name("labels.csv"), ["a", "b"])))
-    out.append(("broadcast.json", lambda p: proto.write_broadcast(p, bcast)))
+    out.append(("broadcast.json", lambda p: write_broadcast(proto, p, bcast)))
     out.append(("triangles.txt", lambda p: write_triangle_broadcast(p, _triangle_broadcast())))
     return out
 
@@ -79,7 +80,7 @@ def test_a_link_planted_at_the_old_fixed_temporary_name_is_not_followed(tmp_path
         planted.unlink()
     assert read_reports(out / "reports.csv").degrees.values.size == 4
     proto, plan, _ = _bound_broadcast()
-    assert proto.read_broadcast(out / "broadcast.json", plan).bound == 7
+    assert read_broadcast(proto, out / "broadcast.json", plan).bound == 7
     assert _leftovers(out) == []
 
 

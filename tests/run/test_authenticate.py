@@ -14,6 +14,7 @@ import pytest
 from ldpgraph.cli import main
 from ldpgraph.protocols.deploy_triangles import broadcast_run_id
 from ldpgraph.run.authenticate import curator_key, signature_path
+from ldpgraph.run.files import write_broadcast
 from ldpgraph.run.trianglefiles import read_triangle_broadcast
 
 GRAPH = "ws:n=60,k=6,p=0.2"
@@ -119,7 +120,7 @@ def test_a_named_pipe_broadcast_is_refused_before_any_read(tmp_path, capsys):
     signed = json.loads(b.read_text())
     forged = tmp_path / "forged.json"
     proto = registry.get("kcore-hindex")
-    proto.write_broadcast(forged, HIndexBroadcast.build(signed["epsilon"], np.asarray(signed["degrees"]) * 10))
+    write_broadcast(proto, forged, HIndexBroadcast.build(signed["epsilon"], np.asarray(signed["degrees"]) * 10))
     _run(capsys, "node", *HINDEX, *sim, "--round", 2, "--broadcast", forged, "--out", r2)  # rows that match it
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)

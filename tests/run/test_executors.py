@@ -15,6 +15,7 @@ import pytest
 from ldpgraph.core import ExactSeeded, Secure, Seeded, registry
 from ldpgraph.datasets import load_dataset, resolve_graph
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory, shuffle_files
+from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.memory import resolve_public
 
 SMALL = "ws:n=300,k=10,p=0.1"
@@ -98,8 +99,8 @@ def _through_files(tmp_path, name, graph, epsilon, sampler, options, *, fmt, par
             nxt = rnd.broadcast(result, plan)
             if nxt is not None:  # through its file form, as a node downloads it
                 bpath = tmp_path / f"b{step}.txt"
-                proto.write_broadcast(bpath, nxt)
-                broadcast = proto.read_broadcast(bpath, plan)
+                write_broadcast(proto, bpath, nxt)
+                broadcast = read_broadcast(proto, bpath, plan)
                 same = getattr(nxt, "index", getattr(nxt, "levels", None))
                 assert broadcast.run_id == nxt.run_id
                 assert np.array_equal(getattr(broadcast, "index", getattr(broadcast, "levels", None)), same)

@@ -12,6 +12,7 @@ from ldpgraph.core import registry
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.protocols.deploy_triangles import DLAP_PROTOCOL, TriangleBroadcast
 from ldpgraph.run import run_in_memory
+from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.trianglefiles import edge_list_bytes, read_triangle_broadcast, write_triangle_broadcast
 
 CASES = [
@@ -35,7 +36,7 @@ def test_packed_and_edge_list_files_give_the_same_noisy_graph(tmp_path, name, op
     run = run_in_memory(name, g, 2.0, sampler=3, **options)
     proto, b = registry.get(name), run.broadcasts[0]
     n = b.n_nodes
-    packed = proto.write_broadcast(tmp_path / "p.txt", b)
+    packed = write_broadcast(proto, tmp_path / "p.txt", b)
     text = write_triangle_broadcast(tmp_path / "t.txt", b, version=1)
     tag, head, body = _split(packed)
     assert tag == "# ldpgraph-broadcast-edges 2" and _split(text)[0] == "# ldpgraph-broadcast-edges 1"
@@ -52,7 +53,7 @@ def test_packed_and_edge_list_files_give_the_same_noisy_graph(tmp_path, name, op
     assert edges == {tuple(int(t) for t in line.split()) for line in lines}
     assert len(edges) == b.index.size > 0
     plan = run.plan
-    a, c = proto.read_broadcast(packed, plan), proto.read_broadcast(text, plan)
+    a, c = read_broadcast(proto, packed, plan), read_broadcast(proto, text, plan)
     for back in (a, c):
         assert np.array_equal(back.index, b.index) and back.run_id == b.run_id
         assert back.header() == b.header()
