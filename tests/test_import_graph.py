@@ -276,3 +276,66 @@ def test_edge_rules_on_examples():
     assert _packages_run("ldpgraph.protocols.curator", "ldpgraph.estimators.polynomials") == [
         "ldpgraph.estimators"
     ]
+
+
+# ------------------------------------------------------------------ layers (issue 33)
+
+#: the layers ``ldpgraph.protocols`` may not import from (anywhere: module level or inside a
+#: function): a protocol encodes and decodes bytes, ``run`` does the files, ``experiments`` and
+#: ``cli`` sit above both
+ABOVE_PROTOCOLS = ("ldpgraph.run", "ldpgraph.experiments", "ldpgraph.cli")
+
+
+def _subpackage(module: str) -> str:
+    """The top-level subpackage (or top-level module) of ``ldpgraph`` that holds ``module``."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_protocols_import_nothing_from_run_experiments_or_cli():
+    bad = [f"{module}:{line} imports {how}"
+           for module in MODULES if _subpackage(module) == "ldpgraph.protocols"
+           for target, how, line in import_edges(module)
+           if any(target == layer or target.startswith(layer + ".") for layer in ABOVE_PROTOCOLS)]
+    assert not bad, "\n" + "\n".join(bad)
+
+
+def subpackage_graph() -> tuple[nx.DiGraph, dict[tuple[str, str], list[str]]]:
+    """The import graph with each subpackage (and top-level module) of ``ldpgraph`` as one node, and
+    for each edge the imports that make it."""
+    graph, why = nx.DiGraph(), {}
+    for module in MODULES:
+        for target, how, line in import_edges(module):
+            a, b = _subpackage(module), _subpackage(target)
+            if a != b and PACKAGE not in (a, b):  # (the package __init__ imports every subpackage)
+                graph.add_edge(a, b)
+                why.setdefault((a, b), []).append(f"{module}:{line} imports {how}")
+    return graph, why
+
+
+# Cycles between subpackages that remain, as sorted tuples of the subpackages of each strongly
+# connected component, checked exactly. core <-> protocols: core.registry finds the protocols by
+# scanning ldpgraph.protocols (as it loads the entry-point group: the plug-in relation of the
+# design) and reads the statistic catalogue (protocols.statistics) for statistic_names; every
+# protocol imports core's classes. (run <-> protocols, through the broadcast file readers, was
+# removed by issue 33: a protocol encodes and decodes bytes.)
+SUBPACKAGE_CYCLES: set[tuple[str, ...]] = {("ldpgraph.core", "ldpgraph.protocols")}
+
+
+def test_subpackage_cycles_are_the_known_ones():
+    graph, why = subpackage_graph()
+    found = {tuple(sorted(c)) for c in nx.strongly_connected_components(graph) if len(c) > 1}
+    message = []
+    for component in sorted(found - SUBPACKAGE_CYCLES):
+        message.append(f"new import cycle between subpackages: {' <-> '.join(component)}")
+        for a in component:
+            for b in component:
+                message.extend(f"    {w}" for w in why.get((a, b), [])[:3])
+    message += [f"fixed, remove from SUBPACKAGE_CYCLES: {c}" for c in sorted(SUBPACKAGE_CYCLES - found)]
+    assert not message, "\n" + "\n".join(message)
+
+
+def test_layer_rules_see_an_import_inside_a_function():
+    node = ast.parse("def f():\n    from ..run.files import write_broadcast\n")
+    found = list(_import_nodes(node))
+    assert len(found) == 1 and _resolve_from("ldpgraph.protocols.x", False, found[0]) == "ldpgraph.run.files"
+    assert _subpackage("ldpgraph.run.files") == "ldpgraph.run" and _subpackage("ldpgraph.notes") == "ldpgraph.notes"

@@ -146,16 +146,16 @@ def test_the_bytes_parsed_are_the_bytes_checked(rounds, capsys, monkeypatch):
 
     r2, b = rounds
     seen = []
-    original = RRBroadcastProtocol.read_broadcast
+    original = RRBroadcastProtocol.decode_broadcast
 
-    def read_after_edit(self, path, plan):
+    def decode_after_edit(self, data, plan, *, source="broadcast"):
         b.write_bytes(b"forged")  # the broadcast's name now holds other bytes
-        seen.append(path)
-        return original(self, path, plan)
+        seen.append(source)
+        return original(self, data, plan, source=source)
 
-    monkeypatch.setattr(RRBroadcastProtocol, "read_broadcast", read_after_edit)
+    monkeypatch.setattr(RRBroadcastProtocol, "decode_broadcast", decode_after_edit)
     out = json.loads(_run(capsys, "curate", r2, *PLAN, "--broadcast", b, "--json").out)
-    assert out["round"] == 2 and np.isfinite(out["estimates"][0]["estimate"]) and seen and seen[0] != b
+    assert out["round"] == 2 and np.isfinite(out["estimates"][0]["estimate"]) and seen and seen[0] != str(b)
 
 
 # ------------------------------------------------------------------ the key (issue 36 finding 10)
