@@ -112,9 +112,6 @@ def no_std_error_reason(method: str | None) -> str:
     """Why ``method`` reports no standard error (a generic reason for methods not listed)."""
     if method is not None and method in _NO_SE_REASONS:
         return _NO_SE_REASONS[method]
-    if method is not None and method.endswith("-private"):
-        return ("the noisy degree bound makes its sensitivity random, and no closed form of the variance "
-                "over it is implemented for this statistic")
     return "no closed form of its variance is implemented for this method and statistic"
 
 

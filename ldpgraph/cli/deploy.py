@@ -262,19 +262,13 @@ def _cmd_curate(args: argparse.Namespace) -> int:
     return _cmd_curate_protocol(args, protocol)
 
 
-def _curate_planned(summary: Any, stat: str, k: int | None, rmse: float, d_max: int | None) -> Any:
-    """The planner's ε for an RMSE of ``rmse``, under the noisy degrees (a callable: computed
-    only when a warning needs it)."""
+def _curate_planned(degrees: Any, stat: str, k: int | None, rmse: float, d_max: int | None) -> Any:
+    """The planner's ε for an RMSE of ``rmse``, under the ``degrees`` the protocol lets a curator
+    assume (a callable: computed only when a warning needs it)."""
 
     def need() -> float | None:
         from ..notes import planned_epsilon
 
-        q = summary.quantities.get("degree")
-        if q is None or not q.histogram.n:
-            return None
-        import numpy as np
-
-        degrees = np.repeat(np.asarray(q.histogram.values), np.asarray(q.histogram.counts))
         return planned_epsilon(stat, k, degrees, rmse, d_max)
 
     return need
@@ -354,7 +348,6 @@ def _protocol_public(proto: Any, args: argparse.Namespace) -> dict[str, Any]:
 
     own = {o.name for o in proto.options}
     flags = {o.name: o.flag for p in registry.protocols() for o in p.options}
-    flags.update(kstar_counts="--kstar-counts", no_degree="--no-degree")
     for name, flag in flags.items():
         if name not in own and getattr(args, name, None) not in (None, False):
             raise _UsageError(f"{flag} is not an option of {proto.name} (its options: "
@@ -562,6 +555,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     from ..notes import estimate_notes
 
     entries, notes = [], []
+    degrees = proto.noisy_degrees(result)
     for st in stats:
         est = proto.estimate(result, plan, broadcast, st)
         one_node = proto.statistic_bound(result, plan, st)
@@ -571,9 +565,9 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
         ci = None if negative else _interval_or_none(est, args.level)
         why = _no_std_error_reason(est, negative)
         need = None  # rows of noisy degrees: the planner's epsilon for this error, under those degrees
-        if isinstance(getattr(result, "quantities", None), dict) and "degree" in result.quantities:
+        if degrees is not None:
             stat, _, pinned = st.partition(":")
-            need = _curate_planned(result, stat, int(pinned) if pinned else 2, abs(est.value),
+            need = _curate_planned(degrees, stat, int(pinned) if pinned else 2, abs(est.value),
                                    plan.public.get("d_max"))
         own = estimate_notes(est.statistic, est.value, None if negative else est.std_error,
                              epsilon=plan.epsilon, level=args.level, no_std_error=why, needed_epsilon=need)

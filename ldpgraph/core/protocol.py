@@ -35,7 +35,7 @@ round or broadcast the protocol does not have),
 ``encode_broadcast`` / ``decode_broadcast`` (the broadcast's bytes), ``describe_result``
 (lines for the CLI), ``screening`` / ``one_node_bounds`` / ``statistic_bound`` (poisoning),
 ``plan_from_rows(chunk, **public)`` (rows that carry their whole plan: a curator without
-``--epsilon`` reads it from the first node's rows).
+``--epsilon`` reads it from the first node's rows), ``noisy_degrees`` (what a planner may assume).
 
 Simulation hooks (what the experiments and ``ldpgraph estimate`` read through a registered
 method, :class:`~ldpgraph.run.method.Method`). Each takes ε, the split and every bound **only
@@ -296,6 +296,12 @@ class Protocol(ABC):
         """How far one node's (screened) rows can move the estimate of ``statistic``, for a protocol
         whose bound depends on the statistic (the degree protocol's); None by default (then
         :meth:`one_node_bounds` gives it)."""
+        return None
+
+    def noisy_degrees(self, result: Any) -> NDArray[np.int64] | None:
+        """The degrees a curator may assume for planning, from a round's result: the noisy degrees
+        of rows that release them (the CLI then says what ε the planner needs for an error); None
+        by default."""
         return None
 
     # ------------------------------------------------------------------ simulation hooks

@@ -375,6 +375,13 @@ class DegreeProtocol(Protocol):
             return None
         return influence_bound(name, *q.admissible, epsilon=q.epsilon, n_nodes=max(q.n_reports, 1), k=k)
 
+    def noisy_degrees(self, result: Any) -> NDArray[np.int64] | None:
+        """The released degrees of the rows (their histogram expanded), or None without any."""
+        q = result.quantities.get(DEGREE)
+        if q is None or not q.histogram.n:
+            return None
+        return np.repeat(np.asarray(q.histogram.values), np.asarray(q.histogram.counts))
+
     def screening(self, result: Any, round: Round) -> dict[str, Any]:
         from .screening import Screening
 
