@@ -74,7 +74,7 @@ class MethodEstimate:
     details: dict[str, Any] | None = None
     per_node: dict[Any, float] | None = field(default=None, repr=False, compare=False)
     protocol: str | None = None
-    plan: dict[str, Any] | None = field(default=None, repr=False)
+    plan: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def per_node_series(self) -> Any:
         """:attr:`per_node` as a pandas Series indexed by node label, named after the method."""
