@@ -439,8 +439,8 @@ class DegreeProtocol(Protocol):
 
 def _statistic_k(statistic: str, param: int | None) -> tuple[str, int | None]:
     """``(name, parameter)`` of a simulated statistic: ``param`` as given, or for ``kstars`` k = 2."""
-    if statistic == "kstars" and param is None:
-        return statistic, 2
+    if statistic == "kstars":
+        return statistic, 2 if param is None else check_nonnegative_int(param, "k", minimum=1)
     return statistic, param
 
 
