@@ -9,9 +9,9 @@ import pickle
 import numpy as np
 import pytest
 from dlap_exact import dlap_support
+from ldpgraph.baselines import exact_kstars
 
 import ldpgraph.protocols.curator as cur
-from ldpgraph.baselines import exact_kstars
 from ldpgraph.estimators import (
     binomial,
     binomial_variance_estimate,
