@@ -611,9 +611,9 @@ def run_experiment(
     ks : sequence of int
         Star sizes k >= 1 for ``kstars`` (and powers for ``degree_moment``); default
         :data:`DEFAULT_KS` = (2, 3), as on the command line.
-    methods : sequence of str or KStarMethod, optional
-        k-star methods by name (:func:`ldpgraph.baselines.methods.method_names`) or as
-        objects, or ``"all"``; default :data:`DEFAULT_METHODS` plus, for each statistic of the
+    methods : sequence of str or Method, optional
+        Registered methods by name (:func:`ldpgraph.run.method.method_names`) or as objects
+        (:class:`~ldpgraph.run.method.Method`), or ``"all"`` (every k-star method); default :data:`DEFAULT_METHODS` plus, for each statistic of the
         graph's adjacency, its recommended method of each model
         (:func:`ldpgraph.registry.recommended_methods`), as on the command line. The degree
         statistics are estimated by the ``unbiased-dlap`` and ``naive-dlap`` among them.

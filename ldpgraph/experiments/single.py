@@ -226,7 +226,7 @@ def estimate_once(
         Budget per node, in (0, inf).
     statistic : str
         ``"kstars"`` (all k-star methods), a curator statistic (``unbiased-dlap`` and
-        ``naive-dlap`` on the same noisy degrees), or an adjacency statistic
+        ``naive-dlap``, each its own draws), or an adjacency statistic
         (:data:`~ldpgraph.experiments.statistics.GRAPH_STATISTICS`: by default the recommended
         method of each model, :func:`~ldpgraph.registry.recommended_methods`, or all the
         protocols that estimate it where none is recommended; the graph must carry its edges).

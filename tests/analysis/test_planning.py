@@ -19,7 +19,7 @@ from ldpgraph.analysis.planning import (
     split_budget,
     true_value,
 )
-from ldpgraph.baselines import exact_kstars
+from ldpgraph.graph import kstar_counts as exact_kstars
 from ldpgraph.estimators import binomial_variance, power_variance
 from ldpgraph.protocols import NodeReports, ReleasedValues, curator
 

@@ -9,7 +9,7 @@ import pickle
 import numpy as np
 import pytest
 from dlap_exact import dlap_support
-from ldpgraph.baselines import exact_kstars
+from ldpgraph.graph import kstar_counts as exact_kstars
 
 import ldpgraph.protocols.curator as cur
 from ldpgraph.estimators import (
