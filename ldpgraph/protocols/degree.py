@@ -261,8 +261,9 @@ def naive_estimate(summary: ReportSetSummary, statistic: str, k: int | None) -> 
     else:
         value = float(get_statistic(statistic).naive(hist.to_reports(), k))
         name = statistic if k is None else f"{statistic}_{k}"
-    return Estimate(float(value), None, None, name, note="the plug-in of the noisy degrees (biased): no "
-                    "standard error")
+    from .kstar_kernels import PLUGIN_NO_SE
+
+    return Estimate(float(value), None, None, name, note=PLUGIN_NO_SE)
 
 
 #: the statistics the methods of the degree protocol estimate (``unbiased-dlap``, ``naive-dlap``): the
