@@ -105,6 +105,9 @@ class _KStarMethod:
         self.method = _get(name)
 
     def estimate_trials(self, degrees, k, epsilon, n_trials=1, *, rng=None):
+        from ldpgraph.protocols.randomizer import as_degrees
+
+        as_degrees(degrees)  # the degrees' errors first, as the old call shape checked them
         return self.method.estimate_trials(degrees, "kstars", k, epsilon, n_trials, rng=rng)
 
     def analytic_mean(self, degrees, k, epsilon):
