@@ -613,8 +613,9 @@ def run_experiment(
         :data:`DEFAULT_KS` = (2, 3), as on the command line.
     methods : sequence of str or Method, optional
         Registered methods by name (:func:`ldpgraph.run.method.method_names`) or as objects
-        (:class:`~ldpgraph.run.method.Method`), or ``"all"`` (every k-star method); default :data:`DEFAULT_METHODS` plus, for each statistic of the
-        graph's adjacency, its recommended method of each model
+        (:class:`~ldpgraph.run.method.Method`), or ``"all"`` (every k-star method); default
+        :data:`DEFAULT_METHODS` plus, for each statistic of the graph's adjacency, its recommended
+        method of each model
         (:func:`ldpgraph.registry.recommended_methods`), as on the command line. The degree
         statistics are estimated by the ``unbiased-dlap`` and ``naive-dlap`` among them.
         A cell a method cannot run (LocalLapKStars at large k: its sensitivity overflows) is

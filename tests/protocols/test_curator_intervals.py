@@ -9,7 +9,6 @@ import pickle
 import numpy as np
 import pytest
 from dlap_exact import dlap_support
-from ldpgraph.graph import kstar_counts as exact_kstars
 
 import ldpgraph.protocols.curator as cur
 from ldpgraph.estimators import (
@@ -18,6 +17,7 @@ from ldpgraph.estimators import (
     sample_variance,
     sample_variance_variance_estimate,
 )
+from ldpgraph.graph import kstar_counts as exact_kstars
 from ldpgraph.mechanisms import DiscreteLaplace
 from ldpgraph.protocols import DegreeRandomizer, ReportHistogram, curator
 
