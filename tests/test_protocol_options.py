@@ -171,7 +171,8 @@ def test_options_apply_to_the_methods_that_take_them(graph):
     (["rr-triangles"], {"dmax": 8}, "unknown option 'dmax'; the protocols' options are"),
     (["rr-triangles"], {"mu": 0.5}, "option --mu is taken by none of the simulations of rr-triangles "
                                     "(the methods that take it: arr-triangles)"),
-    (["arr-triangles"], {"d_max": 8}, "methods that take it: two-round-triangles-dlap, avg-clustering-dlap, two-round-four-cycles-dlap, kcore-svt)"),
+    (["arr-triangles"], {"d_max": 8}, "methods that take it: two-round-triangles-dlap, avg-clustering-dlap, two-round-four-cycles-dlap, kcore-svt, "
+     "unbiased-dlap, naive-dlap, local-lap-kstars, local-dlap-kstars)"),
     (["two-round-triangles-laplace"], {"d_max": 8}, "none of the simulations of two-round-triangles-laplace"),
     (["two-round-triangles-dlap"], {"d_max": "8"}, "option d_max (--d-max) takes an int, got '8'"),
     (["arr-triangles"], {"clipping": 1}, "option clipping (--clipping) takes a bool, got 1"),
