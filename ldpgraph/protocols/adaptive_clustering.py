@@ -667,6 +667,9 @@ class AdaptiveClustering(RRBroadcastProtocol):
         return (plan.release(RR_EDGE).epsilon, plan.release(DEGREE).epsilon,
                 plan.release(LOCAL_CLUSTERING).epsilon, int(plan.public["margin"]))
 
+    def simulation_options(self, public: Any) -> tuple[str, ...]:
+        return ()  # the estimator is the preset's; the split and the margin its defaults
+
     def prepare(self, graph: Any) -> None:
         self._table(graph)
 

@@ -238,6 +238,10 @@ class AvgClustering(RRBroadcastProtocol):
     def placeholder_public(self, public: Any = None) -> dict[str, Any]:
         return {} if (public or {}).get("private_bound") else {"d_max": 2}  # D moves no epsilon
 
+    def simulation_options(self, public: Any) -> tuple[str, ...]:
+        """The split; with a public bound also D and the projection (a private bound draws D, projects)."""
+        return ("shares",) if public.get("private_bound") else ("d_max", "projection", "shares")
+
     @staticmethod
     def _epsilons(plan: Plan) -> dict[str, float]:
         """The plan's ε of the RR bits, the degree, the local count (and the private bound's)."""

@@ -214,6 +214,9 @@ class RRFourCyclesProtocol(RRTrianglesProtocol):
     def edge_budget(self, epsilon: float, public: Any) -> str:
         return ""
 
+    def simulation_options(self, public: Any) -> tuple[str, ...]:
+        return ()  # degree_share releases a degree the 4-cycle estimate does not read
+
     def communication(self, plan: Plan, graph: Any) -> tuple[float, float]:
         """A bit per lower pair ((n - 1)/2 on average) up; nothing down."""
         return (graph.n_nodes - 1) / 16.0, 0.0

@@ -113,9 +113,8 @@ class Method:
         self.needs = self.protocol.needs
         self.vectorized = bool(self.protocol.vectorized)
         #: the options a user may add (``--d-max``, ``--shares``, ...: the protocol's, less those its
-        #: simulation draws itself)
-        self.option_names = tuple(o.name for o in self.protocol.options
-                                  if o.name not in self.protocol.simulation_draws)
+        #: simulation draws itself or its preset makes unused: :meth:`Protocol.simulation_options`)
+        self.option_names = self.protocol.simulation_options(preset.options)
 
     def __repr__(self) -> str:
         return f"<method {self.name}: {', '.join(self.statistics)}>"
