@@ -662,8 +662,13 @@ class AdaptiveClustering(RRBroadcastProtocol):
     # ---------------------------------------------------------------- simulation hooks
 
     @staticmethod
-    def _parameters(plan: Plan) -> tuple[float, float, float, int]:
-        """``(epsilon_rr, epsilon_degree, epsilon_local, margin)`` of the plan."""
+    def parameters(plan: Plan) -> tuple[float, float, float, int]:
+        """``(epsilon_rr, epsilon_degree, epsilon_local, margin)`` of the plan (as :func:`simulate_reports`
+        and :func:`analytic_moments` take them).
+
+        >>> AdaptiveClustering.parameters(AdaptiveClustering().plan(2.0))
+        (0.8, 0.4, 0.8, 6)
+        """
         return (plan.release(RR_EDGE).epsilon, plan.release(DEGREE).epsilon,
                 plan.release(LOCAL_CLUSTERING).epsilon, int(plan.public["margin"]))
 
@@ -695,7 +700,7 @@ class AdaptiveClustering(RRBroadcastProtocol):
         """
         self.check_statistic(statistic)
         est = best_estimate if plan.public["estimator"] == "best" else unbiased_estimate
-        table, par = self._table(graph), self._parameters(plan)
+        table, par = self._table(graph), self.parameters(plan)
         return np.array([est(simulate_reports(table, *par, rng=rng)).value for _ in range(n_trials)])
 
     def moments(self, graph: Any, plan: Plan, statistic: str,
@@ -705,7 +710,7 @@ class AdaptiveClustering(RRBroadcastProtocol):
         self.check_statistic(statistic)
         if plan.public["estimator"] != "unbiased":
             return None, None
-        key = self._parameters(plan)
+        key = self.parameters(plan)
         memo = getattr(self, "_memo", None)
         if memo is None or memo[0] is not graph or memo[1] != key:
             self._memo = memo = (graph, key, analytic_moments(graph, *key))
