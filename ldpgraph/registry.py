@@ -8,10 +8,7 @@ r"""One registry of every compared method, across all statistics.
   presets of the protocols of :mod:`ldpgraph.protocols.degree` and
   :mod:`ldpgraph.protocols.local_kstars`, served by :class:`~ldpgraph.run.method.Method`.
 - The triangle protocols (:mod:`ldpgraph.protocols.triangle_methods`) estimate
-  ``triangles`` and ``transitivity``, the clustering protocols
-  (:mod:`ldpgraph.protocols.clustering_methods`) ``avg_clustering`` and
-  ``degree_weighted_triangles``, the 4-cycle protocols
-  (:mod:`ldpgraph.protocols.four_cycle_methods`) ``four_cycles``; they need the graph's adjacency.
+  ``triangles`` and ``transitivity``; they need the graph's adjacency.
 
 This module sits above protocols and the experiment statistics (it imports them
 lazily), so that those keep their one-way dependencies.
@@ -71,14 +68,11 @@ def _ensure() -> None:
 
 
 def _register_built_in() -> None:
-    from .protocols.clustering_methods import CLUSTERING_METHODS
     from .protocols.edge_orient_methods import EDGE_ORIENT_METHODS
-    from .protocols.four_cycle_methods import FOUR_CYCLE_METHODS
     from .protocols.kcore_methods import KCORE_METHODS
     from .protocols.triangle_methods import TRIANGLE_METHODS
 
-    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(), *FOUR_CYCLE_METHODS.items(),
-                          *KCORE_METHODS.items(), *EDGE_ORIENT_METHODS.items()):
+    for name, factory in (*TRIANGLE_METHODS.items(), *KCORE_METHODS.items(), *EDGE_ORIENT_METHODS.items()):
         register(name, factory)
 
 

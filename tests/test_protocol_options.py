@@ -171,8 +171,7 @@ def test_options_apply_to_the_methods_that_take_them(graph):
     (["rr-triangles"], {"dmax": 8}, "unknown option 'dmax'; the protocols' options are"),
     (["rr-triangles"], {"mu": 0.5}, "option --mu is taken by none of the simulations of rr-triangles "
                                     "(the methods that take it: arr-triangles)"),
-    (["arr-triangles"], {"d_max": 8}, "methods that take it: two-round-triangles-dlap, avg-clustering-dlap, two-round-four-cycles-dlap, kcore-svt, "
-     "unbiased-dlap, naive-dlap, local-lap-kstars, local-dlap-kstars)"),
+    (["arr-triangles"], {"d_max": 8}, "none of the simulations of arr-triangles (the methods that take it: "),
     (["two-round-triangles-laplace"], {"d_max": 8}, "none of the simulations of two-round-triangles-laplace"),
     (["two-round-triangles-dlap"], {"d_max": "8"}, "option d_max (--d-max) takes an int, got '8'"),
     (["arr-triangles"], {"clipping": 1}, "option clipping (--clipping) takes a bool, got 1"),
@@ -190,6 +189,16 @@ def test_refusals(graph, methods, options, message):
         estimate_once({"g": graph}, epsilon=1.0, statistic="core_numbers" if methods == ["kcore-svt"] else
                       "triangles", methods=methods, seed=1, options=options)
     assert message in str(info.value)
+
+
+def test_the_refusal_names_every_method_that_takes_the_option(graph):
+    with pytest.raises(ValueError) as info:
+        estimate_once({"g": graph}, epsilon=1.0, statistic="triangles", methods=["arr-triangles"], seed=1,
+                      options={"d_max": 8})
+    who = str(info.value).split("the methods that take it: ")[1].rstrip(")").split(", ")
+    # not avg-clustering-dlap-private: its private bound draws D
+    assert sorted(who) == sorted(["two-round-triangles-dlap", "avg-clustering-dlap", "two-round-four-cycles-dlap",
+                                  "kcore-svt"])
 
 
 def test_a_simulation_refuses_what_it_does_not_take():
@@ -244,8 +253,9 @@ def test_help_lists_the_same_flags(capsys, command):
 def test_clustering_options_are_the_deployed_release(graph, monkeypatch, options):
     """The configured simulation draws its releases with the deployed plan's D, projection,
     sensitivity and epsilons (release_clustering_reports is the deployed node release in law:
-    tests/protocols/test_clustering.py)."""
-    import ldpgraph.protocols.clustering_methods as cm
+    tests/protocols/test_clustering.py); its exact variance is that of the plan's D (none with projection)."""
+    import ldpgraph.protocols.avg_clustering as cm
+    from ldpgraph.protocols.clustering import average_clustering_variance
 
     seen = []
     real = cm.release_clustering_reports
@@ -267,7 +277,13 @@ def test_clustering_options_are_the_deployed_release(graph, monkeypatch, options
     assert (rel.budget.rr, rel.budget.degree, rel.budget.triangles) == pytest.approx(
         (plan.release("rr_count").epsilon, plan.release("degree").epsilon, plan.release("local_count").epsilon),
         rel=1e-12)
-    assert sim.analytic_variance(graph, "avg_clustering", None, 2.0) is None  # no closed form but D = max
+    var = sim.analytic_variance(graph, "avg_clustering", None, 2.0)
+    if plan.public["projection"]:
+        assert var is None  # the projection's sampling variance has no closed form
+    else:
+        assert var == pytest.approx(average_clustering_variance(
+            graph, epsilon_rr=rel.budget.rr, epsilon_degree=rel.budget.degree, epsilon_triangles=rel.budget.triangles,
+            d_max=plan.public["d_max"]), rel=1e-12)
 
 
 def test_clustering_without_projection_refuses_a_node_above_d_max(graph):
