@@ -82,7 +82,8 @@ def _register_built_in() -> None:
 
     for name in METHODS:
         register(name, lambda name=name: KStarProtocol(name))
-    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(), *FOUR_CYCLE_METHODS.items()):
+    for name, factory in (*TRIANGLE_METHODS.items(), *CLUSTERING_METHODS.items(),
+                          *FOUR_CYCLE_METHODS.items()):
         register(name, factory)
 
 

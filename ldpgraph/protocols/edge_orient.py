@@ -251,15 +251,18 @@ class EdgeOrientTrial:
 
 def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] | None = None,
                       bounds: str = "local", margin: float = MARGIN, oriented: Graph | None = None,
-                      bound_values: ArrayLike | None = None, rng: Any = None) -> EdgeOrientTrial:
+                      bound_values: ArrayLike | None = None, budget: dict[str, float] | None = None,
+                      rng: Any = None) -> EdgeOrientTrial:
     r"""One run of our EdgeOrientΔ (module docstring) at per-node budget ``epsilon``.
 
     ``oriented`` / ``bound_values``: a fixed order (the relabelled graph) and fixed bounds, to
     study the estimate given them (the tests' exact checks); by default both are drawn.
+    ``budget``: the ε of each release (``order``, ``bound``, ``rr``, ``count``: a plan's) in place
+    of :func:`edge_orient_budget` of ``epsilon`` and ``shares``.
     Only the pairs that close an out-wedge get an RR bit: no other bit enters the estimate,
     so the law is that of the full protocol.
     """
-    eps = edge_orient_budget(epsilon, shares)
+    eps = edge_orient_budget(epsilon, shares) if budget is None else budget
     gen = check_rng(rng)
     n = graph.n_nodes
     if oriented is None:
