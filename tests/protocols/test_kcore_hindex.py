@@ -27,7 +27,6 @@ from ldpgraph.protocols.kcore_hindex import (
     hindex_settings,
     pool_releases,
 )
-from ldpgraph.protocols.kcore_methods import KCoreMethod
 
 
 def _karate():
@@ -185,4 +184,4 @@ def test_registered_method_runs_the_defaults():
         approximation_factors(run.core_numbers, exact_core_numbers(g)).max())
     with pytest.raises(ValueError, match="h_share"):
         hindex_budget(1.0, 1, 1.0)
-    assert KCoreMethod("kcore-hindex").communication(g, 1.0)[0] > 0
+    assert m.communication(g, 1.0)[0] > 0
