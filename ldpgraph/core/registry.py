@@ -50,11 +50,11 @@ MODULES = (
     "ldpgraph.protocols.two_round_four_cycles",
     "ldpgraph.protocols.kcore",
     "ldpgraph.protocols.kcore_hindex_protocol",
+    "ldpgraph.protocols.edge_orient_protocol",
     "ldpgraph.protocols.wedge_shuffle",
     "ldpgraph.protocols.wedge_shuffle_ignore",
     "ldpgraph.protocols.arr_protocol",
     "ldpgraph.protocols.adaptive_clustering",
-    "ldpgraph.protocols.edge_orient_protocol",
 )
 
 #: method names that were removed: name -> why, and what to use instead (the refusal says so)

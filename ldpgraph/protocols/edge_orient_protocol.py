@@ -704,10 +704,10 @@ class EdgeOrientGlobal(EdgeOrientProtocol):
     deployable = False
     not_deployable = ("one bound from every node's noisy out-degree needs a third round (the deployed "
                       "edge-orient-triangles has per-node bounds)")
-    options = tuple(o for o in EdgeOrientProtocol.options if o.name != "margin")  # no margin: the maximum
+    options = (DEGREE_SHARE,)  # no margin (the bound is the maximum); the default split
 
     def check_public(self, public: Any) -> dict[str, Any]:
-        return {**super().check_public(public), "margin": MARGIN}  # unused by the global bound
+        return {**super().check_public(public), "margin": MARGIN, "shares": None}  # (margin: unused)
 
     def rounds(self) -> tuple[Round, ...]:
         return ()
