@@ -295,3 +295,17 @@ def test_cli_node_curate_round_trip_and_the_download(tmp_path, capsys):
         with open(tmp_path / f"{proto}.b", "rb") as fh:
             head = len(fh.readline()) + len(fh.readline())
         assert path_size - head == (300 * 299 // 2 + 7) // 8
+
+
+def test_transitivity_deploys_with_a_degree_share():
+    """--stat transitivity implies degree_share 0.1 (as the simulation spends): round 2 carries every
+    node's degree, the curator's estimate is 3T/S2 with a delta-method SE; without the degree rows
+    curate refuses, naming --degree-share."""
+    g = resolve_graph("ws:n=60,k=6,p=0.1", rng=0)
+    run = run_in_memory("edge-orient-triangles", g, 6.0, sampler=3, statistic="transitivity")
+    assert run.plan.public["degree_share"] == 0.1 and run.plan.release_budget()["degree"] == pytest.approx(0.6)
+    assert run.estimate.statistic == "transitivity" and run.estimate.se_kind == "delta"
+    assert 0 < run.estimate.value < 1 and run.estimate.std_error > 0
+    plain = run_in_memory("edge-orient-triangles", g, 6.0, sampler=3)
+    with pytest.raises(ValueError, match="--degree-share"):
+        plain.protocol.estimate(plain.results[-1], plain.plan, plain.broadcasts[-1], "transitivity")

@@ -54,6 +54,7 @@ CASES = [
     ("adaptive-clustering", {}),
     ("edge-orient-triangles", {}),  # the order broadcast, per-node bounds from round-2 rows
     ("edge-orient-triangles", {"margin": 0.0}),  # bounds below some out-degrees: scaled counts
+    ("edge-orient-triangles", {"degree_share": 0.2}),  # transitivity: round 2 carries the degree too
 ]
 
 
