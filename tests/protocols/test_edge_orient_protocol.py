@@ -23,7 +23,6 @@ from ldpgraph.protocols.edge_orient import (
     edge_orient_mean,
     edge_orient_variance,
     orient_relabel,
-    simulate_edge_orient,
 )
 from ldpgraph.protocols.edge_orient_protocol import (
     EdgeOrientBroadcast,
@@ -121,7 +120,8 @@ def test_with_scaled_nodes_the_mean_is_the_scaled_one_and_the_simulators():
     resid = x - cm
     assert abs(resid.mean()) <= 4 * resid.std(ddof=1) / math.sqrt(n)
     assert triangle_count(g) - cm.mean() > 4 * resid.std(ddof=1) / math.sqrt(n)
-    y = simulate_edge_orient(g, eps, n, margin=0.0, rng=7)
+    proto = registry.get(EO)
+    y = proto.simulate(g, proto.plan(eps, margin=0.0), "triangles", n, np.random.default_rng(7))
     assert abs(x.mean() - y.mean()) <= 4 * math.sqrt(x.var(ddof=1) / n + y.var(ddof=1) / n)
 
 
