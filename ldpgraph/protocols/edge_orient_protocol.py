@@ -700,6 +700,8 @@ class EdgeOrientGlobal(EdgeOrientProtocol):
     projected unless the maximum falls below its out-degree); simulated only."""
 
     name = "edge-orient-triangles-global"
+    reference = ("ours, after EdgeOrient (Mundra, Papamanthou, Shun, Liu, PVLDB): noisy-degree order, DLap "
+                 "local counts at one bound, the largest noisy out-degree")
     bounds = "global"
     deployable = False
     not_deployable = ("one bound from every node's noisy out-degree needs a third round (the deployed "
