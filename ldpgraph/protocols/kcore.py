@@ -65,7 +65,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -89,7 +89,6 @@ __all__ = [
     "reference_core_estimate",
     "same_level_counts",
     "core_sizes",
-    "CoreNumbers",
     "CoreNumbersHooks",
     "KCoreReference",
 ]
@@ -314,32 +313,6 @@ def core_sizes(core_numbers: Any) -> dict[int, int]:
     counts = np.bincount(np.maximum(k, 0), minlength=top + 1)
     above = np.cumsum(counts[::-1])[::-1]
     return {j: int(above[j]) for j in range(1, top + 1)}
-
-
-@dataclass(frozen=True)
-class CoreNumbers:
-    """The curator's estimate: every node's core number, its level, the rounds run."""
-
-    core_numbers: NDArray[np.float64] = field(repr=False)
-    levels: NDArray[np.int64] = field(repr=False)
-    rounds: int
-    statistic: str = "core_numbers"
-    std_error: None = None
-    variance_estimate: None = None
-    no_std_error_reason: str = ("a vector of core numbers: its error is the approximation factor of each "
-                                "node, with no standard error (value: the robust degeneracy)")
-
-    @property
-    def value(self) -> float:
-        """The robust degeneracy: the largest k with at least k + 1 nodes estimated at k or more
-        (:func:`~ldpgraph.protocols.densest.robust_degeneracy`; the largest estimate runs high)."""
-        from .densest import robust_degeneracy
-
-        return robust_degeneracy(self.core_numbers) if self.core_numbers.size else 0.0
-
-    def summary(self, truth: Any) -> dict[str, float]:
-        """Approximation factors and degeneracy against the true core numbers."""
-        return core_summary(self.core_numbers, truth)
 
 
 class CoreNumbersHooks:

@@ -21,7 +21,7 @@ broadcast        every node's :math:`z^0_w`, n, ε₀ and a run id (:class:`HInd
 ================ =============================================================================
 
 Curator: pooling of :math:`(z^0_v, z^1_v)` and the empirical-Bayes read-out at power p, every
-node's core number (:class:`~ldpgraph.protocols.kcore.CoreNumbers`; ``levels`` holds the
+node's core number (:class:`CoreNumbers`; ``levels`` holds the
 pooled values rounded). A node spends ε = ε₀ + ε₁ (sequential composition over the two rounds;
 the broadcast is a post-processing of round 1).
 
@@ -64,7 +64,7 @@ from ..core.rows import Rows
 from ..core.sampling import Sampler
 from .degree import degree_quantity_rows
 from .deploy_triangles import RUN_ID, _Base, _missing_text, broadcast_run_id
-from .kcore import CoreNumbers, CoreNumbersHooks, KCoreRun
+from .kcore import CoreNumbersHooks, KCoreRun, core_summary
 from .kcore_hindex import (
     HINDEX_DEFAULTS,
     h_index,
@@ -78,12 +78,40 @@ from .reports import json_int, json_ints, json_number, read_json_file
 from .rr_triangles import check_row_epsilons
 from .two_round_triangles import LocalCountAccumulator, round_two_rows
 
-__all__ = ["HINDEX_PROTOCOL", "DEGREE", "H_INDEX", "HIndexBroadcast", "HIndexProtocol", "DegreeValues"]
+__all__ = ["HINDEX_PROTOCOL", "DEGREE", "H_INDEX", "HIndexBroadcast", "HIndexProtocol", "DegreeValues",
+           "CoreNumbers"]
 
 HINDEX_PROTOCOL = "kcore-hindex"
 DEGREE = "degree"
 H_INDEX = "h_index"
 _FORMAT = "ldpgraph-kcore-hindex-broadcast 1"
+
+
+@dataclass(frozen=True)
+class CoreNumbers:
+    """The curator's estimate: every node's core number, its level, the rounds run."""
+
+    core_numbers: NDArray[np.float64] = field(repr=False)
+    levels: NDArray[np.int64] = field(repr=False)
+    rounds: int
+    statistic: str = "core_numbers"
+    std_error: None = None
+    variance_estimate: None = None
+    no_std_error_reason: str = ("a vector of core numbers: its error is the approximation factor of each "
+                                "node, with no standard error (value: the robust degeneracy)")
+
+    @property
+    def value(self) -> float:
+        """The robust degeneracy: the largest k with at least k + 1 nodes estimated at k or more
+        (:func:`~ldpgraph.protocols.densest.robust_degeneracy`; the largest estimate runs high)."""
+        from .densest import robust_degeneracy
+
+        return robust_degeneracy(self.core_numbers) if self.core_numbers.size else 0.0
+
+    def summary(self, truth: Any) -> dict[str, float]:
+        """Approximation factors and degeneracy against the true core numbers."""
+        return core_summary(self.core_numbers, truth)
+
 
 
 @dataclass(frozen=True, eq=False)
