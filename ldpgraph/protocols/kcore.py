@@ -56,9 +56,8 @@ Examples
 >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
 >>> exact_core_numbers(g).tolist()
 [2, 2, 2, 1]
->>> from ldpgraph.run.method import get_method
->>> m = get_method("kcore-reference")
->>> m.budget(1.0), m.not_deployable
+>>> p = KCoreReference()
+>>> p.plan(1.0).release_budget(), p.not_deployable
 ({'degree': 0.8, 'levels': 0.2}, 'the reference algorithm is simulated only (kcore-hindex deploys)')
 """
 
