@@ -574,12 +574,6 @@ class _TriangleSimulation(Protocol):
         """Transitivity needs the degree release: ``degree_share`` 0.1 where it is not given."""
         return {"degree_share": DEFAULT_DEGREE_SHARE} if statistic == "transitivity" else {}
 
-    def truth(self, graph: Any, statistic: str, param: int | None = None) -> float:
-        from ..graph.statistics import transitivity, triangle_count
-
-        stat = self.check_statistic(statistic)
-        return float(triangle_count(graph)) if stat == "triangles" else float(transitivity(graph))
-
     def _triangles(self, graph: Any, plan: Plan, n_trials: int, gen: np.random.Generator
                    ) -> NDArray[np.float64]:
         raise NotImplementedError
