@@ -68,11 +68,9 @@ def _ensure() -> None:
 
 
 def _register_built_in() -> None:
-    from .protocols.edge_orient_methods import EDGE_ORIENT_METHODS
-    from .protocols.kcore_methods import KCORE_METHODS
     from .protocols.triangle_methods import TRIANGLE_METHODS
 
-    for name, factory in (*TRIANGLE_METHODS.items(), *KCORE_METHODS.items(), *EDGE_ORIENT_METHODS.items()):
+    for name, factory in TRIANGLE_METHODS.items():
         register(name, factory)
 
 
@@ -156,6 +154,11 @@ def did_you_mean(name: Any, kind: str) -> str:
         raise ValueError(f"kind must be 'statistic' or 'method', got {kind!r}")
     if not isinstance(name, str) or not name.strip():
         return ""
+    from .core.registry import REMOVED
+    from .core.registry import did_you_mean as layer_did_you_mean
+
+    if kind == "method" and name.strip() in REMOVED:  # a removed name says what replaces it
+        return layer_did_you_mean(name, kind)
     choices = statistic_names() if kind == "statistic" else method_names()
     key = name.strip().lower().replace("-", "_")
     norm = {c.replace("-", "_"): c for c in choices}
