@@ -64,7 +64,9 @@ CONFIGS = [
     ("avg-clustering-dlap-private", {"shares": {"degree_bound": 0.2, "rr": 0.2, "degree": 0.4, "local_count": 0.2}},
      {}, [0.4, 0.4, 0.4, 0.8]),
     ("two-round-four-cycles-dlap", {"d_max": 5, "shares": {"rr": 0.6, "local_count": 0.4}}, {}, [0.8, 1.2]),
-    ("kcore-svt", {"d_max": 10, "psi": 0.5, "levels_per_group": 3, "rho_share": 0.3}, {}, [0.6, 1.4]),
+    ("kcore-hindex", {"h_share": 0.7, "readout_power": 2.0, "pool_c": 1.0}, {}, [0.6, 1.4]),
+    ("edge-orient-triangles", {"margin": 2.0, "shares": {"order": 0.1, "bound": 0.2, "rr": 0.3, "count": 0.4}}, {},
+     [0.2, 0.4, 0.6, 0.8]),
     ("wshuffle-triangles-ignore", {"degree_share": 0.2, "threshold": 0.5, "delta": 1e-6}, {"n_users": 14},
      [0.4, 1.6]),
     ("wshuffle-four-cycles", {"accounting": "closed-form", "delta": 1e-6}, {"n_users": 14}, [2.0]),
@@ -171,7 +173,7 @@ def test_options_apply_to_the_methods_that_take_them(graph):
     (["rr-triangles"], {"dmax": 8}, "unknown option 'dmax'; the protocols' options are"),
     (["rr-triangles"], {"mu": 0.5}, "option --mu is taken by none of the simulations of rr-triangles "
                                     "(the methods that take it: arr-triangles)"),
-    (["arr-triangles"], {"d_max": 8}, "methods that take it: two-round-triangles-dlap, avg-clustering-dlap, two-round-four-cycles-dlap, kcore-svt)"),
+    (["arr-triangles"], {"d_max": 8}, "none of the simulations of arr-triangles (the methods that take it: "),
     (["two-round-triangles-laplace"], {"d_max": 8}, "none of the simulations of two-round-triangles-laplace"),
     (["two-round-triangles-dlap"], {"d_max": "8"}, "option d_max (--d-max) takes an int, got '8'"),
     (["arr-triangles"], {"clipping": 1}, "option clipping (--clipping) takes a bool, got 1"),
@@ -180,15 +182,25 @@ def test_options_apply_to_the_methods_that_take_them(graph):
      "shares of two-round-triangles-dlap: rr=F, local_count=F"),
     (["two-round-triangles-dlap"], {"shares": {"rr": 0.6, "local_count": 0.6}}, "summing to 1"),
     (["two-round-triangles-dlap-private"], {"d_max": 8}, "none of the simulations"),
-    (["kcore-svt"], {"rho_share": 1.5}, "rho_share must be in (0, 1)"),
+    (["kcore-hindex"], {"h_share": 1.5}, "h_share must be in (0, 1)"),
     (["two-round-triangles-dlap"], {"private_bound": True}, "(the private bound is a method of its own: "
                                                             "two-round-triangles-dlap-private)"),
 ])
 def test_refusals(graph, methods, options, message):
     with pytest.raises(ValueError) as info:
-        estimate_once({"g": graph}, epsilon=1.0, statistic="core_numbers" if methods == ["kcore-svt"] else
+        estimate_once({"g": graph}, epsilon=1.0, statistic="core_numbers" if methods == ["kcore-hindex"] else
                       "triangles", methods=methods, seed=1, options=options)
     assert message in str(info.value)
+
+
+def test_the_refusal_names_every_method_that_takes_the_option(graph):
+    with pytest.raises(ValueError) as info:
+        estimate_once({"g": graph}, epsilon=1.0, statistic="triangles", methods=["arr-triangles"], seed=1,
+                      options={"d_max": 8})
+    who = str(info.value).split("the methods that take it: ")[1].rstrip(")").split(", ")
+    # not avg-clustering-dlap-private: its private bound draws D
+    assert sorted(who) == sorted(["two-round-triangles-dlap", "avg-clustering-dlap", "two-round-four-cycles-dlap",
+                                  "kcore-svt"])
 
 
 def test_a_simulation_refuses_what_it_does_not_take():
@@ -234,7 +246,7 @@ def test_cli_estimate_and_experiment_take_the_flags(capsys, tmp_path, edge_file)
 def test_help_lists_the_same_flags(capsys, command):
     assert main([command, "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    for flag in ("--d-max", "--shares", "--mu", "--projection", "--psi", "--rho-share", "--clipping, --no-clipping"):
+    for flag in ("--d-max", "--shares", "--mu", "--projection", "--h-share", "--margin", "--clipping, --no-clipping"):
         assert flag in text
 
 
@@ -243,8 +255,9 @@ def test_help_lists_the_same_flags(capsys, command):
 def test_clustering_options_are_the_deployed_release(graph, monkeypatch, options):
     """The configured simulation draws its releases with the deployed plan's D, projection,
     sensitivity and epsilons (release_clustering_reports is the deployed node release in law:
-    tests/protocols/test_clustering.py)."""
-    import ldpgraph.protocols.clustering_methods as cm
+    tests/protocols/test_clustering.py); its exact variance is that of the plan's D (none with projection)."""
+    import ldpgraph.protocols.avg_clustering as cm
+    from ldpgraph.protocols.clustering import average_clustering_variance
 
     seen = []
     real = cm.release_clustering_reports
@@ -266,7 +279,13 @@ def test_clustering_options_are_the_deployed_release(graph, monkeypatch, options
     assert (rel.budget.rr, rel.budget.degree, rel.budget.triangles) == pytest.approx(
         (plan.release("rr_count").epsilon, plan.release("degree").epsilon, plan.release("local_count").epsilon),
         rel=1e-12)
-    assert sim.analytic_variance(graph, "avg_clustering", None, 2.0) is None  # no closed form but D = max
+    var = sim.analytic_variance(graph, "avg_clustering", None, 2.0)
+    if plan.public["projection"]:
+        assert var is None  # the projection's sampling variance has no closed form
+    else:
+        assert var == pytest.approx(average_clustering_variance(
+            graph, epsilon_rr=rel.budget.rr, epsilon_degree=rel.budget.degree, epsilon_triangles=rel.budget.triangles,
+            d_max=plan.public["d_max"]), rel=1e-12)
 
 
 def test_clustering_without_projection_refuses_a_node_above_d_max(graph):

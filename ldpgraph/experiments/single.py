@@ -1,13 +1,17 @@
 r"""One simulated run of every method on one graph: truth, estimates and standard errors.
 
-This is what ``ldpgraph estimate`` prints. Each method draws from the stream of block 0 of
-its cell in an experiment with the same seed (:mod:`ldpgraph.experiments.seeding`).
+This is what ``ldpgraph estimate`` prints. A method that deploys runs as ``ldpgraph node
+--simulate --seed SEED`` → ``curate`` runs it: the in-memory executor with the sampler
+``Seeded(SEED)``, the same rows and so the same estimate, bit for bit; any other (or on a degree
+sequence without edges) draws from the stream of block 0 of its cell in an experiment with the
+same seed (:mod:`ldpgraph.experiments.seeding`).
 
 The standard error of each estimate is the curator's: computed from the reports and public
 values only, as ``ldpgraph curate`` computes it. A method that deploys runs its deployed
-protocol in memory (:func:`~ldpgraph.run.run_in_memory`: the same law as its fast simulator,
-the estimate and the standard error from the same reports); a k-star method computes it from
-its own reports (:meth:`~ldpgraph.baselines.methods.KStarMethod.estimate_with_error`). Its
+protocol in memory (:func:`~ldpgraph.run.run_in_memory`, the estimate and the standard error
+from the same reports); a simulated one (not deployable, or
+a degree sequence without edges) computes it from its own reports where its protocol can
+(``simulate_with_error``: the k-star and degree protocols). Its
 kind (``std_error_kind``) is a key of :data:`~ldpgraph.protocols.curator.SE_KINDS` or
 ``"none: <reason>"``. The closed-form standard deviation at the true graph, which a curator
 does not have, is ``analytic_sd`` (for comparison only).
@@ -172,7 +176,7 @@ def _deployed(p: Any, statistic: str, k: int | None,
     protocol does not estimate ``statistic``."""
     from ..core import registry as layer
 
-    deployed = _deployed_as(p)
+    deployed = getattr(p, "deployed_as", None)
     proto = None if deployed is None else layer.get(deployed[0])
     if proto is None:
         return None
@@ -185,46 +189,41 @@ def _deployed(p: Any, statistic: str, k: int | None,
     if statistic not in proto.statistics and stat == statistic:
         return None
     kinds = {o.name: o.type for o in proto.options}
-    # the deployed options as typed values (a hint such as 'K' or a CLI string is not one)
+    # the deployed options as typed values (a CLI string such as shares' is not one)
     public = {n: v for n, v in deployed[1].items()
               if n in kinds and not (isinstance(v, str) and kinds[n] is not str)}
     public.update(getattr(p, "public", None) or {})  # the simulation's own options, typed
     public.update({n: v for n, v in options.items() if n in kinds and v is not None})
-    if stat == statistic and k is not None and "kstar_counts" in kinds:  # local k-star counts (--kstar-counts)
+    if stat == statistic and k is not None and "kstar_counts" in kinds:  # local k-stars: --kstar-counts
         public.setdefault("kstar_counts", (k,))
     return proto, stat, public
 
 
-def _deployed_as(p: Any) -> tuple[str, dict[str, Any]] | None:
-    """``p.deployed_as``; for a simulation object without one (a k-star method of
-    :mod:`ldpgraph.baselines`), that of the method registered under its name."""
-    if hasattr(p, "deployed_as"):
-        return p.deployed_as
-    from ..registry import get_method
-
-    return get_method(p.name).deployed_as
-
-
-def _deployed_estimate(p: Any, proto: Any, stat: str, public: dict, data: Any, epsilon: float,
+def _deployed_estimate(p: Any, proto: Any, stat: str, public: dict[str, Any], graph: Any, epsilon: float,
                        seed: int, sd: float | None) -> MethodEstimate:
     """``p`` run as deployed: the in-memory executor with ``Seeded(seed)``, the sampler of ``ldpgraph
     node --simulate --seed SEED`` (the same rows, so ``curate`` prints the same estimate bit for bit)."""
     from ..core.sampling import Seeded
     from ..run.memory import run_in_memory
 
-    run = run_in_memory(proto, data, epsilon, sampler=Seeded(seed), statistic=stat, **public)
+    run = run_in_memory(proto, graph, epsilon, sampler=Seeded(seed), statistic=stat, **public)
     e = run.estimate
     kind = e.std_error_kind
     se = None if kind.startswith("none") else e.std_error
     return MethodEstimate(p.name, float(e.value), se, kind, sd, protocol=proto.name, plan=run.plan.to_dict())
 
 
-def _simulated_estimate(p: Any, data: Any, statistic: str, k: int | None, epsilon: float, gen: Any,
+def _simulated_estimate(p: Any, graph: Any, statistic: str, k: int | None, epsilon: float, gen: Any,
                         sd: float | None) -> MethodEstimate:
-    """One trial of the fast simulator of ``p`` (the first of its experiment cell), with why a
-    curator would have no standard error of it."""
-    est = float(p.estimate_trials(data, statistic, k, epsilon, 1, rng=gen)[0])
-    deployed = _deployed_as(p)
+    """One trial of the fast simulator of ``p`` (the first of its experiment cell), with the standard
+    error its curator computes from its reports where its protocol can (``simulate_with_error``),
+    else why there is none."""
+    with_error = getattr(getattr(p, "protocol", None), "simulate_with_error", None)
+    if with_error is not None:  # a simulation whose curator has a standard error from the reports
+        est, se, kind = with_error(graph, p.plan(epsilon, graph, statistic), statistic, gen, param=k)
+        return MethodEstimate(p.name, est, se, kind, sd)
+    est = float(p.estimate_trials(graph, statistic, k, epsilon, 1, rng=gen)[0])
+    deployed = getattr(p, "deployed_as", None)
     if deployed is None:
         why = f"not deployable ({getattr(p, 'not_deployable', '') or 'no curator'}): no report-based variance"
     else:
@@ -264,7 +263,7 @@ def estimate_once(
         Budget per node, in (0, inf).
     statistic : str
         ``"kstars"`` (all k-star methods), a curator statistic (``unbiased-dlap`` and
-        ``naive-dlap`` on the same noisy degrees), or an adjacency statistic
+        ``naive-dlap``, each its own draws), or an adjacency statistic
         (:data:`~ldpgraph.experiments.statistics.GRAPH_STATISTICS`: by default the recommended
         method of each model, :func:`~ldpgraph.registry.recommended_methods`, or all the
         protocols that estimate it where none is recommended; the graph must carry its edges).
@@ -316,7 +315,6 @@ def estimate_once(
         raise ValueError(f"estimate_once takes one graph, got {len(ginputs)}")
     g: GraphInput = ginputs[0]
     units = _build_units([g], stats, [eps], method_objs)
-    objs = {m.name: m for m in method_objs}
     from .runner import _truth
 
     truth = _truth(g, stats[0][0], stats[0][1])
@@ -324,57 +322,29 @@ def estimate_once(
     with Progress(sum(len(u.methods) for u in units), unit="method", quiet=quiet) as bar:
         for unit in units:
             bar.set_note("running " + ", ".join(unit.methods))
-            out.extend(_estimate_unit(unit, g, k, eps, entropy, opts, objs))
+            out.extend(_estimate_unit(unit, g, k, eps, entropy, opts))
             bar.update(len(unit.methods), note="")
     return SingleRun(g.label, g.n_nodes, g.n_edges, stats[0][0], k, eps, entropy, truth, tuple(out), opts)
 
 
 def _estimate_unit(unit: Any, g: GraphInput, k: int | None, eps: float, entropy: int,
-                   opts: Mapping[str, Any], objs: Mapping[str, Any]) -> list[MethodEstimate]:
-    """The estimates of one unit's methods, each with the curator's standard error from the reports
-    (or why none) beside the closed form at the truth: a method that deploys runs as ``ldpgraph node
-    --simulate --seed`` → ``curate`` runs it; any other, the first trial of its experiment cell."""
+                   opts: Mapping[str, Any]) -> list[MethodEstimate]:
+    """The estimates of one unit's methods (the first trial of its cell), each with the curator's
+    standard error from the reports (or why none) beside the closed form at the truth."""
     gen = block_rng(entropy, unit.key, 0)
-    out: list[MethodEstimate] = []
-    for name in unit.methods:
-        p = objs[name]
-        data = unit.data if unit.protocol is not None else g.degrees
-        details = getattr(p, "trial_details", None)
-        if details is not None:  # a vector statistic: the run's summary, no scalar estimate
-            p.prepare(data)
-            extra = details(data, eps, rng=gen)
-            per = extra.pop("per_node", None)
-            labels = None if per is None or g.graph is None else g.graph.by_label(per)
-            why = "none: a vector statistic (see its summary)"
-            out.append(MethodEstimate(name, math.nan, None, why, None, extra, labels))
-            continue
-        deployed = _deployed(p, unit.statistic, k, opts)
-        sd = _analytic_sd(p, unit, g, k, eps, {} if deployed is None else deployed[2])
-        if deployed is not None:
-            # the nodes of the graph as `node --graph` numbers them (a degree protocol: the graph's own ids)
-            source = g.graph if g.graph is not None else g.degrees
-            out.append(_deployed_estimate(p, *deployed, source, eps, entropy, sd))
-        elif unit.kstar_method is not None and hasattr(p, "estimate_with_error"):
-            est, se, kind = p.estimate_with_error(g.degrees, k, eps, rng=gen)  # the SE from its own reports
-            out.append(MethodEstimate(name, est, se, kind, sd))
-        else:
-            p.prepare(data)
-            out.append(_simulated_estimate(p, data, unit.statistic, k, eps, gen, sd))
-    return out
-
-
-def _analytic_sd(p: Any, unit: Any, g: GraphInput, k: int | None, eps: float,
-                 public: Mapping[str, Any]) -> float | None:
-    """The closed-form standard deviation of ``p``'s estimate at the true graph (None: no closed form);
-    ``public``: the options of its deployed protocol."""
-    if unit.protocol is None and unit.kstar_method is None:  # a degree statistic of the degree protocol
-        from ..protocols.degree import DegreeProtocol
-
-        estimator = public.get("estimator", "unbiased")
-        return DegreeProtocol().simulated_sd(g.degrees, unit.statistic, k, eps, estimator)
-    fn = getattr(p, "analytic_variance", None)
-    if fn is None:
-        return None
-    if unit.protocol is not None:
-        return _sd(fn(unit.data, unit.statistic, k, eps))
-    return _sd(fn(g.degrees, k, eps))
+    p = unit.method
+    data = g.degrees if unit.data is None else unit.data
+    p.prepare(data)
+    details = getattr(p, "trial_details", None)
+    if details is not None:  # a vector statistic: the run's summary, no scalar estimate
+        extra = details(data, eps, rng=gen)
+        per = extra.pop("per_node", None)
+        labels = None if per is None or g.graph is None else g.graph.by_label(per)
+        return [MethodEstimate(p.name, math.nan, None, "none: a vector statistic (see its summary)", None,
+                               extra, labels)]
+    sd = _sd(p.analytic_variance(data, unit.statistic, k, eps))
+    deployed = _deployed(p, unit.statistic, k, opts)
+    if deployed is not None and g.graph is not None:  # the nodes as `node --graph` numbers them
+        return [_deployed_estimate(p, *deployed, g.graph, eps, entropy, sd)]
+    graph = g.graph if g.graph is not None else data
+    return [_simulated_estimate(p, graph, unit.statistic, k, eps, gen, sd)]

@@ -49,7 +49,6 @@ from .randomizer import NodeReports
 
 __all__ = [
     "parse_json",
-    "read_json_file",
     "json_int",
     "json_ints",
     "json_number",
@@ -383,15 +382,6 @@ def parse_json(text: str | bytes, where: str) -> Any:
         raise ValueError(f"{where}: a number too long to be read ({exc})") from None
     except RecursionError:
         raise ValueError(f"{where}: JSON nested too deeply") from None
-
-
-def read_json_file(path: Any, limit: int = 1 << 30) -> Any:
-    """:func:`parse_json` of a file's bytes (at most ``limit`` of them: a longer file is refused)."""
-    with open(path, "rb") as fh:
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"{path}: longer than {limit:,} bytes: not a broadcast of this package")
-    return parse_json(data, str(path))
 
 
 def json_int(doc: dict[str, Any], key: str, where: str, lo: int = 0, hi: int = 2**63 - 1) -> int:

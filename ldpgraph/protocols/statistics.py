@@ -4,9 +4,10 @@ This module is also importable as :mod:`ldpgraph.experiments.statistics` (its fo
 lives in :mod:`ldpgraph.protocols` so that :mod:`ldpgraph.registry` can read the statistics
 without importing :mod:`ldpgraph.experiments`, whose runner imports the registry.
 
-k-star counts are run through the swappable methods of :mod:`ldpgraph.baselines`. The other
-degree statistics of the curator (:mod:`ldpgraph.protocols.curator`) are compared on the
-*same* noisy degrees y_v = d_v + DLap(e^{-eps}) two ways:
+k-star counts are estimated by the k-star methods (presets of :mod:`ldpgraph.protocols.degree` and
+:mod:`ldpgraph.protocols.local_kstars`). The other degree statistics of the curator
+(:mod:`ldpgraph.protocols.curator`) are estimated from noisy degrees y_v = d_v + DLap(e^{-eps})
+two ways (each method its own draws in an experiment):
 
 * ``unbiased-dlap``: the curator's unbiased estimate from the reports;
 * ``naive-dlap``: the plug-in, the statistic of the noisy degrees taken as if they were true.
@@ -53,7 +54,7 @@ __all__ = [
 
 #: statistics of the graph's adjacency, estimated by the protocols of
 #: :mod:`ldpgraph.protocols.triangle_methods` (triangles, transitivity) and
-#: :mod:`ldpgraph.protocols.clustering_methods` (average local clustering, sum of d_v t_v),
+#: :mod:`ldpgraph.protocols.avg_clustering` (average local clustering, sum of d_v t_v),
 #: :mod:`ldpgraph.protocols.rr_four_cycles` and :mod:`ldpgraph.protocols.two_round_four_cycles`
 #: (4-cycles), per trial, from the graph itself
 GRAPH_STATISTICS: tuple[str, ...] = (
@@ -225,7 +226,7 @@ def graph_statistic_truth(name: str, graph: object) -> float:
         "avg_clustering": clustering.average_clustering_truth,
         "degree_weighted_triangles": clustering.degree_weighted_triangles_truth,
         "four_cycles": four_cycle_count,
-        "core_numbers": lambda g: 1.0,  # a trial records its mean approximation factor (kcore_methods)
+        "core_numbers": lambda g: 1.0,  # a trial records its mean approximation factor (kcore.py)
     }
     if name not in truths:
         raise ValueError(f"unknown adjacency statistic {name!r}; choose from {', '.join(GRAPH_STATISTICS)}")

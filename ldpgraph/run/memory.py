@@ -100,21 +100,6 @@ def release_nodes(graph: Any, needs: str) -> tuple[NDArray[np.int64], list[NDArr
     return nodes, lists, None if numbered else graph.node_ids
 
 
-def _degree_lists(degrees: Any) -> tuple[NDArray[np.int64], list[NDArray[np.int64]]]:
-    """Nodes ``0..n-1`` of a degree sequence, each with a neighbour list of its degree's length (what
-    a node of a degree protocol releases from; the ids in it are placeholders)."""
-    d = np.asarray(getattr(degrees, "degrees", degrees), dtype=np.int64)
-    zeros = np.zeros(int(d.max(initial=0)), dtype=np.int64)
-    return np.arange(d.size, dtype=np.int64), [zeros[:k] for k in d.tolist()]
-
-
-def _degrees_only(graph: Any) -> bool:
-    """Whether ``graph`` is a degree sequence (a :class:`~ldpgraph.graph.Degrees` or a 1-D array)."""
-    from ..graph import Degrees
-
-    return isinstance(graph, Degrees) or (isinstance(graph, np.ndarray) and graph.ndim == 1)
-
-
 def as_adjacency(graph: Any) -> Any:
     """``graph`` as an ldpgraph Graph, converted by :func:`~ldpgraph.datasets.as_graph` (a
     networkx, igraph, scipy.sparse or DataFrame graph, a dataset name, a synthetic spec drawn
@@ -155,8 +140,7 @@ def run_in_memory(
         A registered name (``ldpgraph methods``) or a protocol object.
     graph : Graph, networkx graph, igraph graph, scipy.sparse matrix, DataFrame, name, spec or path
         Converted by :func:`~ldpgraph.datasets.as_graph`; nodes are numbered as ``ldpgraph node
-        --graph`` numbers them (:func:`release_nodes`). A protocol whose nodes hold only their
-        degree also takes a degree sequence (:class:`~ldpgraph.graph.Degrees`, or a 1-D array).
+        --graph`` numbers them (:func:`release_nodes`).
     epsilon : float
         Each node's total budget, split by the protocol's plan.
     sampler : Sampler, int or None
@@ -167,12 +151,8 @@ def run_in_memory(
         The protocol's options (``ldpgraph methods`` lists them); None means its default.
     """
     proto = as_protocol(protocol)
-    if proto.needs == "degrees" and _degrees_only(graph):  # what its nodes hold: their degrees
-        graph = np.asarray(getattr(graph, "degrees", graph), dtype=np.int64)
-        nodes, lists = _degree_lists(graph)
-    else:
-        graph = as_adjacency(graph)
-        nodes, lists, _ = release_nodes(graph, proto.needs)
+    graph = as_adjacency(graph)
+    nodes, lists, _ = release_nodes(graph, proto.needs)
     stat = proto.check_statistic(statistic)
     for name, value in proto.statistic_public(stat).items():
         if public.get(name) is None:

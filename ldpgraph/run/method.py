@@ -113,9 +113,8 @@ class Method:
         self.needs = self.protocol.needs
         self.vectorized = bool(self.protocol.vectorized)
         #: the options a user may add (``--d-max``, ``--shares``, ...: the protocol's, less those its
-        #: simulation draws itself)
-        self.option_names = tuple(o.name for o in self.protocol.options
-                                  if o.name not in self.protocol.simulation_draws)
+        #: simulation draws itself or its preset makes unused: :meth:`Protocol.simulation_options`)
+        self.option_names = self.protocol.simulation_options(preset.options)
 
     def __repr__(self) -> str:
         return f"<method {self.name}: {', '.join(self.statistics)}>"
@@ -170,7 +169,8 @@ class Method:
     # ------------------------------------------------------------------ the plan
 
     def _placeholders(self, public: Mapping[str, Any]) -> dict[str, Any]:
-        return {**self.protocol.placeholder_public(), **{k: v for k, v in public.items() if v is not None}}
+        given = {k: v for k, v in public.items() if v is not None}
+        return {**self.protocol.placeholder_public(given), **given}
 
     def plan(self, epsilon: float, graph: Any = None, statistic: str | None = None) -> Any:
         """The plan a simulation on ``graph`` runs (public bounds it leaves open taken from the graph;
@@ -263,6 +263,20 @@ class Method:
                                 **self.public)
             out[t] = float(run.estimate.value)
         return out
+
+    @property
+    def trial_details(self) -> Any:
+        """For a vector statistic, ``details(data, epsilon, *, rng)``: one run's summary from the
+        protocol's ``trial_details(graph, plan, rng)`` hook (the k-core protocols); None without one."""
+        hook = getattr(self.protocol, "trial_details", None)
+        if hook is None:
+            return None
+
+        def details(data: Any, epsilon: float, *, rng: Any = None) -> dict[str, Any]:
+            graph = self._graph(data)
+            return hook(graph, self.plan(epsilon, graph, self.statistics[0]), check_rng(rng))
+
+        return details
 
     def truth(self, data: Any, statistic: str, param: int | None = None) -> float:
         """The exact value of ``statistic`` on ``data``."""
