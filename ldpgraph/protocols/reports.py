@@ -37,7 +37,7 @@ import json
 import math
 import numbers
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -83,35 +83,23 @@ COLUMN_TYPES = {
 }
 #: the protocol implemented by :class:`~ldpgraph.protocols.randomizer.DegreeRandomizer`
 DEGREE_PROTOCOL = "degree"
-
-
-class _Versions(Mapping[str, int]):
-    """Protocol name -> the version this package writes and reads (one version per protocol), of
-    every deployable protocol of the registry (:mod:`ldpgraph.core.registry`), read when asked: so
-    that rows of one protocol read as another's are named ("another protocol"), never "unknown"."""
-
-    @staticmethod
-    def _table() -> dict[str, int]:
-        from ..core import registry
-
-        found = (registry.get(name) for name in registry.names())
-        return {p.name: int(p.version) for p in found if p.deployable}
-
-    def __getitem__(self, name: str) -> int:
-        return self._table()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._table())
-
-    def __len__(self) -> int:
-        return len(self._table())
-
-    def __repr__(self) -> str:
-        return repr(self._table())
-
-
-#: protocol name -> the version of its rows (each protocol's ``version``, from the registry)
-PROTOCOLS: Mapping[str, int] = _Versions()
+#: protocol name -> the version this package writes and reads (one version per protocol): the
+#: degree protocol (:mod:`~ldpgraph.protocols.reportset`) and the triangle protocols
+#: (:mod:`~ldpgraph.protocols.deploy_triangles`), so that rows of one read as another are
+#: named ("another protocol"), never "unknown"
+PROTOCOLS: dict[str, int] = {
+    DEGREE_PROTOCOL: 1,
+    "local-dlap-kstars": 1,
+    "local-dlap-kstars-private": 1,
+    "rr-triangles": 1,
+    "two-round-triangles-dlap": 1,
+    "avg-clustering": 1,
+    "rr-four-cycles": 1,
+    "two-round-four-cycles-dlap": 1,
+    "arr-triangles": 1,
+    "adaptive-clustering": 1,
+    "edge-orient-triangles": 2,
+}
 #: largest magnitude of a value a truthful node sends (exact in float64)
 MAX_ABS_VALUE = 2**53
 
