@@ -124,3 +124,26 @@ def test_estimate_equals_node_curate_on_facebook(tmp_path, capsys, monkeypatch, 
     curated, = got["estimates"]
     assert (curated["estimate"], curated["std_error"]) == (entry["estimate"], entry["std_error"])
     assert got["plan"] == entry["plan"]
+
+
+def test_a_vector_statistic_deploys_too(tmp_path, capsys, monkeypatch):
+    """kcore-hindex (core numbers): estimate's summary is that of the deployed run, whose per-node
+    core numbers are those node -> curate writes."""
+    from ldpgraph.experiments.single import estimate_once
+    from ldpgraph.protocols.kcore import core_sizes
+
+    monkeypatch.setenv("LDPGRAPH_CURATOR_KEY", str(tmp_path / "key"))
+    graph = tmp_path / "tiny.txt"
+    graph.write_text("".join(f"{u} {v}\n" for u, v in EDGES))
+    doc = _json(capsys, ["estimate", str(graph), "--stat", "core_numbers", "--methods", "kcore-hindex",
+                         "--epsilon", EPSILON, "--seed", str(SEED)])
+    entry, = doc["estimates"]
+    assert entry["protocol"] == "kcore-hindex"
+    got = deploy(tmp_path, capsys, graph, entry, "core_numbers", EPSILON, SEED)
+    cores = got["core_numbers"]
+    assert entry["kcore_sizes"] == {str(k): v for k, v in core_sizes(cores).items()}
+    assert entry["rounds"] == got["rounds"] and got["plan"] == entry["plan"]
+    run = estimate_once(str(graph), epsilon=float(EPSILON), statistic="core_numbers", methods=["kcore-hindex"],
+                        seed=SEED)
+    per_node = run.estimates[0].per_node  # by the file's labels, numbered in the order curate numbers them
+    assert list(per_node.values()) == cores

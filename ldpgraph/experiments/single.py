@@ -336,14 +336,25 @@ def _estimate_unit(unit: Any, g: GraphInput, k: int | None, eps: float, entropy:
     data = g.degrees if unit.data is None else unit.data
     p.prepare(data)
     details = getattr(p, "trial_details", None)
+    deployed = _deployed(p, unit.statistic, k, opts)
     if details is not None:  # a vector statistic: the run's summary, no scalar estimate
-        extra = details(data, eps, rng=gen)
+        summary = getattr(getattr(p, "protocol", None), "run_details", None)
+        ran: dict[str, Any] = {}
+        if deployed is not None and g.graph is not None and summary is not None:  # the deployed run's
+            from ..core.sampling import Seeded
+            from ..run.memory import run_in_memory
+
+            proto, stat, public = deployed
+            run = run_in_memory(proto, g.graph, eps, sampler=Seeded(entropy), statistic=stat, **public)
+            extra = summary(g.graph, run.estimate.core_numbers, run.estimate.rounds)
+            ran = {"protocol": proto.name, "plan": run.plan.to_dict()}
+        else:
+            extra = details(data, eps, rng=gen)
         per = extra.pop("per_node", None)
         labels = None if per is None or g.graph is None else g.graph.by_label(per)
         return [MethodEstimate(p.name, math.nan, None, "none: a vector statistic (see its summary)", None,
-                               extra, labels)]
+                               extra, labels, **ran)]
     sd = _sd(p.analytic_variance(data, unit.statistic, k, eps))
-    deployed = _deployed(p, unit.statistic, k, opts)
     if deployed is not None and g.graph is not None:  # the nodes as `node --graph` numbers them
         return [_deployed_estimate(p, *deployed, g.graph, eps, entropy, sd)]
     graph = g.graph if g.graph is not None else data

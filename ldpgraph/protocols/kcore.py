@@ -352,13 +352,18 @@ class CoreNumbersHooks:
         histogram of the nodes' approximation factors, the estimated and true k-core sizes, the rounds;
         and ``per_node``, every node's estimated core number (by node index)."""
         run = self.run(graph, plan, rng)
+        return self.run_details(graph, run.core_numbers, run.rounds + self.extra_rounds)
+
+    def run_details(self, graph: Any, core_numbers: Any, rounds: int) -> dict[str, Any]:
+        """:meth:`trial_details` of the estimated ``core_numbers`` of a run of ``rounds`` rounds (a
+        simulated one, or the deployed protocol's run in memory: ``ldpgraph estimate``)."""
         truth = self._true_cores(graph)
-        out: dict[str, Any] = dict(core_summary(run.core_numbers, truth))
-        out["approximation_factor_histogram"] = factor_histogram(run.core_numbers, truth)
-        out["rounds"] = run.rounds + self.extra_rounds
-        out["kcore_sizes"] = {str(k): v for k, v in core_sizes(run.core_numbers).items()}
+        out: dict[str, Any] = dict(core_summary(core_numbers, truth))
+        out["approximation_factor_histogram"] = factor_histogram(core_numbers, truth)
+        out["rounds"] = int(rounds)
+        out["kcore_sizes"] = {str(k): v for k, v in core_sizes(core_numbers).items()}
         out["true_kcore_sizes"] = {str(k): v for k, v in core_sizes(truth).items()}
-        out["per_node"] = np.asarray(run.core_numbers, dtype=np.float64)
+        out["per_node"] = np.asarray(core_numbers, dtype=np.float64)
         return out
 
     def edge_budget(self, epsilon: float, public: Any) -> str:
