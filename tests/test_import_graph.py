@@ -339,3 +339,23 @@ def test_layer_rules_see_an_import_inside_a_function():
     found = list(_import_nodes(node))
     assert len(found) == 1 and _resolve_from("ldpgraph.protocols.x", False, found[0]) == "ldpgraph.run.files"
     assert _subpackage("ldpgraph.run.files") == "ldpgraph.run" and _subpackage("ldpgraph.notes") == "ldpgraph.notes"
+
+
+#: calls that open, read or write a file
+FILE_CALLS = {"open", "atomic_write", "read_bytes", "write_bytes", "read_text", "write_text", "fromfile", "tofile"}
+
+
+def test_protocols_open_no_file():
+    """A protocol encodes and decodes bytes; ``ldpgraph.run`` opens, writes atomically and reads the
+    files (broadcasts, report rows)."""
+    bad = []
+    for module, (path, _) in MODULES.items():
+        if _subpackage(module) != "ldpgraph.protocols":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                if name in FILE_CALLS:
+                    bad.append(f"{module}:{node.lineno} calls {name}")
+    assert not bad, "\n" + "\n".join(bad)

@@ -77,9 +77,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -119,7 +117,7 @@ from .two_round_triangles import round_two_rows
 __all__ = ["EDGE_ORIENT_PROTOCOL", "OUT_DEGREE", "TRANSITIVITY_DEGREE", "EdgeOrientBroadcast",
            "EdgeOrientProtocol", "EdgeOrientGlobal", "EdgeOrientReference", "EDGE_ORIENT_VS_REFERENCE",
            "out_neighbours", "bound_and_count", "bound_margin", "ranks", "prefix_bytes", "download_bytes",
-           "write_oriented_broadcast", "read_edge_orient_broadcast"]
+           "encode_oriented_broadcast", "decode_edge_orient_broadcast"]
 
 EDGE_ORIENT_PROTOCOL = "edge-orient-triangles"
 OUT_DEGREE = "out_degree"
@@ -231,8 +229,8 @@ def prefix_bytes(rank: Any) -> NDArray[np.int64]:
     return (r * (r - 1) // 2 + 7) // 8
 
 
-def write_oriented_broadcast(path: str | os.PathLike, broadcast: EdgeOrientBroadcast) -> Any:
-    r"""Write ``broadcast`` as two header lines and the noisy bits packed in the order's labels.
+def encode_oriented_broadcast(broadcast: EdgeOrientBroadcast) -> bytes:
+    r"""The bytes of ``broadcast``: two header lines and the noisy bits packed in the order's labels.
 
     ``# ldpgraph-broadcast-oriented 1``, ``# {JSON header}`` (with the noisy degrees, the order,
     and the run id), then :math:`\lceil\binom n2/8\rceil` bytes: bit i (most significant first in
@@ -243,15 +241,6 @@ def write_oriented_broadcast(path: str | os.PathLike, broadcast: EdgeOrientBroad
     downloads the header lines and :func:`prefix_bytes` of the body, a range chosen by its rank,
     which is public (round 1's noisy degrees), so the request does not depend on its neighbours.
     """
-    from .._atomic import atomic_write
-
-    with atomic_write(path, "wb") as fh:
-        fh.write(encode_oriented_broadcast(broadcast))
-    return Path(path)
-
-
-def encode_oriented_broadcast(broadcast: EdgeOrientBroadcast) -> bytes:
-    """The bytes of :func:`write_oriented_broadcast`'s file (the protocol's broadcast hook)."""
     n = broadcast.n_nodes
     body = pack_pairs(relabelled_index(broadcast), n * (n - 1) // 2)
     return _head_lines(broadcast) + body.tobytes()
@@ -267,24 +256,16 @@ def download_bytes(broadcast: EdgeOrientBroadcast) -> NDArray[np.int64]:
     return len(_head_lines(broadcast)) + prefix_bytes(ranks(broadcast.degrees))
 
 
-def read_edge_orient_broadcast(path: str | os.PathLike, *, node: int | None = None) -> EdgeOrientBroadcast:
-    """Read and check an ``edge-orient-triangles`` broadcast file (:func:`write_oriented_broadcast`).
+def decode_edge_orient_broadcast(data: bytes, source: str = "broadcast", *,
+                                 node: int | None = None) -> EdgeOrientBroadcast:
+    """Decode and check the bytes of an ``edge-orient-triangles`` broadcast
+    (:func:`encode_oriented_broadcast`; errors name ``source``, the file).
 
     ``node``: read only what that node downloads (the header and its :func:`prefix_bytes`): a
     broadcast that knows the bits among the nodes before it in the order and nothing else (the run
-    id is the header's: it cannot be checked without the rest). Without ``node`` the whole file is
-    read, its length and the run id against the SHA-256 of header and pairs checked.
+    id is the header's: it cannot be checked without the rest). Without ``node`` all of it is
+    decoded, its length and the run id against the SHA-256 of header and pairs checked.
     """
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"broadcast file not found: {path}") from None
-    return decode_edge_orient_broadcast(data, str(path), node=node)
-
-
-def decode_edge_orient_broadcast(data: bytes, source: str = "broadcast", *,
-                                 node: int | None = None) -> EdgeOrientBroadcast:
-    """:func:`read_edge_orient_broadcast` of a file's bytes ``data`` (errors name ``source``)."""
     import io
 
     path = source
@@ -327,7 +308,7 @@ def decode_edge_orient_broadcast(data: bytes, source: str = "broadcast", *,
     return dataclasses.replace(b, run_id=int(header["run_id"]))
 
 
-def _check_header(path: Path, header: dict[str, Any]) -> None:
+def _check_header(path: str, header: dict[str, Any]) -> None:
     proto, version = header.get("protocol"), header.get("protocol_version")
     if proto != EDGE_ORIENT_PROTOCOL or version != PROTOCOLS[EDGE_ORIENT_PROTOCOL]:
         raise ValueError(f"{path} line 2: protocol {str(proto)[:40]} version {str(version)[:40]}; this "

@@ -41,6 +41,8 @@ __all__ = [
     "is_edge_broadcast",
     "edge_list_bytes",
     "report_protocol",
+    "write_oriented_broadcast",
+    "read_edge_orient_broadcast",
 ]
 
 
@@ -92,6 +94,26 @@ def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
 def read_edge_broadcast(path: str | os.PathLike, versions: dict[str, int]) -> tuple[dict[str, Any], Any, int]:
     """:func:`~ldpgraph.protocols.edge_broadcast.decode_edge_broadcast` of a file."""
     return decode_edge_broadcast(_read(path), versions, str(path))
+
+
+def write_oriented_broadcast(path: str | os.PathLike, broadcast: Any) -> Path:
+    """Write an ``edge-orient-triangles`` broadcast
+    (:func:`~ldpgraph.protocols.edge_orient_protocol.encode_oriented_broadcast`) atomically."""
+    from ..protocols.edge_orient_protocol import encode_oriented_broadcast
+
+    path = Path(path)
+    data = encode_oriented_broadcast(broadcast)
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
+    return path
+
+
+def read_edge_orient_broadcast(path: str | os.PathLike, *, node: int | None = None) -> Any:
+    """Read and check an ``edge-orient-triangles`` broadcast file; ``node``: what that node downloads
+    only (:func:`~ldpgraph.protocols.edge_orient_protocol.decode_edge_orient_broadcast`)."""
+    from ..protocols.edge_orient_protocol import decode_edge_orient_broadcast
+
+    return decode_edge_orient_broadcast(_read(path), str(path), node=node)
 
 
 def report_protocol(path: str | os.PathLike, *, format: str | None = None) -> str:

@@ -29,9 +29,7 @@ from ldpgraph.protocols.edge_orient_protocol import (
     bound_and_count,
     download_bytes,
     ranks,
-    read_edge_orient_broadcast,
     relabelled_index,
-    write_oriented_broadcast,
 )
 from ldpgraph.protocols.randomized_response import (
     flip_probability,
@@ -43,6 +41,7 @@ from ldpgraph.protocols.triangles import lower_wedges, rounding_variance
 from ldpgraph.run import accumulate_files, node_lists, run_in_memory
 from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.reportfiles import write_report_chunks
+from ldpgraph.run.trianglefiles import read_edge_orient_broadcast, write_oriented_broadcast
 
 EO = "edge-orient-triangles"
 N_AUDIT = 10_000
