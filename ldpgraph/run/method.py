@@ -170,7 +170,13 @@ class Method:
     # ------------------------------------------------------------------ the plan
 
     def _placeholders(self, public: Mapping[str, Any]) -> dict[str, Any]:
-        return {**self.protocol.placeholder_public(), **{k: v for k, v in public.items() if v is not None}}
+        given = {k: v for k, v in public.items() if v is not None}
+        out = {**self.protocol.placeholder_public(), **given}
+        try:
+            self.protocol.plan(1.0, **out)
+        except ValueError:  # a placeholder the options exclude (a public bound beside a private one)
+            return given
+        return out
 
     def plan(self, epsilon: float, graph: Any = None, statistic: str | None = None) -> Any:
         """The plan a simulation on ``graph`` runs (public bounds it leaves open taken from the graph;
