@@ -157,7 +157,7 @@ def test_no_option_changes_nothing(graph):
 
 def test_options_apply_to_the_methods_that_take_them(graph):
     ms = configure_methods(resolve_methods(["two-round-triangles-dlap", "rr-triangles"]), {"d_max": 8})
-    assert ms[0].bound == 8 and ms[1].name == "rr-triangles" and not hasattr(ms[1], "bound")
+    assert ms[0].public["d_max"] == 8 and ms[1].name == "rr-triangles" and "d_max" not in ms[1].public
     run = estimate_once({"g": graph}, epsilon=1.0, statistic="triangles",
                         methods=["two-round-triangles-dlap", "rr-triangles"], seed=2, options={"d_max": 8})
     plain = estimate_once({"g": graph}, epsilon=1.0, statistic="triangles",
@@ -171,15 +171,16 @@ def test_options_apply_to_the_methods_that_take_them(graph):
     (["rr-triangles"], {"dmax": 8}, "unknown option 'dmax'; the protocols' options are"),
     (["rr-triangles"], {"mu": 0.5}, "option --mu is taken by none of the simulations of rr-triangles "
                                     "(the methods that take it: arr-triangles)"),
-    (["arr-triangles"], {"d_max": 8}, "methods that take it: two-round-triangles-dlap, avg-clustering-dlap, two-round-four-cycles-dlap, kcore-svt)"),
-    (["two-round-triangles-laplace"], {"d_max": 8}, "none of the simulations of two-round-triangles-laplace"),
+    (["arr-triangles"], {"d_max": 8}, "arr-triangles: with clipping every node's bound D_v comes from round 1; "
+                                      "a public d_max (8) goes with --no-clipping"),
+    (["two-round-triangles-laplace"], {"mu": 0.5}, "none of the simulations of two-round-triangles-laplace"),
     (["two-round-triangles-dlap"], {"d_max": "8"}, "option d_max (--d-max) takes an int, got '8'"),
     (["arr-triangles"], {"clipping": 1}, "option clipping (--clipping) takes a bool, got 1"),
     (["two-round-triangles-dlap"], {"clipping": True}, "option --clipping is taken by none"),
     (["two-round-triangles-dlap"], {"shares": {"arr": 0.5, "local_count": 0.5}},
      "shares of two-round-triangles-dlap: rr=F, local_count=F"),
-    (["two-round-triangles-dlap"], {"shares": {"rr": 0.6, "local_count": 0.6}}, "summing to 1"),
-    (["two-round-triangles-dlap-private"], {"d_max": 8}, "none of the simulations"),
+    (["two-round-triangles-dlap"], {"shares": {"rr": 0.6, "local_count": 0.6}}, "sum to 1"),
+    (["two-round-triangles-dlap-private"], {"d_max": 8}, "a public d_max (8) is not used with private_bound"),
     (["kcore-svt"], {"rho_share": 1.5}, "rho_share must be in (0, 1)"),
     (["two-round-triangles-dlap"], {"private_bound": True}, "(the private bound is a method of its own: "
                                                             "two-round-triangles-dlap-private)"),
@@ -194,7 +195,7 @@ def test_refusals(graph, methods, options, message):
 def test_a_simulation_refuses_what_it_does_not_take():
     with pytest.raises(ValueError, match=r"rr-triangles's simulation does not take --mu, --d-max \(it takes no"):
         get_method("rr-triangles").with_options(mu=0.5, d_max=3)
-    with pytest.raises(ValueError, match="arr-triangles's simulation does not take --d-max"):
+    with pytest.raises(ValueError, match="a public d_max .3. goes with --no-clipping"):
         get_method("arr-triangles").with_options(d_max=3)
     with pytest.raises(ValueError, match="two-round-triangles-dlap has no option mu"):
         LayerSimulation(layer.get("two-round-triangles-dlap"))._configured({"mu": 0.5})

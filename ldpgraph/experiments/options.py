@@ -97,7 +97,7 @@ def configure_methods(methods: Sequence[Any], options: Mapping[str, Any] | None)
     --------
     >>> from ldpgraph.experiments.runner import resolve_methods
     >>> ms = configure_methods(resolve_methods(["rr-triangles", "arr-triangles"]), {"mu": 0.5})
-    >>> [getattr(m, "mu", None) for m in ms]
+    >>> [m.public.get("mu") for m in ms]
     [None, 0.5]
     >>> configure_methods(resolve_methods(["rr-triangles"]), {"mu": 0.5})  # doctest: +ELLIPSIS
     Traceback (most recent call last):

@@ -289,6 +289,8 @@ class TwoRoundTrianglesDLap(TriangleSimulation, RRBroadcastProtocol):
     reference = "ours; after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
     presets = (Preset(DLAP_PROTOCOL),
                Preset("two-round-triangles-dlap-private", {"private_bound": True}, unbiased=False))
+    #: the degree share comes with the statistic; the private bound is a method of its own (a preset)
+    simulation_draws = ("degree_share", "private_bound")
     #: the noise of the local count (and of the private bound's degrees)
     noise = "dlap"
     #: the private bound's quantity: the lower degree (DLap: D bounds the lower list)
@@ -405,6 +407,7 @@ class TwoRoundTrianglesLaplace(TwoRoundTrianglesDLap):
                Preset("two-round-triangles-laplace-private", {"private_bound": True}, unbiased=False))
     noise = "laplace"
     bound_quantity = DEGREE_BOUND
+    wire = None  # no report rows
     options = (
         Option("d_max", int, None, "public bound on every node's degree (simulation default: the true "
                "maximum degree)"),

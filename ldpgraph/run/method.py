@@ -174,8 +174,12 @@ class Method:
         out = {**self.protocol.placeholder_public(), **given}
         try:
             self.protocol.plan(1.0, **out)
-        except ValueError:  # a placeholder the options exclude (a public bound beside a private one)
-            return given
+        except ValueError:
+            try:
+                self.protocol.plan(1.0, **given)
+            except ValueError:
+                return out  # the options' own error: the plan says it
+            return given  # a placeholder the options exclude (a public bound beside a private one)
         return out
 
     def plan(self, epsilon: float, graph: Any = None, statistic: str | None = None) -> Any:
