@@ -9,12 +9,11 @@ estimates. Subpackages:
 * :mod:`ldpgraph.estimators` — the unbiased operator and its fast forms;
 * :mod:`ldpgraph.graph` — edge lists and exact graph statistics;
 * :mod:`ldpgraph.protocols` — node-side randomizer, report ingestion, curator estimates;
-* :mod:`ldpgraph.baselines` — k-star methods compared in experiments;
 * :mod:`ldpgraph.experiments`, :mod:`ldpgraph.datasets`, :mod:`ldpgraph.audit`,
   :mod:`ldpgraph.metrics`.
 """
 
-from . import baselines, estimators, graph, mechanisms, metrics, protocols
+from . import estimators, graph, mechanisms, metrics, protocols
 from ._version import __version__
 from .estimators import binomial, debias, debias_nd
 from .graph import Degrees, Graph, load_graph, read_edgelist
@@ -31,7 +30,6 @@ __all__ = [
     "SecureDiscreteLaplace",
     "Staircase",
     "__version__",
-    "baselines",
     "binomial",
     "debias",
     "debias_nd",

@@ -616,8 +616,8 @@ def worst_neighbour_pairs(
     Parameters
     ----------
     protocol : object with a ``d_max`` attribute, int, or None
-        A protocol or method (e.g. :class:`~ldpgraph.baselines.methods.LocalLapKStars`), or
-        d_max itself.
+        A protocol or method with a public bound (a ``d_max`` attribute, or ``public["d_max"]``:
+        ``get_method("local-lap-kstars").with_options(d_max=6)``), or d_max itself.
     d_max : int, optional
         The projection bound (overrides ``protocol``).
     max_degree : int, optional
@@ -636,7 +636,8 @@ def worst_neighbour_pairs(
     [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7), (10, 11)]
     """
     if d_max is None and protocol is not None:
-        d_max = protocol if isinstance(protocol, (int, np.integer)) else getattr(protocol, "d_max", None)
+        d_max = (protocol if isinstance(protocol, (int, np.integer)) else getattr(protocol, "d_max", None)
+                 or (getattr(protocol, "public", None) or {}).get("d_max"))
     pairs = {(0, 1), (1, 2), (2, 3)}
     if d_max is not None:
         dm = check_nonnegative_int(d_max, "d_max", minimum=1)
@@ -668,10 +669,10 @@ def package_randomizers() -> dict[str, tuple[Randomizer, float, tuple[Any, Any]]
     >>> sorted(package_randomizers())[:3]
     ['LocalDLapKStars', 'LocalLapKStars', 'degree-randomizer']
     """
-    from .baselines.methods import LocalDLapKStars, LocalLapKStars
     from .mechanisms import DiscreteLaplace, Laplace, Staircase, to_laplace, to_staircase
     from .mechanisms.secure import sample_dlap_exact
     from .protocols import DegreeRandomizer
+    from .protocols.kstar_kernels import local_count_release
     from .protocols.randomizer import randomized_response_bits
 
     out: dict[str, tuple[Randomizer, float, tuple[Any, Any]]] = {}
@@ -694,10 +695,10 @@ def package_randomizers() -> dict[str, tuple[Randomizer, float, tuple[Any, Any]]
         return np.stack([rep.released[q].values for q in rand.shares], axis=1)
 
     out["degree-randomizer"] = (degree_randomizer, 1.0, (3, 4))
-    for cls in (LocalLapKStars, LocalDLapKStars):
-        meth = cls(d_max=4)
-        out[cls.__name__] = (
-            lambda d, size, rng, m=meth: m.randomize(np.array([d]), 2, 1.0, size=size, rng=rng)[:, 0],
+    for name, noise in (("LocalLapKStars", "laplace"), ("LocalDLapKStars", "dlap")):
+        out[name] = (  # the node release of local-lap-kstars / local-dlap-kstars at D = 4, k = 2
+            lambda d, size, rng, noise=noise: local_count_release(np.array([d]), 2, 1.0, 4, size, rng,
+                                                                  noise)[:, 0],
             1.0,
             (3, 4),
         )

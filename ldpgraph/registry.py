@@ -4,33 +4,31 @@ r"""One registry of every compared method, across all statistics.
 :func:`method_names` lists the names, optionally those estimating one statistic;
 :func:`methods_for` returns those protocols.
 
-- The k-star methods of :mod:`ldpgraph.baselines` are registered under their current names,
-  through :class:`KStarProtocol` (an adapter: the simulation is the method's own, vectorized
-  over trials). ``unbiased-dlap`` and ``naive-dlap`` also estimate the degree statistics of
-  :mod:`ldpgraph.protocols.statistics`: their layer protocol ``degree`` simulates those
-  (:meth:`~ldpgraph.protocols.degree.DegreeProtocol.simulate_trials`, as the experiment runner does).
+- The k-star and degree methods (``unbiased-dlap``, ``naive-dlap``, ``local-lap-kstars``, ...) are
+  presets of the protocols of :mod:`ldpgraph.protocols.degree` and
+  :mod:`ldpgraph.protocols.local_kstars`, and the triangle methods (``triangles``, ``transitivity``)
+  of :mod:`ldpgraph.protocols.rr_triangles`, :mod:`~ldpgraph.protocols.two_round_triangles` and
+  :mod:`~ldpgraph.protocols.arr_protocol`, served by :class:`~ldpgraph.run.method.Method`.
 - The clustering protocols
   (:mod:`ldpgraph.protocols.clustering_methods`) estimate ``avg_clustering`` and
   ``degree_weighted_triangles``, the 4-cycle protocols
   (:mod:`ldpgraph.protocols.four_cycle_methods`) ``four_cycles``; they need the graph's adjacency.
 
-This module sits above protocols, baselines and the experiment statistics (it imports them
+This module sits above protocols and the experiment statistics (it imports them
 lazily), so that those keep their one-way dependencies.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ._validation import check_epsilon, check_nonnegative_int, check_rng
-from .protocols.base import FLOAT_BITS, Protocol, Round
+from .protocols.base import Protocol, Round
 
 __all__ = [
-    "KStarProtocol",
     "LayerSimulation",
     "did_you_mean",
     "get_method",
@@ -74,14 +72,11 @@ def _ensure() -> None:
 
 
 def _register_built_in() -> None:
-    from .baselines.methods import METHODS
     from .protocols.clustering_methods import CLUSTERING_METHODS
     from .protocols.edge_orient_methods import EDGE_ORIENT_METHODS
     from .protocols.four_cycle_methods import FOUR_CYCLE_METHODS
     from .protocols.kcore_methods import KCORE_METHODS
 
-    for name in METHODS:
-        register(name, lambda name=name: KStarProtocol(name))
     for name, factory in (*CLUSTERING_METHODS.items(), *FOUR_CYCLE_METHODS.items(),
                           *KCORE_METHODS.items(), *EDGE_ORIENT_METHODS.items()):
         register(name, factory)
@@ -191,128 +186,6 @@ def statistic_names() -> list[str]:
 
 
 # ------------------------------------------------------------------------------- adapters
-
-#: what a node releases, and its sensitivity, per quantity family (for :meth:`KStarProtocol.rounds`)
-_WHAT = {"degree": "d_v + noise", "kstar": "C(min(d_v, D), k) + noise"}
-_SENSITIVITY = {"degree": "1", "kstar": "C(D, k-1)"}
-
-
-def _degrees_of(data: Any) -> np.ndarray:
-    from .protocols.randomizer import as_degrees
-
-    return as_degrees(data)
-
-
-class KStarProtocol(Protocol):
-    """A k-star method: its protocol of the layer (plan, deployment) with its fast simulator.
-
-    The budget, the rounds and whether (and how) it deploys are read from the layer protocol
-    (:attr:`~ldpgraph.baselines.methods.KStarMethod.protocol`: ``degree``, ``local-dlap-kstars``,
-    ...); trials are simulated by the method itself, vectorised over trials (the same law as
-    :func:`~ldpgraph.run.run_in_memory` of the layer protocol, tested in
-    ``tests/protocols/test_degree_protocol.py``). The other statistics of a layer protocol with a
-    simulation of its own (``simulated_statistics``: the degree statistics of ``degree``, for
-    ``unbiased-dlap`` and ``naive-dlap``) are simulated by it, with the method's estimator.
-
-    Examples
-    --------
-    >>> p = KStarProtocol("local-lap-kstars-private")
-    >>> p.budget(1.0)
-    {'degree-bound': 0.1, 'kstar-count': 0.9}
-    >>> p.not_deployable
-    'continuous Laplace releases are not integer report rows'
-    >>> p.estimate_trials([1, 2, 1], "kstars", 2, 1.0, 3, rng=0).shape
-    (3,)
-    >>> p = KStarProtocol("unbiased-dlap")
-    >>> "edges" in p.statistics and "kstars" in p.statistics
-    True
-    >>> float(p.estimate_trials([1, 2, 1], "edges", None, 50.0, 1, rng=0)[0])
-    2.0
-    """
-
-    statistics: tuple[str, ...] = ("kstars",)
-    needs = "degrees"
-    vectorized = True
-
-    def __init__(self, name: str, method: Any = None) -> None:
-        from .baselines.methods import get_method as get_kstar_method
-        from .core import registry as layer
-
-        self.method = get_kstar_method(name) if method is None else method
-        self.name = self.method.name
-        self.unbiased = bool(self.method.unbiased)
-        proto, options = self.method.protocol
-        self.layer = layer.get(proto)
-        self.layer_options = dict(options)
-        if self.layer.deployable:
-            self.deployed_as = (proto, dict(options))
-        else:
-            self.not_deployable = self.layer.not_deployable
-        self.reference = self.method.reference
-        # statistics other than kstars: simulated by the layer protocol, with the method's estimator
-        simulated = getattr(self.layer, "simulated_statistics", None)
-        self.statistics = ("kstars", *(() if simulated is None else simulated()))
-        self.estimator = self.layer_options.get("estimator", "unbiased")
-
-    def plan(self, epsilon: float) -> Any:
-        """The layer protocol's plan at ``epsilon`` (placeholders for the public k and D, which do not
-        change the split)."""
-        public = {k: v for k, v in self.layer_options.items() if v not in ("K", "D")}
-        if "kstar_counts" in self.layer_options:
-            public["kstar_counts"] = (2,)
-        if "d_max" in self.layer_options:
-            public["d_max"] = 2
-        return self.layer.plan(check_epsilon(epsilon), **public)
-
-    def rounds(self, epsilon, statistic=None):
-        out = []
-        for rp in self.plan(epsilon).rounds:
-            kinds = [q.partition("_")[0] for rel in rp.releases for q in rel.quantities]
-            out.append(Round(rp.name, ", ".join(_WHAT[k] for k in kinds),
-                             "+".join(rel.mechanism for rel in rp.releases), rp.epsilon,
-                             " + ".join(_SENSITIVITY[k] for k in kinds)))
-        return tuple(out)
-
-    def estimate_trials(self, data, statistic, param, epsilon, n_trials=1, *, rng=None):
-        self._check_statistic(statistic)
-        if statistic == "kstars":
-            return self.method.estimate_trials(_degrees_of(data), param, epsilon, n_trials, rng=rng)
-        d = _degrees_of(data)
-        gen = check_rng(rng)
-        n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
-        return self.layer.simulate_trials(d, statistic, param, epsilon, n_trials, rng=gen,
-                                          estimators=(self.estimator,))[0]
-
-    def truth(self, data, statistic, param):
-        self._check_statistic(statistic)
-        if statistic == "kstars":
-            from .graph.statistics import kstar_counts
-
-            return float(kstar_counts(_degrees_of(data), param))
-        from .protocols.statistics import get_statistic
-
-        return float(get_statistic(statistic).truth(_degrees_of(data), param))
-
-    def analytic_mean(self, data, statistic, param, epsilon):
-        if statistic != "kstars":
-            return None
-        return self.method.analytic_mean(_degrees_of(data), param, epsilon)
-
-    def analytic_variance(self, data, statistic, param, epsilon):
-        if statistic != "kstars":
-            return None
-        return self.method.analytic_variance(_degrees_of(data), param, epsilon)
-
-    def analytic_rmse(self, data, statistic, param, epsilon):
-        if statistic == "kstars":
-            return self.method.analytic_rmse(_degrees_of(data), param, epsilon)
-        sd = self.layer.simulated_sd(_degrees_of(data), statistic, param, epsilon, self.estimator)
-        return None if sd is None or not math.isfinite(sd) else float(sd)
-
-    def communication(self, data, epsilon, statistic=None):
-        rounds = self.rounds(epsilon, statistic)
-        return float(FLOAT_BITS * len(rounds)), float(FLOAT_BITS if len(rounds) > 1 else 0)
-
 
 class LayerSimulation(Protocol):
     """A protocol of the protocol layer (:mod:`ldpgraph.core`) seen by the experiment runner.

@@ -26,10 +26,10 @@ import sys
 import time
 from pathlib import Path
 
-from ldpgraph.baselines.methods import method_names
 from ldpgraph.cli import STUDY_EPSILONS
 from ldpgraph.datasets import DatasetNotFoundError, dataset_path
 from ldpgraph.experiments import run_experiment
+from ldpgraph.run.method import method_names
 
 
 def markdown_tables(summary, epsilons) -> str:
@@ -71,7 +71,7 @@ def main() -> int:
         "facebook",
         epsilons=STUDY_EPSILONS,
         ks=[2, 3],
-        methods=method_names(),
+        methods=method_names("kstars"),
         n_trials=args.trials,
         seed=args.seed,
         n_jobs=args.jobs,

@@ -25,7 +25,6 @@ from ldpgraph.audit import (
     package_randomizers,
     worst_neighbour_pairs,
 )
-from ldpgraph.baselines.methods import LocalLapKStars
 from ldpgraph.mechanisms import DiscreteLaplace, secure
 
 pytestmark = pytest.mark.filterwarnings("ignore::ldpgraph.audit.AuditPowerWarning")
@@ -160,7 +159,10 @@ def test_fast_sampler_tail_bound_is_reported():
 
 
 def test_worst_neighbour_pairs():
-    assert worst_neighbour_pairs(LocalLapKStars(d_max=6)) == worst_neighbour_pairs(d_max=6)
+    from ldpgraph.run.method import get_method
+
+    method = get_method("local-lap-kstars").with_options(d_max=6)
+    assert worst_neighbour_pairs(method) == worst_neighbour_pairs(d_max=6)
     pairs = worst_neighbour_pairs(d_max=6, max_degree=40)
     for p in [(0, 1), (5, 6), (6, 7), (7, 8), (39, 40)]:
         assert p in pairs

@@ -59,9 +59,11 @@ def _methods_arg(
 ) -> list[str] | None:
     """Method names: the defaults, plus for each adjacency statistic its recommended method of each
     model (all its methods where none is recommended); 'all': every method of each statistic."""
-    from ..baselines.methods import method_names
     from ..registry import did_you_mean, recommended_methods
     from ..registry import method_names as all_method_names
+
+    def method_names() -> list[str]:  # the k-star methods
+        return all_method_names("kstars")
 
     if values is None:
         extra = [m for st in graph_stats for m in (list(recommended_methods(st)) or all_method_names(st))]

@@ -24,10 +24,11 @@ that started them dies, even by SIGKILL (a worker initializer; loky's own idle t
 300 s); on an error or Ctrl-C joblib stops them. Not covered: on Windows the workers are left
 to loky; Dask workers belong to their cluster.
 
-k-stars are estimated by the methods of :mod:`ldpgraph.baselines` (each method its own cell
-and stream). The other curator statistics (:mod:`ldpgraph.experiments.statistics`) compare the
-unbiased estimate (``unbiased-dlap``) and the naive plug-in (``naive-dlap``) on the *same*
-noisy degrees: both share one stream.
+Every cell is one unit: a registered method (:func:`ldpgraph.run.method.get_method`) and its
+``estimate_trials``; a method whose simulation is vectorised (``vectorized``: the k-star and
+degree methods) draws a block's trials in one call, the others one by one, timed (``costs.csv``).
+Each method has its own cell and stream (``unbiased-dlap`` and ``naive-dlap`` draw independent
+noise).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from .inputs import content_id as content_id  # re-exported: defined in .inputs
 from .options import check_options, configure_methods
 from .records import CellRecords, Records, write_records_csv
 from .seeding import block_rng, cell_key, root_entropy
-from .statistics import GRAPH_STATISTICS, NAIVE_METHOD, UNBIASED_METHOD, get_statistic, statistic_names
+from .statistics import GRAPH_STATISTICS, get_statistic, statistic_names
 from .summary import SummaryRow, format_summary, summarize, write_summary_csv
 
 __all__ = [
@@ -138,9 +139,9 @@ def parse_statistics(statistics: Sequence[str] | str, ks: Sequence[int]) -> list
 def resolve_methods(methods: Sequence[Any] | None) -> list[Any]:
     """The method objects an experiment runs: ``methods`` as :func:`run_experiment` takes it.
 
-    None: :data:`DEFAULT_METHODS`; ``"all"``: every k-star method; a name (k-star method or a
-    protocol of :mod:`ldpgraph.registry`) or a method object, or a sequence of those. ValueError
-    on an unknown or repeated name.
+    None: :data:`DEFAULT_METHODS`; ``"all"``: every k-star method; a registered name or a method
+    object (:class:`~ldpgraph.run.method.Method`), or a sequence of those. ValueError on an unknown
+    or repeated name.
 
     >>> [m.name for m in resolve_methods(["naive-dlap", "rr-triangles"])]
     ['naive-dlap', 'rr-triangles']
@@ -150,18 +151,15 @@ def resolve_methods(methods: Sequence[Any] | None) -> list[Any]:
     elif isinstance(methods, str):
         methods = [methods]
     if any(isinstance(m, str) and m.strip() == "all" for m in methods):
-        from ..baselines.methods import method_names
+        from ..registry import method_names
 
-        methods = method_names()
+        methods = method_names("kstars")
     out = []
     for m in methods:
         if isinstance(m, str):
-            from ..baselines.methods import METHODS, get_method
-
-            # k-star methods keep their own objects; the other protocols come from the registry
-            m = get_method(m.strip()) if m.strip() in METHODS else _registry_method(m.strip())
+            m = _registry_method(m.strip())
         elif not (hasattr(m, "name") and hasattr(m, "estimate_trials")):
-            raise TypeError(f"methods entries must be method names or KStarMethod objects, got {m!r}")
+            raise TypeError(f"methods entries must be method names or Method objects, got {m!r}")
         out.append(m)
     names = [m.name for m in out]
     dup = sorted({x for x in names if names.count(x) > 1})
@@ -201,110 +199,76 @@ def _check_epsilons(epsilons: Sequence[float] | float) -> list[float]:
 
 @dataclass(frozen=True)
 class _Unit:
-    """What a task needs to simulate the trials of one cell (or of one shared-noise cell group)."""
+    """What a task needs to simulate the trials of one cell."""
 
     graph: str
     statistic: str
     k: int | None
     epsilon: float
-    methods: tuple[str, ...]  # record labels
+    methods: tuple[str, ...]  # the record label: the method's name
     key: int
-    kstar_method: Any = None  # the KStarMethod object, for k-star units
-    protocol: Any = None  # a Protocol of the layer, for adjacency statistics (per-trial units)
-    data: Any = None  # what the protocol needs: the Graph
-    estimators: tuple[str, ...] = ()  # a degree unit: the degree protocol's estimator of each method
+    method: Any  # the method (its ``estimate_trials``)
+    data: Any = None  # the Graph for a method that needs the adjacency; None: the graph's degrees
+
+
+def _data(unit: _Unit, degrees: NDArray[np.int64]) -> Any:
+    return degrees if unit.data is None else unit.data
 
 
 def _run_block(unit: _Unit, degrees: NDArray[np.int64], seed: int, block: int, n: int, task: int):
-    """Simulate ``n`` trials of one block; return ``(task, estimates of shape (n_methods, n),
-    analytic)``, where ``analytic`` is the unit's closed-form RMSEs (:func:`_analytic`) for its
-    block 0 and None for the others: deterministic work, done by the workers beside the trials."""
+    """Simulate ``n`` trials of one block; return ``(task, estimates of shape (rows, n), analytic)``,
+    where ``analytic`` is the unit's closed-form RMSE (:func:`_analytic`) for its block 0 and None
+    for the others: deterministic work, done by the workers beside the trials."""
     analytic = _analytic(unit, degrees) if block == 0 else None
     return task, _simulate_block(unit, degrees, block_rng(seed, unit.key, block), n), analytic
 
 
 def _simulate_block(unit: _Unit, degrees: NDArray[np.int64], gen: np.random.Generator, n: int) -> NDArray:
-    """The estimates of ``n`` trials of one block, shape (n_methods, n)."""
-    if unit.protocol is not None:
-        return _run_protocol_block(unit, gen, n)
-    if unit.kstar_method is not None:
-        est = unit.kstar_method.estimate_trials(degrees, unit.k, unit.epsilon, n, rng=gen)
+    """The estimates of ``n`` trials of one block: row 0 the estimates, and for a method that is not
+    vectorised row 1 the seconds of each trial."""
+    m, data = unit.method, _data(unit, degrees)
+    if m.vectorized:
+        est = m.estimate_trials(data, unit.statistic, unit.k, unit.epsilon, n, rng=gen)
         return np.asarray(est, dtype=np.float64).reshape(1, n)
-    from ..protocols.degree import DegreeProtocol
-
-    # the degree statistics of unbiased-dlap and naive-dlap: the degree protocol's simulation, both
-    # estimators from the same reports
-    return DegreeProtocol().simulate_trials(degrees, unit.statistic, unit.k, unit.epsilon, n, rng=gen,
-                                            estimators=unit.estimators)
-
-
-def _run_protocol_block(unit: _Unit, gen: np.random.Generator, n: int) -> NDArray[np.float64]:
-    """Per-trial simulation of a protocol; row 0 the estimates, row 1 the seconds per trial."""
     out = np.empty((2, n), dtype=np.float64)
-    unit.protocol.prepare(unit.data)  # per-graph precomputation, outside the timed trials
+    m.prepare(data)  # per-graph precomputation, outside the timed trials
     for t in range(n):
         t0 = time.perf_counter()
-        est = unit.protocol.estimate_trials(unit.data, unit.statistic, unit.k, unit.epsilon, 1, rng=gen)
-        out[0, t] = est[0]
+        out[0, t] = m.estimate_trials(data, unit.statistic, unit.k, unit.epsilon, 1, rng=gen)[0]
         out[1, t] = time.perf_counter() - t0
     return out
 
 
-def _graph_units(g: GraphInput, stat: str, k: int | None, eps: float, methods: list[Any]) -> list[_Unit]:
-    """Units of an adjacency statistic: one per method that estimates it (others skip it)."""
-    from ..protocols.base import require_graph
+def _adjacency(g: GraphInput, method: str) -> Any:
+    """The graph's adjacency, or a TypeError saying ``method`` needs it."""
+    from ..graph.core import Graph
 
-    protos = [m for m in methods if hasattr(m, "supports") and m.supports(stat)]
-    if not protos:
-        from ..registry import method_names
-
-        raise ValueError(
-            f"statistic {stat!r} is estimated by {', '.join(method_names(stat))}; none is among the "
-            f"methods {[m.name for m in methods]}"
-        )
-    graph = require_graph(g.graph if g.graph is not None else g.degrees, protos[0].name)
-    return [
-        _Unit(g.label, stat, k, eps, (m.name,), cell_key(stat, g.stream_id or g.label, k, eps, m.name),
-              protocol=m, data=graph)
-        for m in protos
-    ]
+    if isinstance(g.graph, Graph):
+        return g.graph
+    raise TypeError(f"method {method!r} needs the graph's adjacency (an ldpgraph Graph), got "
+                    f"{type(g.degrees).__name__} (degrees only)")
 
 
 def _build_units(
     graphs: list[GraphInput], stats: list[tuple[str, int | None]], epsilons: list[float], methods: list[Any]
 ) -> list[_Unit]:
-    names = [m.name for m in methods]
-    degree_methods = tuple(m for m in (UNBIASED_METHOD, NAIVE_METHOD) if m in names)
-    # the degree protocol's estimator of each, as the registry states it ("unbiased", "naive")
-    estimators = tuple(_registry_method(name).estimator for name in degree_methods)
+    """One unit per cell: graph x statistic x epsilon x method that estimates the statistic."""
     units = []
     for g in graphs:
         for stat, k in stats:
-            for eps in epsilons:
-                if stat in GRAPH_STATISTICS:
-                    units.extend(_graph_units(g, stat, k, eps, methods))
-                elif stat == "kstars":
-                    for m in methods:
-                        if hasattr(m, "supports") and not m.supports("kstars"):
-                            continue
-                        key = cell_key("kstars", g.stream_id or g.label, k, eps, m.name)
-                        units.append(_Unit(g.label, stat, k, eps, (m.name,), key, m))
-                else:
-                    # other protocols of the registry (the layer's) that estimate a degree statistic
-                    others = [m for m in methods if hasattr(m, "supports") and m.supports(stat)
-                              and m.name not in (UNBIASED_METHOD, NAIVE_METHOD)]
-                    if not degree_methods and not others:
-                        from ..registry import method_names
+            takers = [m for m in methods if m.supports(stat)]
+            if not takers:
+                from ..registry import method_names
 
-                        raise ValueError(
-                            f"statistic {stat!r} is estimated by {', '.join(method_names(stat))}; "
-                            f"none is among the methods {names}"
-                        )
-                    if degree_methods:
-                        key = cell_key(stat, g.stream_id or g.label, k, eps, "degree-reports")
-                        units.append(_Unit(g.label, stat, k, eps, degree_methods, key, estimators=estimators))
-                    if others:
-                        units.extend(_graph_units(g, stat, k, eps, others))
+                raise ValueError(
+                    f"statistic {stat!r} is estimated by {', '.join(method_names(stat))}; none is among the "
+                    f"methods {[m.name for m in methods]}"
+                )
+            data = {m.name: None if m.needs == "degrees" else _adjacency(g, m.name) for m in takers}
+            for eps in epsilons:
+                units.extend(_Unit(g.label, stat, k, eps, (m.name,),
+                                   cell_key(stat, g.stream_id or g.label, k, eps, m.name), m, data[m.name])
+                             for m in takers)
     return units
 
 
@@ -324,44 +288,28 @@ def _cannot_run(unit: _Unit, degrees: NDArray[np.int64]) -> str | None:
 
 
 def _truth(g: GraphInput, stat: str, k: int | None) -> float:
-    if stat in GRAPH_STATISTICS:
-        from ..protocols.base import require_graph
-        from .statistics import graph_statistic_truth
+    from ..protocols.statistics import statistic_truth
 
-        graph = require_graph(g.graph if g.graph is not None else g.degrees, stat)
-        return graph_statistic_truth(stat, graph)
-    if stat == "kstars":
-        from ..baselines.methods import exact_kstars
-
-        return float(exact_kstars(g.degrees, k))
-    return float(get_statistic(stat).truth(g.degrees, k))
+    return statistic_truth(_adjacency(g, stat) if stat in GRAPH_STATISTICS else g.degrees, stat, k)
 
 
 def _analytic(unit: _Unit, degrees: NDArray[np.int64]) -> dict[str, float | None]:
-    """The closed-form RMSE of each method of a unit (None where there is none)."""
-    if unit.protocol is not None:
-        return {unit.methods[0]: unit.protocol.analytic_rmse(unit.data, unit.statistic, unit.k, unit.epsilon)}
-    if unit.kstar_method is not None:
-        fn = getattr(unit.kstar_method, "analytic_rmse", None)
-        return {unit.methods[0]: None if fn is None else fn(degrees, unit.k, unit.epsilon)}
-    from ..protocols.degree import DegreeProtocol
-
-    proto = DegreeProtocol()
-    return {m: proto.simulated_sd(degrees, unit.statistic, unit.k, unit.epsilon, estimator)
-            for m, estimator in zip(unit.methods, unit.estimators, strict=True)}
+    """The closed-form RMSE of the unit's method (None where there is none)."""
+    rmse = unit.method.analytic_rmse(_data(unit, degrees), unit.statistic, unit.k, unit.epsilon)
+    return {unit.methods[0]: rmse}
 
 
-def _cell_costs(unit: _Unit, seconds: NDArray[np.float64]) -> dict[str, Any]:
-    """Communication (mean bits per node) and wall time per trial of a protocol cell."""
-    up, down = unit.protocol.communication(unit.data, unit.epsilon, unit.statistic)
+def _cell_costs(unit: _Unit, data: Any, seconds: NDArray[np.float64]) -> dict[str, Any]:
+    """Communication (mean bits per node) and wall time per trial of a per-trial cell."""
+    m = unit.method
+    up, down = m.communication(data, unit.epsilon, unit.statistic)
     return {
         "graph": unit.graph, "method": unit.methods[0], "statistic": unit.statistic, "k": unit.k,
         "epsilon": unit.epsilon, "upload_bits_per_node": float(up),
         "download_bits_per_node": float(down), "seconds_per_trial": float(np.mean(seconds)),
-        "budget": unit.protocol.budget(unit.epsilon, unit.statistic),
+        "budget": m.budget(unit.epsilon, unit.statistic),
         # a method's guarantee beyond its per-node ε (the shuffle model's central (ε, δ) and local ε₀)
-        "privacy": (unit.protocol.privacy(unit.data, unit.epsilon) if hasattr(unit.protocol, "privacy")
-                    else None),
+        "privacy": m.privacy(data, unit.epsilon) if hasattr(m, "privacy") else None,
     }
 
 
@@ -663,10 +611,11 @@ def run_experiment(
     ks : sequence of int
         Star sizes k >= 1 for ``kstars`` (and powers for ``degree_moment``); default
         :data:`DEFAULT_KS` = (2, 3), as on the command line.
-    methods : sequence of str or KStarMethod, optional
-        k-star methods by name (:func:`ldpgraph.baselines.methods.method_names`) or as
-        objects, or ``"all"``; default :data:`DEFAULT_METHODS` plus, for each statistic of the
-        graph's adjacency, its recommended method of each model
+    methods : sequence of str or Method, optional
+        Registered methods by name (:func:`ldpgraph.run.method.method_names`) or as objects
+        (:class:`~ldpgraph.run.method.Method`), or ``"all"`` (every k-star method); default
+        :data:`DEFAULT_METHODS` plus, for each statistic of the graph's adjacency, its recommended
+        method of each model
         (:func:`ldpgraph.registry.recommended_methods`), as on the command line. The degree
         statistics are estimated by the ``unbiased-dlap`` and ``naive-dlap`` among them.
         A cell a method cannot run (LocalLapKStars at large k: its sensitivity overflows) is
@@ -817,8 +766,8 @@ def run_experiment(
         for i, method in enumerate(unit.methods):
             cell = CellRecords(unit.graph, method, unit.statistic, unit.k, unit.epsilon, truth,
                                np.ascontiguousarray(est_all[i]), entropy, spawn)
-            if unit.protocol is not None:
-                costs.append(_cell_costs(unit, est_all[1]))
+            if not unit.method.vectorized:
+                costs.append(_cell_costs(unit, _data(unit, by_label[unit.graph].degrees), est_all[1]))
             cells.append(cell)
             rmse_a = a.get(method)
             analytic[cell.key] = None if rmse_a is None or not math.isfinite(rmse_a) else float(rmse_a)

@@ -6,8 +6,9 @@ its cell in an experiment with the same seed (:mod:`ldpgraph.experiments.seeding
 The standard error of each estimate is the curator's: computed from the reports and public
 values only, as ``ldpgraph curate`` computes it. A method that deploys runs its deployed
 protocol in memory (:func:`~ldpgraph.run.run_in_memory`: the same law as its fast simulator,
-the estimate and the standard error from the same reports); a k-star method computes it from
-its own reports (:meth:`~ldpgraph.baselines.methods.KStarMethod.estimate_with_error`). Its
+the estimate and the standard error from the same reports); a simulated one (not deployable, or
+a degree sequence without edges) computes it from its own reports where its protocol can
+(``simulate_with_error``: the k-star and degree protocols). Its
 kind (``std_error_kind``) is a key of :data:`~ldpgraph.protocols.curator.SE_KINDS` or
 ``"none: <reason>"``. The closed-form standard deviation at the true graph, which a curator
 does not have, is ``analytic_sd`` (for comparison only).
@@ -26,11 +27,10 @@ from typing import Any
 
 from .._progress import Progress
 from .._validation import check_epsilon, check_nonnegative_int
-from ..notes import no_std_error_reason
 from .options import check_options, configure_methods
 from .runner import GraphInput, _build_units, _resolve_methods, parse_statistics, resolve_graph_inputs
 from .seeding import block_rng, root_entropy
-from .statistics import GRAPH_STATISTICS, UNBIASED_METHOD, get_statistic
+from .statistics import GRAPH_STATISTICS, get_statistic
 
 __all__ = ["MethodEstimate", "SingleRun", "estimate_once"]
 
@@ -169,11 +169,12 @@ def _deployed_estimate(
     simulated and says why it has no standard error."""
     from ..core import registry as layer
     from ..core.sampling import Seeded
+    from ..graph.core import Graph
     from ..run.memory import run_in_memory
 
     deployed = getattr(p, "deployed_as", None)
     proto = None if deployed is None else layer.get(deployed[0])
-    if proto is not None and statistic in proto.statistics:
+    if proto is not None and statistic in proto.statistics and isinstance(graph, Graph):
         seed = int(gen.integers(0, 2**63 - 1, size=1)[0])
         taken = {o.name for o in proto.options}
         public = {**deployed[1], **(getattr(p, "public", None) or {}),  # the simulation's own options
@@ -182,6 +183,9 @@ def _deployed_estimate(
         e = run.estimate
         kind = e.std_error_kind
         return float(e.value), None if kind.startswith("none") else e.std_error, kind
+    with_error = getattr(getattr(p, "protocol", None), "simulate_with_error", None)
+    if with_error is not None:  # a simulation whose curator has a standard error from the reports
+        return with_error(graph, p.plan(epsilon, graph, statistic), statistic, gen, param=k)
     est = float(p.estimate_trials(graph, statistic, k, epsilon, 1, rng=gen)[0])
     if deployed is None:
         why = f"not deployable ({getattr(p, 'not_deployable', '') or 'no curator'}): no report-based variance"
@@ -222,7 +226,7 @@ def estimate_once(
         Budget per node, in (0, inf).
     statistic : str
         ``"kstars"`` (all k-star methods), a curator statistic (``unbiased-dlap`` and
-        ``naive-dlap`` on the same noisy degrees), or an adjacency statistic
+        ``naive-dlap``, each its own draws), or an adjacency statistic
         (:data:`~ldpgraph.experiments.statistics.GRAPH_STATISTICS`: by default the recommended
         method of each model, :func:`~ldpgraph.registry.recommended_methods`, or all the
         protocols that estimate it where none is recommended; the graph must carry its edges).
@@ -291,38 +295,17 @@ def _estimate_unit(unit: Any, g: GraphInput, k: int | None, eps: float, entropy:
     """The estimates of one unit's methods (the first trial of its cell), each with the curator's
     standard error from the reports (or why none) beside the closed form at the truth."""
     gen = block_rng(entropy, unit.key, 0)
-    if unit.protocol is not None:  # an adjacency protocol: the first trial of its cell
-        p = unit.protocol
-        p.prepare(unit.data)
-        details = getattr(p, "trial_details", None)
-        if details is not None:  # a vector statistic: the run's summary, no scalar estimate
-            extra = details(unit.data, eps, rng=gen)
-            per = extra.pop("per_node", None)
-            labels = None if per is None or g.graph is None else g.graph.by_label(per)
-            return [MethodEstimate(p.name, math.nan, None, "none: a vector statistic (see its summary)", None,
-                                   extra, labels)]
-        sd = _sd(p.analytic_variance(unit.data, unit.statistic, k, eps))
-        est, se, kind = _deployed_estimate(p, unit.data, unit.statistic, k, eps, gen, opts)
-        return [MethodEstimate(p.name, est, se, kind, sd)]
-    if unit.kstar_method is not None:
-        m = unit.kstar_method
-        var_fn = getattr(m, "analytic_variance", None)
-        sd = _sd(None if var_fn is None else var_fn(g.degrees, k, eps))
-        est, se, kind = m.estimate_with_error(g.degrees, k, eps, rng=gen)
-        return [MethodEstimate(m.name, est, se, kind, sd)]
-    from ..protocols.randomizer import DegreeRandomizer
-
-    stat = get_statistic(unit.statistic)
-    reports = DegreeRandomizer(epsilon=eps).randomize(g.degrees, rng=gen)
-    sd_exact = stat.analytic_sd(g.degrees, k, eps)
-    e = stat.unbiased(reports, k)
-    out: list[MethodEstimate] = []
-    for method in unit.methods:
-        if method == UNBIASED_METHOD or stat.naive_is_unbiased:  # a linear statistic: the same value
-            value = float(e.value if method == UNBIASED_METHOD else stat.naive(reports.degrees.values, k))
-            se = None if e.std_error_kind.startswith("none") else e.std_error
-            out.append(MethodEstimate(method, value, se, e.std_error_kind, sd_exact))
-        else:
-            est = float(stat.naive(reports.degrees.values, k))
-            out.append(MethodEstimate(method, est, None, "none: " + no_std_error_reason(method)))
-    return out
+    p = unit.method
+    data = g.degrees if unit.data is None else unit.data
+    p.prepare(data)
+    details = getattr(p, "trial_details", None)
+    if details is not None:  # a vector statistic: the run's summary, no scalar estimate
+        extra = details(data, eps, rng=gen)
+        per = extra.pop("per_node", None)
+        labels = None if per is None or g.graph is None else g.graph.by_label(per)
+        return [MethodEstimate(p.name, math.nan, None, "none: a vector statistic (see its summary)", None,
+                               extra, labels)]
+    sd = _sd(p.analytic_variance(data, unit.statistic, k, eps))
+    graph = g.graph if g.graph is not None else data
+    est, se, kind = _deployed_estimate(p, graph, unit.statistic, k, eps, gen, opts)
+    return [MethodEstimate(p.name, est, se, kind, sd)]

@@ -26,8 +26,11 @@ row). A statistic with a parameter is written ``kstars:3`` (star size; ``kstars`
 
 ``unbiased-laplace`` and ``naive-laplace`` (:class:`UnbiasedLaplaceDegree`,
 :class:`NaiveLaplaceDegree`) have the same plan with continuous Laplace noise: they are not
-deployable (a real number is no report row), and they are simulated by their methods of
-:mod:`ldpgraph.baselines.methods` only.
+deployable (a real number is no report row): they are simulated only (their ``simulate`` hook).
+
+Every protocol here has the simulation hooks ``simulate`` (vectorised over trials, the kernels of
+:mod:`~ldpgraph.protocols.kstar_kernels`) and ``moments``; ``degree`` is offered as the methods
+``unbiased-dlap`` and ``naive-dlap`` (presets: ``estimator`` unbiased or naive).
 
 Examples
 --------
@@ -54,14 +57,15 @@ from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
 from ..core.plan import Plan, Release, RoundPlan, split_budget
-from ..core.protocol import Accumulator, Option, Protocol, Round
+from ..core.protocol import Accumulator, Option, Preset, Protocol, Round
 from ..core.registry import register
 from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
 from .curator import Estimate
-from .randomizer import projected_kstar_counts
+from .randomizer import as_degrees, projected_kstar_counts
 from .reports import DEGREE_PROTOCOL
 from .reportset import STATISTICS, ReportAccumulator, ReportSetSummary, estimate_statistic
+from .statistics import STATISTICS as DEGREE_STATISTICS
 
 __all__ = [
     "DegreeProtocol",
@@ -77,6 +81,7 @@ __all__ = [
     "kstar_list",
     "parse_statistic",
     "degree_quantity_rows",
+    "SIMULATED_STATISTICS",
 ]
 
 DEGREE = "degree"
@@ -256,9 +261,14 @@ def naive_estimate(summary: ReportSetSummary, statistic: str, k: int | None) -> 
     else:
         value = float(get_statistic(statistic).naive(hist.to_reports(), k))
         name = statistic if k is None else f"{statistic}_{k}"
-    return Estimate(float(value), None, None, name, note="the plug-in of the noisy degrees (biased): no "
-                    "standard error")
+    from .kstar_kernels import PLUGIN_NO_SE
 
+    return Estimate(float(value), None, None, name, note=PLUGIN_NO_SE)
+
+
+#: the statistics the methods of the degree protocol estimate (``unbiased-dlap``, ``naive-dlap``): the
+#: k-stars and the degree statistics of :mod:`ldpgraph.protocols.statistics`
+SIMULATED_STATISTICS = ("kstars", *DEGREE_STATISTICS)
 
 #: ``local-dlap-kstars-private``'s default share of the budget on its noisy degree bound (Imola et
 #: al.): here because the degree protocol's one-round refusal names that protocol and its split
@@ -275,6 +285,14 @@ class DegreeProtocol(Protocol):
     needs = "degrees"
     reference = "ours (the unique minimum-variance unbiased estimators of DLap degree reports)"
     options = (KSTAR_COUNTS, D_MAX, _SHARES, _NO_DEGREE, _ESTIMATOR)
+    unbiased = True
+    vectorized = True
+    presets = (
+        Preset("unbiased-dlap", statistics=SIMULATED_STATISTICS, unbiased=True,
+               reference="ours (the unique minimum-variance unbiased estimator)"),
+        Preset("naive-dlap", {"estimator": "naive"}, statistics=SIMULATED_STATISTICS, unbiased=False,
+               reference="plug-in baseline"),
+    )
 
     def rounds_refusal(self) -> str:
         """One round: its former second round (a public bound from noisy degrees) is
@@ -381,73 +399,104 @@ class DegreeProtocol(Protocol):
         return {name: Screening(name, q.admissible[0], q.admissible[1], result.outliers, q.n_outside)
                 for name, q in result.quantities.items() if q.admissible is not None}
 
-    # ------------------------------------------------------------------ simulation (experiments)
+    # ------------------------------------------------------------------ simulation hooks
 
-    def simulated_statistics(self) -> tuple[str, ...]:
-        """The degree statistics :meth:`simulate_trials` estimates (those of
-        :data:`ldpgraph.protocols.statistics.STATISTICS`; the k-stars are simulated by the methods of
-        :mod:`ldpgraph.baselines`, vectorised over trials)."""
-        from .statistics import STATISTICS as DEGREE_STATISTICS
-
-        return tuple(DEGREE_STATISTICS)
-
-    def simulated_sd(self, degrees: NDArray[np.int64], statistic: str, param: int | None, epsilon: float,
-                     estimator: str = "unbiased") -> float | None:
-        """The exact standard deviation of :meth:`simulate_trials`' ``estimator`` (its RMSE: it is
-        unbiased), or None: the plug-in of a statistic it biases, or no closed form
-        (:attr:`~ldpgraph.protocols.statistics.GraphStatistic.analytic_sd`).
+    def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: np.random.Generator, *,
+                 param: int | None = None) -> NDArray[np.float64]:
+        r"""``n_trials`` estimates under ``plan``, vectorised over trials: every node's
+        :math:`y_v = d_v + \mathrm{DLap}(e^{-\varepsilon_d})` (ε of the plan's degree release), the
+        plan's estimator (``estimator``) on them; without the degree (``no_degree``), the k-stars are
+        the sum of the released counts (:mod:`~ldpgraph.protocols.kstar_kernels`).
 
         >>> import numpy as np
         >>> p = DegreeProtocol()
-        >>> p.simulated_sd(np.array([1, 2, 1]), "edges", None, 1.0) == p.simulated_sd(
-        ...     np.array([1, 2, 1]), "edges", None, 1.0, "naive")
-        True
-        >>> p.simulated_sd(np.array([1, 2, 1]), "degree_moment", 2, 1.0, "naive") is None
-        True
+        >>> p.simulate(np.array([3, 1, 2, 2]), p.plan(500.0), "kstars", 2, np.random.default_rng(0), param=2)
+        array([5., 5.])
+        >>> p.simulate(np.array([1, 2, 1]), p.plan(50.0), "edges", 1, np.random.default_rng(0)).tolist()
+        [2.0]
         """
-        from .statistics import get_statistic
+        name, k = _statistic_k(statistic, param)
+        return _simulate_degree_plan(as_degrees(graph), plan, name, k, n_trials, rng, "dlap")
 
-        stat = get_statistic(statistic)
-        if estimator == "unbiased" or stat.naive_is_unbiased:
-            return stat.analytic_sd(degrees, param, epsilon)
-        return None
-
-    def simulate_trials(self, degrees: NDArray[np.int64], statistic: str, param: int | None, epsilon: float,
-                        n_trials: int, *, rng: np.random.Generator,
-                        estimators: Sequence[str] = ("unbiased",)) -> NDArray[np.float64]:
-        r"""Estimates of ``statistic`` in ``n_trials`` simulated rounds: ``(len(estimators), n_trials)``.
-
-        Each trial draws every node's report :math:`y_v = d_v + \mathrm{DLap}(e^{-\varepsilon})`
-        (:class:`~ldpgraph.protocols.randomizer.DegreeRandomizer`, from ``rng``), and each estimator
-        reads the same reports: ``"unbiased"`` the curator's unbiased estimate, ``"naive"`` the
-        plug-in of the noisy degrees (:class:`~ldpgraph.protocols.statistics.GraphStatistic`). The
-        experiment runner simulates the degree statistics of ``unbiased-dlap`` and ``naive-dlap``
-        here, both from one draw per trial.
+    def moments(self, graph: Any, plan: Plan, statistic: str,
+                param: int | None = None) -> tuple[float | None, float | None]:
+        """Exact mean and variance of :meth:`simulate`'s estimate (None, None: the plug-in of a degree
+        statistic it biases, or no closed form).
 
         >>> import numpy as np
-        >>> DegreeProtocol().simulate_trials(np.array([1, 2, 1]), "edges", None, 50.0, 2,
-        ...                                  rng=np.random.default_rng(0), estimators=("unbiased", "naive"))
-        array([[2., 2.],
-               [2., 2.]])
+        >>> p = DegreeProtocol()
+        >>> p.moments(np.array([3, 1, 2, 2]), p.plan(1.0), "kstars", 2)[0]
+        5.0
         """
-        from .randomizer import DegreeRandomizer
-        from .statistics import get_statistic
+        name, k = _statistic_k(statistic, param)
+        return _degree_plan_moments(as_degrees(graph), plan, name, k, "dlap")
 
-        bad = [e for e in estimators if e not in ("unbiased", "naive")]
-        if bad:
-            raise ValueError(f"estimators must be 'unbiased' or 'naive', got {bad}")
-        stat = get_statistic(statistic)
-        randomizer = DegreeRandomizer(epsilon=epsilon)
-        out = np.empty((len(estimators), n_trials), dtype=np.float64)
-        for t in range(n_trials):
-            reports = randomizer.randomize(degrees, rng=rng)
-            y = reports.degrees.values
-            for i, estimator in enumerate(estimators):
-                if estimator == "unbiased":
-                    out[i, t] = float(stat.unbiased(reports, param).value)
-                else:
-                    out[i, t] = stat.naive(y, param)
-        return out
+    def simulate_with_error(self, graph: Any, plan: Plan, statistic: str, rng: np.random.Generator, *,
+                            param: int | None = None) -> tuple[float, float | None, str]:
+        """One simulated run as its curator sees it: ``(estimate, standard error from the reports, its
+        kind)`` (``ldpgraph estimate`` on a degree sequence, where no deployment can run)."""
+        return _run_with_error(graph, plan, statistic, rng, param, "dlap")
+
+
+def _statistic_k(statistic: str, param: int | None) -> tuple[str, int | None]:
+    """``(name, parameter)`` of a simulated statistic: ``param`` as given, or for ``kstars`` k = 2."""
+    if statistic == "kstars":
+        return statistic, 2 if param is None else check_nonnegative_int(param, "k", minimum=1)
+    return statistic, param
+
+
+def _degree_eps(plan: Plan, statistic: str) -> float:
+    if DEGREE not in {q for rel in plan.rounds[0].releases for q in rel.quantities}:
+        raise ValueError(f"{plan.protocol} releases no degree under this plan (no_degree): its {statistic} "
+                         "is not simulated (the k-stars from the released counts are: --stat kstars)")
+    return plan.release(DEGREE).epsilon
+
+
+def _simulate_degree_plan(d: NDArray[np.int64], plan: Plan, statistic: str, k: int | None, n_trials: int,
+                          rng: np.random.Generator, noise: str) -> NDArray[np.float64]:
+    from . import kstar_kernels as kk
+
+    estimator = plan.public.get("estimator", "unbiased")
+    if statistic == "kstars":
+        if plan.public.get("no_degree"):  # the sum of the released counts (local-dlap-kstars' law)
+            return kk.simulate_local_counts(d, k, _count_eps(plan, k), plan.public["d_max"], n_trials, rng,
+                                            noise)
+        return kk.simulate_degree_kstars(d, k, _degree_eps(plan, statistic), n_trials, rng, noise, estimator)
+    eps = _degree_eps(plan, statistic)
+    return kk.simulate_degree_statistic(d, statistic, k, eps, n_trials, rng, estimator)
+
+
+def _run_with_error(graph: Any, plan: Plan, statistic: str, rng: np.random.Generator, param: int | None,
+                    noise: str) -> tuple[float, float | None, str]:
+    from . import kstar_kernels as kk
+
+    name, k = _statistic_k(statistic, param)
+    return kk.degree_run_with_error(as_degrees(graph), name, k, _degree_eps(plan, name), rng, noise,
+                                    plan.public.get("estimator", "unbiased"))
+
+
+def _count_eps(plan: Plan, k: int) -> float:
+    q = f"kstar_{k}"
+    if q not in {q for rel in plan.rounds[0].releases for q in rel.quantities}:
+        raise ValueError(f"the plan releases no degree and no {q} (--kstar-counts {k}): {plan.describe()}")
+    return plan.release(q).epsilon
+
+
+def _degree_plan_moments(d: NDArray[np.int64], plan: Plan, statistic: str, k: int | None,
+                         noise: str) -> tuple[float | None, float | None]:
+    from . import kstar_kernels as kk
+
+    estimator = plan.public.get("estimator", "unbiased")
+    if statistic == "kstars":
+        if plan.public.get("no_degree"):
+            return kk.local_count_moments(d, k, _count_eps(plan, k), plan.public["d_max"], noise)
+        return kk.degree_kstar_moments(d, k, _degree_eps(plan, statistic), noise, estimator)
+    sd = kk.degree_statistic_sd(d, statistic, k, _degree_eps(plan, statistic), estimator)
+    if sd is None:
+        return None, None
+    from .statistics import statistic_truth
+
+    return statistic_truth(d, statistic, k), float(sd) ** 2
 
 
 class NotDeployableRound(Round):
@@ -457,8 +506,8 @@ class NotDeployableRound(Round):
         self.number, self.name, self.why = number, name, why
 
     def release(self, plan: Plan, nodes: Any, neighbours: Any, broadcast: Any, sampler: Sampler) -> Rows:
-        raise ValueError(f"{plan.protocol} cannot be run on report rows: {self.why} (its simulation is "
-                         "the method's own, ldpgraph.registry.get_method)")
+        raise ValueError(f"{plan.protocol} cannot be run on report rows: {self.why} (it is simulated only: "
+                         "ldpgraph.run.method.get_method)")
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
         raise ValueError(f"{plan.protocol} has no report rows to curate: {self.why}")
@@ -479,18 +528,47 @@ class UnbiasedLaplaceDegree(Protocol):
     deployable = False
     not_deployable = CONTINUOUS
     reference = "ours (the unbiased estimator for Laplace reports)"
+    unbiased = True
+    vectorized = True
+    #: the curator's estimate of the reports
+    estimator = "unbiased"
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
         self.check_public(public)
         eps = check_epsilon(epsilon)
         release = Release((DEGREE,), "laplace", eps, 1.0)
-        return Plan(self.name, self.version, eps, (RoundPlan(1, DEGREE, (release,)),))
+        return Plan(self.name, self.version, eps, (RoundPlan(1, DEGREE, (release,)),),
+                    {"estimator": self.estimator})
 
     def rounds(self) -> tuple[Round, ...]:
         return (NotDeployableRound(1, DEGREE, CONTINUOUS),)
 
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
         raise ValueError(f"{self.name} is not deployable: {CONTINUOUS}")
+
+    def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: np.random.Generator, *,
+                 param: int | None = None) -> NDArray[np.float64]:
+        r"""``n_trials`` estimates: :math:`y_v = d_v + \mathrm{Lap}(1/\varepsilon)` (ε of the plan), the
+        unbiased rule or the plug-in (:func:`~ldpgraph.protocols.kstar_kernels.simulate_degree_kstars`).
+
+        >>> import numpy as np
+        >>> p = UnbiasedLaplaceDegree()
+        >>> p.simulate(np.array([3, 1, 2, 2]), p.plan(1.0), "kstars", 3, np.random.default_rng(0)).shape
+        (3,)
+        """
+        name, k = _statistic_k(self.check_statistic(statistic), param)
+        return _simulate_degree_plan(as_degrees(graph), plan, name, k, n_trials, rng, "laplace")
+
+    def moments(self, graph: Any, plan: Plan, statistic: str,
+                param: int | None = None) -> tuple[float | None, float | None]:
+        """Exact mean and variance of :meth:`simulate`'s estimate."""
+        name, k = _statistic_k(self.check_statistic(statistic), param)
+        return _degree_plan_moments(as_degrees(graph), plan, name, k, "laplace")
+
+    def simulate_with_error(self, graph: Any, plan: Plan, statistic: str, rng: np.random.Generator, *,
+                            param: int | None = None) -> tuple[float, float | None, str]:
+        """One simulated run as its curator would see it: ``(estimate, standard error, kind)``."""
+        return _run_with_error(graph, plan, self.check_statistic(statistic), rng, param, "laplace")
 
 
 @register
@@ -499,4 +577,6 @@ class NaiveLaplaceDegree(UnbiasedLaplaceDegree):
 
     name = "naive-laplace"
     reference = "plug-in baseline"
+    unbiased = False
+    estimator = "naive"
 

@@ -22,8 +22,9 @@ Curator: :math:`\hat S_k = \sum_v r_v`, unbiased for the projected :math:`\sum_v
 \binom{\min(d_v, D)}{k}`, variance :math:`n\,\mathrm{Var}(\mathrm{DLap})` exactly.
 
 The continuous-Laplace methods ``local-lap-kstars`` (public bound) and
-``local-lap-kstars-private`` have the same plans with Laplace noise: not deployable (their
-simulation is the methods' own, :mod:`ldpgraph.baselines.methods`).
+``local-lap-kstars-private`` have the same plans with Laplace noise: not deployable (simulated
+only). Every one has the simulation hooks ``simulate`` (vectorised over trials: the kernels of
+:mod:`~ldpgraph.protocols.kstar_kernels`) and ``moments`` (closed forms with the public bound).
 
 Examples
 --------
@@ -66,6 +67,7 @@ from .degree import (
     degree_quantity_rows,
     kstar_list,
 )
+from .randomizer import as_degrees
 from .reports import BROADCAST_FORMAT, BROADCAST_VERSION, read_json_file
 from .reportset import ReportSetSummary, estimate_statistic
 
@@ -218,8 +220,7 @@ def _kstar_plan(proto: Protocol, epsilon: float, pub: dict[str, Any], mechanism:
 
 
 def _true_max_degree(graph: Any) -> int:
-    d = np.diff(graph.indptr)
-    return max(int(d.max(initial=0)), 1)
+    return max(int(as_degrees(graph).max(initial=0)), 1)
 
 
 class _LocalKStars(Protocol):
@@ -232,11 +233,67 @@ class _LocalKStars(Protocol):
     mechanism = "dlap"
     #: whether D comes from a first round of noisy degrees
     private = False
+    vectorized = True
+    #: k is the simulated statistic's parameter (``param`` of :meth:`simulate`)
+    simulation_draws = ("kstar_counts",)
 
     def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
         """The benchmark's public bound: the true maximum degree (at least 1), as in Imola et al.'s
         experiments; none with the private bound."""
         return {} if self.private else {"d_max": _true_max_degree(graph)}
+
+    def placeholder_public(self) -> dict[str, Any]:
+        return {} if self.private else {"d_max": 2}  # D moves the sensitivity, not the split
+
+    def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: np.random.Generator, *,
+                 param: int | None = None) -> np.ndarray:
+        """``n_trials`` estimates under ``plan``, vectorised over trials (the kernels of
+        :mod:`~ldpgraph.protocols.kstar_kernels`): ε of each round and the public D from the plan, k
+        from ``param`` (the plan's k where None; the sensitivity :math:`\\binom{D}{k-1}` is k's).
+
+        >>> import numpy as np
+        >>> p = LocalDLapKStarsProtocol()
+        >>> p.simulate(np.array([3, 1, 2, 2]), p.plan(400.0, d_max=3), "kstars", 2, np.random.default_rng(0),
+        ...            param=2).tolist()
+        [5.0, 5.0]
+        """
+        from . import kstar_kernels as kk
+
+        self.check_statistic(statistic)
+        d, k = as_degrees(graph), self._k(plan, param)
+        eps = [rp.releases[0].epsilon for rp in plan.rounds]
+        if self.private:
+            return kk.simulate_private_bound(d, k, eps[0], eps[1], n_trials, rng, self.mechanism)
+        return kk.simulate_local_counts(d, k, eps[0], plan.public["d_max"], n_trials, rng, self.mechanism)
+
+    def moments(self, graph: Any, plan: Plan, statistic: str,
+                param: int | None = None) -> tuple[float | None, float | None]:
+        """Exact mean (the projected k-star count) and variance with the public bound; none with the
+        private one (its random D biases the estimate by an unknown amount)."""
+        from . import kstar_kernels as kk
+
+        self.check_statistic(statistic)
+        if self.private:
+            return None, None
+        eps = plan.rounds[0].releases[0].epsilon
+        return kk.local_count_moments(as_degrees(graph), self._k(plan, param), eps, plan.public["d_max"],
+                                      self.mechanism)
+
+    def simulate_with_error(self, graph: Any, plan: Plan, statistic: str, rng: np.random.Generator, *,
+                            param: int | None = None) -> tuple[float, float | None, str]:
+        """One simulated run as its curator sees it: ``(estimate, standard error, kind)``; with the public
+        bound the counts are exact and the variance the noise's, a function of the public n, D, k, ε."""
+        from .kstar_kernels import PRIVATE_BOUND_NO_SE
+
+        value = float(self.simulate(graph, plan, statistic, 1, rng, param=param)[0])
+        if self.private:
+            return value, None, "none: " + PRIVATE_BOUND_NO_SE
+        return value, math.sqrt(self.moments(graph, plan, statistic, param)[1]), "exact"
+
+    @staticmethod
+    def _k(plan: Plan, param: int | None) -> int:
+        return int(plan.public["kstar_counts"][0] if param is None else
+                   check_nonnegative_int(param, "k", minimum=1))
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
         pub = {"d_max": None, "private_bound": self.private, "shares": None, **self.check_public(public)}
@@ -278,31 +335,13 @@ _ONE_K = dataclasses.replace(KSTAR_COUNTS, default=(2,))
 
 
 @register
-class LocalDLapKStarsProtocol(_LocalKStars):
-    """``local-dlap-kstars``: the public bound D (``d_max``; a simulation takes the true maximum degree)."""
-
-    name = "local-dlap-kstars"
-    reference = "LocalLapKStars with discrete Laplace (ours)"
-    options = (_ONE_K, D_MAX)
-
-
-@register
-class LocalDLapKStarsPrivateProtocol(_LocalKStars):
-    """``local-dlap-kstars-private``: D from a first round of noisy degrees (0.1 of the budget)."""
-
-    name = "local-dlap-kstars-private"
-    reference = "LocalLapKStars with a private degree bound, discrete Laplace (ours; after Imola et al.)"
-    options = (_ONE_K, _SHARES)
-    private = True
-
-
-@register
 class LocalLapKStarsProtocol(_LocalKStars):
     """``local-lap-kstars`` (Imola, Murakami, Chaudhuri 2021): Laplace noise. Not deployable."""
 
     name = "local-lap-kstars"
     reference = "LocalLapKStars (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
     options = (_ONE_K, D_MAX)
+    unbiased = True
     mechanism = "laplace"
     deployable = False
     not_deployable = CONTINUOUS
@@ -319,3 +358,23 @@ class LocalLapKStarsPrivateProtocol(_LocalKStars):
     private = True
     deployable = False
     not_deployable = CONTINUOUS
+
+
+@register
+class LocalDLapKStarsProtocol(_LocalKStars):
+    """``local-dlap-kstars``: the public bound D (``d_max``; a simulation takes the true maximum degree)."""
+
+    name = "local-dlap-kstars"
+    reference = "LocalLapKStars with discrete Laplace (ours)"
+    options = (_ONE_K, D_MAX)
+    unbiased = True  # for the projected count; for S_k with the benchmark's D (the true maximum degree)
+
+
+@register
+class LocalDLapKStarsPrivateProtocol(_LocalKStars):
+    """``local-dlap-kstars-private``: D from a first round of noisy degrees (0.1 of the budget)."""
+
+    name = "local-dlap-kstars-private"
+    reference = "LocalLapKStars with a private degree bound, discrete Laplace (ours; after Imola et al.)"
+    options = (_ONE_K, _SHARES)
+    private = True

@@ -4,9 +4,10 @@ This module is also importable as :mod:`ldpgraph.experiments.statistics` (its fo
 lives in :mod:`ldpgraph.protocols` so that :mod:`ldpgraph.registry` can read the statistics
 without importing :mod:`ldpgraph.experiments`, whose runner imports the registry.
 
-k-star counts are run through the swappable methods of :mod:`ldpgraph.baselines`. The other
-degree statistics of the curator (:mod:`ldpgraph.protocols.curator`) are compared on the
-*same* noisy degrees y_v = d_v + DLap(e^{-eps}) two ways:
+k-star counts are estimated by the k-star methods (presets of :mod:`ldpgraph.protocols.degree` and
+:mod:`ldpgraph.protocols.local_kstars`). The other degree statistics of the curator
+(:mod:`ldpgraph.protocols.curator`) are estimated from noisy degrees y_v = d_v + DLap(e^{-eps})
+two ways (each method its own draws in an experiment):
 
 * ``unbiased-dlap``: the curator's unbiased estimate from the reports;
 * ``naive-dlap``: the plug-in, the statistic of the noisy degrees taken as if they were true.

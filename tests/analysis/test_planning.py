@@ -19,8 +19,8 @@ from ldpgraph.analysis.planning import (
     split_budget,
     true_value,
 )
-from ldpgraph.baselines import exact_kstars
 from ldpgraph.estimators import binomial_variance, power_variance
+from ldpgraph.graph import kstar_counts as exact_kstars
 from ldpgraph.protocols import NodeReports, ReleasedValues, curator
 
 

@@ -11,7 +11,6 @@ import time
 import numpy as np
 import pytest
 
-from ldpgraph.baselines.methods import method_names
 from ldpgraph.datasets import bundled_data_dir, synthetic_graph
 from ldpgraph.experiments import DEFAULT_METHODS, read_records_csv, run_experiment
 from ldpgraph.experiments.outputs import file_digest
@@ -24,6 +23,7 @@ from ldpgraph.experiments.runner import (
     resolve_graph_inputs,
 )
 from ldpgraph.graph import Degrees
+from ldpgraph.run.method import method_names
 
 FB = bundled_data_dir() / "facebook_combined.txt.gz"
 GRID = dict(epsilons=[1.0], ks=[2], methods=["unbiased-dlap", "local-lap-kstars"], n_trials=3, seed=5,
@@ -87,7 +87,7 @@ def test_defaults_are_shared_by_cli_and_api():
     assert res.config["n_jobs"] == 1  # automatic: a tiny grid runs sequentially
     every = run_experiment({"toy": Degrees([3, 1, 2, 2])}, epsilons=[1.0], ks=[2], methods="all", n_trials=1, seed=0,
                            quiet=True)
-    assert [c.method for c in every.records] == method_names()
+    assert [c.method for c in every.records] == method_names("kstars")
 
 
 # ------------------------------------------------------------------ cells that cannot run, empty graphs

@@ -17,12 +17,12 @@ import math
 import numpy as np
 import pytest
 
-from ldpgraph.baselines.methods import get_method, method_names
 from ldpgraph.estimators.polynomials import binomial
 from ldpgraph.experiments import run_experiment
 from ldpgraph.experiments.seeding import block_rng, cell_key
 from ldpgraph.graph import Degrees
 from ldpgraph.protocols.randomizer import projected_kstar_counts
+from ldpgraph.run.method import get_method, method_names
 
 # ------------------------------------------------------------------ frozen copy (old algorithm)
 
@@ -101,7 +101,7 @@ def _old_estimate_trials(name, d, k, eps, n_trials, gen):
 DEG = np.concatenate([[0, 0, 1, 1, 2], np.random.default_rng(7).zipf(1.8, size=995).clip(max=3000)]).astype(np.int64)
 # the private-bound methods have no frozen copy: local-lap-kstars-private is unchanged code, and
 # local-dlap-kstars-private is newer than the optimisation (tested in law against its protocol)
-FROZEN_METHODS = [m for m in method_names() if not m.endswith("-private")]
+FROZEN_METHODS = [m for m in method_names("kstars") if not m.endswith("-private")]
 
 
 def _bits(a):
@@ -111,7 +111,7 @@ def _bits(a):
 @pytest.mark.parametrize("name", FROZEN_METHODS)
 @pytest.mark.parametrize(("k", "eps"), [(1, 0.3), (2, 0.1), (3, 1.0), (4, 5.0)])
 def test_estimate_trials_bitwise_equal_to_old_algorithm(name, k, eps):
-    new = get_method(name).estimate_trials(DEG, k, eps, 37, rng=block_rng(5, 99, 3))
+    new = get_method(name).estimate_trials(DEG, "kstars", k, eps, 37, rng=block_rng(5, 99, 3))
     old = _old_estimate_trials(name, DEG, k, eps, 37, block_rng(5, 99, 3))
     assert _bits(new) == _bits(old)
 
@@ -119,7 +119,7 @@ def test_estimate_trials_bitwise_equal_to_old_algorithm(name, k, eps):
 def test_sub_blocks_of_estimate_trials_unchanged():
     # 4,000,000 // 50,000 = 80 trials per sub-block: 170 trials are 80 + 80 + 10, one stream
     d = np.random.default_rng(1).geometric(0.02, size=50_000).astype(np.int64)
-    new = get_method("unbiased-dlap").estimate_trials(d, 2, 0.5, 170, rng=4)
+    new = get_method("unbiased-dlap").estimate_trials(d, "kstars", 2, 0.5, 170, rng=4)
     old = _old_estimate_trials("unbiased-dlap", d, 2, 0.5, 170, np.random.default_rng(4))
     assert _bits(new) == _bits(old)
 

@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from ldpgraph.baselines.methods import get_method, method_names
 from ldpgraph.experiments.seeding import block_rng, cell_key
 from ldpgraph.experiments.single import estimate_once
 from ldpgraph.graph import Degrees
+from ldpgraph.run.method import get_method, method_names
 
 DEG = np.random.default_rng(1).geometric(0.1, size=150).astype(np.int64)
 
@@ -21,12 +21,12 @@ KSTAR_SE_KINDS = {"unbiased-dlap": "unbiased", "unbiased-laplace": "unbiased", "
 
 def test_kstars_every_method_with_report_se_and_analytic_sd():
     run = estimate_once({"toy": Degrees(DEG)}, epsilon=1.0, k=2, seed=8, methods="all")
-    assert [e.method for e in run.estimates] == method_names()
+    assert [e.method for e in run.estimates] == method_names("kstars")
     assert run.truth == sum(math.comb(int(d), 2) for d in DEG)
     assert (run.n_nodes, run.n_edges, run.seed, run.graph) == (150, int(DEG.sum()) // 2, 8, "toy")
     for e in run.estimates:
         m = get_method(e.method)
-        var = m.analytic_variance(DEG, 2, 1.0)
+        var = m.analytic_variance(DEG, "kstars", 2, 1.0)
         assert e.analytic_sd == (None if var is None else pytest.approx(math.sqrt(var)))
         kind = KSTAR_SE_KINDS.get(e.method)
         if kind is None:  # plug-ins and private bounds: no standard error, and the reason
@@ -39,7 +39,7 @@ def test_kstars_every_method_with_report_se_and_analytic_sd():
                 assert 0.5 < e.std_error / math.sqrt(var) < 2.0
         # trial 0 of block 0 of the experiment cell's stream
         key = cell_key("kstars", "toy", 2, 1.0, e.method)
-        assert e.estimate == m.estimate_trials(DEG, 2, 1.0, 1, rng=block_rng(8, key, 0))[0]
+        assert e.estimate == m.estimate_trials(DEG, "kstars", 2, 1.0, 1, rng=block_rng(8, key, 0))[0]
 
 
 def test_same_seed_same_run_and_json():
@@ -58,7 +58,7 @@ def test_curator_statistic():
     run = estimate_once({"toy": Degrees(DEG)}, epsilon=1.0, statistic="edges", seed=1)
     assert run.k is None and run.truth == DEG.sum() // 2
     assert [e.method for e in run.estimates] == ["unbiased-dlap", "naive-dlap"]
-    assert run.estimates[0].estimate == run.estimates[1].estimate  # linear: same reports, same value
+    # each method its own cell and stream (independent noise); linear: both unbiased, with the same exact SE
     assert run.estimates[0].std_error_kind == "exact"  # the noise's variance: a function of n and epsilon
     assert run.estimates[1].std_error == run.estimates[0].std_error  # linear: the same estimate, the same SE
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from dlap_exact import exact_expectation_nd
 
-from ldpgraph.baselines import exact_kstars
+from ldpgraph.graph import kstar_counts as exact_kstars
 from ldpgraph.protocols import DegreeRandomizer, NodeReports, ReleasedValues, curator
 
 

@@ -11,13 +11,13 @@ import pytest
 from dlap_exact import dlap_support
 
 import ldpgraph.protocols.curator as cur
-from ldpgraph.baselines import exact_kstars
 from ldpgraph.estimators import (
     binomial,
     binomial_variance_estimate,
     sample_variance,
     sample_variance_variance_estimate,
 )
+from ldpgraph.graph import kstar_counts as exact_kstars
 from ldpgraph.mechanisms import DiscreteLaplace
 from ldpgraph.protocols import DegreeRandomizer, ReportHistogram, curator
 

@@ -1,9 +1,9 @@
 """The degree and local k-star protocols of the layer: plans, estimates, and their fast simulators in law.
 
-The k-star methods of :mod:`ldpgraph.baselines.methods` are the fast simulators of these
-protocols (vectorised over trials). They must have the law of the layer run
+The ``simulate`` hooks of these protocols (vectorised over trials; the k-star methods are their
+presets) must have the law of the layer run
 (:func:`~ldpgraph.run.run_in_memory`, what a deployment computes): both are checked against the
-exact mean and variance of the estimate (closed forms of the methods), with seeded Monte-Carlo
+exact mean and variance of the estimate (the ``moments`` hooks), with seeded Monte-Carlo
 tolerances derived from the variance; the layer's release noise itself is checked against the
 discrete Laplace mass function.
 """
@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldpgraph.baselines.methods import get_method as get_kstar_method
 from ldpgraph.core import Seeded, registry
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph.statistics import kstar_counts
@@ -46,12 +45,12 @@ def test_every_kstar_method_prints_its_protocols_plan(epsilon):
     """The budget a method prints is its layer protocol's plan: what a node spends."""
     for name in KSTAR_METHODS:
         m = get_method(name)
-        proto, options = get_kstar_method(name).protocol
-        public = {k: (2,) if v == "K" else 7 if v == "D" else v for k, v in options.items()}
-        plan = registry.get(proto).plan(epsilon, **public)
+        proto = m.protocol
+        public = {**m.public, **({"d_max": 7} if "d_max" in m.option_names else {})}
+        plan = proto.plan(epsilon, **public)
         assert m.budget(epsilon) == plan.budget(), name
         assert math.fsum(plan.budget().values()) == pytest.approx(epsilon, rel=1e-12)
-        assert (m.deployed_as is not None) == registry.get(proto).deployable, name
+        assert (m.deployed_as is not None) == proto.deployable, name
 
 
 def test_the_private_bound_spends_a_tenth_on_the_bound():
@@ -75,7 +74,9 @@ def test_continuous_laplace_is_not_deployable_and_says_why(small):
 def test_deployable_methods_name_their_protocol():
     assert get_method("unbiased-dlap").deployed_as == ("degree", {})
     assert get_method("naive-dlap").deployed_as == ("degree", {"estimator": "naive"})
-    assert get_method("local-dlap-kstars").deployed_as == ("local-dlap-kstars", {"kstar_counts": "K", "d_max": "D"})
+    # the bounds a deployment takes from its user (--kstar-counts, --d-max) are not the method's options
+    assert get_method("local-dlap-kstars").deployed_as == ("local-dlap-kstars", {})
+    assert get_method("local-dlap-kstars").with_options(d_max=9).deployed_as == ("local-dlap-kstars", {"d_max": 9})
 
 
 @pytest.mark.parametrize(("public", "message"), [
@@ -137,21 +138,17 @@ def test_naive_estimates_plug_in_the_noisy_degrees(small, statistic):
     assert run.estimate.std_error is None and "plug-in" in run.estimate.note
 
 
-def test_simulation_reads_one_report_set_per_trial_with_every_estimator(small):
-    """``simulate_trials`` (the runner's degree statistics): one draw per trial, whatever the estimators.
-
-    For the degree variance, unbiased = naive - (n - 1) Var(eta) / n exactly (the curator's
-    correction of Q(y)/n), Var(eta) = 2p/(1-p)^2, p = e^-eps: it holds trial by trial only when both
-    estimators read the same reports."""
+def test_the_degree_statistics_simulate_each_estimator(small):
+    """The ``simulate`` hook of ``degree`` (the runner's degree statistics): for the degree variance,
+    unbiased = naive - (n - 1) Var(eta) / n exactly (the curator's correction of Q(y)/n), Var(eta) =
+    2p/(1-p)^2, p = e^-eps: trial by trial on the same draws (the same seed)."""
     proto, d, eps = registry.get("degree"), small.degrees, 0.7
-    both = proto.simulate_trials(d, "degree_variance", None, eps, 40, rng=np.random.default_rng(5),
-                                 estimators=("unbiased", "naive"))
-    alone = proto.simulate_trials(d, "degree_variance", None, eps, 40, rng=np.random.default_rng(5))
-    assert both.shape == (2, 40) and np.array_equal(both[0], alone[0])
+    unbiased = proto.simulate(d, proto.plan(eps), "degree_variance", 40, np.random.default_rng(5))
+    naive = proto.simulate(d, proto.plan(eps, estimator="naive"), "degree_variance", 40, np.random.default_rng(5))
     p, n = math.exp(-eps), small.n_nodes
-    np.testing.assert_allclose(both[0], both[1] - (n - 1) * (2 * p / (1 - p) ** 2) / n, rtol=0, atol=1e-9)
-    with pytest.raises(ValueError, match="estimators must be 'unbiased' or 'naive'"):
-        proto.simulate_trials(d, "edges", None, eps, 1, rng=np.random.default_rng(0), estimators=("plugin",))
+    np.testing.assert_allclose(unbiased, naive - (n - 1) * (2 * p / (1 - p) ** 2) / n, rtol=0, atol=1e-9)
+    with pytest.raises(ValueError, match="estimator of degree must be 'unbiased' or 'naive'"):
+        proto.plan(eps, estimator="plugin")
 
 
 def test_simulated_edges_have_the_exact_mean_and_sd(small):
@@ -159,10 +156,12 @@ def test_simulated_edges_have_the_exact_mean_and_sd(small):
     proto, d, eps, trials = registry.get("degree"), small.degrees, 0.5, 4000
     p = math.exp(-eps)
     sd = math.sqrt(small.n_nodes * (2 * p / (1 - p) ** 2) / 4)
-    assert proto.simulated_sd(d, "edges", None, eps) == pytest.approx(sd, rel=1e-12)
-    assert proto.simulated_sd(d, "edges", None, eps, "naive") == pytest.approx(sd, rel=1e-12)  # unbiased too
-    assert proto.simulated_sd(d, "degree_moment", 2, eps, "naive") is None  # a biased plug-in
-    x = proto.simulate_trials(d, "edges", None, eps, trials, rng=np.random.default_rng(11))[0]
+    plan, naive = proto.plan(eps), proto.plan(eps, estimator="naive")
+    assert proto.moments(d, plan, "edges") == pytest.approx((small.n_edges, sd * sd), rel=1e-12)
+    assert proto.moments(d, naive, "edges") == pytest.approx((small.n_edges, sd * sd), rel=1e-12)  # unbiased too
+    assert proto.moments(d, naive, "degree_moment", 2) == (None, None)  # a biased plug-in
+    assert get_method("naive-dlap").analytic_rmse(d, "edges", None, eps) == pytest.approx(sd, rel=1e-12)
+    x = proto.simulate(d, plan, "edges", trials, np.random.default_rng(11))
     assert abs(x.mean() - small.n_edges) < 4 * sd / math.sqrt(trials)
 
 
@@ -262,13 +261,13 @@ def _moments_ok(sample, mean, var, z=4.5):
     ("local-dlap-kstars", {"d_max": 6}, 1.5, 2),
 ])
 def test_fast_simulator_has_the_law_of_the_layer_run(small, method, public, epsilon, k):
-    """Both the vectorised simulation and 300 seeded layer runs have the method's exact mean and variance."""
-    fast = get_kstar_method(method) if method != "local-dlap-kstars" else type(get_kstar_method(method))(d_max=6)
+    """Both the vectorised simulation and 300 seeded layer runs have the exact mean and variance."""
+    fast = get_method(method).with_options(**{o: v for o, v in public.items() if o == "d_max"})
     d = small.degrees
-    mean, var = fast.analytic_mean(d, k, epsilon), fast.analytic_variance(d, k, epsilon)
-    simulated = fast.estimate_trials(d, k, epsilon, 3000, rng=7)
+    mean, var = fast.analytic_mean(d, "kstars", k, epsilon), fast.analytic_variance(d, "kstars", k, epsilon)
+    simulated = fast.estimate_trials(d, "kstars", k, epsilon, 3000, rng=7)
     _moments_ok(simulated, mean, var)
-    proto, _ = get_kstar_method(method).protocol
+    proto = fast.protocol.name
     statistic = f"kstars:{k}"
     if proto == "local-dlap-kstars":
         public, statistic = {**public, "kstar_counts": (k,)}, "kstars"
@@ -281,7 +280,7 @@ def test_private_bound_simulator_has_the_law_of_the_layer_run(small):
     """No closed form: 4,000 vectorised trials and 300 seeded layer runs agree in mean and variance
     (two-sample tolerances from the samples' variances and fourth moments)."""
     eps, k = 1.0, 2
-    fast = get_kstar_method("local-dlap-kstars-private").estimate_trials(small.degrees, k, eps, 4000, rng=3)
+    fast = get_method("local-dlap-kstars-private").estimate_trials(small.degrees, "kstars", k, eps, 4000, rng=3)
     layer = np.array([run_in_memory("local-dlap-kstars-private", small, eps, sampler=Seeded(s),
                                     kstar_counts=(k,)).estimate.value for s in range(300)])
     se_mean = math.sqrt(fast.var(ddof=1) / fast.size + layer.var(ddof=1) / layer.size)

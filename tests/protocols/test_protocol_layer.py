@@ -6,14 +6,15 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from ldpgraph.baselines.methods import exact_kstars
-from ldpgraph.baselines.methods import get_method as get_kstar_method
-from ldpgraph.baselines.methods import method_names as kstar_method_names
 from ldpgraph.experiments.statistics import STATISTICS
 from ldpgraph.graph import from_networkx, transitivity, triangle_count
+from ldpgraph.graph import kstar_counts as exact_kstars
 from ldpgraph.protocols.base import Protocol, require_graph
 from ldpgraph.registry import get_method, method_names, methods_for, statistic_names
 from ldpgraph.run.method import Method
+
+KSTAR_NAMES = ["unbiased-dlap", "naive-dlap", "unbiased-laplace", "naive-laplace", "local-lap-kstars",
+               "local-lap-kstars-private", "local-dlap-kstars", "local-dlap-kstars-private"]
 
 G = from_networkx(nx.gnp_random_graph(40, 0.3, seed=1))
 TRIANGLE_NAMES = [
@@ -31,7 +32,7 @@ TRIANGLE_NAMES = [
 
 def test_every_method_is_registered_under_its_name():
     names = method_names()
-    assert set(kstar_method_names()) <= set(names)
+    assert set(KSTAR_NAMES) <= set(names)
     assert set(TRIANGLE_NAMES) <= set(names)
     for name in names:
         p = get_method(name)
@@ -40,7 +41,7 @@ def test_every_method_is_registered_under_its_name():
                                               "wshuffle-triangles-ignore", "wshuffle-triangles-ignore-rr",
                                               "wlocal-triangles"}  # (the shuffle model: no transitivity)
     assert set(method_names("transitivity")) == set(TRIANGLE_NAMES)
-    assert method_names("kstars") == kstar_method_names()
+    assert method_names("kstars") == KSTAR_NAMES
     assert set(method_names("edges")) == {"unbiased-dlap", "naive-dlap"}
     assert [p.name for p in methods_for("degree_entropy")] == ["unbiased-dlap", "naive-dlap"]
     with pytest.raises(ValueError, match="unknown method 'nope'"):
@@ -60,17 +61,19 @@ def test_budget_split_is_explicit_and_sums_to_epsilon(name, eps):
         assert len({r.name for r in rounds}) == len(rounds)
 
 
-@pytest.mark.parametrize("name", kstar_method_names())
-def test_kstar_adapters_unchanged_in_law(name):
-    """Same draws from the same seed, same analytic RMSE as the baseline method."""
+@pytest.mark.parametrize("name", KSTAR_NAMES)
+def test_kstar_methods_are_their_protocols_hooks(name):
+    """A k-star method's trials are its protocol's ``simulate`` under the method's plan, its RMSE the
+    ``moments``' closed form, its truth the k-star count."""
     d = G.degrees
-    base = get_kstar_method(name)
     p = get_method(name)
     for k in (2, 3):
+        plan = p.plan(1.0, d, "kstars")
         a = p.estimate_trials(d, "kstars", k, 1.0, 7, rng=5)
-        b = base.estimate_trials(d, k, 1.0, 7, rng=5)
-        assert np.array_equal(a, b)
-        assert p.analytic_rmse(d, "kstars", k, 1.0) == base.analytic_rmse(d, k, 1.0)
+        assert np.array_equal(a, p.protocol.simulate(d, plan, "kstars", 7, np.random.default_rng(5), param=k))
+        mean, var = p.protocol.moments(d, plan, "kstars", k)
+        rmse = p.analytic_rmse(d, "kstars", k, 1.0)
+        assert (rmse is None) == (mean is None)
         assert p.truth(G, "kstars", k) == float(exact_kstars(d, k))
 
 

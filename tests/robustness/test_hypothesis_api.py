@@ -40,7 +40,6 @@ from hypothesis.extra import numpy as hnp
 
 from ldpgraph import metrics
 from ldpgraph._validation import dlap_c
-from ldpgraph.baselines import get_method, method_names
 from ldpgraph.datasets import list_datasets, parse_synthetic_spec, resolve_graph, synthetic_graph
 from ldpgraph.estimators import (
     HighVarianceWarning,
@@ -95,6 +94,40 @@ from ldpgraph.mechanisms import (
     to_staircase,
 )
 from ldpgraph.protocols import DegreeRandomizer, NodeReports, curator, reports_from_records
+
+
+class _KStarMethod:
+    """A k-star method (:class:`~ldpgraph.run.method.Method`) with the call shape ``(degrees, k, epsilon)``."""
+
+    def __init__(self, name: str) -> None:
+        from ldpgraph.run.method import get_method as _get
+
+        self.method = _get(name)
+
+    def estimate_trials(self, degrees, k, epsilon, n_trials=1, *, rng=None):
+        from ldpgraph.protocols.randomizer import as_degrees
+
+        as_degrees(degrees)  # the degrees' errors first, as the old call shape checked them
+        return self.method.estimate_trials(degrees, "kstars", k, epsilon, n_trials, rng=rng)
+
+    def analytic_mean(self, degrees, k, epsilon):
+        return self.method.analytic_mean(degrees, "kstars", k, epsilon)
+
+    def analytic_variance(self, degrees, k, epsilon):
+        return self.method.analytic_variance(degrees, "kstars", k, epsilon)
+
+    def analytic_rmse(self, degrees, k, epsilon):
+        return self.method.analytic_rmse(degrees, "kstars", k, epsilon)
+
+
+def get_method(name: str) -> _KStarMethod:
+    return _KStarMethod(name)
+
+
+def method_names() -> list[str]:
+    from ldpgraph.run.method import method_names as _names
+
+    return _names("kstars")
 
 U = 2.0**-53
 MAX_REPORT = 2**53

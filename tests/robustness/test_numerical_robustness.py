@@ -30,7 +30,6 @@ import numpy as np
 import pytest
 
 from ldpgraph._validation import dlap_c
-from ldpgraph.baselines import get_method
 from ldpgraph.estimators import (
     HighVarianceWarning,
     binomial,
@@ -73,6 +72,37 @@ from ldpgraph.mechanisms import (
     to_laplace,
     to_staircase,
 )
+
+
+class _KStarMethod:
+    """A k-star method (:class:`~ldpgraph.run.method.Method`) with the call shape ``(degrees, k, epsilon)``."""
+
+    def __init__(self, name: str) -> None:
+        from ldpgraph.run.method import get_method as _get
+
+        self.method = _get(name)
+
+    def estimate_trials(self, degrees, k, epsilon, n_trials=1, *, rng=None):
+        return self.method.estimate_trials(degrees, "kstars", k, epsilon, n_trials, rng=rng)
+
+    def analytic_mean(self, degrees, k, epsilon):
+        return self.method.analytic_mean(degrees, "kstars", k, epsilon)
+
+    def analytic_variance(self, degrees, k, epsilon):
+        return self.method.analytic_variance(degrees, "kstars", k, epsilon)
+
+    def analytic_rmse(self, degrees, k, epsilon):
+        return self.method.analytic_rmse(degrees, "kstars", k, epsilon)
+
+
+def get_method(name: str) -> _KStarMethod:
+    return _KStarMethod(name)
+
+
+def method_names() -> list[str]:
+    from ldpgraph.run.method import method_names as _names
+
+    return _names("kstars")
 
 U = 2.0**-53  # unit roundoff of float64
 EPSILONS = [1e-3, 0.1, 1.0, 10.0, 50.0]

@@ -1,4 +1,5 @@
-"""The k-star methods' standard errors from their own reports (what a curator has), exactly.
+"""The k-star methods' standard errors from their own reports (what a curator has; the protocols'
+``simulate_with_error``), exactly.
 
 The unbiased Laplace estimate g = f - b^2 f'' (f = C(., k), b = 1/eps) has the variance estimate
 2 b^2 f'(y)^2 + b^4 f''(y)^2 per report. Its mean over y = x + Lap(b) is checked against
@@ -13,7 +14,15 @@ import math
 import numpy as np
 import pytest
 
-from ldpgraph.baselines.methods import get_method, laplace_kstar_variance_estimate
+from ldpgraph.protocols.kstar_kernels import laplace_kstar_variance_estimate
+from ldpgraph.run.method import get_method
+
+
+def _with_error(name, degrees, k, eps, rng):
+    """One simulated run of method ``name`` as its curator sees it: (estimate, standard error, kind)."""
+    m = get_method(name)
+    gen = np.random.default_rng(rng) if isinstance(rng, int) else rng
+    return m.protocol.simulate_with_error(degrees, m.plan(eps, degrees, "kstars"), "kstars", gen, param=k)
 
 
 def _laplace_mean(h: np.polynomial.Polynomial, x: float, b: float) -> float:
@@ -48,10 +57,9 @@ def test_report_standard_errors_cover_at_the_nominal_rate():
     truth = float(sum(math.comb(int(d), 2) for d in degrees))
     gen = np.random.default_rng(1)
     for name in ("unbiased-dlap", "unbiased-laplace"):
-        m = get_method(name)
         hits = 0
         for _ in range(400):
-            value, se, kind = m.estimate_with_error(degrees, 2, 1.0, rng=gen)
+            value, se, kind = _with_error(name, degrees, 2, 1.0, gen)
             hits += abs(value - truth) <= 1.959964 * se
         assert kind == "unbiased"
         assert abs(hits / 400 - 0.95) <= 3 * math.sqrt(0.95 * 0.05 / 400), (name, hits)
@@ -60,6 +68,6 @@ def test_report_standard_errors_cover_at_the_nominal_rate():
 def test_estimate_with_error_draws_as_the_simulator():
     degrees = np.arange(1, 40)
     for name in ("unbiased-dlap", "naive-laplace", "local-dlap-kstars", "local-lap-kstars-private"):
-        m = get_method(name)
-        value = m.estimate_with_error(degrees, 2, 1.0, rng=5)[0]
-        assert value == pytest.approx(float(m.estimate_trials(degrees, 2, 1.0, 1, rng=5)[0]), rel=1e-12)
+        value = _with_error(name, degrees, 2, 1.0, 5)[0]
+        simulated = get_method(name).estimate_trials(degrees, "kstars", 2, 1.0, 1, rng=5)[0]
+        assert value == pytest.approx(float(simulated), rel=1e-12)
