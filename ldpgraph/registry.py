@@ -9,10 +9,6 @@ r"""One registry of every compared method, across all statistics.
   :mod:`ldpgraph.protocols.local_kstars`, and the triangle methods (``triangles``, ``transitivity``)
   of :mod:`ldpgraph.protocols.rr_triangles`, :mod:`~ldpgraph.protocols.two_round_triangles` and
   :mod:`~ldpgraph.protocols.arr_protocol`, served by :class:`~ldpgraph.run.method.Method`.
-- The clustering protocols
-  (:mod:`ldpgraph.protocols.clustering_methods`) estimate ``avg_clustering`` and
-  ``degree_weighted_triangles``, the 4-cycle protocols
-  (:mod:`ldpgraph.protocols.four_cycle_methods`) ``four_cycles``; they need the graph's adjacency.
 
 This module sits above protocols and the experiment statistics (it imports them
 lazily), so that those keep their one-way dependencies.
@@ -72,13 +68,10 @@ def _ensure() -> None:
 
 
 def _register_built_in() -> None:
-    from .protocols.clustering_methods import CLUSTERING_METHODS
     from .protocols.edge_orient_methods import EDGE_ORIENT_METHODS
-    from .protocols.four_cycle_methods import FOUR_CYCLE_METHODS
     from .protocols.kcore_methods import KCORE_METHODS
 
-    for name, factory in (*CLUSTERING_METHODS.items(), *FOUR_CYCLE_METHODS.items(),
-                          *KCORE_METHODS.items(), *EDGE_ORIENT_METHODS.items()):
+    for name, factory in (*KCORE_METHODS.items(), *EDGE_ORIENT_METHODS.items()):
         register(name, factory)
 
 

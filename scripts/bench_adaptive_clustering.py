@@ -39,7 +39,7 @@ from _timing import load_note  # noqa: E402
 from ldpgraph.datasets import load_dataset  # noqa: E402
 from ldpgraph.graph.statistics import local_triangle_counts  # noqa: E402
 from ldpgraph.protocols import adaptive_clustering as ac  # noqa: E402
-from ldpgraph.registry import get_method  # noqa: E402
+from ldpgraph.run.method import get_method  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0)
 
@@ -47,10 +47,10 @@ _CHILD = """
 import sys, time
 import numpy as np
 from ldpgraph.datasets import load_dataset
-from ldpgraph.protocols import adaptive_clustering as ac
+from ldpgraph.run.method import get_method
 g = load_dataset("email-enron")
 t0 = time.perf_counter()
-m = ac.AdaptiveClusteringMethod()
+m = get_method("adaptive-clustering")
 v = m.estimate_trials(g, "avg_clustering", None, float(sys.argv[1]), 1, rng=0)[0]
 dt = time.perf_counter() - t0
 # VmHWM: this process's own peak (ru_maxrss would carry the parent's peak across the exec)
@@ -59,17 +59,16 @@ print(dt, hwm / 2**20, v)
 """
 
 
-def _adaptive_trials(method, g, eps, trials, seed):
-    """Values, standard errors and seconds per trial (wedge table built before timing)."""
-    method.prepare(g)
-    e_rr, e_d, e_t, mu = method._split(eps)
-    table = method._table(g)
-    est = ac.unbiased_estimate if method.estimator == "unbiased" else ac.best_estimate
+def _adaptive_trials(method, g, table, eps, trials, seed):
+    """Values, standard errors and seconds per trial (``table``: the graph's wedge table, built before)."""
+    plan = method.plan(eps, g, "avg_clustering")
+    par = ac.AdaptiveClustering.parameters(plan)
+    est = ac.best_estimate if plan.public["estimator"] == "best" else ac.unbiased_estimate
     gen = np.random.default_rng(seed)
     vals, ivs = np.empty(trials), np.empty((trials, 2))
     t0 = time.perf_counter()
     for t in range(trials):
-        e = est(ac.simulate_reports(table, e_rr, e_d, e_t, mu, rng=gen))
+        e = est(ac.simulate_reports(table, *par, rng=gen))
         vals[t], ivs[t] = e.value, e.interval(0.95)
     return vals, ivs, (time.perf_counter() - t0) / trials
 
@@ -97,7 +96,7 @@ def bench_graph(name, trials, quick):
     m_unb, m_best = get_method("adaptive-clustering"), get_method("adaptive-clustering-best")
     truth = m_unb.truth(g, "avg_clustering", None)
     t0 = time.perf_counter()
-    m_unb.prepare(g)
+    table = ac.wedge_table(g)
     table_s = time.perf_counter() - t0
     import networkx as nx
 
@@ -112,12 +111,11 @@ def bench_graph(name, trials, quick):
     dlap, private = get_method("avg-clustering-dlap"), get_method("avg-clustering-dlap-private")
     for i, eps in enumerate(EPSILONS):
         print(f"eps = {eps:g}")
-        vals, ivs, sec = _adaptive_trials(m_unb, g, eps, trials, 10 + i)  # independent seeds
+        vals, ivs, sec = _adaptive_trials(m_unb, g, table, eps, trials, 10 + i)  # independent seeds
         mean, var = m_unb.analytic_mean(g, "avg_clustering", None, eps), \
             m_unb.analytic_variance(g, "avg_clustering", None, eps)
         _row("adaptive-clustering", truth, vals, ivs, sec, math.sqrt((mean - truth) ** 2 + var) / truth)
-        m_best._tables = m_unb._tables
-        vals, ivs, sec = _adaptive_trials(m_best, g, eps, max(trials // 4, 10) if quick else trials, 20 + i)
+        vals, ivs, sec = _adaptive_trials(m_best, g, table, eps, max(trials // 4, 10) if quick else trials, 20 + i)
         _row("adaptive-clustering-best", truth, vals, ivs, sec)
         analytic = dlap.analytic_rmse(g, "avg_clustering", None, eps) / truth if g.n_nodes < 10_000 else None
         sec = note = None
@@ -145,7 +143,7 @@ def speed():
     t0 = time.perf_counter()
     local_triangle_counts(g)
     ref = time.perf_counter() - t0
-    m = ac.AdaptiveClusteringMethod()
+    m = get_method("adaptive-clustering")
     t0 = time.perf_counter()
     m.estimate_trials(g, "avg_clustering", None, 2.0, 100, rng=0)
     fb = time.perf_counter() - t0

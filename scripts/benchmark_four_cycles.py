@@ -5,8 +5,8 @@ For each epsilon, the relative RMSE (RMSE / truth) of
 * ``rr-four-cycles`` (one round): analytic (exact variance) and Monte-Carlo;
 * ``two-round-four-cycles-dlap``: analytic (exact RR part + DLap noise at the S of a reference
   draw) and Monte-Carlo;
-* ``wlocal-four-cycles``: our simulation of the reference's one-round local estimator (Imola,
-  Murakami, Chaudhuri, CCS 2022), Monte-Carlo;
+* ``wlocal-four-cycles``: the reference's one-round local estimator (Imola, Murakami, Chaudhuri,
+  CCS 2022) as our protocol: analytic (its exact variance) and Monte-Carlo;
 * with ``--reference PATH``: the reference's own binary (``SubgraphShuffle``, alg 9, built from
   Triangle4CycleShuffle/cpp with StatsLib and GCEM), run on the same graph. Its pairing loop reads
   ``node_order[n]`` when n is odd (Facebook: 4039), so it is run on n - 1 nodes (its own random
@@ -36,7 +36,7 @@ import numpy as np
 from ldpgraph.datasets import load_dataset
 from ldpgraph.graph import from_edge_array
 from ldpgraph.graph.cycles import four_cycle_count
-from ldpgraph.protocols.four_cycle_methods import RRFourCycles, TwoRoundFourCycles, WLocalFourCycles
+from ldpgraph.run.method import get_method
 
 
 def rel_rmse(values: np.ndarray, truth: float) -> float:
@@ -87,7 +87,7 @@ def main() -> int:
     truth = float(four_cycle_count(g))
     print(f"{args.graph}: {g.n_nodes} nodes, {g.n_edges} edges, {truth:,.0f} 4-cycles; "
           f"load average {open('/proc/loadavg').read().split()[0]}")
-    methods = [RRFourCycles(), TwoRoundFourCycles(), WLocalFourCycles()]
+    methods = [get_method(name) for name in ("rr-four-cycles", "two-round-four-cycles-dlap", "wlocal-four-cycles")]
     header = (f"{'eps':>4} {'method':28s} {'analytic':>9} {'monte-carlo':>11} {'trials':>6} {'s/trial':>7} "
               f"{'WLocal / this':>13}")
     print(header)

@@ -36,7 +36,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from clusterfit_panel import PANEL, panel_graph  # noqa: E402
 
-from ldpgraph.core.plan import split_budget  # noqa: E402
 from ldpgraph.protocols import adaptive_clustering as ac  # noqa: E402
 from ldpgraph.protocols.clustering import average_clustering_truth  # noqa: E402
 from ldpgraph.registry import get_method  # noqa: E402
@@ -53,16 +52,16 @@ def _summary(values: np.ndarray, truth: float, lo: np.ndarray | None, hi: np.nda
 
 
 def run_cell(graph, table, truth: float, eps: float, trials: int, seed: int) -> dict[str, dict]:
-    e = split_budget(eps, ac.DEFAULT_SHARES)
     out: dict[str, dict] = {}
-    for name, tail, est in (("adaptive-clustering", ac.DEFAULT_TAIL, ac.unbiased_estimate),
-                            ("adaptive-clustering-best", ac.BEST_TAIL, ac.best_estimate)):
-        margin = ac.default_margin(e["degree"], tail)
+    for name in ("adaptive-clustering", "adaptive-clustering-best"):
+        plan = get_method(name).plan(eps, graph, "avg_clustering")  # the split and margin of the preset
+        par = ac.AdaptiveClustering.parameters(plan)
+        est = ac.best_estimate if plan.public["estimator"] == "best" else ac.unbiased_estimate
         gen = np.random.default_rng([seed, int(eps * 1000), len(name)])
         vals, lo, hi = np.empty(trials), np.empty(trials), np.empty(trials)
         t0 = time.perf_counter()
         for t in range(trials):
-            r = est(ac.simulate_reports(table, e["rr"], e["degree"], e["local_clustering"], margin, rng=gen))
+            r = est(ac.simulate_reports(table, *par, rng=gen))
             vals[t] = r.value
             lo[t], hi[t] = r.interval(0.95)
         out[name] = _summary(vals, truth, lo, hi) | {"sec": (time.perf_counter() - t0) / trials}

@@ -192,6 +192,16 @@ def test_refusals(graph, methods, options, message):
     assert message in str(info.value)
 
 
+def test_the_refusal_names_every_method_that_takes_the_option(graph):
+    with pytest.raises(ValueError) as info:
+        estimate_once({"g": graph}, epsilon=1.0, statistic="triangles", methods=["arr-triangles"], seed=1,
+                      options={"d_max": 8})
+    who = str(info.value).split("the methods that take it: ")[1].rstrip(")").split(", ")
+    # not avg-clustering-dlap-private: its private bound draws D
+    assert sorted(who) == sorted(["two-round-triangles-dlap", "avg-clustering-dlap", "two-round-four-cycles-dlap",
+                                  "kcore-svt"])
+
+
 def test_a_simulation_refuses_what_it_does_not_take():
     with pytest.raises(ValueError, match=r"rr-triangles's simulation does not take --mu, --d-max \(it takes no"):
         get_method("rr-triangles").with_options(mu=0.5, d_max=3)
@@ -244,8 +254,9 @@ def test_help_lists_the_same_flags(capsys, command):
 def test_clustering_options_are_the_deployed_release(graph, monkeypatch, options):
     """The configured simulation draws its releases with the deployed plan's D, projection,
     sensitivity and epsilons (release_clustering_reports is the deployed node release in law:
-    tests/protocols/test_clustering.py)."""
-    import ldpgraph.protocols.clustering_methods as cm
+    tests/protocols/test_clustering.py); its exact variance is that of the plan's D (none with projection)."""
+    import ldpgraph.protocols.avg_clustering as cm
+    from ldpgraph.protocols.clustering import average_clustering_variance
 
     seen = []
     real = cm.release_clustering_reports
@@ -267,7 +278,13 @@ def test_clustering_options_are_the_deployed_release(graph, monkeypatch, options
     assert (rel.budget.rr, rel.budget.degree, rel.budget.triangles) == pytest.approx(
         (plan.release("rr_count").epsilon, plan.release("degree").epsilon, plan.release("local_count").epsilon),
         rel=1e-12)
-    assert sim.analytic_variance(graph, "avg_clustering", None, 2.0) is None  # no closed form but D = max
+    var = sim.analytic_variance(graph, "avg_clustering", None, 2.0)
+    if plan.public["projection"]:
+        assert var is None  # the projection's sampling variance has no closed form
+    else:
+        assert var == pytest.approx(average_clustering_variance(
+            graph, epsilon_rr=rel.budget.rr, epsilon_degree=rel.budget.degree, epsilon_triangles=rel.budget.triangles,
+            d_max=plan.public["d_max"]), rel=1e-12)
 
 
 def test_clustering_without_projection_refuses_a_node_above_d_max(graph):

@@ -326,9 +326,16 @@ class Protocol(ABC):
     def prepare(self, graph: Any) -> None:
         """Per-graph precomputation the trials reuse (none by default)."""
 
-    def placeholder_public(self) -> dict[str, Any]:
+    def simulation_options(self, public: Mapping[str, Any]) -> tuple[str, ...]:
+        """The options a user may add to a simulation run with the options ``public`` (a preset's):
+        by default all but :attr:`simulation_draws`; a protocol leaves out those ``public`` makes
+        unused or fixes (a private bound's public ``d_max``)."""
+        return tuple(o.name for o in self.options if o.name not in self.simulation_draws)
+
+    def placeholder_public(self, public: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Values of the public bounds a simulation takes from the graph that do not change the
-        budget split: the plan ``ldpgraph methods`` shows without a graph (none by default)."""
+        budget split: the plan ``ldpgraph methods`` shows without a graph (none by default).
+        ``public``: the options set (leave out a bound they make unused, e.g. a private bound's)."""
         return {}
 
     def edge_budget(self, epsilon: float, public: Mapping[str, Any]) -> str:

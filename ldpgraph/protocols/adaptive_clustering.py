@@ -124,13 +124,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
 from ..core.plan import Plan, Release, RoundPlan, split_budget
-from ..core.protocol import Accumulator, Option, Round
+from ..core.protocol import Accumulator, Option, Preset, Round
 from ..core.registry import register
 from ..core.rows import Rows
 from ..core.sampling import Sampler
-from .base import FLOAT_BITS, require_graph
-from .base import Protocol as MethodProtocol
-from .base import Round as MethodRound
 from .curator import Estimate
 from .deploy_triangles import (
     ADAPTIVE_PROTOCOL,
@@ -141,7 +138,7 @@ from .deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
-from .randomized_response import flip_probability, upper_pairs
+from .randomized_response import expected_noisy_edges, flip_probability, noisy_graph_bits, upper_pairs
 from .rr_triangles import RandomizedResponseRound
 from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
 
@@ -182,7 +179,6 @@ __all__ = [
     "clustering_profile",
     "clustering_histogram",
     "clustering_histogram_se",
-    "AdaptiveClusteringMethod",
 ]
 
 #: G: the released integer is G L_v / 2 times the node's centred local clustering, so that its
@@ -598,6 +594,16 @@ class AdaptiveClustering(RRBroadcastProtocol):
     statistics = ("avg_clustering",)
     needs = "adjacency"
     reference = "ours (RR, then a noisy degree and a local clustering at a noise scaled to it)"
+    model = "local, two rounds"
+    # the unbiased estimate is unbiased for the clipped quantity; its bias for the average clustering
+    # (clipping_bias, below DEFAULT_TAIL relative) is in its exact mean (moments)
+    unbiased = False
+    presets = (
+        # README: 1.4% error at epsilon 4 on Facebook where avg-clustering-dlap's standard error is 7 times
+        # the truth; the unbiased estimate, with its exact standard error
+        Preset("adaptive-clustering", recommended=("avg_clustering",)),
+        Preset("adaptive-clustering-best", {"estimator": "best"}),
+    )
     options = (
         Option("margin", int, None, "margin mu of the lower bound L_v = max(2, noisy degree - mu) "
                f"(default: the smallest with P(DLap > mu) <= {DEFAULT_TAIL}; {BEST_TAIL} for estimator "
@@ -652,6 +658,70 @@ class AdaptiveClustering(RRBroadcastProtocol):
 
     def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
         return {}
+
+    # ---------------------------------------------------------------- simulation hooks
+
+    @staticmethod
+    def parameters(plan: Plan) -> tuple[float, float, float, int]:
+        """``(epsilon_rr, epsilon_degree, epsilon_local, margin)`` of the plan (as :func:`simulate_reports`
+        and :func:`analytic_moments` take them).
+
+        >>> AdaptiveClustering.parameters(AdaptiveClustering().plan(2.0))
+        (0.8, 0.4, 0.8, 6)
+        """
+        return (plan.release(RR_EDGE).epsilon, plan.release(DEGREE).epsilon,
+                plan.release(LOCAL_CLUSTERING).epsilon, int(plan.public["margin"]))
+
+    def simulation_options(self, public: Any) -> tuple[str, ...]:
+        return ()  # the estimator is the preset's; the split and the margin its defaults
+
+    def prepare(self, graph: Any) -> None:
+        self._table(graph)
+
+    def _table(self, graph: Any) -> WedgeTable:
+        """:func:`wedge_table` of ``graph``, cached for the last graph (the trials of a cell reuse it)."""
+        cached = getattr(self, "_tables", None)
+        if cached is None or cached[0] is not graph:
+            self._tables = cached = (graph, wedge_table(graph))
+        return cached[1]
+
+    def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any = None, *,
+                 param: int | None = None) -> NDArray[np.float64]:
+        """``n_trials`` estimates, each of both rounds on the whole graph at once (:func:`simulate_reports`,
+        the same law as the rows), estimated as the plan's ``estimator`` says.
+
+        Examples
+        --------
+        >>> from ldpgraph.graph import from_edge_array
+        >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+        >>> p = AdaptiveClustering()
+        >>> p.simulate(g, p.plan(40.0 * SCALE), "avg_clustering", 2, np.random.default_rng(0)).round(2)
+        array([0.58, 0.58])
+        """
+        self.check_statistic(statistic)
+        est = best_estimate if plan.public["estimator"] == "best" else unbiased_estimate
+        table, par = self._table(graph), self.parameters(plan)
+        return np.array([est(simulate_reports(table, *par, rng=rng)).value for _ in range(n_trials)])
+
+    def moments(self, graph: Any, plan: Plan, statistic: str,
+                param: int | None = None) -> tuple[float | None, float | None]:
+        """The exact mean (with its clipping bias) and variance of the unbiased estimate
+        (:func:`analytic_moments`); none for the best one."""
+        self.check_statistic(statistic)
+        if plan.public["estimator"] != "unbiased":
+            return None, None
+        key = self.parameters(plan)
+        memo = getattr(self, "_memo", None)
+        if memo is None or memo[0] is not graph or memo[1] != key:
+            self._memo = memo = (graph, key, analytic_moments(graph, *key))
+        return memo[2]
+
+    def communication(self, plan: Plan, graph: Any) -> tuple[float, float]:
+        """Up: a bit per lower pair ((n - 1)/2 on average) and two 8-byte integers; down: the noisy graph
+        as an edge list (2 ceil(log2 n) bits per expected noisy edge)."""
+        n = graph.n_nodes
+        down = noisy_graph_bits(n, expected_noisy_edges(n, graph.n_edges, plan.release(RR_EDGE).epsilon))
+        return (n - 1) / 16.0 + 16.0, down / 8.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1405,130 +1475,3 @@ def clustering_histogram_se(reports: AdaptiveReports, bins: int = 10, *, bootstr
                               reports.epsilon_degree, reports.epsilon_local, reports.margin)
         boot[i] = clustering_histogram(rep, bins, **options)[1]
     return edges, frac, boot.std(axis=0, ddof=1)
-
-
-# ---------------------------------------------------------------------------------------------
-# the simulation methods of the experiments (ldpgraph.registry)
-
-
-class AdaptiveClusteringMethod(MethodProtocol):
-    """``adaptive-clustering`` (unbiased estimate) and ``adaptive-clustering-best`` as methods of the
-    experiments: the whole-graph simulation (:func:`simulate_reports`), the exact moments of the
-    unbiased estimate (:func:`analytic_moments`; none for the best one), deployed as the protocol
-    ``adaptive-clustering``.
-
-    Examples
-    --------
-    >>> from ldpgraph.graph import from_edge_array
-    >>> m = AdaptiveClusteringMethod()
-    >>> {k: round(v, 3) for k, v in m.budget(1.0).items()}
-    {'rr': 0.4, 'degree': 0.2, 'local-clustering': 0.4}
-    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
-    >>> m.estimate_trials(g, "avg_clustering", None, 40.0 * SCALE, 2, rng=0).round(2).tolist()
-    [0.58, 0.58]
-    """
-
-    statistics = ("avg_clustering",)
-    needs = "adjacency"
-    vectorized = False
-    not_deployable = ""
-    reference = "ours (RR, then a noisy degree and a local clustering at a noise scaled to it)"
-
-    def __init__(self, estimator: str = "unbiased") -> None:
-        if estimator not in ("unbiased", "best"):
-            raise ValueError(f"estimator must be 'unbiased' or 'best', got {estimator!r}")
-        self.estimator = estimator
-        self.name = ADAPTIVE_PROTOCOL + ("" if estimator == "unbiased" else "-best")
-        # the unbiased estimate is unbiased for the clipped quantity; its bias for the average
-        # clustering (clipping_bias, below DEFAULT_TAIL relative) is reported by analytic_mean
-        self.unbiased = False
-        self.deployed_as = (ADAPTIVE_PROTOCOL, {} if estimator == "unbiased" else {"estimator": "best"})
-        self.model = "local, two rounds"
-        # README: 1.4% error at epsilon 4 on Facebook where avg-clustering-dlap's standard error is
-        # 7 times the truth; the unbiased one, with its exact standard error
-        self.recommended = ("avg_clustering",) if estimator == "unbiased" else ()
-        self._tables: tuple[Any, WedgeTable] | None = None
-        self._memo: tuple[Any, ...] | None = None
-
-    def _split(self, epsilon: float) -> tuple[float, float, float, int]:
-        eps = split_budget(check_epsilon(epsilon), DEFAULT_SHARES)
-        tail = BEST_TAIL if self.estimator == "best" else DEFAULT_TAIL
-        return eps["rr"], eps["degree"], eps["local_clustering"], default_margin(eps["degree"], tail)
-
-    def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[Any, ...]:
-        e_rr, e_d, e_t, mu = self._split(epsilon)
-        return (
-            MethodRound("rr", "bits a_vj for j < v by randomized response", "randomized-response", e_rr,
-                     "1 bit"),
-            MethodRound("degree", "d_v + DLap", "dlap", e_d, "1"),
-            MethodRound("local-clustering", f"floor(G L_v/2 (w_v - q s_v)/C(max(d_v, L_v), 2) + U) + DLap, "
-                     f"L_v = max(2, noisy degree - {mu})", "dlap", e_t, f"G = {SCALE}"),
-        )
-
-    def _check(self, data: Any, statistic: str) -> Any:
-        if statistic not in self.statistics:
-            raise ValueError(f"{self.name} estimates avg_clustering, not statistic {statistic!r}")
-        return require_graph(data, self.name)
-
-    def prepare(self, data: Any) -> None:
-        self._table(data)
-
-    def _table(self, graph: Any) -> WedgeTable:
-        if self._tables is None or self._tables[0] is not graph:
-            self._tables = (graph, wedge_table(graph))
-        return self._tables[1]
-
-    def estimate_trials(self, data: Any, statistic: str, param: int | None, epsilon: float, n_trials: int = 1,
-                        *, rng: Any = None) -> NDArray[np.float64]:
-        gen = np.random.default_rng(rng)
-        out = np.empty(check_nonnegative_int(n_trials, "n_trials", minimum=1))
-        for t in range(out.size):
-            out[t] = self.trial_estimate(data, statistic, param, epsilon, rng=gen).value
-        return out
-
-    def trial_estimate(self, data: Any, statistic: str, param: int | None, epsilon: float, *,
-                       rng: Any = None) -> Estimate:
-        """One trial as the deployed curator estimates it, with the standard error it prints (the
-        unbiased estimate's, from the reports; for ``best`` an upper bound on its RMSE wherever it
-        is the better estimate): what ``ldpgraph estimate`` shows where no closed form exists.
-        Its value is the first of :meth:`estimate_trials` with the same ``rng``."""
-        g = self._check(data, statistic)
-        e_rr, e_d, e_t, mu = self._split(epsilon)
-        est = unbiased_estimate if self.estimator == "unbiased" else best_estimate
-        return est(simulate_reports(self._table(g), e_rr, e_d, e_t, mu, rng=np.random.default_rng(rng)))
-
-    def truth(self, data: Any, statistic: str, param: int | None) -> float:
-        return float(average_clustering_truth_of(self._check(data, statistic)))
-
-    def _moments(self, data: Any, statistic: str, epsilon: float) -> tuple[float, float] | None:
-        if self.estimator != "unbiased":
-            return None
-        g = self._check(data, statistic)
-        key = self._split(epsilon)
-        if self._memo is None or self._memo[0] is not g or self._memo[1] != key:
-            self._memo = (g, key, analytic_moments(g, *key))
-        return self._memo[2]
-
-    def analytic_mean(self, data: Any, statistic: str, param: int | None, epsilon: float) -> float | None:
-        m = self._moments(data, statistic, epsilon)
-        return None if m is None else m[0]
-
-    def analytic_variance(self, data: Any, statistic: str, param: int | None, epsilon: float) -> float | None:
-        m = self._moments(data, statistic, epsilon)
-        return None if m is None else m[1]
-
-    def communication(self, data: Any, epsilon: float, statistic: str | None = None) -> tuple[float, float]:
-        from .randomized_response import expected_noisy_edges, noisy_graph_bits
-
-        g = require_graph(data, self.name)
-        n = g.n_nodes
-        up = (n - 1) / 2.0 + 2 * FLOAT_BITS
-        down = noisy_graph_bits(n, expected_noisy_edges(n, g.n_edges, self._split(epsilon)[0]))
-        return up, down
-
-
-def average_clustering_truth_of(graph: Any) -> float:
-    """networkx ``average_clustering`` of ``graph`` (all n nodes, zeros counted)."""
-    from .clustering import average_clustering_truth
-
-    return average_clustering_truth(graph)

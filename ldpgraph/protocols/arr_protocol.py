@@ -387,8 +387,9 @@ class ARRTrianglesProtocol(TriangleSimulation, RRBroadcastProtocol):
         """Without clipping, the benchmark's public bound: the true maximum lower degree (at least 1)."""
         return {} if public.get("clipping", True) else {"d_max": max_lower_degree(graph)}
 
-    def placeholder_public(self) -> dict[str, Any]:
-        return {"d_max": 2}  # (without clipping only: D does not move the split)
+    def placeholder_public(self, public: Any = None) -> dict[str, Any]:
+        """Without clipping a public D (it does not move the split); none with clipping."""
+        return {"d_max": 2} if (public or {}).get("clipping") is False else {}
 
     def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
         """:func:`~ldpgraph.protocols.arr_triangles.simulate_arr` with the plan's budgets and bounds."""

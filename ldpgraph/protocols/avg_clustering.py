@@ -49,11 +49,18 @@ from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
 from ..core.plan import Plan, Release, RoundPlan, split_budget
-from ..core.protocol import Accumulator, Option, Round
+from ..core.protocol import Accumulator, Option, Preset, Round
 from ..core.registry import register
 from ..core.rows import Rows
 from ..core.sampling import Sampler
-from .clustering import count_sensitivity, private_degree_bound
+from .clustering import (
+    average_clustering,
+    average_clustering_variance,
+    count_sensitivity,
+    degree_weighted_triangles,
+    private_degree_bound,
+    release_clustering_reports,
+)
 from .deploy_triangles import (
     CLUSTERING_PROTOCOL,
     DEGREE,
@@ -65,7 +72,7 @@ from .deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
-from .randomized_response import upper_pairs
+from .randomized_response import expected_noisy_edges, noisy_graph_bits, upper_pairs
 from .rr_triangles import RandomizedResponseRound
 from .two_round_triangles import (
     LocalCountAccumulator,
@@ -74,7 +81,12 @@ from .two_round_triangles import (
     screened_bound_text,
 )
 
-__all__ = ["AvgClustering", "clustering_release"]
+__all__ = ["AvgClustering", "clustering_release", "SIMULATED_STATISTICS"]
+
+#: what the simulation estimates: the average clustering (deployed) and :math:`\sum_v d_v t_v` (from the
+#: same releases, :func:`~ldpgraph.protocols.clustering.degree_weighted_triangles`; simulation only)
+SIMULATED_STATISTICS = ("avg_clustering", "degree_weighted_triangles")
+_ESTIMATORS = {"avg_clustering": average_clustering, "degree_weighted_triangles": degree_weighted_triangles}
 
 
 def clustering_release(node: int, neighbours: NDArray[np.int64], broadcast: TriangleBroadcast,
@@ -156,6 +168,12 @@ class AvgClustering(RRBroadcastProtocol):
     statistics = ("avg_clustering",)
     needs = "adjacency"
     reference = "ours (two rounds: RR, then noisy degree and local count)"
+    unbiased = True  # also under projection, so with the private bound too
+    presets = (
+        # D = the true maximum degree (public, as in Imola et al.'s experiments), no projection
+        Preset("avg-clustering-dlap", {"projection": False}, statistics=SIMULATED_STATISTICS),
+        Preset("avg-clustering-dlap-private", {"private_bound": True}, statistics=SIMULATED_STATISTICS),
+    )
     options = (
         Option("d_max", int, None, "public bound D >= 2 on every node's degree (simulation default: the true "
                "maximum degree)"),
@@ -214,6 +232,91 @@ class AvgClustering(RRBroadcastProtocol):
 
     def check_broadcast(self, broadcast: Any, plan: Plan) -> TriangleBroadcast:
         return _check_broadcast(broadcast, plan)
+
+    # ---------------------------------------------------------------- simulation hooks
+
+    def placeholder_public(self, public: Any = None) -> dict[str, Any]:
+        return {} if (public or {}).get("private_bound") else {"d_max": 2}  # D moves no epsilon
+
+    def simulation_options(self, public: Any) -> tuple[str, ...]:
+        """The split; with a public bound also D and the projection (a private bound draws D, projects)."""
+        return ("shares",) if public.get("private_bound") else ("d_max", "projection", "shares")
+
+    @staticmethod
+    def _epsilons(plan: Plan) -> dict[str, float]:
+        """The plan's ε of the RR bits, the degree, the local count (and the private bound's)."""
+        out = {"epsilon_rr": plan.release(RR_EDGE).epsilon, "epsilon_degree": plan.release(DEGREE).epsilon,
+               "epsilon_triangles": plan.release(LOCAL_COUNT).epsilon}
+        if plan.public["private_bound"]:
+            out["epsilon_bound"] = plan.release(DEGREE_BOUND).epsilon
+        return out
+
+    def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any = None, *,
+                 param: int | None = None) -> NDArray[np.float64]:
+        """``n_trials`` estimates, each of a whole run at once
+        (:func:`~ldpgraph.protocols.clustering.release_clustering_reports`, the deployed releases in law:
+        ``tests/protocols/test_clustering.py``; with the private bound, the noisy degrees of round 1 and
+        D drawn first, as :func:`~ldpgraph.protocols.clustering.private_degree_bound`). Also estimates
+        ``degree_weighted_triangles`` from the same releases (simulation only).
+
+        Examples
+        --------
+        >>> from ldpgraph.graph import from_edge_array
+        >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+        >>> p = AvgClustering()
+        >>> p.simulate(g, p.plan(600.0, d_max=3, projection=False), "avg_clustering", 2, 0).round(6).tolist()
+        [0.583333, 0.583333]
+        """
+        if statistic not in SIMULATED_STATISTICS:
+            raise ValueError(f"{self.name} simulates {', '.join(SIMULATED_STATISTICS)}, not {statistic!r}")
+        from ..mechanisms import DiscreteLaplace
+
+        pub, eps = plan.public, self._epsilons(plan)
+        e0 = eps.pop("epsilon_bound", None)
+        if not pub["projection"] and graph.n_nodes and int(graph.degrees.max()) > pub["d_max"]:
+            v = int(np.argmax(graph.degrees))
+            raise ValueError(f"{self.name}: node {v} has degree {int(graph.degrees[v])} > d_max = "
+                             f"{pub['d_max']} and no projection (--no-projection): it cannot release; raise "
+                             "--d-max or allow --projection")
+        estimator = _ESTIMATORS[statistic]
+        out = np.empty(n_trials)
+        for t in range(n_trials):
+            bound = pub["d_max"]
+            if e0 is not None:
+                bound = private_degree_bound(graph.degrees + DiscreteLaplace(epsilon=e0).sample(graph.n_nodes,
+                                                                                                  rng=rng))
+            rel = release_clustering_reports(graph, d_max=bound, projection=pub["projection"], rng=rng, **eps)
+            out[t] = estimator(rel, variance=False).value
+        return out
+
+    def moments(self, graph: Any, plan: Plan, statistic: str,
+                param: int | None = None) -> tuple[float | None, float | None]:
+        """The truth (unbiased, also under projection) and, without projection (every degree at most the
+        public D), the exact variance
+        (:func:`~ldpgraph.protocols.clustering.average_clustering_variance`); None with projection (its
+        sampling variance has no closed form here) and so with the private bound."""
+        from .statistics import statistic_truth
+
+        mean = statistic_truth(graph, statistic)
+        pub = plan.public
+        if pub["projection"] or (graph.n_nodes and int(graph.degrees.max()) > pub["d_max"]):
+            return mean, None
+        key = (statistic, pub["d_max"], tuple(self._epsilons(plan).values()))
+        memo = getattr(self, "_memo", None)
+        if memo is None or memo[0] is not graph or memo[1] != key:  # mean, then variance: one computation
+            var = average_clustering_variance(graph, d_max=pub["d_max"], statistic=statistic,
+                                              **self._epsilons(plan))
+            self._memo = memo = (graph, key, var)
+        return mean, memo[2]
+
+    def communication(self, plan: Plan, graph: Any) -> tuple[float, float]:
+        """Up: a bit per lower pair ((n - 1)/2 on average) and 8 bytes per released integer (three with the
+        private bound); down: the noisy graph as an edge list (2 ceil(log2 n) bits per expected noisy edge)
+        and 8 bytes for a broadcast private bound."""
+        n, extra = graph.n_nodes, (8.0 if plan.public["private_bound"] else 0.0)
+        up = (n - 1) / 16.0 + 16.0 + extra
+        down = noisy_graph_bits(n, expected_noisy_edges(n, graph.n_edges, plan.release(RR_EDGE).epsilon))
+        return up, down / 8.0 + extra
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         lines = super().describe_result(result, round)

@@ -105,7 +105,6 @@ __all__ = [
     "two_round_rr_variance",
     "two_round_noise_variance",
     "simulate_two_round_four_cycles",
-    "simulate_wlocal_four_cycles",
 ]
 
 #: largest graph the dense kernels accept (n^2 float32 matrices: 1.6 GB at this n)
@@ -475,52 +474,6 @@ def simulate_two_round_four_cycles(
         out[t] = (float(rounded.sum()) + float(noise.sum())) / 4.0
         sens[t] = s
     return (out, sens) if return_sensitivity else out
-
-
-def simulate_wlocal_four_cycles(graph: Graph, epsilon: float, n_trials: int = 1, *, rng: Any = None
-                                ) -> NDArray[np.float64]:
-    r"""``n_trials`` estimates of the reference's one-round local 4-cycle estimator (WLocal).
-
-    Imola, Murakami and Chaudhuri (CCS 2022), the local-model 4-cycle algorithm of
-    ``SubgraphShuffle.cpp`` (``alg 9``), reimplemented from its description: a uniform
-    random perfect matching of :math:`\lfloor n/2 \rfloor` disjoint pairs (one node left out
-    when n is odd); every other node j sends, for each pair (i, k), its wedge bit
-    :math:`a_{ij}a_{kj}` through RR at ε (ε-edge-LDP: one edge changes one bit, the pairs
-    being disjoint); the curator debiases :math:`\hat c_{ik} = \sum_j \hat w_j`, estimates
-    :math:`\binom{c_{ik}}2` by :math:`\hat c(\hat c - 1)/2 - (n-2)\nu/2` and scales the sum
-    by :math:`n(n-1)/(4 \lfloor n/2\rfloor)`. Given the matching, the noisy count of a pair
-    is :math:`\mathrm{Bin}(c, p) + \mathrm{Bin}(n - 2 - c, q)`: the same law as n - 2 RR bits.
-
-    Examples
-    --------
-    >>> from ldpgraph.graph import from_edge_array
-    >>> g = from_edge_array([[a, b] for a in range(4) for b in range(a)])   # K4: 3 4-cycles
-    >>> simulate_wlocal_four_cycles(g, 50.0, 2, rng=0).round(6).tolist()
-    [3.0, 3.0]
-    """
-    import scipy.sparse as sp  # deferred: slow to import
-
-    g = _check_graph(graph, dense=False)  # sparse: any size
-    eps = check_epsilon(epsilon)
-    gen = check_rng(rng)
-    n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
-    n = g.n_nodes
-    if n < 4:
-        raise ValueError(f"WLocal needs at least 4 nodes, got {n}")
-    p, q = keep_probability(eps), flip_probability(eps)
-    alpha, beta, nu = rr_coefficients(eps)
-    a = sp.csr_array((np.ones(g.indices.size), g.indices, g.indptr), shape=(n, n))
-    half = n // 2
-    out = np.empty(n_trials)
-    for t in range(n_trials):
-        order = gen.permutation(n)
-        first, second = order[0 : 2 * half : 2], order[1 : 2 * half : 2]
-        c = np.asarray((a[first].multiply(a[second])).sum(axis=1), dtype=np.int64).ravel()
-        noisy = gen.binomial(c, p) + gen.binomial(n - 2 - c, q)
-        chat = alpha * noisy + beta * (n - 2)
-        z = chat * (chat - 1.0) / 2.0 - (n - 2) * nu / 2.0
-        out[t] = n * (n - 1) / (4.0 * half) * math.fsum(z.tolist())
-    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ __all__ = [
 
 #: statistics of the graph's adjacency, estimated by the protocols of
 #: :mod:`ldpgraph.protocols.rr_triangles` and its siblings (triangles, transitivity) and
-#: :mod:`ldpgraph.protocols.clustering_methods` (average local clustering, sum of d_v t_v),
+#: :mod:`ldpgraph.protocols.avg_clustering` (average local clustering, sum of d_v t_v),
 #: :mod:`ldpgraph.protocols.rr_four_cycles` and :mod:`ldpgraph.protocols.two_round_four_cycles`
 #: (4-cycles), per trial, from the graph itself
 GRAPH_STATISTICS: tuple[str, ...] = (

@@ -312,8 +312,9 @@ class TwoRoundTrianglesDLap(TriangleSimulation, RRBroadcastProtocol):
         private bound."""
         return {} if public.get("private_bound") else {"d_max": max_lower_degree(graph)}
 
-    def placeholder_public(self) -> dict[str, Any]:
-        return {"d_max": 2}  # (D does not move the split; dropped with the private bound)
+    def placeholder_public(self, public: Any = None) -> dict[str, Any]:
+        """A public D (it does not move the split); none with the private bound."""
+        return {} if (public or {}).get("private_bound") else {"d_max": 2}
 
     def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
         from .triangles import simulate_two_round

@@ -528,7 +528,7 @@ class _WedgeShuffleBase(Protocol):
     def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
         return {"n_users": graph.n_nodes}
 
-    def placeholder_public(self) -> dict[str, Any]:
+    def placeholder_public(self, public: Any = None) -> dict[str, Any]:
         return {"n_users": 10_000}  # n moves epsilon0, not the split
 
     def _quantities(self) -> tuple[str, ...]:

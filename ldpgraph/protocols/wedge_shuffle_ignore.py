@@ -278,7 +278,7 @@ class WedgeShuffleIgnore(Protocol):
     def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
         return {"n_users": graph.n_nodes, "pairing_seed": 0}
 
-    def placeholder_public(self) -> dict[str, Any]:
+    def placeholder_public(self, public: Any = None) -> dict[str, Any]:
         return {"n_users": 10_000}  # n moves epsilon0, not the split
 
     def plan(self, epsilon: float, **public: Any) -> Plan:

@@ -113,9 +113,8 @@ class Method:
         self.needs = self.protocol.needs
         self.vectorized = bool(self.protocol.vectorized)
         #: the options a user may add (``--d-max``, ``--shares``, ...: the protocol's, less those its
-        #: simulation draws itself)
-        self.option_names = tuple(o.name for o in self.protocol.options
-                                  if o.name not in self.protocol.simulation_draws)
+        #: simulation draws itself or its preset makes unused: :meth:`Protocol.simulation_options`)
+        self.option_names = self.protocol.simulation_options(preset.options)
 
     def __repr__(self) -> str:
         return f"<method {self.name}: {', '.join(self.statistics)}>"
@@ -171,16 +170,7 @@ class Method:
 
     def _placeholders(self, public: Mapping[str, Any]) -> dict[str, Any]:
         given = {k: v for k, v in public.items() if v is not None}
-        out = {**self.protocol.placeholder_public(), **given}
-        try:
-            self.protocol.plan(1.0, **out)
-        except ValueError:
-            try:
-                self.protocol.plan(1.0, **given)
-            except ValueError:
-                return out  # the options' own error: the plan says it
-            return given  # a placeholder the options exclude (a public bound beside a private one)
-        return out
+        return {**self.protocol.placeholder_public(given), **given}
 
     def plan(self, epsilon: float, graph: Any = None, statistic: str | None = None) -> Any:
         """The plan a simulation on ``graph`` runs (public bounds it leaves open taken from the graph;

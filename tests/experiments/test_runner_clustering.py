@@ -38,13 +38,13 @@ def test_registered_with_their_budget_and_statistics():
     assert p.budget(2.0) == pytest.approx({"rr": 0.6, "degree": 0.8, "local-count": 0.6})
     q = get_method("avg-clustering-dlap-private")
     assert q.budget(2.0) == pytest.approx({"degree-bound": 0.2, "rr": 0.54, "degree": 0.72, "local-count": 0.54})
-    assert [r.sensitivity for r in q.rounds(2.0)][-1] == "2(D - 1)"
+    assert q.plan(2.0).public == {"d_max": None, "projection": True, "private_bound": True}  # sensitivity 2(D-1)
     with pytest.raises(TypeError, match="needs the graph's adjacency"):
         p.estimate_trials(KARATE.degrees, "avg_clustering", None, 1.0)
     with pytest.raises(ValueError, match="not statistic 'triangles'"):
         p.estimate_trials(KARATE, "triangles", None, 1.0)
-    with pytest.raises(ValueError, match="shares must be three positive fractions"):
-        type(p)(shares=(0.5, 0.5, 0.5))
+    with pytest.raises(ValueError, match="shares of avg-clustering: rr=F,degree=F,local_count=F"):
+        p.with_options(shares={"rr": 0.5, "degree": 0.5})
 
 
 def test_protocol_draws_are_those_of_the_release_with_the_same_stream():

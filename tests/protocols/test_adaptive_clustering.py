@@ -540,9 +540,11 @@ def test_the_best_estimator_plans_the_smaller_margin_of_its_tail():
     want = next(mu for mu in range(50) if a ** (mu + 1) / (1 + a) <= ac.BEST_TAIL)
     assert best.public["margin"] == ac.default_margin(e_d, ac.BEST_TAIL) == want < 6
     assert unbiased.public["margin"] == ac.default_margin(e_d) == 6
-    # the simulation method plans the same margins
-    assert ac.AdaptiveClusteringMethod("best")._split(2.0)[3] == want
-    assert ac.AdaptiveClusteringMethod()._split(2.0)[3] == 6
+    # the simulated methods (presets) run the same plans
+    from ldpgraph.run.method import get_method
+
+    assert get_method("adaptive-clustering-best").plan(2.0).public["margin"] == want
+    assert get_method("adaptive-clustering").plan(2.0).public["margin"] == 6
 
 
 def test_em_on_many_frequency_rows_at_once_is_the_em_on_each():

@@ -1,6 +1,6 @@
 r"""``avg-clustering --private-bound`` deployed against its fast simulator ``avg-clustering-dlap-private``.
 
-The simulator (:class:`~ldpgraph.protocols.clustering_methods.ClusteringProtocol`, the experiments'
+The simulator (:meth:`~ldpgraph.protocols.avg_clustering.AvgClustering.simulate`, the experiments'
 path) draws the noisy degrees of the bound and the whole noisy graph from one generator; the layer
 (:mod:`ldpgraph.protocols.avg_clustering`, what ``ldpgraph node``/``curate`` run) draws each node's
 releases from its own stream ``(seed, round, v)``. So the proof is in three parts:
