@@ -68,11 +68,7 @@ def _ensure() -> None:
 
 
 def _register_built_in() -> None:
-    from .protocols.edge_orient_methods import EDGE_ORIENT_METHODS
-    from .protocols.kcore_methods import KCORE_METHODS
-
-    for name, factory in (*KCORE_METHODS.items(), *EDGE_ORIENT_METHODS.items()):
-        register(name, factory)
+    """No old simulation class is left (issue 33): every name is a preset of the one registry."""
 
 
 def get_method(name: str) -> Protocol:
@@ -155,6 +151,11 @@ def did_you_mean(name: Any, kind: str) -> str:
         raise ValueError(f"kind must be 'statistic' or 'method', got {kind!r}")
     if not isinstance(name, str) or not name.strip():
         return ""
+    from .core.registry import REMOVED
+    from .core.registry import did_you_mean as layer_did_you_mean
+
+    if kind == "method" and name.strip() in REMOVED:  # a removed name says what replaces it
+        return layer_did_you_mean(name, kind)
     choices = statistic_names() if kind == "statistic" else method_names()
     key = name.strip().lower().replace("-", "_")
     norm = {c.replace("-", "_"): c for c in choices}

@@ -4,9 +4,9 @@ Prints three tables on Facebook and Email-Enron (``--graphs`` to change):
 
 1. **k-core** at ε_paper ∈ {0.5, 1, 2} (the paper's LEDP ε: an edge's two endpoints together,
    so a node spends ε_paper / 2): ``kcore-reference`` (k-CoreD as the authors' Go code runs
-   it, ψ = 1/2, f = 4/5, bias factor 8) against ours, ``kcore-svt`` at the same per-node
-   budget ε_paper / 2 (ψ = 1/4, two levels per group), and ``kcore-hindex``
-   (:mod:`ldpgraph.protocols.kcore_hindex`: a noisy degree and a noisy h-index, two rounds);
+   it, ψ = 1/2, f = 4/5, bias factor 8) against ours, ``kcore-hindex`` at the same per-node
+   budget ε_paper / 2 (:mod:`ldpgraph.protocols.kcore_hindex`: a noisy degree and a noisy
+   h-index, two rounds; ``kcore-svt``, the sparse-vector level moves, was removed in issue 33);
    mean and max approximation factor (averaged over the trials), degeneracy estimate (the
    largest estimate), the densest-subgraph density's factor
    (:mod:`ldpgraph.protocols.densest`: k̂_max/√2 against the exact ρ*), rounds; and the
@@ -20,7 +20,7 @@ Prints three tables on Facebook and Email-Enron (``--graphs`` to change):
 3. **Triangles on Email-Enron at per-node ε = 1**: ours against every other ldpgraph triangle
    method that runs there (``rr-triangles`` does not: its noisy graph has ~1e8 edges).
 
-And the time of one whole multi-round k-core run on Email-Enron (the simulation's vectorised
+And the time of one whole ``kcore-hindex`` run on Email-Enron (the simulation's vectorised
 path, and the deployable path: every node's release through the protocol layer, one stream
 per node and round), with the load average. The reference in the tables is a line-by-line
 Python transcription (:mod:`ldpgraph.protocols.kcore`, :mod:`ldpgraph.protocols.edge_orient`).
@@ -70,11 +70,11 @@ from ldpgraph.protocols.edge_orient import (
     reference_edge_orient,
     scale_factors,
 )
-from ldpgraph.protocols.kcore import core_summary, exact_core_numbers, reference_kcore, svt_kcore
+from ldpgraph.protocols.kcore import core_summary, exact_core_numbers, reference_kcore
 from ldpgraph.protocols.kcore_hindex import HINDEX_DEFAULTS, eb_core_estimate, hindex_kcore, hindex_pooled
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
 from ldpgraph.protocols.triangles import lower_wedges
-from ldpgraph.registry import get_method
+from ldpgraph.run.method import get_method
 
 
 def _load() -> str:
@@ -102,8 +102,6 @@ def kcore_table(graphs: dict, trials: int) -> None:
                      f"(rho* = {rho:.2f})"))
         for eps in (0.5, 1.0, 2.0):
             for label, run in (("reference", lambda s, e=eps, g=g: reference_kcore(g, e / 2, rng=s)),
-                               ("svt (ours)", lambda s, e=eps, g=g: svt_kcore(g, e / 2, rng=s,
-                                                                         max_degree=int(g.degrees.max()))),
                                ("hindex (ours)", lambda s, e=eps, g=g: hindex_kcore(g, e / 2, rng=s,
                                                                                  **HINDEX_DEFAULTS))):
                 res = [run(s) for s in range(trials)]
@@ -117,11 +115,8 @@ def kcore_table(graphs: dict, trials: int) -> None:
                              f"{np.mean([s['degeneracy_estimate'] for s in summ]):.1f} / {truth.max()}",
                              f"{np.mean(np.maximum(dens / rho, rho / dens)):.3f}", rounds))
         floor = core_summary(reference_kcore(g, 1.0, noise=False).core_numbers, truth)
-        quiet = core_summary(svt_kcore(g, 1.0, noise=False, max_degree=int(g.degrees.max())).core_numbers, truth)
         rows.append((name, "no noise", "reference", f"{floor['mean_approximation_factor']:.3f}",
                      f"{floor['max_approximation_factor']:.2f}", "", "", ""))
-        rows.append((name, "no noise", "svt (ours)", f"{quiet['mean_approximation_factor']:.3f}",
-                     f"{quiet['max_approximation_factor']:.2f}", "", "", ""))
     print("k-core: approximation factor max(est/true, true/est) over nodes of core >= 1 "
           f"(mean ± Monte-Carlo SE over {trials} trials, seeds 0..{trials - 1}; rounds: the most over the "
           "trials, with the reference's degree round); densest factor: "
@@ -407,19 +402,15 @@ def enron_methods(g, trials: int) -> None:
 def timing(g) -> None:
     from ldpgraph.run import run_in_memory
 
-    t0 = time.perf_counter()
-    run = svt_kcore(g, 0.5, rng=1, max_degree=int(g.degrees.max()))
-    fast = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    layer = run_in_memory("kcore-svt", g, 0.5, sampler=1)
-    slow = time.perf_counter() - t0
-    print(f"\nEmail-Enron, one whole kcore-svt run at eps 0.5: vectorised simulation {fast:.2f} s "
-          f"({run.rounds} rounds); protocol layer (per-node streams, all rounds) {slow:.1f} s "
-          f"({layer.n_rounds} rounds) ({_load()})")
     t0 = time.process_time()
     run = hindex_kcore(g, 0.5, rng=1, **HINDEX_DEFAULTS)
-    print(f"Email-Enron, one whole kcore-hindex run at eps 0.5 (both rounds, pooling, read-out): "
-          f"{time.process_time() - t0:.2f} s of CPU ({run.rounds} rounds)")
+    fast = time.process_time() - t0
+    t0 = time.process_time()
+    layer = run_in_memory("kcore-hindex", g, 0.5, sampler=1)
+    slow = time.process_time() - t0
+    print(f"\nEmail-Enron, one whole kcore-hindex run at eps 0.5 (both rounds, pooling, read-out): "
+          f"vectorised simulation {fast:.2f} s of CPU ({run.rounds} rounds); protocol layer (per-node "
+          f"streams) {slow:.1f} s ({layer.n_rounds} rounds) ({_load()})")
 
 
 def main() -> None:

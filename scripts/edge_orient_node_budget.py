@@ -19,7 +19,7 @@ import numpy as np
 
 from ldpgraph.datasets import load_dataset
 from ldpgraph.graph.statistics import triangle_count
-from ldpgraph.registry import get_method
+from ldpgraph.run.method import get_method
 
 
 def main() -> None:

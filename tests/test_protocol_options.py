@@ -64,7 +64,9 @@ CONFIGS = [
     ("avg-clustering-dlap-private", {"shares": {"degree_bound": 0.2, "rr": 0.2, "degree": 0.4, "local_count": 0.2}},
      {}, [0.4, 0.4, 0.4, 0.8]),
     ("two-round-four-cycles-dlap", {"d_max": 5, "shares": {"rr": 0.6, "local_count": 0.4}}, {}, [0.8, 1.2]),
-    ("kcore-svt", {"d_max": 10, "psi": 0.5, "levels_per_group": 3, "rho_share": 0.3}, {}, [0.6, 1.4]),
+    ("kcore-hindex", {"h_share": 0.7, "readout_power": 2.0, "pool_c": 1.0}, {}, [0.6, 1.4]),
+    ("edge-orient-triangles", {"margin": 2.0, "shares": {"order": 0.1, "bound": 0.2, "rr": 0.3, "count": 0.4}}, {},
+     [0.2, 0.4, 0.6, 0.8]),
     ("wshuffle-triangles-ignore", {"degree_share": 0.2, "threshold": 0.5, "delta": 1e-6}, {"n_users": 14},
      [0.4, 1.6]),
     ("wshuffle-four-cycles", {"accounting": "closed-form", "delta": 1e-6}, {"n_users": 14}, [2.0]),
@@ -181,13 +183,13 @@ def test_options_apply_to_the_methods_that_take_them(graph):
      "shares of two-round-triangles-dlap: rr=F, local_count=F"),
     (["two-round-triangles-dlap"], {"shares": {"rr": 0.6, "local_count": 0.6}}, "sum to 1"),
     (["two-round-triangles-dlap-private"], {"d_max": 8}, "a public d_max (8) is not used with private_bound"),
-    (["kcore-svt"], {"rho_share": 1.5}, "rho_share must be in (0, 1)"),
+    (["kcore-hindex"], {"h_share": 1.5}, "h_share must be in (0, 1)"),
     (["two-round-triangles-dlap"], {"private_bound": True}, "(the private bound is a method of its own: "
                                                             "two-round-triangles-dlap-private)"),
 ])
 def test_refusals(graph, methods, options, message):
     with pytest.raises(ValueError) as info:
-        estimate_once({"g": graph}, epsilon=1.0, statistic="core_numbers" if methods == ["kcore-svt"] else
+        estimate_once({"g": graph}, epsilon=1.0, statistic="core_numbers" if methods == ["kcore-hindex"] else
                       "triangles", methods=methods, seed=1, options=options)
     assert message in str(info.value)
 
@@ -245,7 +247,7 @@ def test_cli_estimate_and_experiment_take_the_flags(capsys, tmp_path, edge_file)
 def test_help_lists_the_same_flags(capsys, command):
     assert main([command, "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    for flag in ("--d-max", "--shares", "--mu", "--projection", "--psi", "--rho-share", "--clipping, --no-clipping"):
+    for flag in ("--d-max", "--shares", "--mu", "--projection", "--h-share", "--margin", "--clipping, --no-clipping"):
         assert flag in text
 
 

@@ -75,10 +75,6 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
     p.add_argument("--round", type=_int("round", minimum=1), default=1, help="protocol round (default 1)")
     p.add_argument("--broadcast", metavar="FILE",
                    help="the curator's broadcast after the previous round (round 2 and later)")
-    p.add_argument("--state", metavar="FILE",
-                   help="the node's private state between the runs of a repeating round (kcore-svt: its "
-                   "threshold noise, drawn once); created with mode 0600, never sent: keep it on the node "
-                   "(a later step refuses to run without it)")
     p.add_argument("--protocol", choices=_DEPLOYED_PROTOCOLS, default=DEFAULT_PROTOCOL,
                    help="protocol (default degree; see 'ldpgraph methods'): --epsilon is each node's total "
                    "budget, split by its plan, and node and curate take the same options")
@@ -413,10 +409,7 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
     plan = _protocol_plan(proto, args)
     if args.seed is not None and not args.simulate:
         raise _UsageError("--seed needs --simulate (the secure sampler cannot be seeded)")
-    if rounds[args.round - 1].repeating and not args.simulate and args.state is None:
-        raise _UsageError(f"round {args.round} of {proto.name} repeats and the node keeps a secret between "
-                          "its runs: pass --state FILE (the same file at every step; it stays on the node)")
-    sampler: Any = Secure(state=args.state)
+    sampler: Any = Secure()
     if args.simulate:
         seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
         sampler = Seeded(seed)

@@ -34,7 +34,7 @@ from typing import Any
 from .protocol import Preset as _PresetSpec
 from .protocol import Protocol
 
-__all__ = ["register", "unregister", "get", "names", "protocols", "MODULES", "ENTRY_POINT_GROUP",
+__all__ = ["register", "unregister", "get", "names", "protocols", "MODULES", "ENTRY_POINT_GROUP", "REMOVED",
            "Preset", "preset", "method_names", "recommended_methods", "statistic_names", "did_you_mean"]
 
 #: the entry-point group through which another package registers protocols
@@ -48,14 +48,20 @@ MODULES = (
     "ldpgraph.protocols.two_round_triangles",
     "ldpgraph.protocols.avg_clustering",
     "ldpgraph.protocols.two_round_four_cycles",
-    "ldpgraph.protocols.kcore_protocol",
+    "ldpgraph.protocols.kcore",
     "ldpgraph.protocols.kcore_hindex_protocol",
+    "ldpgraph.protocols.edge_orient_protocol",
     "ldpgraph.protocols.wedge_shuffle",
     "ldpgraph.protocols.wedge_shuffle_ignore",
     "ldpgraph.protocols.arr_protocol",
     "ldpgraph.protocols.adaptive_clustering",
-    "ldpgraph.protocols.edge_orient_protocol",
 )
+
+#: method names that were removed: name -> why, and what to use instead (the refusal says so)
+REMOVED = {
+    "kcore-svt": ("removed in issue 33: dominated by kcore-reference on both the mean and the max "
+                  "approximation factor at every epsilon", "kcore-hindex"),
+}
 
 _PROTOCOLS: dict[str, type[Protocol]] = {}
 _loaded = False
@@ -115,7 +121,8 @@ def get(name: str) -> Protocol:
     """A new instance of the protocol registered under ``name`` (ValueError listing the choices)."""
     _load()
     if name not in _PROTOCOLS:
-        raise ValueError(f"unknown protocol {name!r}; choose from {', '.join(_PROTOCOLS)}")
+        hint = f" ({name} was {REMOVED[name][0]}; use {REMOVED[name][1]})" if name in REMOVED else ""
+        raise ValueError(f"unknown protocol {name!r}{hint}; choose from {', '.join(_PROTOCOLS)}")
     return _PROTOCOLS[name]()
 
 
@@ -249,6 +256,8 @@ def did_you_mean(name: Any, kind: str) -> str:
     (' (did you mean triangles?)', ' (did you mean rr-triangles?)')
     >>> did_you_mean("zzz", "method")
     ''
+    >>> did_you_mean("kcore-svt", "method")  # doctest: +ELLIPSIS
+    ' (kcore-svt was removed in issue 33: ...; use kcore-hindex)'
     """
     import difflib
 
@@ -256,6 +265,9 @@ def did_you_mean(name: Any, kind: str) -> str:
         raise ValueError(f"kind must be 'statistic' or 'method', got {kind!r}")
     if not isinstance(name, str) or not name.strip():
         return ""
+    if kind == "method" and name.strip() in REMOVED:
+        why, use = REMOVED[name.strip()]
+        return f" ({name.strip()} was {why}; use {use})"
     table = presets()
     choices = statistic_names() if kind == "statistic" else list(table)
     key = name.strip().lower().replace("-", "_")

@@ -13,12 +13,7 @@ an experiment, ``ldpgraph node --simulate`` and a deployment:
   the same exact samplers on seeded streams, for tests and audits of that code path.
 
 Both hand out a :class:`NodeStream` per (round, node), with the draws a release needs:
-``dlap``, ``keep`` (randomized response), ``uniform`` and ``subset``; and
-:meth:`Sampler.secret`, a value a node draws once and keeps *private* across rounds (the
-threshold noise of a sparse-vector protocol): the seeded samplers draw it from the node's
-round-0 stream (no protocol round is numbered 0), so every executor and process recomputes
-the same value; :class:`Secure` draws it once with its exact samplers and keeps it, in memory
-or in a node-side state file (``Secure(state=PATH)``, mode 0600; never sent).
+``dlap``, ``keep`` (randomized response), ``uniform`` and ``subset``.
 
 Examples
 --------
@@ -32,14 +27,10 @@ True
 from __future__ import annotations
 
 import functools
-import json
 import math
-import os
 import secrets
-import stat
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -83,31 +74,6 @@ class Sampler(ABC):
     def describe(self) -> str:
         """One phrase for output lines."""
         raise NotImplementedError
-
-    def secret(self, node: int, key: str, draw: Any, *, kept: bool = False) -> int:
-        """The private integer ``draw(stream)`` of ``node`` under ``key``, the same in every round.
-
-        ``key`` names the draw *and its parameters* (e.g. ``"kcore-svt-rho-0.5"``): a value is
-        kept per (key, node). Seeded samplers draw it from the node's round-0 stream (a pure
-        function of the seed, so every process finds the same value); others keep the first
-        draw (:class:`Secure`). ``kept=True``: the value must have been drawn before (a later
-        step of the protocol); a sampler that keeps draws refuses (ValueError) to draw it anew,
-        which would void the privacy of every release made with the first one.
-
-        >>> s = Seeded(3)
-        >>> s.secret(7, "rho", lambda st: int(st.dlap(1.0, 1.0, 1)[0])) == s.secret(
-        ...     7, "rho", lambda st: int(st.dlap(1.0, 1.0, 1)[0]), kept=True)
-        True
-        """
-        cache = self.__dict__.setdefault("_secret_cache", {})  # the same value: computed once per process
-        name = (key, int(node))
-        if name not in cache:
-            cache[name] = int(draw(self.stream(0, node)))
-        return cache[name]
-
-    def flush(self) -> None:  # noqa: B027 - an optional hook: most samplers keep nothing
-        """Keep the secrets drawn since the last call (a release that drew some calls it before it
-        hands over its rows). A no-op here; :class:`Secure` writes its state file, once per batch."""
 
 
 class _SeededStream(NodeStream):
@@ -202,87 +168,14 @@ class _ExactStream(NodeStream):
         return np.sort(np.array(secrets.SystemRandom().sample(pool.tolist(), int(k)), dtype=np.int64))
 
 
-def _read_state(path: Path) -> dict[str, int]:
-    """The secrets kept in a node state file ({} when there is none); a symbolic link, or anything
-    but a regular file holding a JSON object of integers, is refused (ValueError)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        if os.path.islink(path):
-            raise ValueError(f"the node state file {path} is a symbolic link: give the file itself") from None
-        raise OSError(exc.errno, f"cannot open the node state file {path}: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise ValueError(f"the node state file {path} is not a regular file")
-        try:
-            data = json.loads(fh.read(1 << 26))
-        except ValueError:
-            data = None
-    if not isinstance(data, dict) or not all(type(v) is int for v in data.values()):
-        raise ValueError(f"{path}: not a node state file (a JSON object of integers)")
-    return dict(data)
-
-
 class Secure(Sampler):
-    """Deployment: the exact samplers on the OS CSPRNG (unseedable).
-
-    ``state``: a node-side JSON file that keeps the nodes' :meth:`secret` values between the
-    rounds of a multi-round protocol (mode 0600; it must stay on the node). It is read without
-    following a symbolic link and rewritten atomically (a new file renamed onto it: a crash leaves
-    the old state or the new, never a cut one). Without it they are kept in memory, for one
-    process.
-    """
+    """Deployment: the exact samplers on the OS CSPRNG (unseedable)."""
 
     secure = True
     _stream = _ExactStream()
 
-    def __init__(self, state: Any = None) -> None:
-        self.state = state
-        self._secrets: dict[str, int] | None = None
-        self._dirty = False
-
     def __repr__(self) -> str:
-        return "Secure()" if self.state is None else f"Secure(state={str(self.state)!r})"
-
-    def _load(self) -> dict[str, int]:
-        if self._secrets is None:
-            self._secrets = {}
-            if self.state is not None:
-                self._secrets = _read_state(Path(self.state))
-        return self._secrets
-
-    def secret(self, node: int, key: str, draw: Any, *, kept: bool = False) -> int:
-        """Drawn once with the exact samplers, then kept (in the ``state`` file when given); with
-        ``kept=True`` a value not kept is an error, never a new draw (issue 36 finding 8)."""
-        secrets_ = self._load()
-        name = f"{key}:{int(node)}"
-        if name not in secrets_:
-            if kept:
-                where = "this process kept none (pass a state file)"
-                if self.state is not None:
-                    found = os.path.lexists(self.state)
-                    where = f"its state file {self.state} {'does not hold it' if found else 'does not exist'}"
-                raise ValueError(
-                    f"node {int(node)} has no kept secret {key!r} for this later step: {where}. The "
-                    "secret was drawn at the first step and must be the same at every step (a new "
-                    "draw would void the privacy of every release made with the first): run the node "
-                    "with the --state file of its first step, on the machine that ran it")
-            secrets_[name] = int(draw(self.stream(0, node)))
-            self._dirty = True
-        return secrets_[name]
-
-    def flush(self) -> None:
-        """Write the secrets drawn since the last flush to the state file: atomically (a new file
-        renamed onto it), mode 0600 before a byte is written; one write per released batch."""
-        if self._dirty and self.state is not None:
-            from .._atomic import atomic_write
-
-            with atomic_write(self.state, "w", encoding="utf-8") as fh:  # whole or not at all
-                os.fchmod(fh.fileno(), 0o600)
-                json.dump(self._secrets, fh)
-        self._dirty = False
+        return "Secure()"
 
     def stream(self, round: int, node: int) -> NodeStream:
         return self._stream

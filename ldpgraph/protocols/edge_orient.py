@@ -66,7 +66,7 @@ Examples
 >>> h = orient_relabel(g, g.degrees)
 >>> h.edges().tolist()  # node 2 (degree 3) is first, the pendant 3 last
 [[0, 1], [0, 2], [0, 3], [1, 2]]
->>> float(simulate_edge_orient(g, 400.0, rng=0)[0])
+>>> edge_orient_trial(g, 400.0, rng=0).estimate
 1.0
 >>> h.n_nodes, edge_orient_trial(g, 400.0, rng=0).n_scaled
 (4, 0)
@@ -81,7 +81,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int, check_rng
+from .._validation import check_epsilon, check_rng
 from ..graph.core import Graph, from_edge_array
 from .kcore import _dlap, _dlap_vector, reference_kcore
 from .randomized_response import flip_probability, keep_probability
@@ -90,7 +90,6 @@ from .triangles import lower_wedges
 __all__ = [
     "orient_relabel",
     "edge_orient_budget",
-    "simulate_edge_orient",
     "edge_orient_trial",
     "EdgeOrientTrial",
     "local_bounds",
@@ -251,15 +250,18 @@ class EdgeOrientTrial:
 
 def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] | None = None,
                       bounds: str = "local", margin: float = MARGIN, oriented: Graph | None = None,
-                      bound_values: ArrayLike | None = None, rng: Any = None) -> EdgeOrientTrial:
+                      bound_values: ArrayLike | None = None, budget: dict[str, float] | None = None,
+                      rng: Any = None) -> EdgeOrientTrial:
     r"""One run of our EdgeOrientΔ (module docstring) at per-node budget ``epsilon``.
 
     ``oriented`` / ``bound_values``: a fixed order (the relabelled graph) and fixed bounds, to
     study the estimate given them (the tests' exact checks); by default both are drawn.
+    ``budget``: the ε of each release (``order``, ``bound``, ``rr``, ``count``: a plan's) in place
+    of :func:`edge_orient_budget` of ``epsilon`` and ``shares``.
     Only the pairs that close an out-wedge get an RR bit: no other bit enters the estimate,
     so the law is that of the full protocol.
     """
-    eps = edge_orient_budget(epsilon, shares)
+    eps = edge_orient_budget(epsilon, shares) if budget is None else budget
     gen = check_rng(rng)
     n = graph.n_nodes
     if oriented is None:
@@ -280,16 +282,6 @@ def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] 
     return EdgeOrientTrial(math.fsum((rounded + noise).tolist()) / (p - q), bound,
                            int(np.count_nonzero(m > bound)), oriented, math.fsum(rounded.tolist()) / (p - q),
                            math.fsum((2.0 * pn / (1.0 - pn) ** 2).tolist()) / (p - q) ** 2)
-
-
-def simulate_edge_orient(graph: Graph, epsilon: float, n_trials: int = 1, *,
-                         shares: dict[str, float] | None = None, bounds: str = "local",
-                         margin: float = MARGIN, rng: Any = None) -> NDArray[np.float64]:
-    """Estimates of ``n_trials`` independent runs (:func:`edge_orient_trial`)."""
-    n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
-    gen = check_rng(rng)
-    return np.array([edge_orient_trial(graph, epsilon, shares=shares, bounds=bounds, margin=margin,
-                                       rng=gen).estimate for _ in range(n_trials)])
 
 
 def _given_order(oriented: Graph, bounds: ArrayLike) -> tuple[Any, NDArray[np.int64], NDArray[np.float64]]:

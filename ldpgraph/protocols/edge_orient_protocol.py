@@ -45,6 +45,18 @@ conservatively from the broadcast and the rows (:func:`edge_orient_estimate`).
 Privacy: ε_o + ε₁ in round 1 and ε₀ + ε₂ in round 2; a node spends
 ε = ε_o + ε₁ + ε₀ + ε₂ (default split 0.01, 0.46, 0.15, 0.38).
 
+Transitivity (``degree_share`` s, 0.1 where ``--stat transitivity`` leaves it open): round 2 also
+releases ``transitivity_degree`` :math:`d_v + \mathrm{DLap}(e^{-s\varepsilon})` (after the count's
+draws), the rest (1 - s) ε is split as above, and the curator's
+:math:`\hat\tau = 3\hat T/\hat S_2` has a delta-method standard error.
+
+Simulation (:meth:`EdgeOrientProtocol.simulate`): :func:`~ldpgraph.protocols.edge_orient.
+edge_orient_trial` under the plan (the same law, tested). Two protocols beside it are simulated
+only: ``edge-orient-triangles-global`` (:class:`EdgeOrientGlobal`: one bound for all, the maximum
+of the noisy out-degrees, which needs a third round) and ``edge-orient-reference``
+(:class:`EdgeOrientReference`: the authors' code,
+:func:`~ldpgraph.protocols.edge_orient.reference_edge_orient`).
+
 Examples
 --------
 >>> EdgeOrientProtocol().plan(1.0).describe()
@@ -55,6 +67,9 @@ Examples
 >>> run = run_in_memory("edge-orient-triangles", g, 400.0, sampler=0)
 >>> round(run.estimate.value, 6), run.estimate.std_error > 0
 (1.0, True)
+>>> p = EdgeOrientProtocol()
+>>> p.simulate(g, p.plan(400.0), "triangles", 2, np.random.default_rng(0)).tolist()
+[1.0, 1.0]
 """
 
 from __future__ import annotations
@@ -72,7 +87,7 @@ from numpy.typing import NDArray
 
 from .._validation import check_epsilon
 from ..core.plan import Plan, Release, RoundPlan
-from ..core.protocol import Accumulator, Option, Protocol, Round
+from ..core.protocol import Accumulator, Option, Preset, Protocol, Round
 from ..core.registry import register
 from ..core.rows import Rows
 from ..core.sampling import Sampler
@@ -88,18 +103,34 @@ from .deploy_triangles import (
     TriangleBroadcast,
     broadcast_run_id,
 )
-from .edge_orient import MARGIN, count_sensitivity, edge_orient_budget, scale_factors
+from .edge_orient import (
+    MARGIN,
+    count_sensitivity,
+    edge_orient_budget,
+    edge_orient_trial,
+    reference_edge_orient,
+    scale_factors,
+)
 from .randomized_response import pack_pairs, pair_from_index, pair_index, unpack_pairs, upper_pairs
 from .reports import PROTOCOLS, broadcast_header
-from .rr_triangles import RandomizedResponseRound, check_row_epsilons
+from .rr_triangles import DEFAULT_DEGREE_SHARE, DEGREE_SHARE, RandomizedResponseRound, check_row_epsilons
 from .two_round_triangles import round_two_rows
 
-__all__ = ["EDGE_ORIENT_PROTOCOL", "OUT_DEGREE", "EdgeOrientBroadcast", "EdgeOrientProtocol",
+__all__ = ["EDGE_ORIENT_PROTOCOL", "OUT_DEGREE", "TRANSITIVITY_DEGREE", "EdgeOrientBroadcast",
+           "EdgeOrientProtocol", "EdgeOrientGlobal", "EdgeOrientReference", "EDGE_ORIENT_VS_REFERENCE",
            "out_neighbours", "bound_and_count", "bound_margin", "ranks", "prefix_bytes", "download_bytes",
            "write_oriented_broadcast", "read_edge_orient_broadcast"]
 
 EDGE_ORIENT_PROTOCOL = "edge-orient-triangles"
 OUT_DEGREE = "out_degree"
+#: round 2's degree release for transitivity (``degree`` is round 1's: the order)
+TRANSITIVITY_DEGREE = "transitivity_degree"
+#: ``edge-orient-triangles`` against the reference at the same per-node total (mean |relative error|,
+#: ``scripts/edge_orient_node_budget.py``)
+EDGE_ORIENT_VS_REFERENCE = ("worse at eps_paper 0.5 (a node's 0.375): 0.199 vs 0.133 on Facebook, 0.545 vs "
+                            "0.342 on Wiki-Vote (1.5-1.6x); better at eps_paper 1 (0.050 vs 0.062; Wiki-Vote "
+                            "0.106 vs 0.115, within noise) and 2 (Facebook 0.013 vs 0.075); mean |relative "
+                            "error|, 20 runs")
 # written by the accumulator in place of the per-node local_count sensitivities it checks itself
 _CHECKED_LATER = -1.0
 # the curator's variance estimate is dense in the nodes (as the two-round protocol's)
@@ -352,10 +383,19 @@ class _BoundCountRound(Round):
         b = _check_broadcast(broadcast, plan)
         eps0, eps2 = plan.release(OUT_DEGREE).epsilon, plan.release(LOCAL_COUNT).epsilon
         c = plan.public["margin_c"]
-        rows = round_two_rows(plan, nodes, neighbours, b, sampler, (OUT_DEGREE, LOCAL_COUNT),
-                              lambda v, nb, s: bound_and_count(v, nb, b, eps0, eps2, c, s)[::2])
-        # node after node: out_degree, local_count, run_id; the count's sensitivity from D_v
-        rows["sensitivity"][1::3] = _sensitivities(rows["value"][0::3], c, b)
+        if _has_degree(plan):  # transitivity: the degree too, after the count's draws
+            eps_d = plan.release(TRANSITIVITY_DEGREE).epsilon
+            quantities = (OUT_DEGREE, LOCAL_COUNT, TRANSITIVITY_DEGREE)
+            rows = round_two_rows(plan, nodes, neighbours, b, sampler, quantities,
+                                  lambda v, nb, s: (*bound_and_count(v, nb, b, eps0, eps2, c, s)[::2],
+                                                    nb.size + int(s.dlap(eps_d, 1.0, 1)[0])))
+        else:
+            rows = round_two_rows(plan, nodes, neighbours, b, sampler, (OUT_DEGREE, LOCAL_COUNT),
+                                  lambda v, nb, s: bound_and_count(v, nb, b, eps0, eps2, c, s)[::2])
+        # node after node: out_degree, local_count[, transitivity_degree], run_id; the count's
+        # sensitivity from D_v
+        k = 4 if _has_degree(plan) else 3
+        rows["sensitivity"][1::k] = _sensitivities(rows["value"][0::k], c, b)
         return rows
 
     def accumulator(self, plan: Plan, broadcast: Any, **options: Any) -> Accumulator:
@@ -372,6 +412,8 @@ class BoundCountAccumulator(Accumulator):
         self.broadcast = broadcast
         options.pop("expected_nodes", None)
         sens = {OUT_DEGREE: 1.0, LOCAL_COUNT: _CHECKED_LATER, RUN_ID: 0.0}
+        if _has_degree(plan):
+            sens[TRANSITIVITY_DEGREE] = 1.0
         self.acc = Round2Accumulator(broadcast, sensitivities=sens, version=plan.version, **options)
         self._claimed: list[NDArray[np.float64]] = []  # the local_count rows' sensitivities
         self._claim_nodes: list[NDArray[np.int64]] = []
@@ -421,6 +463,11 @@ def _sensitivities(noisy_out_degrees: Any, margin_c: int,
     """Each node's local_count sensitivity from its out_degree row: Δ of D_v = max(noisy + c, 1)."""
     d = np.maximum(np.asarray(noisy_out_degrees, dtype=np.int64) + int(margin_c), 1)
     return count_sensitivity(d, broadcast.p).astype(np.float64)
+
+
+def _has_degree(plan: Plan) -> bool:
+    """Whether the plan releases the degree for transitivity (``degree_share`` given)."""
+    return plan.public.get("degree_share") is not None
 
 
 def _check_broadcast(broadcast: Any, plan: Plan) -> EdgeOrientBroadcast:
@@ -487,36 +534,95 @@ def edge_orient_estimate(values: Any, sensitivities: Any, broadcast: EdgeOrientB
         se_kind="upper-bound")
 
 
+def _triangle_split(epsilon: float, public: Any) -> tuple[float | None, float]:
+    """``(degree ε or None, the triangles' ε)``: ``degree_share`` of ``epsilon`` on the degree for
+    transitivity when given (:func:`~ldpgraph.protocols.transitivity.transitivity_budget`)."""
+    from .transitivity import transitivity_budget
+
+    eps = check_epsilon(epsilon)
+    if public["degree_share"] is None:
+        return None, eps
+    return transitivity_budget(eps, public["degree_share"])
+
+
+def _with_transitivity(graph: Any, plan: Plan, statistic: str, triangles: NDArray[np.float64],
+                       gen: np.random.Generator) -> NDArray[np.float64]:
+    r"""``triangles`` (the trials' estimates), or for transitivity :math:`3\hat T/\hat S_2` with each
+    trial's :math:`\hat S_2` from fresh DLap degrees at the plan's ``transitivity_degree`` ε."""
+    if statistic == "triangles":
+        return triangles
+    from ..mechanisms import DiscreteLaplace
+    from .transitivity import transitivity_estimate, two_star_estimate
+
+    eps_s = plan.release(TRANSITIVITY_DEGREE).epsilon
+    mech = DiscreteLaplace(epsilon=eps_s)
+    s_hat = np.array([two_star_estimate(graph.degrees + mech.sample(graph.n_nodes, rng=gen), eps_s)
+                      for _ in range(triangles.size)])
+    return np.asarray(transitivity_estimate(triangles, s_hat, clip=False), dtype=np.float64)
+
+
+class _TriangleSimulation(Protocol):
+    """What the edge-orient protocols share: triangles and transitivity, a degree release for the
+    latter (``degree_share``), per-trial simulation."""
+
+    statistics = ("triangles", "transitivity")
+    needs = "adjacency"
+    unbiased = False  # unbiased given bounds above the out-degrees; a projected node biases down
+    model = "local, two rounds"
+
+    def statistic_public(self, statistic: str) -> dict[str, Any]:
+        """Transitivity needs the degree release: ``degree_share`` 0.1 where it is not given."""
+        return {"degree_share": DEFAULT_DEGREE_SHARE} if statistic == "transitivity" else {}
+
+    def _triangles(self, graph: Any, plan: Plan, n_trials: int, gen: np.random.Generator
+                   ) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+    def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: np.random.Generator, *,
+                 param: int | None = None) -> NDArray[np.float64]:
+        """``n_trials`` estimates; for transitivity the triangle trials first, then the degrees'."""
+        stat = self.check_statistic(statistic)
+        return _with_transitivity(graph, plan, stat, self._triangles(graph, plan, n_trials, rng), rng)
+
+
 @register
-class EdgeOrientProtocol(Protocol):
+class EdgeOrientProtocol(_TriangleSimulation):
     """``edge-orient-triangles`` (see the module docstring)."""
 
     name = EDGE_ORIENT_PROTOCOL
     version = 2  # 2: counts scaled down (not projected) beyond the bound, sensitivity (1+p)/2 (D - 1)
-    statistics = ("triangles",)
-    needs = "adjacency"
     reference = ("ours, after EdgeOrient (Mundra, Papamanthou, Shun, Liu, PVLDB): noisy-degree order, DLap "
                  "local counts at per-node out-degree bounds")
+    # the most accurate two-round triangle method measured (docs/kcore-edge-orient.md: 0.073 on
+    # Email-Enron at epsilon 1, against arr-triangles' 0.32 and two-round-triangles-dlap's 0.57)
+    presets = (Preset(EDGE_ORIENT_PROTOCOL, recommended=("triangles", "transitivity")),)
     options = (
         Option("margin", float, MARGIN, "each node's bound D_v = its noisy out-degree + ceil(margin / eps0)"),
         Option("shares", dict, None, "budget split order=F,bound=F,rr=F,count=F (default 0.01, 0.15, 0.46, "
                "0.38)"),
+        DEGREE_SHARE,
     )
+    #: how the bounds D_v are drawn (:func:`~ldpgraph.protocols.edge_orient.local_bounds`)
+    bounds = "local"
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
         pub = self.check_public(public)
         margin = float(pub["margin"])
         if not (math.isfinite(margin) and margin >= 0):
             raise ValueError(f"margin must be a finite number >= 0, got {pub['margin']!r}")
-        e = edge_orient_budget(check_epsilon(epsilon), pub["shares"])
+        eps_d, eps_t = _triangle_split(epsilon, pub)
+        e = edge_orient_budget(eps_t, pub["shares"])
         first = (Release((RR_COUNT, RR_EDGE), "randomized-response", e["rr"], 1.0, name="rr"),
                  Release((DEGREE,), "dlap", e["order"], 1.0, name="order"))
         second = (Release((OUT_DEGREE,), "dlap", e["bound"], 1.0, name="out-degree"),
                   Release((LOCAL_COUNT, RUN_ID), "dlap", e["count"], {LOCAL_COUNT: math.nan, RUN_ID: 0.0},
                           name="local-count"))
+        if eps_d is not None:
+            second += (Release((TRANSITIVITY_DEGREE,), "dlap", eps_d, 1.0, name="degree"),)
         return Plan(self.name, self.version, epsilon,
                     (RoundPlan(1, "order+rr", first), RoundPlan(2, "bound+count", second)),
-                    {"margin": margin, "margin_c": bound_margin(e["bound"], margin), "shares": pub["shares"]})
+                    {"margin": margin, "margin_c": bound_margin(e["bound"], margin), "shares": pub["shares"],
+                     "degree_share": pub["degree_share"]})
 
     def rounds(self) -> tuple[Round, ...]:
         return (_OrderRound(), _BoundCountRound())
@@ -528,11 +634,23 @@ class EdgeOrientProtocol(Protocol):
         return _check_broadcast(read_edge_orient_broadcast(path), plan)
 
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
-        self.check_statistic(statistic)
+        stat = self.check_statistic(statistic)
         b = _check_broadcast(broadcast, plan)
         values = result.values()
         sens = _sensitivities(values[OUT_DEGREE], plan.public["margin_c"], b)
-        return edge_orient_estimate(values[LOCAL_COUNT], sens, b, plan.release(LOCAL_COUNT).epsilon)
+        tri = edge_orient_estimate(values[LOCAL_COUNT], sens, b, plan.release(LOCAL_COUNT).epsilon)
+        if stat == "triangles":
+            return tri
+        if not _has_degree(plan):
+            raise ValueError(f"transitivity needs the nodes' degree releases: run {self.name} node and "
+                             f"curate with --degree-share F (the simulation spends {DEFAULT_DEGREE_SHARE})")
+        from .transitivity import transitivity_from_estimates
+
+        tau, var = transitivity_from_estimates(tri.value, tri.variance_estimate, values[TRANSITIVITY_DEGREE],
+                                               plan.release(TRANSITIVITY_DEGREE).epsilon)
+        note = tri.note if var is not None or tri.note else "the two-star estimate is <= 0: no ratio"
+        se = None if var is None else math.sqrt(max(var, 0.0))
+        return Estimate(tau, se, var, "transitivity", note=note, se_kind="delta")
 
     def describe_result(self, result: Any, round: Round) -> list[str]:
         if round.number == 1:
@@ -540,3 +658,109 @@ class EdgeOrientProtocol(Protocol):
                     "degree     every node's noisy degree: the public order (broadcast)"]
         return ["local_count sensitivity per node, ceil((1+p)/2 (D_v - 1)) from its out_degree row; not "
                 "screened for outliers (no admissible range for edge-orient-triangles yet)"]
+
+    # ---------------------------------------------------------------- simulation hooks
+
+    def _triangles(self, graph: Any, plan: Plan, n_trials: int, gen: np.random.Generator
+                   ) -> NDArray[np.float64]:
+        budget = {"order": plan.release(DEGREE).epsilon, "bound": plan.release(OUT_DEGREE).epsilon,
+                  "rr": plan.release(RR_COUNT).epsilon, "count": plan.release(LOCAL_COUNT).epsilon}
+        return np.array([edge_orient_trial(graph, plan.epsilon, budget=budget, bounds=self.bounds,
+                                           margin=plan.public["margin"], rng=gen).estimate
+                         for _ in range(n_trials)])
+
+    def communication(self, plan: Plan, graph: Any) -> tuple[float, float]:
+        """Up: the RR bits of the lower pairs ((n - 1)/2 bits on average) and three integers (a fourth
+        for transitivity); down: the broadcast's prefix a node of rank r reads (C(r, 2) bits,
+        (n - 1)(n - 2)/6 on average: :func:`download_bytes`) and the order (an integer per node)."""
+        n = graph.n_nodes
+        up = (n - 1) / 16.0 + 8.0 * (4 if _has_degree(plan) else 3)
+        return up, (n - 1) * (n - 2) / 48.0 + 8.0 * n
+
+    def edge_budget(self, epsilon: float, public: Any) -> str:
+        # the releases both endpoints of an edge make: the order's noisy degree (and, for
+        # transitivity, the degree); every other release is the edge's lower end's only
+        budget = self.plan(epsilon, **public).release_budget()
+        both = sum(v for k, v in budget.items() if k in ("order", "degree"))
+        text = f"per edge {epsilon + both:.4g} (the paper's LEDP)"
+        if self.bounds != "local":  # measured for the per-node bounds only
+            return text
+        return f"{text}; against edge-orient-reference at the same node total: {EDGE_ORIENT_VS_REFERENCE}"
+
+
+@register
+class EdgeOrientGlobal(EdgeOrientProtocol):
+    """``edge-orient-triangles-global``: every bound D the maximum of the noisy out-degrees (no node
+    projected unless the maximum falls below its out-degree); simulated only."""
+
+    name = "edge-orient-triangles-global"
+    reference = ("ours, after EdgeOrient (Mundra, Papamanthou, Shun, Liu, PVLDB): noisy-degree order, DLap "
+                 "local counts at one bound, the largest noisy out-degree")
+    bounds = "global"
+    deployable = False
+    not_deployable = ("one bound from every node's noisy out-degree needs a third round (the deployed "
+                      "edge-orient-triangles has per-node bounds)")
+    options = (DEGREE_SHARE,)  # no margin (the bound is the maximum); the default split
+
+    def check_public(self, public: Any) -> dict[str, Any]:
+        return {**super().check_public(public), "margin": MARGIN, "shares": None}  # (margin: unused)
+
+    def rounds(self) -> tuple[Round, ...]:
+        return ()
+
+
+@register
+class EdgeOrientReference(_TriangleSimulation):
+    """``edge-orient-reference``: EdgeOrientΔ as the authors' code runs it
+    (:func:`~ldpgraph.protocols.edge_orient.reference_edge_orient`), simulated only.
+
+    A node spends ε = 3/4 ε_paper by the code's own accounting: k-core ε_paper/8, RR ε_paper/4,
+    out-degree ε_paper/4, the count ε_paper/8 (whose Laplace is under-calibrated: see
+    :mod:`~ldpgraph.protocols.edge_orient`).
+
+    >>> EdgeOrientReference().plan(0.75).describe()
+    'epsilon 0.75 = k-core 0.125 + rr 0.25 + out-degree 0.25 + local-count 0.125'
+    """
+
+    name = "edge-orient-reference"
+    reference = ("Mundra, Papamanthou, Shun, Liu, PVLDB (arXiv 2506.20828), EdgeOrientΔ as in "
+                 "algorithms/triangle-counting-ldp.go")
+    model = "local, multi-round"
+    deployable = False
+    not_deployable = "the reference algorithm is simulated only"
+    options = (DEGREE_SHARE,)
+
+    def plan(self, epsilon: float, **public: Any) -> Plan:
+        pub = self.check_public(public)
+        eps_d, eps_t = _triangle_split(epsilon, pub)
+        ep = 4.0 * eps_t / 3.0
+        rounds = [RoundPlan(1, "k-core", (Release(("kcore_level",), "dlap", ep / 8, 1.0, name="k-core"),)),
+                  RoundPlan(2, "rr", (Release((RR_EDGE,), "randomized-response", ep / 4, 1.0),)),
+                  RoundPlan(3, "out-degree", (Release((OUT_DEGREE,), "dlap", ep / 4, 1.0),)),
+                  RoundPlan(4, "local-count", (Release((LOCAL_COUNT,), "laplace", ep / 8, math.nan),))]
+        if eps_d is not None:
+            degree = Release((TRANSITIVITY_DEGREE,), "dlap", eps_d, 1.0, name="degree")
+            rounds[0] = RoundPlan(1, "k-core", (degree, *rounds[0].releases))
+        return Plan(self.name, self.version, epsilon, tuple(rounds),
+                    {"epsilon_paper": ep, "degree_share": pub["degree_share"]})
+
+    def rounds(self) -> tuple[Round, ...]:
+        return ()
+
+    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
+        raise NotImplementedError(self.not_deployable)
+
+    def _triangles(self, graph: Any, plan: Plan, n_trials: int, gen: np.random.Generator
+                   ) -> NDArray[np.float64]:
+        ep = plan.public["epsilon_paper"]
+        return np.array([reference_edge_orient(graph, ep, rng=gen) for _ in range(n_trials)])
+
+    def communication(self, plan: Plan, graph: Any) -> tuple[float, float]:
+        """Up: the RR bits of the pairs ((n - 1)/2 bits on average) and two integers (a third for
+        transitivity); down: the code publishes the n x n bit matrix."""
+        n = graph.n_nodes
+        return (n - 1) / 16.0 + 8.0 * (3 if _has_degree(plan) else 2), n * (n - 1) / 16.0
+
+    def edge_budget(self, epsilon: float, public: Any) -> str:
+        return (f"per edge: eps_paper {4.0 * epsilon / 3.0:.4g} (the paper's LEDP, its own accounting; its "
+                "count release spends about 4 times its stated share at eps' = 1/4)")

@@ -38,37 +38,17 @@ takes the per-node ε and runs the published algorithm at ε_paper = 2ε. For sm
 is huge (about 6/(2s)^3: 2·10^6 on Facebook at ε_paper = 1): every node then climbs to its
 cap and the levels are a function of the noisy degree alone.
 
-``svt`` (ours): each node decides its moves with the sparse vector technique. It draws one
-threshold noise :math:`\rho_v \sim \mathrm{DLap}(e^{-\varepsilon_\rho})` (kept secret across
-rounds) and, in every round it is active, a fresh :math:`\nu \sim \mathrm{DLap}(e^{-\varepsilon_\nu})`;
-it moves up iff :math:`U_v(r) + \nu \ge k_g + \rho_v`, and stops at the first failure. The
-integer thresholds :math:`k_0 < k_1 < \dots` (:func:`svt_thresholds`) grow geometrically,
-:math:`k_g = \max(k_{g-1} + 1, \lfloor (1+\psi)^g \rceil)`, with L levels per group. Without
-noise and with L large, group g peels the graph to its :math:`k_g`-core, so a node that stops
-in group g has core number in :math:`[k_{g-1}, k_g - 1]`; the estimate is the geometric middle
-of that interval (:func:`svt_core_estimate`). The number of rounds is data dependent: the
-protocol ends when no node is active (public), at most L times the number of groups.
+The protocol :class:`KCoreReference` (``kcore-reference``) simulates it; it does not deploy
+(``kcore-hindex``, :mod:`ldpgraph.protocols.kcore_hindex_protocol`, does, in two rounds).
+:class:`CoreNumbersHooks` holds the simulation hooks of the k-core protocols: ``core_numbers`` is
+a vector, so one trial is recorded by its *mean approximation factor*
+:math:`\frac1{|V_{\ge1}|}\sum_v \max(\hat k_v/k_v, k_v/\hat k_v)` over the nodes of core number
+at least 1 (the truth's own factor is 1), and :meth:`CoreNumbersHooks.trial_details` gives the
+rest of the paper's measures (``ldpgraph estimate --stat core_numbers --json``).
 
-Notes
------
-Privacy of ``svt`` (ε = ε_ρ + ε_ν per node, whatever the number of rounds). Fix the public
-levels of the other nodes (the broadcasts: post-processing of their releases). The node's
-queries :math:`U_v(r)` have sensitivity 1 in its neighbour list and are *monotone*: adding a
-neighbour w changes every :math:`U_v(r)` by :math:`1[\ell_w(r) = r] \in \{0, 1\}`, all in the
-same direction. The node's transcript is a run of m moves and then a failure (or no failure
-when the protocol ends): AboveThreshold on the queries :math:`-U_v(r)` against the thresholds
-:math:`-k_g` (Dwork and Roth, Theorem 3.23), halting at the first answer above. Write its
-probability as a sum over ρ of :math:`P[\rho]` times the indicator that the m moves hold
-(:math:`\rho \le \min_{i<m}(U_i + \nu_i - k_i)`, fresh ν fixed) times
-:math:`P[\nu_m < k_m + \rho - U_m]`. When a neighbour is added (U grows by 0 or 1 in every
-round) the same ρ keeps the moves and the failure needs ν_m one smaller: one unit of ν costs
-:math:`e^{\varepsilon_\nu}`. When one is removed, ρ' = ρ - 1 keeps the moves
-(:math:`e^{\varepsilon_\rho}`) and the failure holds with ν_m shifted by at most one
-(:math:`e^{\varepsilon_\nu}`). So every transcript's
-probability changes by at most :math:`e^{\varepsilon_\rho + \varepsilon_\nu}` (Lyu, Su, Li,
-VLDB 2017, Theorem 2: monotone queries need noise of scale 1/ε_ν, not 2/ε_ν); the shifts are
-integers, and the discrete Laplace masses obey the same ratios as the continuous densities.
-The audit of :func:`svt_node_release` in the tests checks it empirically.
+(An earlier protocol of ours, ``kcore-svt``, moved nodes by the sparse vector technique; it was
+removed in issue 33: its max approximation factor was 45 / 25 / 14 on Facebook at ε_paper 0.5 / 1
+/ 2 against the reference's 13.5 / 7.7 / 4.7, and its mean no better.)
 
 Examples
 --------
@@ -76,9 +56,9 @@ Examples
 >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
 >>> exact_core_numbers(g).tolist()
 [2, 2, 2, 1]
->>> run = svt_kcore(g, 200.0, rng=0)
->>> run.core_numbers.tolist(), run.levels.tolist()
-([2.0, 2.0, 2.0, 1.0], [4, 4, 4, 2])
+>>> p = KCoreReference()
+>>> p.plan(1.0).release_budget(), p.not_deployable
+({'degree': 0.8, 'levels': 0.2}, 'the reference algorithm is simulated only (kcore-hindex deploys)')
 """
 
 from __future__ import annotations
@@ -90,7 +70,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int, check_rng
+from .._validation import check_epsilon, check_rng
+from ..core.plan import Plan, Release, RoundPlan
+from ..core.protocol import Protocol, Round
+from ..core.registry import register
 
 __all__ = [
     "KCoreRun",
@@ -103,13 +86,10 @@ __all__ = [
     "reference_kcore",
     "reference_degree_bias",
     "reference_core_estimate",
-    "svt_thresholds",
-    "svt_core_estimate",
-    "svt_kcore",
-    "svt_node_release",
-    "svt_transcript_pmf",
-    "svt_rounds",
     "same_level_counts",
+    "core_sizes",
+    "CoreNumbersHooks",
+    "KCoreReference",
 ]
 
 
@@ -310,74 +290,6 @@ def _dlap_vector(gen: np.random.Generator, scale_eps: NDArray[np.float64]) -> ND
     return mag * sign
 
 
-# ---------------------------------------------------------------------------- ours (SVT)
-
-
-def svt_thresholds(psi: float, limit: int) -> NDArray[np.int64]:
-    r"""The group thresholds :math:`k_0 = 1 < k_1 < \dots`,
-    :math:`k_g = \max(k_{g-1}+1, \mathrm{round}((1+\psi)^g))`, up to the first one above ``limit``.
-
-    >>> svt_thresholds(0.5, 12).tolist()
-    [1, 2, 3, 4, 5, 8, 11, 17]
-    """
-    if not psi > 0:
-        raise ValueError(f"psi must be > 0, got {psi!r}")
-    out = [1]
-    g = 1
-    while out[-1] <= limit:
-        out.append(max(out[-1] + 1, int(round((1.0 + psi) ** g))))
-        g += 1
-    return np.array(out, dtype=np.int64)
-
-
-def svt_rounds(thresholds: NDArray[np.int64], levels_per_group: int) -> int:
-    """The most rounds ``svt`` can take: L per group."""
-    return int(len(thresholds) * levels_per_group)
-
-
-def svt_core_estimate(levels: ArrayLike, thresholds: NDArray[np.int64], levels_per_group: int
-                      ) -> NDArray[np.float64]:
-    r"""Core number from the final level ℓ: group :math:`g = \lfloor \ell / L\rfloor` (where the node
-    failed), estimate :math:`\sqrt{k_{g-1} (k_g - 1)}` (1 for g = 0; :math:`k_g - 1` at the top).
-
-    >>> ks = svt_thresholds(0.5, 12)  # [1, 2, 3, 4, 5, 8, 11, 17]
-    >>> svt_core_estimate([0, 2, 9, 11], ks, 2).round(3).tolist()  # 11: group 5, core in [5, 7]
-    [1.0, 1.0, 4.0, 5.916]
-    """
-    lv = np.asarray(levels, dtype=np.int64)
-    g = np.minimum(lv // int(levels_per_group), len(thresholds) - 1)
-    lo = np.where(g > 0, thresholds[np.maximum(g - 1, 0)], 1).astype(np.float64)
-    hi = np.maximum(thresholds[g] - 1, 1).astype(np.float64)
-    return np.sqrt(lo * np.maximum(hi, lo))
-
-
-def _svt_split(epsilon: float, rho_share: float) -> tuple[float, float]:
-    if not 0 < rho_share < 1:
-        raise ValueError(f"rho_share must be in (0, 1), got {rho_share!r}")
-    return epsilon * rho_share, epsilon * (1.0 - rho_share)
-
-
-def svt_node_release(counts: ArrayLike, thresholds: ArrayLike, epsilon: float, *, rho_share: float = 0.5,
-                     size: int = 1, rng: Any = None) -> NDArray[np.int64]:
-    r"""The whole transcript of one node, ``size`` times: how many moves before its first failure.
-
-    ``counts[i]`` is :math:`U_v` at the node's i-th level and ``thresholds[i]`` the threshold there
-    (both public given the other nodes' levels); a node that passes them all stops at the
-    end. The value is a function of the transcript (a run of moves, then a failure).
-
-    >>> svt_node_release([5, 5, 5], [1, 2, 9], 200.0, size=2, rng=0).tolist()
-    [2, 2]
-    """
-    eps_rho, eps_nu = _svt_split(check_epsilon(epsilon), rho_share)
-    gen = check_rng(rng)
-    u = np.asarray(counts, dtype=np.int64)
-    k = np.asarray(thresholds, dtype=np.int64)
-    rho = _dlap(gen, eps_rho, size)
-    nu = _dlap(gen, eps_nu, size * u.size).reshape(size, u.size)
-    passed = (u[None, :] + nu) >= (k[None, :] + rho[:, None])
-    return np.where(passed.all(axis=1), u.size, np.argmin(passed, axis=1)).astype(np.int64)
-
-
 def _dlap_pmf(eps: float, tol: float = 1e-17) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """Support and mass of DLap(e^-eps), truncated where the tail is below ``tol``."""
     p = math.exp(-eps)
@@ -386,76 +298,120 @@ def _dlap_pmf(eps: float, tol: float = 1e-17) -> tuple[NDArray[np.int64], NDArra
     return x, (1 - p) / (1 + p) * p ** np.abs(x)
 
 
-def svt_transcript_pmf(counts: ArrayLike, thresholds: ArrayLike, epsilon: float, *,
-                       rho_share: float = 0.5) -> NDArray[np.float64]:
-    r"""Exact law of :func:`svt_node_release`: P[m moves then a failure], m = 0..len (len: no failure).
+# ---------------------------------------------------------------------------- the protocols' part
 
-    .. math:: P[m] = \sum_\rho P[\rho] \prod_{i<m} P[\nu \ge k_i + \rho - U_i]\;
-              P[\nu < k_m + \rho - U_m],
 
-    summed over the discrete Laplace support (truncated where the mass is below 1e-17).
+def core_sizes(core_numbers: Any) -> dict[int, int]:
+    """``{k: size of the k-core}`` for k = 1..max (nodes whose (estimated) core number is >= k).
 
-    >>> p = svt_transcript_pmf([5, 5, 5], [1, 2, 9], 1.0)
-    >>> round(float(p.sum()), 12), int(p.argmax())
-    (1.0, 2)
+    >>> core_sizes([2, 2, 2, 1])
+    {1: 4, 2: 3}
     """
-    eps_rho, eps_nu = _svt_split(check_epsilon(epsilon), rho_share)
-    u = np.asarray(counts, dtype=np.int64)
-    k = np.asarray(thresholds, dtype=np.int64)
-    r, pr = _dlap_pmf(eps_rho)
-    x, px = _dlap_pmf(eps_nu)
-    tail = np.concatenate([np.cumsum(px[::-1])[::-1], [0.0]])  # tail[j] = P[nu >= x[j]]
-
-    def at_least(t: NDArray[np.int64]) -> NDArray[np.float64]:
-        j = np.clip(t - x[0], 0, x.size)
-        return tail[j]
-
-    out = np.empty(u.size + 1)
-    alive = pr.copy()
-    for i in range(u.size):
-        ok = at_least(k[i] + r - u[i])
-        out[i] = float(np.sum(alive * (1.0 - ok)))
-        alive = alive * ok
-    out[u.size] = float(alive.sum())
-    return out
+    k = np.floor(np.asarray(core_numbers, dtype=np.float64) + 1e-9).astype(np.int64)
+    top = int(k.max(initial=0))
+    counts = np.bincount(np.maximum(k, 0), minlength=top + 1)
+    above = np.cumsum(counts[::-1])[::-1]
+    return {j: int(above[j]) for j in range(1, top + 1)}
 
 
-def svt_kcore(graph: Any, epsilon: float, *, psi: float = 0.25, levels_per_group: int = 2,
-              rho_share: float = 0.5, max_degree: int | None = None, noise: bool = True,
-              rng: Any = None) -> KCoreRun:
-    r"""Our k-core decomposition (module docstring) at per-node budget ``epsilon``.
+class CoreNumbersHooks:
+    """The simulation hooks of a k-core protocol (mixed in before :class:`~ldpgraph.core.protocol.Protocol`).
 
-    ``max_degree``: public bound that fixes the thresholds (default: n - 1). The run stops
-    when no node is active (a public event). This is the law of the protocol ``kcore-svt``
-    (:mod:`ldpgraph.protocols.kcore_protocol`), vectorised over the nodes of each round.
+    The protocol gives :meth:`run` (one decomposition under a plan); a trial is recorded by its mean
+    approximation factor (the truth's is 1: :func:`~ldpgraph.protocols.statistics.statistic_truth`).
+    """
 
-    Examples
-    --------
+    model = "local, multi-round"
+    unbiased = False
+    #: rounds a run has beyond :attr:`KCoreRun.rounds` (the reference's degree round)
+    extra_rounds = 0
+
+    def run(self, graph: Any, plan: Any, rng: np.random.Generator) -> KCoreRun:
+        raise NotImplementedError
+
+    def _true_cores(self, graph: Any) -> NDArray[np.int64]:
+        memo = getattr(self, "_truth_memo", None)
+        if memo is None or memo[0] is not graph:
+            self._truth_memo = (graph, exact_core_numbers(graph))  # the graph kept: its id stays its own
+        return self._truth_memo[1]
+
+    def prepare(self, graph: Any) -> None:
+        self._true_cores(graph)
+
+    def simulate(self, graph: Any, plan: Any, statistic: str, n_trials: int, rng: np.random.Generator, *,
+                 param: int | None = None) -> NDArray[np.float64]:
+        """``n_trials`` runs, each recorded by its mean approximation factor."""
+        self.check_statistic(statistic)  # type: ignore[attr-defined]
+        truth = self._true_cores(graph)
+        runs = [self.run(graph, plan, rng) for _ in range(n_trials)]
+        return np.array([core_summary(r.core_numbers, truth)["mean_approximation_factor"] for r in runs],
+                        dtype=np.float64)
+
+    def trial_details(self, graph: Any, plan: Any, rng: np.random.Generator) -> dict[str, Any]:
+        """One run's measures: mean and max approximation factor, degeneracy (estimated and true), the
+        histogram of the nodes' approximation factors, the estimated and true k-core sizes, the rounds;
+        and ``per_node``, every node's estimated core number (by node index)."""
+        run = self.run(graph, plan, rng)
+        truth = self._true_cores(graph)
+        out: dict[str, Any] = dict(core_summary(run.core_numbers, truth))
+        out["approximation_factor_histogram"] = factor_histogram(run.core_numbers, truth)
+        out["rounds"] = run.rounds + self.extra_rounds
+        out["kcore_sizes"] = {str(k): v for k, v in core_sizes(run.core_numbers).items()}
+        out["true_kcore_sizes"] = {str(k): v for k, v in core_sizes(truth).items()}
+        out["per_node"] = np.asarray(run.core_numbers, dtype=np.float64)
+        return out
+
+    def edge_budget(self, epsilon: float, public: Any) -> str:
+        # every release is a function of the node's whole neighbourhood: an edge enters both ends'
+        return f"per edge: eps_paper {2.0 * epsilon:.4g} (the paper's LEDP: both endpoints)"
+
+
+@register
+class KCoreReference(CoreNumbersHooks, Protocol):
+    """``kcore-reference``: k-CoreD as the authors' code runs it (:func:`reference_kcore`), simulated only.
+
+    The plan shows a node's spending: the degree at ε₁/2 = 0.8 ε and the level moves at
+    ε₂/2 = 0.2 ε over its at most t_v rounds (ε_paper = 2ε, split f = 0.8).
+
     >>> from ldpgraph.graph import from_edge_array
     >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
-    >>> svt_kcore(g, 1.0, noise=False).core_numbers.tolist()
-    [2.0, 2.0, 2.0, 1.0]
+    >>> p = KCoreReference()
+    >>> p.simulate(g, p.plan(1.0), "core_numbers", 2, np.random.default_rng(0)).shape
+    (2,)
     """
-    eps_rho, eps_nu = _svt_split(check_epsilon(epsilon), rho_share)
-    big_l = check_nonnegative_int(levels_per_group, "levels_per_group", minimum=1)
-    gen = check_rng(rng)
-    n = graph.n_nodes
-    bound = max(n - 1, 1) if max_degree is None else check_nonnegative_int(max_degree, "max_degree")
-    ks = svt_thresholds(psi, bound)
-    src, dst = _csr(graph)
-    levels = np.zeros(n, dtype=np.int64)
-    alive = np.ones(n, dtype=bool)
-    rho = _dlap(gen, eps_rho, n) if noise else np.zeros(n, dtype=np.int64)
-    rounds = 0
-    for r in range(svt_rounds(ks, big_l)):
-        act = np.flatnonzero(alive)  # every active node is at level r
-        if act.size == 0:
-            break
-        u = same_level_counts(src, dst, levels, r, n)[act]
-        if noise:
-            u = u + _dlap(gen, eps_nu, act.size)
-        move = u >= ks[r // big_l] + rho[act]
-        levels[act[move]] += 1
-        alive[act[~move]] = False
-        rounds = r + 1
-    return KCoreRun(levels, svt_core_estimate(levels, ks, big_l), rounds)
+
+    name = "kcore-reference"
+    statistics = ("core_numbers",)
+    needs = "adjacency"
+    deployable = False
+    not_deployable = "the reference algorithm is simulated only (kcore-hindex deploys)"
+    reference = ("Mundra, Papamanthou, Shun, Liu, PVLDB (arXiv 2506.20828), k-CoreD as in "
+                 "algorithms/kcore-ldp.go")
+    extra_rounds = 1  # the degree round
+    #: the code's level growth psi and degree share f
+    PSI, FACTOR = 0.5, 0.8
+
+    def plan(self, epsilon: float, **public: Any) -> Plan:
+        self.check_public(public)
+        eps = check_epsilon(epsilon)
+        f = self.FACTOR
+        rounds = (RoundPlan(1, "degree", (Release(("degree",), "dlap", f * eps, 1.0),)),
+                  RoundPlan(2, "levels", (Release(("level_move",), "dlap", round(1.0 - f, 12) * eps, 1.0),),
+                            repeats="eps_2 / (2 t_v) per round, at most t_v rounds"))
+        return Plan(self.name, self.version, eps, rounds, {"psi": self.PSI, "factor": f})
+
+    def rounds(self) -> tuple[Round, ...]:
+        return ()
+
+    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
+        raise NotImplementedError(self.not_deployable)
+
+    def run(self, graph: Any, plan: Any, rng: np.random.Generator) -> KCoreRun:
+        pub = plan.public
+        return reference_kcore(graph, plan.epsilon, psi=pub["psi"], factor=pub["factor"], rng=rng)
+
+    def communication(self, plan: Plan, graph: Any) -> tuple[float, float]:
+        """A bit per level round up (at most 2 per threshold group), the levels (a bit per node) down."""
+        n = max(graph.n_nodes, 2)
+        rounds = math.ceil(math.log(n) / math.log1p(plan.public["psi"])) * 2
+        return rounds / 8.0, n * rounds / 8.0

@@ -226,7 +226,7 @@ def graph_statistic_truth(name: str, graph: object) -> float:
         "avg_clustering": clustering.average_clustering_truth,
         "degree_weighted_triangles": clustering.degree_weighted_triangles_truth,
         "four_cycles": four_cycle_count,
-        "core_numbers": lambda g: 1.0,  # a trial records its mean approximation factor (kcore_methods)
+        "core_numbers": lambda g: 1.0,  # a trial records its mean approximation factor (kcore.py)
     }
     if name not in truths:
         raise ValueError(f"unknown adjacency statistic {name!r}; choose from {', '.join(GRAPH_STATISTICS)}")

@@ -264,6 +264,20 @@ class Method:
             out[t] = float(run.estimate.value)
         return out
 
+    @property
+    def trial_details(self) -> Any:
+        """For a vector statistic, ``details(data, epsilon, *, rng)``: one run's summary from the
+        protocol's ``trial_details(graph, plan, rng)`` hook (the k-core protocols); None without one."""
+        hook = getattr(self.protocol, "trial_details", None)
+        if hook is None:
+            return None
+
+        def details(data: Any, epsilon: float, *, rng: Any = None) -> dict[str, Any]:
+            graph = self._graph(data)
+            return hook(graph, self.plan(epsilon, graph, self.statistics[0]), check_rng(rng))
+
+        return details
+
     def truth(self, data: Any, statistic: str, param: int | None = None) -> float:
         """The exact value of ``statistic`` on ``data``."""
         self._check_statistic(statistic)

@@ -72,7 +72,7 @@ def test_csv_round_trip_and_table(tmp_path):
 def test_a_vector_statistic_gets_its_summary_not_a_relative_error():
     # core numbers: each trial records its mean approximation factor (truth 1); the table gives
     # the factor's mean over trials, its interval and spread, never rel_rmse or rel_bias
-    cells = [_cell([1.5, 1.7, 1.6], k=None, method="kcore-svt", statistic="core_numbers", truth=1.0)]
+    cells = [_cell([1.5, 1.7, 1.6], k=None, method="kcore-hindex", statistic="core_numbers", truth=1.0)]
     text = format_summary(summarize(cells))
     lines = text.splitlines()
     assert lines[0].split() == ["graph", "statistic", "epsilon", "method", "trials", "mean_factor",

@@ -23,7 +23,6 @@ from ldpgraph.protocols.edge_orient import (
     edge_orient_mean,
     edge_orient_variance,
     orient_relabel,
-    simulate_edge_orient,
 )
 from ldpgraph.protocols.edge_orient_protocol import (
     EdgeOrientBroadcast,
@@ -121,7 +120,8 @@ def test_with_scaled_nodes_the_mean_is_the_scaled_one_and_the_simulators():
     resid = x - cm
     assert abs(resid.mean()) <= 4 * resid.std(ddof=1) / math.sqrt(n)
     assert triangle_count(g) - cm.mean() > 4 * resid.std(ddof=1) / math.sqrt(n)
-    y = simulate_edge_orient(g, eps, n, margin=0.0, rng=7)
+    proto = registry.get(EO)
+    y = proto.simulate(g, proto.plan(eps, margin=0.0), "triangles", n, np.random.default_rng(7))
     assert abs(x.mean() - y.mean()) <= 4 * math.sqrt(x.var(ddof=1) / n + y.var(ddof=1) / n)
 
 
@@ -295,3 +295,17 @@ def test_cli_node_curate_round_trip_and_the_download(tmp_path, capsys):
         with open(tmp_path / f"{proto}.b", "rb") as fh:
             head = len(fh.readline()) + len(fh.readline())
         assert path_size - head == (300 * 299 // 2 + 7) // 8
+
+
+def test_transitivity_deploys_with_a_degree_share():
+    """--stat transitivity implies degree_share 0.1 (as the simulation spends): round 2 carries every
+    node's degree, the curator's estimate is 3T/S2 with a delta-method SE; without the degree rows
+    curate refuses, naming --degree-share."""
+    g = resolve_graph("ws:n=60,k=6,p=0.1", rng=0)
+    run = run_in_memory("edge-orient-triangles", g, 6.0, sampler=3, statistic="transitivity")
+    assert run.plan.public["degree_share"] == 0.1 and run.plan.release_budget()["degree"] == pytest.approx(0.6)
+    assert run.estimate.statistic == "transitivity" and run.estimate.se_kind == "delta"
+    assert 0 < run.estimate.value < 1 and run.estimate.std_error > 0
+    plain = run_in_memory("edge-orient-triangles", g, 6.0, sampler=3)
+    with pytest.raises(ValueError, match="--degree-share"):
+        plain.protocol.estimate(plain.results[-1], plain.plan, plain.broadcasts[-1], "transitivity")

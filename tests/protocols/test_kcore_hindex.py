@@ -27,7 +27,6 @@ from ldpgraph.protocols.kcore_hindex import (
     hindex_settings,
     pool_releases,
 )
-from ldpgraph.protocols.kcore_methods import KCoreMethod
 
 
 def _karate():
@@ -183,6 +182,9 @@ def test_registered_method_runs_the_defaults():
     assert np.array_equal(run.core_numbers, same.core_numbers)
     assert d["rounds"] == 2 and d["max_approximation_factor"] == pytest.approx(
         approximation_factors(run.core_numbers, exact_core_numbers(g)).max())
+    # a trial (the protocol's simulate hook) is that run, recorded by its mean factor
+    trial = m.estimate_trials(g, "core_numbers", None, 1.0, 1, rng=np.random.default_rng(3))[0]
+    assert trial == pytest.approx(approximation_factors(run.core_numbers, exact_core_numbers(g)).mean())
     with pytest.raises(ValueError, match="h_share"):
         hindex_budget(1.0, 1, 1.0)
-    assert KCoreMethod("kcore-hindex").communication(g, 1.0)[0] > 0
+    assert m.communication(g, 1.0)[0] > 0

@@ -103,7 +103,7 @@ def broadcasts(tmp_path_factory) -> dict[str, tuple[bytes, object, object]]:
 
 
 def test_every_broadcast_format_is_fuzzed(broadcasts):
-    assert len(broadcasts) >= 11, sorted(broadcasts)
+    assert len(broadcasts) >= 10, sorted(broadcasts)  # (11 before kcore-svt, with its level broadcast, went)
 
 
 def _fault(exc: BaseException, path: Path) -> str | None:

@@ -37,7 +37,6 @@ CASES = [
     ("rr-four-cycles", {}),
     ("two-round-four-cycles-dlap", {}),
     ("two-round-four-cycles-dlap", {"d_max": 8}),  # below the largest degree: projection
-    ("kcore-svt", {"psi": 1.0, "levels_per_group": 1}),  # a round that repeats on its own broadcast
     ("kcore-hindex", {}),  # the noisy degrees as the broadcast, a vector estimate
     ("kcore-hindex", {"h_share": 0.5, "readout_power": 1.0, "pool_c": 0.0}),
     # the shuffle-model protocols: a public pairing (the secure sampler cannot draw a common one)
@@ -55,6 +54,7 @@ CASES = [
     ("adaptive-clustering", {}),
     ("edge-orient-triangles", {}),  # the order broadcast, per-node bounds from round-2 rows
     ("edge-orient-triangles", {"margin": 0.0}),  # bounds below some out-degrees: scaled counts
+    ("edge-orient-triangles", {"degree_share": 0.2}),  # transitivity: round 2 carries the degree too
 ]
 
 
