@@ -242,7 +242,7 @@ class _LocalKStars(Protocol):
         experiments; none with the private bound."""
         return {} if self.private else {"d_max": _true_max_degree(graph)}
 
-    def placeholder_public(self) -> dict[str, Any]:
+    def placeholder_public(self, public: Any = None) -> dict[str, Any]:
         return {} if self.private else {"d_max": 2}  # D moves the sensitivity, not the split
 
     def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: np.random.Generator, *,
