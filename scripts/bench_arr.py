@@ -41,7 +41,7 @@ from ldpgraph.protocols.arr_triangles import (  # noqa: E402
     arr_nonbinding_variance,
     simulate_arr,
 )
-from ldpgraph.registry import get_method  # noqa: E402
+from ldpgraph.run.method import get_method  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0)
 TARGET_ENRON = 2.0

@@ -19,7 +19,7 @@ from ldpgraph.core import registry as layer
 from ldpgraph.core.plan import split_budget
 from ldpgraph.limits import SMALLEST_EPSILON
 from ldpgraph.protocols.densest import robust_degeneracy
-from ldpgraph.registry import get_method
+from ldpgraph.run.method import get_method
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the README and the documentation pages its long sections moved to

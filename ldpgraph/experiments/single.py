@@ -163,7 +163,7 @@ def _deployed_estimate(
     """One trial of simulation ``p`` as its curator sees it: (estimate, standard error, kind).
 
     A method that deploys and estimates ``statistic`` when deployed runs its deployed protocol in
-    memory with a seed drawn from ``gen`` (as :class:`~ldpgraph.registry.LayerSimulation` draws
+    memory with a seed drawn from ``gen`` (as :class:`~ldpgraph.run.method.Method` draws
     each trial's seed: for those, the same estimate as the experiment's first trial) with the
     run's ``options`` (typed, as the API takes them) that the protocol takes; any other is
     simulated and says why it has no standard error."""
@@ -228,7 +228,7 @@ def estimate_once(
         ``"kstars"`` (all k-star methods), a curator statistic (``unbiased-dlap`` and
         ``naive-dlap``, each its own draws), or an adjacency statistic
         (:data:`~ldpgraph.experiments.statistics.GRAPH_STATISTICS`: by default the recommended
-        method of each model, :func:`~ldpgraph.registry.recommended_methods`, or all the
+        method of each model, :func:`~ldpgraph.run.method.recommended_methods`, or all the
         protocols that estimate it where none is recommended; the graph must carry its edges).
     k : int or None
         Star size (or moment power) for parameterised statistics.
@@ -264,7 +264,7 @@ def estimate_once(
         k = None
         stats = parse_statistics([statistic], ks=())
     if methods is None:
-        from ..registry import method_names, recommended_methods
+        from ..run.method import method_names, recommended_methods
         from .runner import DEFAULT_METHODS
 
         methods = DEFAULT_METHODS

@@ -1,7 +1,7 @@
 r"""Graph statistics of an experiment grid besides k-stars: truth, unbiased and naive estimates.
 
 This module is also importable as :mod:`ldpgraph.experiments.statistics` (its former home). It
-lives in :mod:`ldpgraph.protocols` so that :mod:`ldpgraph.registry` can read the statistics
+lives in :mod:`ldpgraph.protocols` so that :mod:`ldpgraph.core.registry` can read the statistics
 without importing :mod:`ldpgraph.experiments`, whose runner imports the registry.
 
 k-star counts are estimated by the k-star methods (presets of :mod:`ldpgraph.protocols.degree` and

@@ -238,7 +238,7 @@ def test_plot_ticks_legend_styles_and_synthetic_label():
 
 
 def test_a_cell_whose_noisy_graph_does_not_fit_is_skipped_not_the_grid():
-    from ldpgraph.registry import get_method
+    from ldpgraph.run.method import get_method
 
     g = synthetic_graph("ba:n=600,m=4", rng=0)
     small = get_method("rr-triangles")

@@ -21,7 +21,7 @@ from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph import from_networkx
 from ldpgraph.mechanisms import DiscreteLaplace
 from ldpgraph.protocols.transitivity import two_star_variance, two_star_variance_estimate
-from ldpgraph.registry import get_method
+from ldpgraph.run.method import get_method
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.memory import resolve_public
 
