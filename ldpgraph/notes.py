@@ -269,7 +269,7 @@ def needed_epsilon(method: str, data: object, statistic: str, k: int | None, eps
     >>> 0.01 < e < 1
     True
     """
-    from .registry import get_method
+    from .run.method import get_method
 
     proto = get_method(method)
     prepare = getattr(proto, "prepare", None)

@@ -31,15 +31,17 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from _timing import best_of, load_note, verdict  # noqa: E402
 
+from ldpgraph.core import registry  # noqa: E402
 from ldpgraph.datasets import resolve_graph  # noqa: E402
 from ldpgraph.graph import triangle_count  # noqa: E402
 from ldpgraph.protocols.arr_triangles import (  # noqa: E402
-    ARRTriangles,
+    DEFAULT_BETA,
+    DEFAULT_MU,
     arr_clipping_bias_bound,
     arr_nonbinding_variance,
     simulate_arr,
 )
-from ldpgraph.registry import get_method  # noqa: E402
+from ldpgraph.run.method import get_method  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0)
 TARGET_ENRON = 2.0
@@ -74,7 +76,7 @@ def main() -> None:
     arr = get_method("arr-triangles")
     two = get_method("two-round-triangles-dlap")
     two_p = get_method("two-round-triangles-dlap-private")
-    print(f"\narr-triangles defaults: mu = {arr.mu}, beta = {arr.beta}, budget at eps = 1: {arr.budget(1.0)}")
+    print(f"\narr-triangles defaults: mu = {DEFAULT_MU}, beta = {DEFAULT_BETA}, budget at eps = 1: {arr.budget(1.0)}")
 
     print(f"\n== time of one trial (best of {args.repeat}) ==")
     for label, g in graphs.items():
@@ -85,9 +87,9 @@ def main() -> None:
             f"{label}: references: exact triangle count {ref:.3f} s; two-round-triangles-dlap trial {t_two:.3f} s"
         )
         for eps in EPSILONS:
-            cold = ARRTriangles()
+            cold = get_method("arr-triangles")
             t_cold, _ = best_of(
-                lambda g=g, eps=eps: ARRTriangles().estimate_trials(g, "triangles", None, eps, 1, rng=2),
+                lambda g=g, eps=eps: get_method("arr-triangles").estimate_trials(g, "triangles", None, eps, 1, rng=2),
                 args.repeat,
             )
             cold.prepare(g)
@@ -117,11 +119,12 @@ def main() -> None:
     print(f"\n== clipping bias (defaults; {args.trials} trials; loss = T - estimate's mean, exactly) ==")
     for label, g in graphs.items():
         arr.prepare(g)
-        w = arr._wedges(g)
+        w = arr.protocol.lower_wedges(g)
         t = truths[label]
         for eps in EPSILONS:
-            _, loss = simulate_arr(g, eps, args.trials, rng=10, wedges=w, return_loss=True)
-            edge, tri = arr_clipping_bias_bound(g, eps, wedges=w)
+            eps0, eps1, eps2 = _split(eps)
+            _, loss = simulate_arr(g, eps1, eps2, args.trials, eps0=eps0, rng=10, wedges=w, return_loss=True)
+            edge, tri = arr_clipping_bias_bound(g, eps0, eps1, wedges=w)
             se = loss.std(ddof=1) / math.sqrt(loss.size)
             print(
                 f"{label:12s} eps={eps:<4g} measured bias {-loss.mean():10.1f} +- {se:8.1f} "
@@ -139,7 +142,7 @@ def main() -> None:
             x_two = two.estimate_trials(g, "triangles", None, eps, args.trials, rng=20)
             x_arr = arr.estimate_trials(g, "triangles", None, eps, args.trials, rng=21)
             r_arr, r_two = _rel_rmse(x_arr, t), _rel_rmse(x_two, t)
-            nb = math.sqrt(arr_nonbinding_variance(g, eps, wedges=arr._wedges(g))) / t
+            nb = math.sqrt(arr_nonbinding_variance(g, *_split(eps), wedges=arr.protocol.lower_wedges(g))) / t
             print(
                 f"{label:12s} eps={eps:<4g} arr-triangles MC {r_arr:.4g} (non-binding analytic sd {nb:.4g})"
                 f"   two-round-triangles-dlap "
@@ -150,20 +153,26 @@ def main() -> None:
 
     t0 = time.perf_counter()
     print(
-        f"\n== mu sweep at eps = 1 (beta = {arr.beta}; download ratio vs two-round-triangles-dlap-private) =="
+        f"\n== mu sweep at eps = 1 (beta = {DEFAULT_BETA}; download ratio vs two-round-triangles-dlap-private) =="
     )
     for label, g in graphs.items():
         t = truths[label]
         _, down_p = two_p.communication(g, 1.0)
         for mu in (0.05, 0.1, 0.25, 0.5, 1.0):
-            p = ARRTriangles(mu=mu)
-            p._cache = arr._cache  # same graphs, same wedges
+            p = arr.with_options(mu=mu)
+            p.protocol._wedge_cache = arr.protocol._wedge_cache  # same graphs, same wedges
             x = p.estimate_trials(g, "triangles", None, 1.0, args.trials, rng=30)
             _, down = p.communication(g, 1.0)
             print(
                 f"{label:12s} mu={mu:<5g} rel RMSE {_rel_rmse(x, t):.4g}   download ratio {down / down_p:.3f}"
             )
     print(load_note(), f"(sweep took {time.perf_counter() - t0:.1f} s)")
+
+
+def _split(eps: float) -> tuple[float, float, float]:
+    """``(eps0, eps1, eps2)`` of arr-triangles' plan (with clipping) at ``eps``."""
+    plan = registry.get("arr-triangles").plan(eps)
+    return tuple(plan.release(q).epsilon for q in ("lower_degree", "rr_count", "local_count"))
 
 
 if __name__ == "__main__":

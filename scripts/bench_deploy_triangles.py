@@ -64,7 +64,7 @@ def main() -> None:
     print(f"{args.graph}: {g.n_nodes:,} nodes, {g.n_edges:,} edges; D = {bound}; {load_note()}")
     with tempfile.TemporaryDirectory() as tmp:
         for protocol, options, ref in (
-            (DLAP, {"d_max": bound}, lambda: simulate_two_round(g, 1.0, 1, rng=0)),
+            (DLAP, {"d_max": bound}, lambda: simulate_two_round(g, 0.5, 0.5, 1, rng=0)),
             (RR, {}, lambda: simulate_rr_triangles(g, 1.0, 1, rng=0)),
         ):
             t_ref, _ = best_of(ref, args.repeat)

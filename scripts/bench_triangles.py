@@ -51,7 +51,7 @@ from ldpgraph.protocols.randomized_response import (  # noqa: E402
     pairs_to_csr,
 )
 from ldpgraph.protocols.triangles import _dense_triangles  # noqa: E402
-from ldpgraph.registry import get_method  # noqa: E402
+from ldpgraph.run.method import get_method  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0)
 

@@ -38,7 +38,7 @@ from clusterfit_panel import PANEL, panel_graph  # noqa: E402
 
 from ldpgraph.protocols import adaptive_clustering as ac  # noqa: E402
 from ldpgraph.protocols.clustering import average_clustering_truth  # noqa: E402
-from ldpgraph.registry import get_method  # noqa: E402
+from ldpgraph.run.method import get_method  # noqa: E402
 
 
 def _summary(values: np.ndarray, truth: float, lo: np.ndarray | None, hi: np.ndarray | None) -> dict:

@@ -31,7 +31,7 @@ import numpy as np
 
 from ldpgraph.experiments.runner import resolve_graph_inputs
 from ldpgraph.experiments.single import estimate_once
-from ldpgraph.registry import method_names
+from ldpgraph.run.method import method_names
 
 Z95 = 1.959963984540054
 STATS = ("kstars", "edges", "degree_variance", "triangles", "transitivity", "avg_clustering", "four_cycles")

@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _timing import load_note  # noqa: E402
 
 from ldpgraph.datasets import resolve_graph  # noqa: E402
-from ldpgraph.registry import get_method, method_names  # noqa: E402
+from ldpgraph.run.method import get_method, method_names  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0)
 GRAPHS = ("facebook", "email-enron")

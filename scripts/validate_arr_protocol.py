@@ -104,17 +104,24 @@ def _moments_line(what: str, x: np.ndarray, mean: float, var: float) -> None:
           f"{s2:,.0f} (want {var:,.0f}, z = {z_var:+.2f})")
 
 
+def _split(eps: float) -> tuple[float, float, float]:
+    """``(eps0, eps1, eps2)`` of arr-triangles' plan (with clipping) at ``eps``."""
+    plan = registry.get(ARR).plan(eps)
+    return tuple(plan.release(q).epsilon for q in ("lower_degree", "rr_count", "local_count"))
+
+
 def monte_carlo(runs: int) -> None:
     g = from_networkx(nx.gnp_random_graph(30, 0.4, seed=3))
     eps, mu = 3.0, 0.5
     x = np.array([_values(run_in_memory(ARR, g, eps, sampler=s, mu=mu, clipping=False)) for s in range(runs)])
-    _moments_line("no clipping     ", x, *arr_moments(g, eps, mu=mu))
+    _moments_line("no clipping     ", x, *arr_moments(g, eps / 2, eps / 2, mu=mu))
     x = np.array([_values(run_in_memory(ARR, g, eps, sampler=s, mu=mu, beta=1e-9)) for s in range(runs)])
-    _moments_line("clipping, beta 1e-9", x, float(triangle_count(g)), arr_nonbinding_variance(g, eps, mu=mu,
+    _moments_line("clipping, beta 1e-9", x, float(triangle_count(g)), arr_nonbinding_variance(g, *_split(eps), mu=mu,
                                                                                            beta=1e-9))
     beta = 0.2  # clipping binds
     x = np.array([_values(run_in_memory(ARR, g, eps, sampler=s, mu=mu, beta=beta)) for s in range(runs)])
-    y = simulate_arr(g, eps, 20 * runs, mu=mu, beta=beta, rng=5)
+    eps0, eps1, eps2 = _split(eps)
+    y = simulate_arr(g, eps1, eps2, 20 * runs, eps0=eps0, mu=mu, beta=beta, rng=5)
     z = (x.mean() - y.mean()) / math.sqrt(x.var(ddof=1) / x.size + y.var(ddof=1) / y.size)
     print(f"clipping binds (beta {beta}): deployed mean {x.mean():,.2f} ({runs} runs), simulator {y.mean():,.2f} "
           f"({y.size} trials), z = {z:+.2f}; variances {x.var(ddof=1):,.0f} / {y.var(ddof=1):,.0f}")
@@ -136,7 +143,8 @@ def facebook() -> None:
             print(f"  {name:<26} both rounds in memory {elapsed:6.1f} s; broadcast {sizes[name]:,} bytes "
                   f"(epsilon_1 {run.plan.release('rr_count').epsilon:g}); estimate {run.estimate.value:,.0f}")
         t = time.perf_counter()
-        simulate_arr(g, eps, 1, rng=1)
+        eps0, eps1, eps2 = _split(eps)
+        simulate_arr(g, eps1, eps2, 1, eps0=eps0, rng=1)
         print(f"  simulator (simulate_arr), one trial {time.perf_counter() - t:.1f} s; truth {triangle_count(g):,}")
         print(f"  download ratio arr / two-round: {sizes[ARR] / sizes['two-round-triangles-dlap']:.3f} (mu = 0.25)")
 

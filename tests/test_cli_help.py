@@ -183,7 +183,7 @@ def test_round_one_needs_no_d_max_with_a_private_bound(tmp_path, capsys):
 
 
 def test_methods_help_lists_every_method_and_each_is_accepted(capsys):
-    from ldpgraph.registry import method_names
+    from ldpgraph.run.method import method_names
 
     methods = next(a for a in SUBCOMMANDS["estimate"]._actions if "--methods" in a.option_strings)
     assert _listed(methods.help, "estimate --stat: ") == method_names()

@@ -8,7 +8,7 @@ import pytest
 
 from ldpgraph.cli import build_parser, main
 from ldpgraph.core import registry as deployed
-from ldpgraph.registry import get_method, method_names
+from ldpgraph.run.method import get_method, method_names
 
 
 def _methods(capsys, *args):

@@ -60,7 +60,7 @@ def test_every_estimate_gets_the_notes_the_rule_asks_for(stat, eps, capsys):
 def test_the_epsilon_named_by_the_warning_makes_the_standard_error_the_truth(capsys):
     """The ε the warning names: there the method's exact standard error equals |truth| (2%)."""
     from ldpgraph.datasets import resolve_graph
-    from ldpgraph.registry import get_method
+    from ldpgraph.run.method import get_method
 
     code, out, _ = _run(["estimate", SMALL, "--stat", "avg_clustering", "--epsilon", "1", "--seed", "4",
                          "--methods", "avg-clustering-dlap"], capsys)
@@ -256,7 +256,7 @@ def test_experiment_notes_follow_the_same_rule(tmp_path, capsys):
     """Cells with estimates out of range are counted, a relative RMSE > 1 warned of with the ε the
     analytic variance says is needed, and a method without an analytic RMSE says why."""
     from ldpgraph.datasets import resolve_graph
-    from ldpgraph.registry import get_method
+    from ldpgraph.run.method import get_method
 
     out = tmp_path / "res"
     code, text, _ = _run(["experiment", SMALL, "--stat", "avg_clustering", "--epsilons", "1,2", "--trials", "4",

@@ -9,7 +9,7 @@ import pytest
 
 from ldpgraph.cli import main
 from ldpgraph.core import registry
-from ldpgraph.registry import get_method, method_names
+from ldpgraph.run.method import get_method, method_names
 
 #: a tiny graph whose node ids are not 0..n-1 (a degree protocol's rows keep them, the others number
 #: the nodes): triangles, 4-cycles, a pendant node and a k-core of 3

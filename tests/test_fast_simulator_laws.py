@@ -128,7 +128,7 @@ from scipy import stats
 
 from ldpgraph.core.sampling import Seeded
 from ldpgraph.datasets.graphs import resolve_graph
-from ldpgraph.registry import get_method
+from ldpgraph.run.method import get_method
 from ldpgraph.run import run_in_memory
 
 ALPHA = 1e-3

@@ -268,10 +268,10 @@ def test_edge_rules_on_examples():
     # relative imports, from a module and from a package __init__
     node = ast.parse("from ..graph import core").body[0]
     assert _resolve_from("ldpgraph.protocols.triangles", False, node) == "ldpgraph.graph"
-    node = ast.parse("from .base import Round").body[0]
-    assert _resolve_from("ldpgraph.protocols", True, node) == "ldpgraph.protocols.base"
+    node = ast.parse("from .curator import Estimate").body[0]
+    assert _resolve_from("ldpgraph.protocols", True, node) == "ldpgraph.protocols.curator"
     # the package __init__ files an import runs: not those containing the importer
-    assert _packages_run("ldpgraph.registry", "ldpgraph.experiments.statistics") == ["ldpgraph.experiments"]
+    assert _packages_run("ldpgraph.notes", "ldpgraph.experiments.statistics") == ["ldpgraph.experiments"]
     assert _packages_run("ldpgraph.experiments.single", "ldpgraph.experiments.runner") == []
     assert _packages_run("ldpgraph.protocols.curator", "ldpgraph.estimators.polynomials") == [
         "ldpgraph.estimators"

@@ -23,7 +23,7 @@ from ldpgraph.experiments.runner import resolve_methods
 from ldpgraph.experiments.single import estimate_once
 from ldpgraph.graph import from_edge_array
 from ldpgraph.protocols.two_round_triangles import max_lower_degree
-from ldpgraph.registry import LayerSimulation, get_method
+from ldpgraph.run.method import get_method
 from ldpgraph.run.memory import run_in_memory
 
 
@@ -125,24 +125,20 @@ def test_two_round_d_max_equals_the_deployed_protocol_in_law(graph):
     assert abs(xs.var(ddof=1) / var - 1) < 4 * math.sqrt(2 / (n - 1))
 
 
-def test_layer_simulation_options_are_the_deployed_bits(graph):
+def test_method_options_are_the_deployed_plan(graph):
+    """A method's options are its deployed protocol's: the plan its simulation reads is the one
+    ``node``/``curate`` run with the same flags, and options= equals the method configured with them."""
     proto = layer.get("two-round-triangles-dlap")
-    sim = LayerSimulation(proto).with_options(d_max=8)
+    sim = get_method("two-round-triangles-dlap").with_options(d_max=8)
     assert sim.public == {"d_max": 8} and sim.deployed_as == ("two-round-triangles-dlap", {"d_max": 8})
-    got = sim.estimate_trials(graph, "triangles", None, 1.0, 3, rng=5)
-    seeds = np.random.default_rng(5).integers(0, 2**63 - 1, size=3).tolist()
-    want = [run_in_memory(proto, graph, 1.0, sampler=Seeded(s), d_max=8).estimate.value for s in seeds]
-    assert got.tolist() == want
-    plan = proto.plan(1.0, d_max=8)
-    assert [r.epsilon for r in sim.rounds(1.0)] == [rp.epsilon for rp in plan.rounds]
-    # through estimate_once: options= on the plain wrapper is the wrapper built with them
-    a = estimate_once({"g": graph}, epsilon=1.0, statistic="triangles", methods=[LayerSimulation(proto)],
+    assert sim.plan(1.0, graph) == proto.plan(1.0, d_max=8)
+    assert [r.epsilon for r in sim.rounds(1.0)] == [rp.epsilon for rp in proto.plan(1.0, d_max=8).rounds]
+    a = estimate_once({"g": graph}, epsilon=1.0, statistic="triangles", methods=["two-round-triangles-dlap"],
                       seed=4, options={"d_max": 8})
-    b = estimate_once({"g": graph}, epsilon=1.0, statistic="triangles",
-                      methods=[LayerSimulation(proto, d_max=8)], seed=4)
+    b = estimate_once({"g": graph}, epsilon=1.0, statistic="triangles", methods=[sim], seed=4)
     assert a.estimates == b.estimates and a.options == {"d_max": 8} and b.options == {}
-    c = estimate_once({"g": graph}, epsilon=1.0, statistic="triangles", methods=[LayerSimulation(proto)], seed=4,
-                      options={"d_max": 3})
+    c = estimate_once({"g": graph}, epsilon=1.0, statistic="triangles", methods=["two-round-triangles-dlap"],
+                      seed=4, options={"d_max": 3})
     assert c.estimates != a.estimates
 
 
@@ -159,7 +155,7 @@ def test_no_option_changes_nothing(graph):
 
 def test_options_apply_to_the_methods_that_take_them(graph):
     ms = configure_methods(resolve_methods(["two-round-triangles-dlap", "rr-triangles"]), {"d_max": 8})
-    assert ms[0].bound == 8 and ms[1].name == "rr-triangles" and not hasattr(ms[1], "bound")
+    assert ms[0].public["d_max"] == 8 and ms[1].name == "rr-triangles" and "d_max" not in ms[1].public
     run = estimate_once({"g": graph}, epsilon=1.0, statistic="triangles",
                         methods=["two-round-triangles-dlap", "rr-triangles"], seed=2, options={"d_max": 8})
     plain = estimate_once({"g": graph}, epsilon=1.0, statistic="triangles",
@@ -173,15 +169,16 @@ def test_options_apply_to_the_methods_that_take_them(graph):
     (["rr-triangles"], {"dmax": 8}, "unknown option 'dmax'; the protocols' options are"),
     (["rr-triangles"], {"mu": 0.5}, "option --mu is taken by none of the simulations of rr-triangles "
                                     "(the methods that take it: arr-triangles)"),
-    (["arr-triangles"], {"d_max": 8}, "none of the simulations of arr-triangles (the methods that take it: "),
-    (["two-round-triangles-laplace"], {"d_max": 8}, "none of the simulations of two-round-triangles-laplace"),
+    (["arr-triangles"], {"d_max": 8}, "arr-triangles: with clipping every node's bound D_v comes from round 1; "
+                                      "a public d_max (8) goes with --no-clipping"),
+    (["two-round-triangles-laplace"], {"mu": 0.5}, "none of the simulations of two-round-triangles-laplace"),
     (["two-round-triangles-dlap"], {"d_max": "8"}, "option d_max (--d-max) takes an int, got '8'"),
     (["arr-triangles"], {"clipping": 1}, "option clipping (--clipping) takes a bool, got 1"),
     (["two-round-triangles-dlap"], {"clipping": True}, "option --clipping is taken by none"),
     (["two-round-triangles-dlap"], {"shares": {"arr": 0.5, "local_count": 0.5}},
      "shares of two-round-triangles-dlap: rr=F, local_count=F"),
-    (["two-round-triangles-dlap"], {"shares": {"rr": 0.6, "local_count": 0.6}}, "summing to 1"),
-    (["two-round-triangles-dlap-private"], {"d_max": 8}, "none of the simulations"),
+    (["two-round-triangles-dlap"], {"shares": {"rr": 0.6, "local_count": 0.6}}, "sum to 1"),
+    (["two-round-triangles-dlap-private"], {"d_max": 8}, "a public d_max (8) is not used with private_bound"),
     (["kcore-hindex"], {"h_share": 1.5}, "h_share must be in (0, 1)"),
     (["two-round-triangles-dlap"], {"private_bound": True}, "(the private bound is a method of its own: "
                                                             "two-round-triangles-dlap-private)"),
@@ -206,10 +203,10 @@ def test_the_refusal_names_every_method_that_takes_the_option(graph):
 def test_a_simulation_refuses_what_it_does_not_take():
     with pytest.raises(ValueError, match=r"rr-triangles's simulation does not take --mu, --d-max \(it takes no"):
         get_method("rr-triangles").with_options(mu=0.5, d_max=3)
-    with pytest.raises(ValueError, match="arr-triangles's simulation does not take --d-max"):
+    with pytest.raises(ValueError, match="a public d_max .3. goes with --no-clipping"):
         get_method("arr-triangles").with_options(d_max=3)
-    with pytest.raises(ValueError, match="two-round-triangles-dlap has no option mu"):
-        LayerSimulation(layer.get("two-round-triangles-dlap"))._configured({"mu": 0.5})
+    with pytest.raises(ValueError, match="two-round-triangles-dlap's simulation does not take --mu"):
+        get_method("two-round-triangles-dlap").with_options(mu=0.5)
 
 
 @pytest.fixture()

@@ -1,7 +1,7 @@
 """One registry: a protocol of the layer (``ldpgraph.core``) is a method of the experiments.
 
 A protocol registered with ``@register`` and no simulator of its own is simulated through
-:class:`ldpgraph.registry.LayerSimulation` (each trial a ``run_in_memory`` run, the code a
+:class:`ldpgraph.run.method.Method` (each trial a ``run_in_memory`` run, the code a
 deployment runs), so ``estimate``/``experiment`` see it with no wiring.
 """
 
@@ -19,7 +19,7 @@ from ldpgraph.datasets import resolve_graph
 from ldpgraph.experiments import run_experiment
 from ldpgraph.mechanisms import DiscreteLaplace
 from ldpgraph.protocols import Estimate
-from ldpgraph.registry import LayerSimulation, get_method, method_names
+from ldpgraph.run.method import Method, get_method, method_names
 
 
 class _Sum:
@@ -87,7 +87,7 @@ def toy():
 def test_layer_protocol_is_an_experiment_method(toy):
     assert toy in method_names("edges")
     sim = get_method(toy)
-    assert isinstance(sim, LayerSimulation)
+    assert isinstance(sim, Method) and not sim.protocol.has_simulator
     assert sim.budget(2.0) == {"degree": 2.0}
     assert sim.deployed_as == (toy, {})
     g = resolve_graph("ws:n=200,k=6,p=0.1", rng=0)
@@ -135,22 +135,23 @@ def test_same_draws_as_run_in_memory(toy):
 def test_rr_triangles_layer_run_matches_the_analytic_variance():
     """The layer's rr-triangles run has the simulator's analytic mean and variance (within 4 SE)."""
     g = resolve_graph("ws:n=40,k=6,p=0.2", rng=0)
-    sim = LayerSimulation(layer.get("rr-triangles"))
+    from ldpgraph.run import run_in_memory
+
     old = get_method("rr-triangles")
     n = 300
-    est = sim.estimate_trials(g, "triangles", None, 2.0, n, rng=11)
+    seeds = np.random.default_rng(11).integers(0, 2**63 - 1, size=n)
+    est = np.array([run_in_memory("rr-triangles", g, 2.0, sampler=int(s)).estimate.value for s in seeds])
     mean, var = old.analytic_mean(g, "triangles", None, 2.0), old.analytic_variance(g, "triangles", None, 2.0)
     assert abs(est.mean() - mean) <= 4 * math.sqrt(var / n)
     assert abs(est.var(ddof=1) / var - 1) <= 4 * math.sqrt(2 / (n - 1))
 
 
 def test_rounds_from_the_plan():
-    sim = LayerSimulation(layer.get("rr-triangles"))
-    (rnd,) = sim.rounds(1.5)
+    (rnd,) = get_method("rr-triangles").rounds(1.5)
     assert (rnd.name, rnd.mechanism, rnd.epsilon) == ("rr", "randomized-response", 1.5)
-    # a plan that needs the graph's bound: one summary round at the total
-    (only,) = LayerSimulation(layer.get("two-round-triangles-dlap")).rounds(1.0)
-    assert only.epsilon == 1.0
+    # a plan that needs the graph's bound: placeholders that do not move the split
+    assert get_method("two-round-triangles-dlap").budget(1.0) == layer.get("two-round-triangles-dlap").plan(
+        1.0, d_max=7).release_budget()
 
 
 def test_names_keep_the_modules_order_whatever_was_imported_first():

@@ -59,8 +59,8 @@ def _methods_arg(
 ) -> list[str] | None:
     """Method names: the defaults, plus for each adjacency statistic its recommended method of each
     model (all its methods where none is recommended); 'all': every method of each statistic."""
-    from ..registry import did_you_mean, recommended_methods
-    from ..registry import method_names as all_method_names
+    from ..run.method import did_you_mean, recommended_methods
+    from ..run.method import method_names as all_method_names
 
     def method_names() -> list[str]:  # the k-star methods
         return all_method_names("kstars")
@@ -83,7 +83,7 @@ def _methods_arg(
 def _stats_arg(values: list[str] | None) -> list[str]:
     from ..experiments import statistic_names
     from ..experiments.statistics import GRAPH_STATISTICS
-    from ..registry import did_you_mean
+    from ..run.method import did_you_mean
 
     if values is None:
         return ["kstars"]
@@ -179,7 +179,7 @@ def _print_vector_run(run: Any) -> None:
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from ..experiments.single import estimate_once
     from ..experiments.statistics import GRAPH_STATISTICS, statistic_names
-    from ..registry import did_you_mean, method_names
+    from ..run.method import did_you_mean, method_names
 
     stat = args.stat.strip()
     if stat not in statistic_names() and stat not in GRAPH_STATISTICS:
@@ -240,7 +240,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 def _methods_note(stat: str, ran: Sequence[str], left_out: Sequence[str]) -> str:
     """Which methods ran by default, and how to run the others (``estimate`` / ``experiment``)."""
-    from ..registry import recommended_methods
+    from ..run.method import recommended_methods
 
     models = recommended_methods(stat)
     if models and set(ran) <= set(models):
@@ -255,7 +255,7 @@ def _methods_note(stat: str, ran: Sequence[str], left_out: Sequence[str]) -> str
 
 def _no_method_for(stat: str, methods: Sequence[str] | None) -> str:
     """The refusal of an estimate none of whose methods estimates ``stat``."""
-    from ..registry import method_names
+    from ..run.method import method_names
 
     return (f"statistic {stat!r} is estimated by {', '.join(method_names(stat))}; none is among "
             f"--methods {' '.join(methods or ())}")
@@ -274,7 +274,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     stats = _stats_arg(_flatten(args.stat))
     graph_stats = [st for st in GRAPH_STATISTICS if st in stats]
     methods = _methods_arg(_flatten(args.methods), _default_methods(), graph_stats)
-    from ..registry import method_names
+    from ..run.method import method_names
 
     for st in dict.fromkeys(s.partition(":")[0] for s in stats):  # refused as estimate refuses it (exit 2)
         if methods is not None and not set(methods) & set(method_names(st)):
@@ -321,7 +321,7 @@ def _run_experiment_cmd(
     ks: list[int], methods: list[str] | None, stats: list[str],
 ) -> int:
     from ..experiments import run_experiment
-    from ..registry import method_names
+    from ..run.method import method_names
 
     graphs = _graph_input_args(specs, labels, args)
     graph_notes = {g.label: _graph_notes(g.graph) for g in graphs if _graph_notes(g.graph)}
@@ -386,7 +386,7 @@ def _run_experiment_cmd(
 
 def _left_out(stats: Sequence[str], methods: Sequence[str]) -> dict[str, list[str]]:
     """The methods of each statistic of the grid that the default methods leave out."""
-    from ..registry import method_names
+    from ..run.method import method_names
 
     out = {}
     for st in dict.fromkeys(s.partition(":")[0] for s in stats):
@@ -416,7 +416,7 @@ def _deploy_text(deployed_as: tuple[str, dict[str, Any]] | None) -> str:
 
 def _cmd_methods(args: argparse.Namespace) -> int:
     from ..core import registry as layer
-    from ..registry import get_method, method_names
+    from ..run.method import get_method, method_names
 
     rows = []
     try:

@@ -1,7 +1,7 @@
 """The command line's help texts that name choices and defaults, generated from the code.
 
 Every list of statistics, methods, protocols and plot formats the help shows comes from the
-registries (:mod:`ldpgraph.registry`, :mod:`ldpgraph.core.registry`,
+registries (:mod:`ldpgraph.core.registry`,
 :mod:`ldpgraph.experiments.statistics`, :mod:`ldpgraph.protocols.reportset`), so the help cannot
 promise what the tool does not do; ``tests/test_cli_help.py`` checks every option and default
 the help names against the parser and the tool's behaviour.
@@ -75,7 +75,7 @@ def curate_stat_help() -> str:
 def methods_help(extra: str = "") -> str:
     """Help of ``--methods``: the defaults and where every method is listed."""
     from ..experiments.runner import DEFAULT_METHODS
-    from ..registry import method_names
+    from ..run.method import method_names
 
     return (f"methods, or 'all' (default: {' '.join(DEFAULT_METHODS)}{extra}); any of the "
             f"{len(method_names())} methods of 'ldpgraph methods' that estimate --stat: "

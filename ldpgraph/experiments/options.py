@@ -4,7 +4,7 @@ A protocol of the layer (:mod:`ldpgraph.core`) declares its public parameters as
 :class:`~ldpgraph.core.protocol.Option`\ s (``d_max``, ``shares``, ``mu``, ``projection``, ...).
 :func:`configure_methods` applies a mapping ``{option name: value}`` to the methods of an
 experiment: every method whose simulation takes that option is replaced by its configured copy
-(:meth:`~ldpgraph.protocols.base.Protocol.with_options`); an option no selected method takes is
+(:meth:`~ldpgraph.run.method.Method.with_options`); an option no selected method takes is
 refused, naming the methods that take it. So a simulated configuration is rerun as a deployment
 with the same flags.
 """
@@ -47,7 +47,7 @@ def option_takers(name: str) -> list[str]:
     >>> option_takers("mu")
     ['arr-triangles']
     """
-    from ..registry import get_method, method_names
+    from ..run.method import get_method, method_names
 
     return [m for m in method_names() if name in getattr(get_method(m), "option_names", ())]
 
@@ -97,7 +97,7 @@ def configure_methods(methods: Sequence[Any], options: Mapping[str, Any] | None)
     --------
     >>> from ldpgraph.experiments.runner import resolve_methods
     >>> ms = configure_methods(resolve_methods(["rr-triangles", "arr-triangles"]), {"mu": 0.5})
-    >>> [getattr(m, "mu", None) for m in ms]
+    >>> [m.public.get("mu") for m in ms]
     [None, 0.5]
     >>> configure_methods(resolve_methods(["rr-triangles"]), {"mu": 0.5})  # doctest: +ELLIPSIS
     Traceback (most recent call last):

@@ -151,7 +151,7 @@ def resolve_methods(methods: Sequence[Any] | None) -> list[Any]:
     elif isinstance(methods, str):
         methods = [methods]
     if any(isinstance(m, str) and m.strip() == "all" for m in methods):
-        from ..registry import method_names
+        from ..run.method import method_names
 
         methods = method_names("kstars")
     out = []
@@ -174,7 +174,7 @@ _resolve_methods = resolve_methods  # its former private name (used by .single)
 
 
 def _registry_method(name: str) -> Any:
-    from ..registry import get_method, method_names
+    from ..run.method import get_method, method_names
 
     if name not in method_names():
         raise ValueError(f"unknown method {name!r}; choose from {', '.join(method_names())}")
@@ -258,7 +258,7 @@ def _build_units(
         for stat, k in stats:
             takers = [m for m in methods if m.supports(stat)]
             if not takers:
-                from ..registry import method_names
+                from ..run.method import method_names
 
                 raise ValueError(
                     f"statistic {stat!r} is estimated by {', '.join(method_names(stat))}; none is among the "
@@ -616,7 +616,7 @@ def run_experiment(
         (:class:`~ldpgraph.run.method.Method`), or ``"all"`` (every k-star method); default
         :data:`DEFAULT_METHODS` plus, for each statistic of the graph's adjacency, its recommended
         method of each model
-        (:func:`ldpgraph.registry.recommended_methods`), as on the command line. The degree
+        (:func:`ldpgraph.run.method.recommended_methods`), as on the command line. The degree
         statistics are estimated by the ``unbiased-dlap`` and ``naive-dlap`` among them.
         A cell a method cannot run (LocalLapKStars at large k: its sensitivity overflows) is
         skipped, with a note in ``result.notes`` and ``config["skipped"]``.
@@ -691,7 +691,7 @@ def run_experiment(
     stats = parse_statistics(statistics, ks)
     opts = check_options(options)
     if methods is None:  # as on the command line: the recommended protocols join the k-star defaults
-        from ..registry import method_names, recommended_methods
+        from ..run.method import method_names, recommended_methods
 
         graph_stats = dict.fromkeys(s for s, _ in stats if s in GRAPH_STATISTICS)
         extra = [m for st in graph_stats for m in (list(recommended_methods(st)) or method_names(st))]

@@ -265,7 +265,7 @@ def estimate_once(
         ``"kstars"`` (all k-star methods), a curator statistic (``unbiased-dlap`` and
         ``naive-dlap``, each its own draws), or an adjacency statistic
         (:data:`~ldpgraph.experiments.statistics.GRAPH_STATISTICS`: by default the recommended
-        method of each model, :func:`~ldpgraph.registry.recommended_methods`, or all the
+        method of each model, :func:`~ldpgraph.run.method.recommended_methods`, or all the
         protocols that estimate it where none is recommended; the graph must carry its edges).
     k : int or None
         Star size (or moment power) for parameterised statistics.
@@ -301,7 +301,7 @@ def estimate_once(
         k = None
         stats = parse_statistics([statistic], ks=())
     if methods is None:
-        from ..registry import method_names, recommended_methods
+        from ..run.method import method_names, recommended_methods
         from .runner import DEFAULT_METHODS
 
         methods = DEFAULT_METHODS

@@ -1,8 +1,8 @@
-"""Edge-LDP protocols: the degree randomizer, report ingestion, the curator's estimates; the protocol
-layer (:mod:`.base`), randomized response and the triangle / transitivity protocols."""
+"""Edge-LDP protocols: the degree randomizer, report ingestion, the curator's estimates, randomized
+response and every protocol of the layer (:class:`ldpgraph.core.Protocol`; the registry,
+:mod:`ldpgraph.core.registry`, imports each module of this package)."""
 
 from . import curator, randomized_response, transitivity, triangles
-from .base import Protocol, Round, require_graph
 from .curator import (
     Estimate,
     degree_entropy,
@@ -23,8 +23,6 @@ from .report_histogram import ReportHistogram, as_report_histogram, merge_histog
 
 __all__ = [
     "DegreeRandomizer",
-    "Protocol",
-    "Round",
     "Estimate",
     "NodeReports",
     "ReleasedValues",
@@ -46,7 +44,6 @@ __all__ = [
     "projected_kstar_counts",
     "randomized_response_graph",
     "reports_from_records",
-    "require_graph",
     "randomized_response",
     "transitivity",
     "triangles",

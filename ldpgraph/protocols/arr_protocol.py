@@ -1,7 +1,9 @@
 r"""``arr-triangles`` on the protocol layer: ARR with sampling and double clipping, deployable.
 
-The deployed form of :mod:`ldpgraph.protocols.arr_triangles` (the simulator ``simulate_arr``):
-same budget split, same law (tested), rows of the report format.
+The deployed form of :mod:`ldpgraph.protocols.arr_triangles`, whose kernels are its fast simulator
+(:func:`~ldpgraph.protocols.arr_triangles.simulate_arr`: the same law, tested) and, without
+clipping, its exact moments (:func:`~ldpgraph.protocols.arr_triangles.arr_moments`); every ε, μ, β,
+α and bound from the plan.
 
 ================ =============================================================================
 round            node v releases
@@ -68,12 +70,13 @@ from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
 from ..core.plan import Plan, Release, RoundPlan
-from ..core.protocol import Accumulator, Option, Round
+from ..core.protocol import Accumulator, Option, Preset, Round
 from ..core.registry import register
 from ..core.rows import Rows
 from ..core.sampling import Sampler
 from ..mechanisms import DiscreteLaplace
 from .arr_triangles import (
+    ARR_BYTES_PER_WEDGE,
     DEFAULT_BETA,
     DEFAULT_MU,
     arr_probabilities,
@@ -94,12 +97,12 @@ from .deploy_triangles import (
     broadcast_run_id,
     lower_wedge_square_estimate,
 )
-from .randomized_response import upper_pairs
+from .randomized_response import expected_noisy_edges, noisy_graph_bits, upper_pairs
 from .reports import PROTOCOLS
 from .rr_triangles import (
-    DEFAULT_DEGREE_SHARE,
     DEGREE_SHARE,
     RandomizedResponseRound,
+    TriangleSimulation,
     split_with_degree,
     transitivity_release_estimate,
 )
@@ -343,14 +346,30 @@ def _check_broadcast(broadcast: Any, plan: Plan) -> ARRBroadcast:
 
 
 @register
-class ARRTrianglesProtocol(RRBroadcastProtocol):
-    """``arr-triangles`` (see the module docstring)."""
+class ARRTrianglesProtocol(TriangleSimulation, RRBroadcastProtocol):
+    """``arr-triangles`` (see the module docstring). Biased with clipping (the default: no closed
+    form, :func:`~ldpgraph.protocols.arr_triangles.arr_clipping_bias_bound` bounds the bias).
+
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> p = ARRTrianglesProtocol()
+    >>> plan = p.plan(60.0, mu=1.0, clipping=False, d_max=2)
+    >>> p.simulate(g, plan, "triangles", 2, np.random.default_rng(0)).tolist()
+    [1.0, 1.0]
+    >>> p.moments(g, plan, "triangles")[0]
+    1.0
+    >>> p.moments(g, p.plan(1.0), "triangles")
+    (None, None)
+    """
 
     name = ARR_PROTOCOL
     version = 1
     statistics = ("triangles", "transitivity")
     needs = "adjacency"
     reference = "Imola, Murakami, Chaudhuri, USENIX Security 2022 (ARROneNS, double clipping)"
+    presets = (Preset(ARR_PROTOCOL),)
+    unbiased = False  # with clipping, its default
+    bytes_per_wedge = ARR_BYTES_PER_WEDGE
     options = (
         Option("mu", float, DEFAULT_MU, "ARR sampling probability in (0, 1]: each reported 1 is kept with "
                "probability mu (the download is about mu times the two-round protocol's)"),
@@ -365,13 +384,40 @@ class ARRTrianglesProtocol(RRBroadcastProtocol):
         DEGREE_SHARE,
     )
 
-    def statistic_public(self, statistic: str) -> dict[str, Any]:
-        """Transitivity needs the degree release: ``degree_share`` 0.1 as the simulation's."""
-        return {"degree_share": DEFAULT_DEGREE_SHARE} if statistic == "transitivity" else {}
-
     def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
         """Without clipping, the benchmark's public bound: the true maximum lower degree (at least 1)."""
         return {} if public.get("clipping", True) else {"d_max": max_lower_degree(graph)}
+
+    def placeholder_public(self, public: Any = None) -> dict[str, Any]:
+        """Without clipping a public D (it does not move the split); none with clipping."""
+        return {"d_max": 2} if (public or {}).get("clipping") is False else {}
+
+    def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
+        """:func:`~ldpgraph.protocols.arr_triangles.simulate_arr` with the plan's budgets and bounds."""
+        from .arr_triangles import simulate_arr
+
+        pub, clipping = plan.public, plan.public["clipping"]
+        eps1, eps2 = plan.release(RR_COUNT).epsilon, plan.release(LOCAL_COUNT).epsilon
+        return simulate_arr(graph, eps1, eps2, n_trials,
+                            eps0=plan.release(LOWER_DEGREE).epsilon if clipping else None, mu=pub["mu"],
+                            beta=pub["beta"], alpha=pub["alpha"], bound=None if clipping else pub["d_max"],
+                            rng=rng, wedges=self.lower_wedges(graph), max_bytes=self.max_bytes)
+
+    def triangle_moments(self, graph: Any, plan: Plan) -> tuple[float | None, float | None]:
+        """:func:`~ldpgraph.protocols.arr_triangles.arr_moments` without clipping (and no projection)."""
+        from .arr_triangles import arr_moments
+
+        if plan.public["clipping"] or plan.public["d_max"] < max_lower_degree(graph):
+            return None, None
+        return arr_moments(graph, plan.release(RR_COUNT).epsilon, plan.release(LOCAL_COUNT).epsilon,
+                           mu=plan.public["mu"], bound=plan.public["d_max"], wedges=self.lower_wedges(graph))
+
+    def triangle_bytes(self, plan: Plan, graph: Any) -> tuple[float, float]:
+        """The upload as the two-round protocol's; the download about mu times its noisy graph."""
+        n = graph.n_nodes
+        arr_edges = plan.public["mu"] * expected_noisy_edges(n, graph.n_edges, plan.release(RR_COUNT).epsilon)
+        up = (n - 1) / 16.0 + (16.0 if plan.public["clipping"] else 8.0)
+        return up, noisy_graph_bits(n, arr_edges) / 8.0
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
         pub = self.check_public(public)

@@ -61,16 +61,8 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from ..graph.core import Graph
 from ..mechanisms import DiscreteLaplace
-from .base import FLOAT_BITS, Round
-from .randomized_response import (
-    DEFAULT_MAX_BYTES,
-    expected_noisy_edges,
-    flip_probability,
-    keep_probability,
-    noisy_graph_bits,
-)
-from .triangle_base import WedgeTriangleProtocol, shares_as_split
-from .triangles import LowerWedges, _projected_lower, lower_wedges, two_round_budget, wedge_memory_check
+from .randomized_response import DEFAULT_MAX_BYTES, flip_probability, keep_probability
+from .triangles import LowerWedges, _projected_lower, lower_wedges, wedge_memory_check
 
 __all__ = [
     "DEFAULT_BETA",
@@ -87,7 +79,7 @@ __all__ = [
     "arr_clipping_bias_bound",
     "arr_memory_check",
     "simulate_arr",
-    "ARRTriangles",
+    "ARR_BYTES_PER_WEDGE",
 ]
 
 #: Default sampling probability of the ARR round (the download is about mu times the RR graph).
@@ -97,8 +89,8 @@ DEFAULT_MU = 0.25
 #: below 1e-3 of the count and has 1.1-2x less RMSE than 1e-6 (smaller alpha and kappa).
 DEFAULT_BETA = 1e-3
 
-# bytes held per lower wedge by a trial (wedge arrays, masks and temporaries)
-_BYTES_PER_WEDGE = 72
+#: bytes held per lower wedge by a trial (wedge arrays, masks and temporaries)
+ARR_BYTES_PER_WEDGE = 72
 
 
 # ============================================================================ round 1: ARR
@@ -473,24 +465,20 @@ def arr_memory_check(graph: Graph, max_bytes: int | None) -> None:
     ...     print(str(err)[:65])
     arr-triangles on 3 nodes: its 1 lower wedges need about 456 bytes
     """
-    wedge_memory_check(graph, max_bytes, method="arr-triangles", bytes_per_wedge=_BYTES_PER_WEDGE)
-
-
-def _budget(epsilon: float, clipping: bool, split: float, bound_share: float) -> tuple[float, float, float]:
-    return two_round_budget(epsilon, private_bound=clipping, split=split, bound_share=bound_share)
+    wedge_memory_check(graph, max_bytes, method="arr-triangles", bytes_per_wedge=ARR_BYTES_PER_WEDGE)
 
 
 def simulate_arr(
     graph: Graph,
-    epsilon: float,
+    eps1: float,
+    eps2: float,
     n_trials: int = 1,
     *,
+    eps0: float | None = None,
     mu: float = DEFAULT_MU,
-    clipping: bool = True,
-    split: float = 0.5,
-    bound_share: float = 0.1,
     beta: float = DEFAULT_BETA,
     alpha: int | None = None,
+    bound: int | None = None,
     rng: Any = None,
     wedges: LowerWedges | None = None,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
@@ -501,14 +489,15 @@ def simulate_arr(
     Parameters
     ----------
     graph : Graph
-    epsilon : float
-        Total budget per node: :func:`~ldpgraph.protocols.triangles.two_round_budget`
-        (``bound_share`` on the degree bound when clipping, then ``split`` of the rest on ARR).
+    eps1, eps2 : float
+        The budgets of the ARR round and of the local count, as the plan of
+        :class:`~ldpgraph.protocols.arr_protocol.ARRTrianglesProtocol` gives them.
+    eps0 : float, optional
+        The degree bound's budget: double clipping (noisy degree bound per node, noisy
+        triangles clipped at κ). None: no clipping, the public bound ``bound`` (default the true
+        maximum lower degree; longer lower lists are projected to a uniform ``bound``-subset).
     mu : float
         ARR sampling probability, in (0, 1].
-    clipping : bool
-        True: double clipping (noisy degree bound per node, noisy triangles clipped at κ).
-        False: public bound = the true maximum lower degree, no clipping (unbiased).
     beta : float
         Clipping failure probability (of the degree bound per node, of κ per neighbour).
     alpha : int, optional
@@ -535,11 +524,14 @@ def simulate_arr(
     --------
     >>> from ldpgraph.graph import from_edge_array
     >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
-    >>> simulate_arr(g, 60.0, 2, mu=1.0, rng=0).tolist()
+    >>> simulate_arr(g, 30.0, 30.0, 2, mu=1.0, rng=0).tolist()
     [1.0, 1.0]
     """
     g = _check_graph(graph)
-    eps = check_epsilon(epsilon)
+    eps1, eps2 = check_epsilon(eps1), check_epsilon(eps2)
+    clipping = eps0 is not None
+    if clipping and bound is not None:
+        raise ValueError("bound is the public bound without clipping: pass it or eps0, not both")
     n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
     m_ = _check_mu(mu)
     b_ = _check_beta(beta)
@@ -549,7 +541,6 @@ def simulate_arr(
     else:
         w = wedges
     gen = check_rng(rng)
-    eps0, eps1, eps2 = _budget(eps, clipping, split, bound_share)
     pe, pn = arr_probabilities(eps1, m_)
     n = g.n_nodes
     dl = w.lower_degrees
@@ -557,15 +548,20 @@ def simulate_arr(
     out = np.empty(n_trials)
     loss = np.zeros(n_trials)
     if not clipping:
-        bound = max(int(dl.max()) if n else 1, 1)
-        s = dl * (dl - 1) / 2.0
-        mech = DiscreteLaplace(epsilon=eps2, sensitivity=int(arr_sensitivity(bound, None, pn)))
+        top = max(int(dl.max()) if n else 1, 1)
+        d = top if bound is None else check_nonnegative_int(bound, "bound", minimum=1)
+        kept = np.minimum(dl, d)
+        s = kept * (kept - 1) / 2.0
+        mech = DiscreteLaplace(epsilon=eps2, sensitivity=int(arr_sensitivity(d, None, pn)))
         for t in range(n_trials):
+            keep = _edge_clipping(g, dl, np.full(n, d), gen) if d < top else None
             bits = gen.random(w.pairs.size) < prob
-            t_v = np.bincount(w.node, weights=bits[w.pair], minlength=n)
+            alive = bits[w.pair] if keep is None else bits[w.pair] & keep[w.pos_j] & keep[w.pos_k]
+            t_v = np.bincount(w.node, weights=alive, minlength=n)
             rel = np.floor(t_v - pn * s + gen.random(n)) + mech.sample(n, rng=gen)
             out[t] = math.fsum(rel) / (pe - pn)
         return (out, loss) if return_loss else out
+    eps0 = check_epsilon(eps0)
     a_ = degree_margin(eps0, b_) if alpha is None else check_nonnegative_int(alpha, "alpha")
     row_of = np.repeat(np.arange(n, dtype=np.int64), g.degrees)
     starts = np.searchsorted(w.node, np.arange(n + 1))
@@ -624,13 +620,16 @@ def _edge_clipping(
 
 def arr_moments(
     graph: Graph,
-    epsilon: float,
+    eps1: float,
+    eps2: float,
     *,
     mu: float = DEFAULT_MU,
-    split: float = 0.5,
+    bound: int | None = None,
     wedges: LowerWedges | None = None,
 ) -> tuple[float, float]:
-    r"""Exact mean and variance of the unclipped ``arr-triangles`` estimate (``clipping=False``).
+    r"""Exact mean and variance of the unclipped ``arr-triangles`` estimate (``clipping=False``, the
+    public bound D = ``bound``, default the true maximum lower degree; ValueError below it, where
+    lists are projected; budgets as :func:`simulate_arr`'s).
 
     Notes
     -----
@@ -656,19 +655,22 @@ def arr_moments(
     --------
     >>> from ldpgraph.graph import from_edge_array
     >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
-    >>> mean, var = arr_moments(g, 1.0, mu=0.5)
+    >>> mean, var = arr_moments(g, 0.5, 0.5, mu=0.5)
     >>> mean, var > 0
     (1.0, True)
     """
     g = _check_graph(graph)
-    eps = check_epsilon(epsilon)
+    eps1, eps2 = check_epsilon(eps1), check_epsilon(eps2)
     m_ = _check_mu(mu)
     w = lower_wedges(g) if wedges is None else wedges
-    _, eps1, eps2 = _budget(eps, False, split, 0.1)
     pe, pn = arr_probabilities(eps1, m_)
     n = g.n_nodes
     bits_var, rounding = _bits_and_rounding_variance(w, pe, pn)
-    bound = max(int(w.lower_degrees.max()) if n else 1, 1)
+    top = max(int(w.lower_degrees.max()) if n else 1, 1)
+    bound = top if bound is None else check_nonnegative_int(bound, "bound", minimum=1)
+    if bound < top:
+        raise ValueError(f"no closed form with projected lists: bound {bound} < the maximum lower "
+                         f"degree {top}")
     sigma2 = DiscreteLaplace(epsilon=eps2, sensitivity=int(arr_sensitivity(bound, None, pn))).variance
     total_t = float(np.count_nonzero(w.pair_is_edge[w.pair]))
     return total_t, (bits_var + rounding + n * sigma2) / (pe - pn) ** 2
@@ -676,11 +678,11 @@ def arr_moments(
 
 def arr_nonbinding_variance(
     graph: Graph,
-    epsilon: float,
+    eps0: float,
+    eps1: float,
+    eps2: float,
     *,
     mu: float = DEFAULT_MU,
-    split: float = 0.5,
-    bound_share: float = 0.1,
     beta: float = DEFAULT_BETA,
     alpha: int | None = None,
     wedges: LowerWedges | None = None,
@@ -705,15 +707,14 @@ def arr_nonbinding_variance(
     --------
     >>> from ldpgraph.graph import from_edge_array
     >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
-    >>> arr_nonbinding_variance(g, 1.0) > arr_nonbinding_variance(g, 2.0)
+    >>> arr_nonbinding_variance(g, 0.1, 0.45, 0.45) > arr_nonbinding_variance(g, 0.2, 0.9, 0.9)
     True
     """
     g = _check_graph(graph)
-    eps = check_epsilon(epsilon)
+    eps0, eps1, eps2 = check_epsilon(eps0), check_epsilon(eps1), check_epsilon(eps2)
     m_ = _check_mu(mu)
     b_ = _check_beta(beta)
     w = lower_wedges(g) if wedges is None else wedges
-    eps0, eps1, eps2 = _budget(eps, True, split, bound_share)
     pe, pn = arr_probabilities(eps1, m_)
     a_ = degree_margin(eps0, b_) if alpha is None else check_nonnegative_int(alpha, "alpha")
     bits_var, rounding = _bits_and_rounding_variance(w, pe, pn)
@@ -742,11 +743,10 @@ def _bits_and_rounding_variance(w: LowerWedges, pe: float, pn: float) -> tuple[f
 
 def arr_clipping_bias_bound(
     graph: Graph,
-    epsilon: float,
+    eps0: float,
+    eps1: float,
     *,
     mu: float = DEFAULT_MU,
-    split: float = 0.5,
-    bound_share: float = 0.1,
     beta: float = DEFAULT_BETA,
     alpha: int | None = None,
     wedges: LowerWedges | None = None,
@@ -774,17 +774,16 @@ def arr_clipping_bias_bound(
     --------
     >>> from ldpgraph.graph import from_edge_array
     >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
-    >>> [round(x, 6) for x in arr_clipping_bias_bound(g, 1.0)]  # 1 triangle, P[projected] < 1e-3
+    >>> [round(x, 6) for x in arr_clipping_bias_bound(g, 0.1, 0.45)]  # 1 triangle, P[projected] < 1e-3
     [0.000964, 0.0]
     """
     from scipy.stats import binom  # deferred: slow to import
 
     g = _check_graph(graph)
-    eps = check_epsilon(epsilon)
+    eps0, eps1 = check_epsilon(eps0), check_epsilon(eps1)
     m_ = _check_mu(mu)
     b_ = _check_beta(beta)
     w = lower_wedges(g) if wedges is None else wedges
-    eps0, eps1, _ = _budget(eps, True, split, bound_share)
     pe, pn = arr_probabilities(eps1, m_)
     a_ = degree_margin(eps0, b_) if alpha is None else check_nonnegative_int(alpha, "alpha")
     p0 = math.exp(-eps0)
@@ -802,146 +801,6 @@ def arr_clipping_bias_bound(
     e_max = np.maximum.accumulate(e_l)
     tri = math.fsum(e_max[dl]) / (pe - pn)
     return edge, tri
-
-
-# ============================================================================ protocol-layer method
-
-
-class ARRTriangles(WedgeTriangleProtocol):
-    """``arr-triangles``: ARR with sampling ``mu`` and double clipping, DLap second round.
-
-    Parameters
-    ----------
-    mu : float
-        ARR sampling probability (download ~ mu x the unsampled protocol's).
-    clipping : bool
-        Double clipping with a private degree bound (``bound_share`` of the budget); False:
-        public bound, no clipping, unbiased (with ``mu=1``: ``two-round-triangles-dlap``).
-    split, bound_share, beta, alpha
-        See :func:`simulate_arr`.
-    max_bytes : int or None
-        Memory limit of a trial (:func:`arr_memory_check`).
-
-    Examples
-    --------
-    >>> ARRTriangles().budget(1.0)
-    {'degree-bound': 0.1, 'arr': 0.45, 'local-count': 0.45}
-    >>> ARRTriangles(clipping=False).budget(1.0)
-    {'arr': 0.5, 'local-count': 0.5}
-    """
-
-    reference = "Imola, Murakami, Chaudhuri, USENIX Security 2022 (ARROneNS, double clipping)"
-    name = "arr-triangles"
-    bytes_per_wedge = _BYTES_PER_WEDGE
-    option_names = ("mu", "beta", "clipping", "shares")
-
-    def __init__(
-        self,
-        *,
-        mu: float = DEFAULT_MU,
-        clipping: bool = True,
-        split: float = 0.5,
-        bound_share: float = 0.1,
-        beta: float = DEFAULT_BETA,
-        alpha: int | None = None,
-        max_bytes: int | None = DEFAULT_MAX_BYTES,
-        **kw: Any,
-    ) -> None:
-        super().__init__(max_bytes=max_bytes, **kw)
-        self.mu = _check_mu(mu)
-        self.clipping = bool(clipping)
-        _budget(1.0, self.clipping, split, bound_share)  # validates
-        self.split = float(split)
-        self.bound_share = float(bound_share)
-        self.beta = _check_beta(beta)
-        self.alpha = None if alpha is None else check_nonnegative_int(alpha, "alpha")
-        self.unbiased = not self.clipping
-        # the deployed form (:mod:`ldpgraph.protocols.arr_protocol`) spends the default split
-        if self.alpha is None:
-            opts: dict[str, Any] = {} if self.clipping else {"clipping": False}
-            if self.mu != DEFAULT_MU:
-                opts["mu"] = self.mu
-            if self.beta != DEFAULT_BETA:
-                opts["beta"] = self.beta
-            if (self.split, self.bound_share if self.clipping else 0.1) != (0.5, 0.1):
-                e0, e1, e2 = _budget(1.0, self.clipping, self.split, self.bound_share)
-                parts = [f"arr={e1:g}", f"local_count={e2:g}"]
-                parts = [f"lower_degree={e0:g}", *parts] if self.clipping else parts
-                opts["shares"] = ",".join(parts)
-            self.deployed_as = ("arr-triangles", opts)
-        else:
-            self.not_deployable = "the deployed form derives alpha from beta (degree_margin)"
-
-    def _configured(self, public):
-        """``mu``, ``beta``, ``clipping`` as the constructor's; ``shares`` (the layer's
-        ``lower_degree``, ``arr``, ``local_count``) as split and bound_share."""
-        if self.alpha is not None:
-            raise ValueError(f"{self.name} with alpha = {self.alpha} takes no option (the deployed form "
-                             "derives alpha from beta)")
-        clipping = bool(public.get("clipping", self.clipping))
-        split, bound_share = self.split, self.bound_share
-        if public.get("shares") is not None:
-            split, bound_share = shares_as_split(self.name, public["shares"], "arr", clipping)
-        return ARRTriangles(mu=public.get("mu", self.mu), clipping=clipping, split=split,
-                            bound_share=bound_share, beta=public.get("beta", self.beta),
-                            max_bytes=self.max_bytes)
-
-    def _triangle_rounds(self, eps):
-        e0, e1, e2 = _budget(eps, self.clipping, self.split, self.bound_share)
-        out = []
-        if self.clipping:
-            out.append(Round("degree-bound", "lower degree + DLap(e^-eps0)", "dlap", e0, "1"))
-        out.append(
-            Round(
-                "arr",
-                f"bits a_vj for j < v by randomized response, 1s kept with probability mu = {self.mu:g}",
-                "randomized-response",
-                e1,
-                "1 bit",
-            )
-        )
-        if self.clipping:
-            out.append(
-                Round(
-                    "local-count",
-                    "round(clipped w_v) + DLap",
-                    "dlap",
-                    e2,
-                    "max(min(kappa_v, D_v - 1), ceil(mu q (D_v - 1)), 1)",
-                )
-            )
-        else:
-            out.append(Round("local-count", "round(w_v) + DLap", "dlap", e2, "D - 1"))
-        return out
-
-    def _kw(self):
-        return {
-            "mu": self.mu,
-            "clipping": self.clipping,
-            "split": self.split,
-            "bound_share": self.bound_share,
-            "beta": self.beta,
-            "alpha": self.alpha,
-        }
-
-    def _triangles(self, g, eps, n, gen):
-        return simulate_arr(g, eps, n, rng=gen, wedges=self._wedges(g), **self._kw())
-
-    def _triangle_moments(self, g, eps):
-        return arr_moments(g, eps, mu=self.mu, split=self.split, wedges=self._wedges(g))
-
-    def _moments(self, data, statistic, epsilon):
-        if self.clipping:
-            return None  # biased: arr_clipping_bias_bound bounds it, no closed form for the law
-        return super()._moments(data, statistic, epsilon)
-
-    def _triangle_bits(self, g, eps):
-        n = g.n_nodes
-        _, e1, _ = _budget(eps, self.clipping, self.split, self.bound_share)
-        arr_edges = self.mu * expected_noisy_edges(n, g.n_edges, e1)
-        # upload: one bit per lower pair (as every RR method here), and the released numbers
-        up = (n - 1) / 2.0 + FLOAT_BITS * (2 if self.clipping else 1)
-        return up, noisy_graph_bits(n, arr_edges)
 
 
 def _check_graph(graph: Any) -> Graph:

@@ -1,7 +1,7 @@
 r"""Graph statistics of an experiment grid besides k-stars: truth, unbiased and naive estimates.
 
 This module is also importable as :mod:`ldpgraph.experiments.statistics` (its former home). It
-lives in :mod:`ldpgraph.protocols` so that :mod:`ldpgraph.registry` can read the statistics
+lives in :mod:`ldpgraph.protocols` so that :mod:`ldpgraph.core.registry` can read the statistics
 without importing :mod:`ldpgraph.experiments`, whose runner imports the registry.
 
 k-star counts are estimated by the k-star methods (presets of :mod:`ldpgraph.protocols.degree` and
@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 #: statistics of the graph's adjacency, estimated by the protocols of
-#: :mod:`ldpgraph.protocols.triangle_methods` (triangles, transitivity) and
+#: :mod:`ldpgraph.protocols.rr_triangles` and its siblings (triangles, transitivity) and
 #: :mod:`ldpgraph.protocols.avg_clustering` (average local clustering, sum of d_v t_v),
 #: :mod:`ldpgraph.protocols.rr_four_cycles` and :mod:`ldpgraph.protocols.two_round_four_cycles`
 #: (4-cycles), per trial, from the graph itself

@@ -32,6 +32,8 @@ __all__ = [
     "transitivity_budget",
     "two_star_variance_estimate",
     "transitivity_from_estimates",
+    "simulate_transitivity",
+    "transitivity_moments",
 ]
 
 
@@ -174,3 +176,47 @@ def transitivity_from_estimates(
         return tau, None
     var_s2 = two_star_variance_estimate(noisy_degrees, epsilon_degrees)
     return tau, transitivity_delta_variance(triangles, s2, var_triangles, max(var_s2, 0.0))
+
+
+def simulate_transitivity(graph: Any, triangles: Any, epsilon_degrees: float, rng: Any) -> Any:
+    r""":math:`3\hat T/\hat S_2` per trial: the triangle estimates ``triangles`` (one per trial) with a
+    fresh degree release :math:`d_v + \mathrm{DLap}(e^{-\varepsilon})` per trial (drawn after them).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> simulate_transitivity(g, [1.0, 1.0], 60.0, 0).round(6).tolist()   # 3 T / S_2 = 3/5
+    [0.6, 0.6]
+    """
+    from ..mechanisms import DiscreteLaplace
+
+    gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    t_hat = np.asarray(triangles, dtype=np.float64)
+    mech = DiscreteLaplace(epsilon=epsilon_degrees)
+    s_hat = np.array([two_star_estimate(graph.degrees + mech.sample(graph.n_nodes, rng=gen), epsilon_degrees)
+                      for _ in range(t_hat.size)])
+    return np.asarray(transitivity_estimate(t_hat, s_hat), dtype=np.float64)
+
+
+def transitivity_moments(graph: Any, mean_triangles: float, var_triangles: float,
+                         epsilon_degrees: float) -> tuple[float | None, float | None]:
+    r"""Mean :math:`3E\hat T/S_2` and delta-method variance (:func:`transitivity_delta_variance`) of
+    :func:`simulate_transitivity`'s ratio; ``(None, None)`` on a graph without two-stars.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> mean, var = transitivity_moments(g, 1.0, 0.0, 60.0)
+    >>> round(mean, 9), var < 1e-20
+    (0.6, True)
+    """
+    from ..graph.statistics import two_star_count
+
+    s2 = two_star_count(graph)
+    if s2 == 0:
+        return None, None
+    var = transitivity_delta_variance(mean_triangles, s2, var_triangles,
+                                      two_star_variance(graph.degrees, epsilon_degrees))
+    return 3.0 * mean_triangles / s2, var

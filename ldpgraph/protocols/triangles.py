@@ -73,7 +73,6 @@ __all__ = [
     "rr_memory_check",
     "simulate_rr_triangles",
     "simulate_two_round",
-    "two_round_budget",
     "two_round_moments",
     "rr_triangles_influence_bound",
     "dlap_triangles_influence_bound",
@@ -599,13 +598,12 @@ def two_round_variance(
 
 def simulate_two_round(
     graph: Graph,
-    epsilon: float,
+    eps1: float,
+    eps2: float,
     n_trials: int = 1,
     *,
     noise: str = "dlap",
-    private_bound: bool = False,
-    split: float = 0.5,
-    bound_share: float = 0.1,
+    eps0: float | None = None,
     rng: Any = None,
     bound: int | None = None,
     wedges: LowerWedges | None = None,
@@ -615,22 +613,21 @@ def simulate_two_round(
     Parameters
     ----------
     graph : Graph
-    epsilon : float
-        Total budget per node.
+    eps1, eps2 : float
+        The budgets of round 1 (RR) and round 2 (the local count), as the protocol's plan gives
+        them (:class:`~ldpgraph.protocols.two_round_triangles.TwoRoundTrianglesDLap`).
     noise : {"dlap", "laplace"}
         ``"laplace"``: Local2Rounds as published (projection of the whole neighbour list to
         d_max, ``w_v + Lap(d_max/eps2)``); ``"dlap"``: ours (projection of the lower list to
         D, rounded ``w_v`` + DLap at sensitivity D - 1, :func:`two_round_dlap_release`).
-    private_bound : bool
-        False: the bound is the true maximum (total degree for Laplace, lower degree for
-        DLap), as in Imola et al.'s experiments. True: ``bound_share * epsilon`` is spent on
-        it: every node releases its degree (Laplace: ``d_v + Lap(1/eps0)``; DLap: its lower
-        degree ``+ DLap(e^-eps0)``) and the bound is the largest release (floored, >= 1).
-    split : float
-        Fraction of the rest of the budget spent on round 1 (RR); the rest on round 2.
+    eps0 : float, optional
+        None: the bound is public (``bound``, default the true maximum: total degree for
+        Laplace, lower degree for DLap, as in Imola et al.'s experiments). Else the private
+        bound's budget: every node releases its degree (Laplace: ``d_v + Lap(1/eps0)``; DLap:
+        its lower degree ``+ DLap(e^-eps0)``) and the bound is the largest release (floored, >= 1).
     bound : int, optional
         A public bound (d_max for Laplace, D for DLap) instead of the true maximum; nodes
-        above it are projected. Not with ``private_bound``.
+        above it are projected. Not with ``eps0``.
     wedges : LowerWedges, optional
         :func:`lower_wedges` of the graph, if already computed.
 
@@ -651,15 +648,14 @@ def simulate_two_round(
     projected nodes.
     """
     g = _check_graph(graph)
-    eps = check_epsilon(epsilon)
+    eps1, eps2 = check_epsilon(eps1), check_epsilon(eps2)
+    private_bound = eps0 is not None
+    eps0 = check_epsilon(eps0) if private_bound else 0.0
     n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
     if noise not in ("dlap", "laplace"):
         raise ValueError(f"noise must be 'dlap' or 'laplace', got {noise!r}")
     gen = check_rng(rng)
     w = lower_wedges(g) if wedges is None else wedges
-    eps0, eps1, eps2 = two_round_budget(
-        eps, private_bound=private_bound, split=split, bound_share=bound_share
-    )
     p, q = keep_probability(eps1), flip_probability(eps1)
     n = g.n_nodes
     prob = np.where(w.pair_is_edge, p, q)
@@ -705,29 +701,6 @@ def simulate_two_round(
     return out
 
 
-def two_round_budget(
-    epsilon: float, *, private_bound: bool = False, split: float = 0.5, bound_share: float = 0.1
-) -> tuple[float, float, float]:
-    """``(eps0, eps1, eps2)``: degree bound (0 when public), round 1 (RR), round 2.
-
-    Examples
-    --------
-    >>> two_round_budget(1.0)
-    (0.0, 0.5, 0.5)
-    >>> [round(x, 3) for x in two_round_budget(1.0, private_bound=True)]
-    [0.1, 0.45, 0.45]
-    """
-    eps = check_epsilon(epsilon)
-    split = float(split)
-    if not 0.0 < split < 1.0:
-        raise ValueError(f"split must be in (0, 1), got {split!r}")
-    share = float(bound_share) if private_bound else 0.0
-    if private_bound and not 0.0 < share < 1.0:
-        raise ValueError(f"bound_share must be in (0, 1), got {bound_share!r}")
-    rest = eps * (1.0 - share)
-    return eps * share, rest * split, rest * (1.0 - split)
-
-
 def _projection_keep(
     g: Graph, w: LowerWedges, bound: int, *, lower_only: bool, gen: np.random.Generator
 ) -> NDArray[np.bool_]:
@@ -753,16 +726,15 @@ def _projection_keep(
 
 def two_round_moments(
     graph: Graph,
-    epsilon: float,
+    eps1: float,
+    eps2: float,
     *,
     noise: str = "dlap",
-    private_bound: bool = False,
-    split: float = 0.5,
-    bound_share: float = 0.1,
+    eps0: float | None = None,
     bound: int | None = None,
     wedges: LowerWedges | None = None,
 ) -> tuple[float, float]:
-    r"""Exact mean and variance of the estimate of :func:`simulate_two_round`.
+    r"""Exact mean and variance of the estimate of :func:`simulate_two_round` (same parameters).
 
         Returns
         -------
@@ -794,13 +766,12 @@ def two_round_moments(
         over D is summed where its mass exceeds 1e-16.
     """
     g = _check_graph(graph)
-    eps = check_epsilon(epsilon)
+    eps1, eps2 = check_epsilon(eps1), check_epsilon(eps2)
+    private_bound = eps0 is not None
+    eps0 = check_epsilon(eps0) if private_bound else 0.0
     if noise not in ("dlap", "laplace"):
         raise ValueError(f"noise must be 'dlap' or 'laplace', got {noise!r}")
     w = lower_wedges(g) if wedges is None else wedges
-    eps0, eps1, eps2 = two_round_budget(
-        eps, private_bound=private_bound, split=split, bound_share=bound_share
-    )
     p, q = keep_probability(eps1), flip_probability(eps1)
     n = g.n_nodes
     lengths = (g.degrees if noise == "laplace" else w.lower_degrees).astype(np.int64)
@@ -981,7 +952,7 @@ def _public_bound(bound: Any, private_bound: bool, true_bound: int) -> int:
     if bound is None:
         return true_bound
     if private_bound:
-        raise ValueError("bound is a public bound: pass it or private_bound=True, not both")
+        raise ValueError("bound is a public bound: pass it or eps0 (a private bound), not both")
     return check_nonnegative_int(bound, "bound", minimum=1)
 
 

@@ -1,4 +1,5 @@
-r"""``two-round-triangles-dlap`` (public bound D) and ``two-round-triangles-dlap-private`` (private D).
+r"""``two-round-triangles-dlap`` (public bound D) and ``two-round-triangles-dlap-private`` (private D);
+``two-round-triangles-laplace[-private]``, Local2Rounds as published (continuous Laplace: simulated only).
 
 ================ =============================================================================
 round            node v releases
@@ -18,8 +19,15 @@ Curator: :math:`\hat T = \sum_v r_v / (p - q)` with its variance estimate
 :math:`r_v` under one edge and the unbiasedness: :func:`~ldpgraph.protocols.triangles.
 two_round_dlap_release` (the proofs); the release here draws the same law through the
 sampler interface. A node spends ε₀ + ε₁ + ε₂ = ε (sequential composition): default split
-ε₁ = ε₂ = ε/2 (public D), and ε₀ = ε/10, ε₁ = ε₂ = 0.45 ε (private D), as
-:func:`~ldpgraph.protocols.triangles.two_round_budget`; ``shares`` changes it.
+ε₁ = ε₂ = ε/2 (public D), and ε₀ = ε/10, ε₁ = ε₂ = 0.45 ε (private D); ``shares`` changes it. For
+transitivity (``degree_share``, 0.1 in a simulation) the degree release takes its share first.
+
+The fast simulator (:meth:`TwoRoundTrianglesDLap.simulate`, the law of a run:
+:func:`~ldpgraph.protocols.triangles.simulate_two_round`) and the exact moments
+(:func:`~ldpgraph.protocols.triangles.two_round_moments`) read every ε and the bound from the plan.
+:class:`TwoRoundTrianglesLaplace` is Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security
+2021): the bound d_max on the whole degree, :math:`w_v + \mathrm{Lap}(d_{\max}/\varepsilon_2)`;
+its releases are continuous, so it has the plan and the simulation only.
 
 Examples
 --------
@@ -39,10 +47,11 @@ from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int
 from ..core.plan import Plan, Release, RoundPlan
-from ..core.protocol import Accumulator, Option, Protocol, Round
+from ..core.protocol import Accumulator, Option, Preset, Protocol, Round
 from ..core.registry import register
 from ..core.rows import Rows, empty_rows, quantity_rows
 from ..core.sampling import Sampler
+from .degree import CONTINUOUS, NotDeployableRound
 from .deploy_triangles import (
     DEGREE,
     DEGREE_BOUND,
@@ -56,18 +65,19 @@ from .deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
-from .randomized_response import upper_pairs
+from .randomized_response import expected_noisy_edges, noisy_graph_bits, upper_pairs
 from .rr_triangles import (
-    DEFAULT_DEGREE_SHARE,
     DEGREE_SHARE,
     RandomizedResponseRound,
+    TriangleSimulation,
     check_row_epsilons,
     split_with_degree,
     transitivity_release_estimate,
 )
+from .triangles import BYTES_PER_WEDGE
 
-__all__ = ["RRBroadcastProtocol", "TwoRoundTrianglesDLap", "LocalCountRound", "local_count_release",
-           "max_lower_degree", "screened_bound_text"]
+__all__ = ["RRBroadcastProtocol", "TwoRoundTrianglesDLap", "TwoRoundTrianglesLaplace", "LocalCountRound",
+           "local_count_release", "max_lower_degree", "screened_bound_text"]
 
 
 def local_count_release(node: int, neighbours: NDArray[np.int64], broadcast: TriangleBroadcast,
@@ -255,10 +265,19 @@ def local_count_sensitivities(broadcast: TriangleBroadcast) -> dict[str, float]:
 
 
 @register
-class TwoRoundTrianglesDLap(RRBroadcastProtocol):
+class TwoRoundTrianglesDLap(TriangleSimulation, RRBroadcastProtocol):
     """``two-round-triangles-dlap``: a public bound D on the lower degree (``d_max``), or a private
-    one from round-1 noisy lower degrees (``private_bound``; the simulation's
-    ``two-round-triangles-dlap-private``)."""
+    one from round-1 noisy lower degrees (``private_bound``: the preset ``two-round-triangles-dlap-private``).
+
+    >>> from ldpgraph.graph import from_edge_array
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> p = TwoRoundTrianglesDLap()
+    >>> plan = p.plan(2.0, d_max=2)
+    >>> p.simulate(g, plan, "triangles", 3, np.random.default_rng(0)).shape
+    (3,)
+    >>> p.moments(g, plan, "triangles")[0]
+    1.0
+    """
 
     name = DLAP_PROTOCOL
     version = 1
@@ -267,6 +286,16 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
     statistics = ("triangles", "transitivity")
     needs = "adjacency"
     reference = "ours; after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
+    presets = (Preset(DLAP_PROTOCOL),
+               Preset("two-round-triangles-dlap-private", {"private_bound": True}, unbiased=False))
+    #: the degree share comes with the statistic; the private bound is a method of its own (a preset)
+    simulation_draws = ("degree_share", "private_bound")
+    #: the noise of the local count (and of the private bound's degrees)
+    noise = "dlap"
+    #: the private bound's quantity: the lower degree (DLap: D bounds the lower list)
+    bound_quantity = LOWER_DEGREE
+    #: peak bytes per lower wedge of a simulated trial
+    bytes_per_wedge = BYTES_PER_WEDGE
     options = (
         Option("d_max", int, None, "public bound D on every node's lower degree (simulation default: the "
                "true maximum lower degree)"),
@@ -277,14 +306,37 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
         DEGREE_SHARE,
     )
 
-    def statistic_public(self, statistic: str) -> dict[str, Any]:
-        """Transitivity needs the degree release: ``degree_share`` 0.1 as the simulation's."""
-        return {"degree_share": DEFAULT_DEGREE_SHARE} if statistic == "transitivity" else {}
-
     def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
         """The benchmark's public bound: the true maximum lower degree (at least 1); none with the
         private bound."""
         return {} if public.get("private_bound") else {"d_max": max_lower_degree(graph)}
+
+    def placeholder_public(self, public: Any = None) -> dict[str, Any]:
+        """A public D (it does not move the split); none with the private bound."""
+        return {} if (public or {}).get("private_bound") else {"d_max": 2}
+
+    def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
+        from .triangles import simulate_two_round
+
+        return simulate_two_round(graph, n_trials=n_trials, rng=rng, wedges=self.lower_wedges(graph),
+                                  **self._kernel_args(plan))
+
+    def triangle_moments(self, graph: Any, plan: Plan) -> tuple[float, float]:
+        from .triangles import two_round_moments
+
+        return two_round_moments(graph, wedges=self.lower_wedges(graph), **self._kernel_args(plan))
+
+    def _kernel_args(self, plan: Plan) -> dict[str, Any]:
+        """The kernels' budgets and bound, from ``plan``."""
+        private = plan.public["private_bound"]
+        return {"eps1": plan.release(RR_COUNT).epsilon, "eps2": plan.release(LOCAL_COUNT).epsilon,
+                "eps0": plan.release(self.bound_quantity).epsilon if private else None,
+                "bound": None if private else plan.public["d_max"], "noise": self.noise}
+
+    def triangle_bytes(self, plan: Plan, graph: Any) -> tuple[float, float]:
+        n, bound = graph.n_nodes, 8.0 if plan.public["private_bound"] else 0.0
+        noisy = expected_noisy_edges(n, graph.n_edges, plan.release(RR_COUNT).epsilon)
+        return (n - 1) / 16.0 + 8.0 + bound, noisy_graph_bits(n, noisy) / 8.0 + bound
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
         pub = self.check_public(public)
@@ -306,14 +358,15 @@ class TwoRoundTrianglesDLap(RRBroadcastProtocol):
         eps = split_with_degree(check_epsilon(epsilon), shares, pub["degree_share"])
         first = [Release((RR_COUNT, RR_EDGE), "randomized-response", eps["rr"], 1.0, name="rr")]
         if private:
-            first.append(Release((LOWER_DEGREE,), "dlap", eps["lower_degree"], 1.0, name="degree-bound"))
+            first.append(Release((self.bound_quantity,), self.noise, eps["lower_degree"], 1.0,
+                                 name="degree-bound"))
             d = None
         else:
             d = check_nonnegative_int(pub["d_max"], "d_max", minimum=1)
-        # the local count's sensitivity max(D - 1, 1) follows the broadcast's D
-        second = Release((LOCAL_COUNT, RUN_ID), "dlap", eps["local_count"],
-                         {LOCAL_COUNT: float(max(d - 1, 1)) if d else math.nan, RUN_ID: 0.0},
-                         name="local-count")
+        # the local count's sensitivity max(D - 1, 1) follows the broadcast's D (d_max for Laplace)
+        sens = (float(max(d - 1, 1)) if self.noise == "dlap" else float(d)) if d else math.nan
+        second = Release((LOCAL_COUNT, RUN_ID), self.noise, eps["local_count"],
+                         {LOCAL_COUNT: sens, RUN_ID: 0.0}, name="local-count")
         last = (second,) if "degree" not in eps else (second, Release((DEGREE,), "dlap", eps["degree"], 1.0,
                                                                       name="degree"))
         return Plan(self.name, self.version, epsilon,
@@ -332,3 +385,45 @@ class _FirstRound(RandomizedResponseRound):
     def broadcast(self, result: Any, plan: Plan) -> TriangleBroadcast:
         bound = result.private_bound() if plan.public["private_bound"] else plan.public["d_max"]
         return TriangleBroadcast.build(DLAP_PROTOCOL, result.n_nodes, result.epsilon, bound, result.index)
+
+
+@register
+class TwoRoundTrianglesLaplace(TwoRoundTrianglesDLap):
+    """``two-round-triangles-laplace[-private]``: Local2Rounds as published (Imola, Murakami,
+    Chaudhuri, USENIX Security 2021): the public bound ``d_max`` on the whole degree (a simulation
+    takes the true maximum), :math:`w_v + \\mathrm{Lap}(d_{\\max}/\varepsilon_2)` over the projected
+    list; or the private bound (``private_bound``): :math:`\\lfloor\\max_v (d_v +
+    \\mathrm{Lap}(1/\varepsilon_0))\rfloor`. Continuous releases: simulated only.
+
+    >>> TwoRoundTrianglesLaplace().plan(1.0, private_bound=True).describe()
+    'epsilon 1 = rr 0.45 + degree-bound 0.1 + local-count 0.45'
+    """
+
+    name = "two-round-triangles-laplace"
+    deployable = False
+    not_deployable = CONTINUOUS
+    reference = "Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
+    presets = (Preset("two-round-triangles-laplace"),
+               Preset("two-round-triangles-laplace-private", {"private_bound": True}, unbiased=False))
+    noise = "laplace"
+    bound_quantity = DEGREE_BOUND
+    wire = None  # no report rows
+    options = (
+        Option("d_max", int, None, "public bound on every node's degree (simulation default: the true "
+               "maximum degree)"),
+        Option("private_bound", bool, False, "d_max = floor(max of the nodes' d_v + Lap(1/eps0)), at the "
+               "lower_degree share"),
+        Option("shares", dict, None, "budget split rr=F,local_count=F (default 0.5 each), with "
+               "lower_degree=F for the private bound (default 0.1, 0.45, 0.45)"),
+        DEGREE_SHARE,
+    )
+
+    def default_public(self, graph: Any, public: Any) -> dict[str, Any]:
+        """The public bound of Imola et al.'s experiments: the true maximum degree (at least 1)."""
+        return {} if public.get("private_bound") else {"d_max": max(int(graph.degrees.max(initial=0)), 1)}
+
+    def rounds(self) -> tuple[Round, ...]:
+        return (NotDeployableRound(1, "rr", CONTINUOUS), NotDeployableRound(2, "local-count", CONTINUOUS))
+
+    def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Any:
+        raise ValueError(f"{self.name} has no report rows to curate: {CONTINUOUS}")

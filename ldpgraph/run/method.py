@@ -38,7 +38,7 @@ from ..core import registry
 from ..core.protocol import Protocol
 
 __all__ = ["Method", "RoundSummary", "get_method", "method_names", "methods_for", "recommended_methods",
-           "FLOAT_BITS", "MODELS"]
+           "did_you_mean", "statistic_names", "FLOAT_BITS", "MODELS"]
 
 #: Bits of one released real number (float64) or integer report on the wire.
 FLOAT_BITS = 64
@@ -80,6 +80,10 @@ def method_names(statistic: str | None = None) -> list[str]:
 def methods_for(statistic: str) -> list[Method]:
     """The methods that estimate ``statistic``."""
     return [get_method(n) for n in registry.method_names(statistic)]
+
+
+did_you_mean = registry.did_you_mean
+statistic_names = registry.statistic_names
 
 
 def recommended_methods(statistic: str) -> dict[str, str]:

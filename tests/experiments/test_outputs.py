@@ -238,10 +238,11 @@ def test_plot_ticks_legend_styles_and_synthetic_label():
 
 
 def test_a_cell_whose_noisy_graph_does_not_fit_is_skipped_not_the_grid():
-    from ldpgraph.protocols.triangle_methods import RRTriangles
+    from ldpgraph.run.method import get_method
 
     g = synthetic_graph("ba:n=600,m=4", rng=0)
-    small = RRTriangles(max_bytes=2**20)  # 1 MiB: the noisy graph at eps = 1 needs more
+    small = get_method("rr-triangles")
+    small.protocol.max_bytes = 2**20  # 1 MiB: the noisy graph at eps = 1 needs more
     dlap = "two-round-triangles-dlap"
     res = run_experiment({"ba": g}, epsilons=[1.0], statistics=["triangles"], methods=[small, dlap],
                          n_trials=3, seed=0, n_jobs=1)

@@ -13,7 +13,7 @@ import pytest
 
 from ldpgraph.experiments.plots import relative_rmse_figure
 from ldpgraph.experiments.summary import SummaryRow
-from ldpgraph.registry import method_names
+from ldpgraph.run.method import method_names
 
 pytest.importorskip("matplotlib")
 

@@ -16,7 +16,7 @@ from ldpgraph.experiments.single import estimate_once
 from ldpgraph.graph import from_networkx, read_edgelist
 from ldpgraph.protocols import clustering as cl
 from ldpgraph.protocols.randomized_response import expected_noisy_edges, noisy_graph_bits
-from ldpgraph.registry import get_method, method_names
+from ldpgraph.run.method import get_method, method_names
 
 KARATE = from_networkx(nx.karate_club_graph())
 NAMES = ["avg-clustering-dlap", "avg-clustering-dlap-private"]

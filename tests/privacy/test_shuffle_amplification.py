@@ -155,7 +155,7 @@ def test_wedge_shuffle_moments_at_a_huge_epsilon():
     """The wedge-shuffle moments (flip probabilities at eps0 in the hundreds) stay finite: the
     'epsilon needed' note of `ldpgraph estimate` evaluates them up to epsilon 1e4."""
     from ldpgraph.datasets import resolve_graph
-    from ldpgraph.registry import get_method
+    from ldpgraph.run.method import get_method
 
     g = resolve_graph("ba:n=200,m=3", rng=3)
     method = get_method("wshuffle-triangles")

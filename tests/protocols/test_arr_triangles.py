@@ -17,8 +17,9 @@ from scipy.optimize import linprog
 from ldpgraph.audit import audit_neighbours
 from ldpgraph.graph import from_networkx, triangle_count
 from ldpgraph.mechanisms import DiscreteLaplace
+from ldpgraph.protocols.arr_protocol import ARRTrianglesProtocol
 from ldpgraph.protocols.arr_triangles import (
-    ARRTriangles,
+    DEFAULT_MU,
     arr_bits,
     arr_clipping_bias_bound,
     arr_count_release,
@@ -32,21 +33,25 @@ from ldpgraph.protocols.arr_triangles import (
     simulate_arr,
     triangle_clip_bound,
 )
-from ldpgraph.protocols.base import FLOAT_BITS
+from ldpgraph.run.method import FLOAT_BITS
 from ldpgraph.protocols.randomized_response import (
     expected_noisy_edges,
     flip_probability,
     keep_probability,
     noisy_graph_bits,
 )
-from ldpgraph.protocols.triangle_methods import TwoRoundTriangles
 from ldpgraph.protocols.triangles import (
     lower_wedges,
-    two_round_budget,
     two_round_dlap_release,
     two_round_moments,
 )
-from ldpgraph.registry import get_method
+from ldpgraph.run.method import get_method
+
+
+def _clipped(eps: float) -> tuple[float, float, float]:
+    """``(eps0, eps1, eps2)`` of arr-triangles' plan (with clipping) at ``eps``."""
+    plan = ARRTrianglesProtocol().plan(eps)
+    return tuple(plan.release(q).epsilon for q in ("lower_degree", "rr_count", "local_count"))
 
 N_AUDIT = 200_000
 
@@ -73,7 +78,7 @@ def _dlap_moments_by_summation(eps: float, sens: int) -> tuple[float, float]:
 def _enumerate_unclipped(G: nx.Graph, eps: float, mu: float) -> tuple[float, float]:
     """Exact mean and variance of the unclipped estimate: all 2^10 ARR outcomes, the rounding's
     law, the DLap law summed (independent of the package's moment code)."""
-    _, eps1, eps2 = two_round_budget(eps)
+    eps1 = eps2 = eps / 2  # the unclipped split
     p, q = keep_probability(eps1), flip_probability(eps1)
     pe, pn = mu * p, mu * q
     lower = {v: sorted(u for u in G[v] if u < v) for v in range(5)}
@@ -115,7 +120,7 @@ def test_unclipped_unbiased_and_variance_by_enumeration(name, eps, mu):
     mean, var = _enumerate_unclipped(G, eps, mu)
     t = triangle_count(from_networkx(G))
     assert mean == pytest.approx(t, rel=1e-9, abs=1e-9)
-    a_mean, a_var = arr_moments(from_networkx(G), eps, mu=mu)
+    a_mean, a_var = arr_moments(from_networkx(G), eps / 2, eps / 2, mu=mu)
     assert a_mean == t
     assert a_var == pytest.approx(var, rel=1e-9)
 
@@ -124,17 +129,19 @@ def test_mu_one_without_clipping_equals_two_round_dlap_moments():
     for G in (nx.karate_club_graph(), nx.les_miserables_graph(), nx.gnp_random_graph(60, 0.2, seed=3)):
         g = from_networkx(nx.convert_node_labels_to_integers(G))
         for eps in (0.5, 1.0, 2.0):
-            m_a, v_a = arr_moments(g, eps, mu=1.0)
-            m_t, v_t = two_round_moments(g, eps, noise="dlap")
+            m_a, v_a = arr_moments(g, eps / 2, eps / 2, mu=1.0)
+            m_t, v_t = two_round_moments(g, eps / 2, eps / 2, noise="dlap")
             assert m_a == m_t
             assert v_a == pytest.approx(v_t, rel=1e-12)
-    arr = ARRTriangles(mu=1.0, clipping=False)
-    two = TwoRoundTriangles(noise="dlap")
+    arr = get_method("arr-triangles").with_options(mu=1.0, clipping=False)
+    two = get_method("two-round-triangles-dlap")
     for stat in ("triangles", "transitivity"):
         assert arr.budget(1.0, stat) == {
             ("arr" if k == "rr" else k): v for k, v in two.budget(1.0, stat).items()
         }
-    assert arr.rounds(1.0)[-1].sensitivity == two.rounds(1.0)[-1].sensitivity == "D - 1"
+    plans = [m.plan(1.0, g) for m in (arr, two)]
+    assert plans[0].release("local_count").sensitivity_of("local_count") == float(
+        plans[1].public["d_max"] - 1) == plans[1].release("local_count").sensitivity_of("local_count")
 
 
 def _release_pmf(w_values, eps2: float, sens: int, support: np.ndarray) -> np.ndarray:
@@ -386,8 +393,8 @@ def test_composed_node_release_is_private():
 def test_monte_carlo_unclipped_mean_and_variance():
     g = from_networkx(nx.gnp_random_graph(120, 0.2, seed=7))
     eps, mu, n = 1.5, 0.3, 3000
-    x = simulate_arr(g, eps, n, mu=mu, clipping=False, rng=8)
-    mean, var = arr_moments(g, eps, mu=mu)
+    x = simulate_arr(g, eps / 2, eps / 2, n, mu=mu, rng=8)
+    mean, var = arr_moments(g, eps / 2, eps / 2, mu=mu)
     assert abs(x.mean() - mean) <= 4 * math.sqrt(var / n)
     s2 = x.var(ddof=1)
     m4 = float(np.mean((x - x.mean()) ** 4))
@@ -400,9 +407,10 @@ def test_monte_carlo_clipped_when_nothing_binds():
     the mean is T and the variance arr_nonbinding_variance."""
     g = from_networkx(nx.gnp_random_graph(120, 0.2, seed=7))
     eps, mu, n = 1.5, 0.3, 1500
-    x, loss = simulate_arr(g, eps, n, mu=mu, beta=1e-9, rng=9, return_loss=True)
+    eps0, eps1, eps2 = _clipped(eps)
+    x, loss = simulate_arr(g, eps1, eps2, n, eps0=eps0, mu=mu, beta=1e-9, rng=9, return_loss=True)
     assert np.all(loss == 0)
-    var = arr_nonbinding_variance(g, eps, mu=mu, beta=1e-9)
+    var = arr_nonbinding_variance(g, eps0, eps1, eps2, mu=mu, beta=1e-9)
     assert abs(x.mean() - triangle_count(g)) <= 4 * math.sqrt(var / n)
     s2 = x.var(ddof=1)
     m4 = float(np.mean((x - x.mean()) ** 4))
@@ -412,9 +420,10 @@ def test_monte_carlo_clipped_when_nothing_binds():
 def test_clipped_estimate_on_a_small_graph_within_its_bias_bound():
     g = from_networkx(nx.gnp_random_graph(150, 0.25, seed=9))
     eps, n = 2.0, 400
-    p = ARRTriangles(mu=0.3, beta=0.05)
-    x, loss = simulate_arr(g, eps, n, mu=0.3, beta=0.05, rng=10, return_loss=True)
-    edge, tri = arr_clipping_bias_bound(g, eps, mu=0.3, beta=0.05)
+    p = get_method("arr-triangles").with_options(mu=0.3, beta=0.05)
+    eps0, eps1, eps2 = _clipped(eps)
+    x, loss = simulate_arr(g, eps1, eps2, n, eps0=eps0, mu=0.3, beta=0.05, rng=10, return_loss=True)
+    edge, tri = arr_clipping_bias_bound(g, eps0, eps1, mu=0.3, beta=0.05)
     t = triangle_count(g)
     assert loss.mean() > 0  # clipping binds at this beta: the check below can fail
     assert loss.mean() - 4 * loss.std(ddof=1) / math.sqrt(n) <= edge + tri
@@ -437,8 +446,9 @@ def test_clipping_bias_measured_on_real_graphs(name):
     g = _dataset(name)
     w = lower_wedges(g)
     for eps, beta in ((1.0, 1e-6), (1.0, 1e-3)):
-        _, loss = simulate_arr(g, eps, 10, beta=beta, rng=12, wedges=w, return_loss=True)
-        edge, tri = arr_clipping_bias_bound(g, eps, beta=beta, wedges=w)
+        eps0, eps1, eps2 = _clipped(eps)
+        _, loss = simulate_arr(g, eps1, eps2, 10, eps0=eps0, beta=beta, rng=12, wedges=w, return_loss=True)
+        edge, tri = arr_clipping_bias_bound(g, eps0, eps1, beta=beta, wedges=w)
         se = loss.std(ddof=1) / math.sqrt(loss.size)
         assert loss.mean() - 4 * se <= edge + tri
         assert loss.mean() + 4 * se >= -1e-9  # downward bias
@@ -449,7 +459,7 @@ def test_clipping_bias_measured_on_real_graphs(name):
 
 def test_protocol_registration_budget_and_costs():
     p = get_method("arr-triangles")
-    assert isinstance(p, ARRTriangles) and p.needs == "adjacency" and not p.unbiased
+    assert isinstance(p.protocol, ARRTrianglesProtocol) and p.needs == "adjacency" and not p.unbiased
     assert p.budget(1.0) == pytest.approx({"degree-bound": 0.1, "arr": 0.45, "local-count": 0.45})
     assert sum(p.budget(2.0, "transitivity").values()) == pytest.approx(2.0)
     g = from_networkx(nx.gnp_random_graph(200, 0.1, seed=2))
@@ -461,16 +471,17 @@ def test_protocol_registration_budget_and_costs():
     # same bits: sampling does not shrink a bit matrix); where the noise is sparse, both edge lists and
     # ARR downloads mu of two-round's
     noisy = expected_noisy_edges(200, g.n_edges, p.budget(1.0)["arr"])
-    assert down == noisy_graph_bits(200, p.mu * noisy) and down2 - FLOAT_BITS == noisy_graph_bits(200, noisy)
+    assert down == noisy_graph_bits(200, DEFAULT_MU * noisy) and down2 - FLOAT_BITS == noisy_graph_bits(200, noisy)
     assert down == down2 - FLOAT_BITS == 200 * 199 / 2
     big = from_networkx(nx.gnm_random_graph(3000, 6000, seed=2))  # sparse noise at a large epsilon
     assert p.communication(big, 12.0)[1] / (two.communication(big, 12.0)[1] - FLOAT_BITS) == pytest.approx(
-        p.mu, rel=1e-12)
+        DEFAULT_MU, rel=1e-12)
     assert up == up2
     x = p.estimate_trials(g, "transitivity", None, 2.0, 3, rng=1)
     assert x.shape == (3,) and np.isfinite(x).all()
-    u = ARRTriangles(clipping=False, mu=0.5)
-    assert u.unbiased and u.analytic_rmse(g, "triangles", None, 1.0) > 0
+    u = p.with_options(clipping=False, mu=0.5)
+    assert u.analytic_mean(g, "triangles", None, 1.0) == triangle_count(g)  # unbiased without clipping
+    assert u.analytic_rmse(g, "triangles", None, 1.0) > 0
     with pytest.raises(TypeError, match="adjacency"):
         p.estimate_trials(g.degrees, "triangles", None, 1.0)
 
@@ -478,20 +489,22 @@ def test_protocol_registration_budget_and_costs():
 def test_bad_parameters_are_refused_with_their_name():
     g = from_networkx(nx.complete_graph(6))
     with pytest.raises(ValueError, match=r"mu must be in \(0, 1\], got 0"):
-        ARRTriangles(mu=0)
+        get_method("arr-triangles").with_options(mu=0)
     with pytest.raises(ValueError, match="mu must be in"):
-        simulate_arr(g, 1.0, mu=1.5)
-    with pytest.raises(TypeError, match="mu must be a real number"):
-        ARRTriangles(mu="big")
+        simulate_arr(g, 0.5, 0.5, mu=1.5)
+    with pytest.raises(TypeError, match="mu must be a"):
+        get_method("arr-triangles").with_options(mu="big")
     with pytest.raises(ValueError, match="beta must be in"):
-        ARRTriangles(beta=1.0)
+        get_method("arr-triangles").with_options(beta=1.0)
     with pytest.raises(ValueError, match="alpha"):
-        simulate_arr(g, 1.0, alpha=-1)
+        simulate_arr(g, 0.45, 0.45, eps0=0.1, alpha=-1)
     with pytest.raises(ValueError, match="bound must be >= 1"):
         triangle_clip_bound([0], 0.1)
     with pytest.raises(TypeError, match="Graph"):
-        simulate_arr(np.ones(3), 1.0)
+        simulate_arr(np.ones(3), 0.5, 0.5)
     with pytest.raises(MemoryError, match="lower wedges need about"):
         arr_memory_check(g, 100)
+    small = get_method("arr-triangles")
+    small.protocol.max_bytes = 100
     with pytest.raises(MemoryError, match="max_bytes"):
-        get_method("arr-triangles").__class__(max_bytes=100).estimate_trials(g, "triangles", None, 1.0)
+        small.estimate_trials(g, "triangles", None, 1.0)

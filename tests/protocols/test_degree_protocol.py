@@ -24,7 +24,7 @@ from ldpgraph.protocols import curator
 from ldpgraph.protocols.degree import kstar_list, parse_statistic
 from ldpgraph.protocols.report_histogram import ReportHistogram
 from ldpgraph.protocols.statistics import get_statistic
-from ldpgraph.registry import get_method
+from ldpgraph.run.method import get_method
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.files import read_broadcast, write_broadcast
 

@@ -167,7 +167,7 @@ def test_schedule_is_the_selections_choice_at_its_points_and_log_linear_between(
 
 
 def test_registered_method_runs_the_defaults():
-    from ldpgraph.registry import get_method, method_names
+    from ldpgraph.run.method import get_method, method_names
 
     assert "kcore-hindex" in method_names()
     m = get_method("kcore-hindex")

@@ -21,7 +21,7 @@ from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph import from_networkx
 from ldpgraph.mechanisms import DiscreteLaplace
 from ldpgraph.protocols.transitivity import two_star_variance, two_star_variance_estimate
-from ldpgraph.protocols.triangle_methods import TwoRoundTriangles
+from ldpgraph.run.method import get_method
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.memory import resolve_public
@@ -68,7 +68,11 @@ def test_the_plan_spends_the_simulators_split(private, epsilon):
     proto = registry.get(NAME)
     plan = proto.plan(epsilon, degree_share=0.1, **({"private_bound": True} if private else {"d_max": 6}))
     released = sorted(rel.epsilon for r in plan.rounds for rel in r.releases)
-    sim = TwoRoundTriangles(noise="dlap", private_bound=private).budget(epsilon, "transitivity")
+    sim = get_method(NAME + ("-private" if private else "")).budget(epsilon, "transitivity")
+    # the simulation's split: 0.1 on the degree, the rest as the triangles' (0.1 of it on the bound)
+    want = {"degree": 0.1, "rr": 0.405, "degree-bound": 0.09, "local-count": 0.405} if private else {
+        "degree": 0.1, "rr": 0.45, "local-count": 0.45}
+    assert sim == pytest.approx({k: v * epsilon for k, v in want.items()}, rel=1e-12)
     assert released == pytest.approx(sorted(sim.values()), rel=1e-12)
     assert plan.release("degree").epsilon == pytest.approx(0.1 * epsilon, rel=1e-12)
     # the statistic selects the degree release in memory; the triangles alone spend nothing on it
@@ -78,23 +82,24 @@ def test_the_plan_spends_the_simulators_split(private, epsilon):
 
 
 def test_rr_plan_spends_the_simulators_split():
-    from ldpgraph.protocols.triangle_methods import RRTriangles
-
     plan = registry.get("rr-triangles").plan(2.0, degree_share=0.1)
     released = sorted(rel.epsilon for r in plan.rounds for rel in r.releases)
-    assert released == pytest.approx(sorted(RRTriangles().budget(2.0, "transitivity").values()), rel=1e-12)
+    sim = get_method("rr-triangles").budget(2.0, "transitivity")
+    assert sim == pytest.approx({"degree": 0.2, "rr": 1.8}, rel=1e-12)
+    assert released == pytest.approx(sorted(sim.values()), rel=1e-12)
     assert registry.get("rr-triangles").plan(2.0).describe() == "epsilon 2 = rr 2"
 
 
 @pytest.mark.parametrize("clipping", [True, False])
 def test_arr_plan_spends_the_simulators_split(clipping):
-    from ldpgraph.protocols.arr_triangles import ARRTriangles
-
     plan = registry.get("arr-triangles").plan(2.0, degree_share=0.1, clipping=clipping,
                                               **({} if clipping else {"d_max": 5}))
     released = sorted(rel.epsilon for r in plan.rounds for rel in r.releases)
-    assert released == pytest.approx(sorted(ARRTriangles(clipping=clipping).budget(2.0, "transitivity").values()),
-                                     rel=1e-12)
+    sim = get_method("arr-triangles").with_options(clipping=clipping).budget(2.0, "transitivity")
+    want = {"degree": 0.2, "degree-bound": 0.18, "arr": 0.81, "local-count": 0.81} if clipping else {
+        "degree": 0.2, "arr": 0.9, "local-count": 0.9}
+    assert sim == pytest.approx(want, rel=1e-12)
+    assert released == pytest.approx(sorted(sim.values()), rel=1e-12)
 
 
 @pytest.mark.parametrize("eps", [0.3, 1.0])
@@ -135,7 +140,7 @@ def test_deployed_ratio_has_the_simulators_law():
     eps, n_dep = 4.0, 100
     est = [run_in_memory(NAME, g, eps, sampler=s, statistic="transitivity").estimate for s in range(n_dep)]
     dep = np.array([e.value for e in est])
-    sim = TwoRoundTriangles(noise="dlap").estimate_trials(g, "transitivity", None, eps, 3000, rng=1)
+    sim = get_method(NAME).estimate_trials(g, "transitivity", None, eps, 3000, rng=1)
     se = math.sqrt(dep.var(ddof=1) / n_dep + sim.var(ddof=1) / sim.size)
     assert abs(dep.mean() - sim.mean()) <= 4 * se
     reported = math.sqrt(np.mean([e.variance_estimate for e in est]))

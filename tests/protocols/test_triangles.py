@@ -32,7 +32,6 @@ from ldpgraph.protocols.triangles import (
     rr_triangle_variance,
     simulate_rr_triangles,
     simulate_two_round,
-    two_round_budget,
     two_round_dlap_release,
     two_round_moments,
     two_round_variance,
@@ -204,7 +203,7 @@ def test_two_round_unbiased_and_variance_by_enumeration(name):
     # the moments used by the methods agree (public bound, split so that eps1 = 0.7)
     for noise, v in (("laplace", lap), ("dlap", dl)):
         eps = 1.6
-        m, var = two_round_moments(g, eps, noise=noise, split=eps1 / eps)
+        m, var = two_round_moments(g, eps1, eps - eps1, noise=noise)
         e2 = eps - eps1
         nv = (
             2 * (dmax / e2) ** 2
@@ -216,14 +215,18 @@ def test_two_round_unbiased_and_variance_by_enumeration(name):
         del v
 
 
-def test_budget_split_is_explicit():
-    assert two_round_budget(2.0, split=0.25) == (0.0, 0.5, 1.5)
-    e0, e1, e2 = two_round_budget(1.0, private_bound=True, bound_share=0.2)
-    assert (e0, e1, e2) == pytest.approx((0.2, 0.4, 0.4)) and e0 + e1 + e2 == pytest.approx(1.0)
-    with pytest.raises(ValueError, match="split"):
-        two_round_budget(1.0, split=1.0)
-    with pytest.raises(ValueError, match="bound_share"):
-        two_round_budget(1.0, private_bound=True, bound_share=0.0)
+def test_budget_split_is_the_plans():
+    from ldpgraph.protocols.two_round_triangles import TwoRoundTrianglesDLap, TwoRoundTrianglesLaplace
+
+    for proto in (TwoRoundTrianglesDLap(), TwoRoundTrianglesLaplace()):
+        plan = proto.plan(2.0, d_max=3, shares={"rr": 0.25, "local_count": 0.75})
+        assert plan.release_budget() == {"rr": 0.5, "local-count": 1.5}
+        plan = proto.plan(1.0, private_bound=True, shares={"lower_degree": 0.2, "rr": 0.4, "local_count": 0.4})
+        assert plan.release_budget() == pytest.approx({"rr": 0.4, "degree-bound": 0.2, "local-count": 0.4})
+        with pytest.raises(ValueError, match="shares must be > 0"):
+            proto.plan(1.0, d_max=3, shares={"rr": 1.0, "local_count": 0.0})
+        with pytest.raises(ValueError, match="shares"):
+            proto.plan(1.0, private_bound=True, shares={"rr": 0.5, "local_count": 0.5})
 
 
 # ------------------------------------------------------------------- Monte-Carlo, small graphs
@@ -240,15 +243,16 @@ def _within(x, mean, var, k=4.0):
         ("dlap", {}),
         ("laplace", {"bound": 9}),  # projection active: biased, exact moments still
         ("dlap", {"bound": 4}),
-        ("laplace", {"private_bound": True, "bound_share": 0.3}),
-        ("dlap", {"private_bound": True, "bound_share": 0.3}),
+        ("laplace", {"eps0": 0.3 * 8.0}),
+        ("dlap", {"eps0": 0.3 * 8.0}),
     ],
 )
 def test_two_round_monte_carlo_matches_exact_moments(noise, kwargs):
     g = from_networkx(nx.gnp_random_graph(50, 0.25, seed=3))
     eps, n = 8.0, 3000
-    x = simulate_two_round(g, eps, n, noise=noise, rng=7, split=0.4, **kwargs)
-    m, v = two_round_moments(g, eps, noise=noise, split=0.4, **kwargs)
+    rest = eps - kwargs.get("eps0", 0.0)  # 0.4 of the rest on round 1
+    x = simulate_two_round(g, 0.4 * rest, 0.6 * rest, n, noise=noise, rng=7, **kwargs)
+    m, v = two_round_moments(g, 0.4 * rest, 0.6 * rest, noise=noise, **kwargs)
     assert _within(x, m, v)
     # variance: the sample variance's SE from the sample's fourth moment
     k4 = float(((x - x.mean()) ** 4).mean())
@@ -265,8 +269,8 @@ def test_two_round_few_projected_nodes_matches_exact_moments(noise):
     bound = int(np.sort(lengths)[-3])  # the top two (or so) nodes are projected
     assert 1 <= int(np.sum(lengths > bound)) <= 5
     eps, n = 8.0, 4000
-    x = simulate_two_round(g, eps, n, noise=noise, rng=9, split=0.4, bound=bound)
-    m, v = two_round_moments(g, eps, noise=noise, split=0.4, bound=bound)
+    x = simulate_two_round(g, 0.4 * eps, 0.6 * eps, n, noise=noise, rng=9, bound=bound)
+    m, v = two_round_moments(g, 0.4 * eps, 0.6 * eps, noise=noise, bound=bound)
     assert m < triangle_count(g)  # the projection is active (biased)
     assert _within(x, m, v)
     k4 = float(((x - x.mean()) ** 4).mean())
@@ -286,15 +290,15 @@ def test_rr_monte_carlo_on_a_small_graph():
 
 def test_simulations_are_seeded():
     g = from_networkx(nx.gnp_random_graph(40, 0.3, seed=1))
-    a = simulate_two_round(g, 1.0, 3, noise="dlap", rng=3)
-    assert np.array_equal(a, simulate_two_round(g, 1.0, 3, noise="dlap", rng=3))
-    assert not np.array_equal(a, simulate_two_round(g, 1.0, 3, noise="dlap", rng=4))
+    a = simulate_two_round(g, 0.5, 0.5, 3, noise="dlap", rng=3)
+    assert np.array_equal(a, simulate_two_round(g, 0.5, 0.5, 3, noise="dlap", rng=3))
+    assert not np.array_equal(a, simulate_two_round(g, 0.5, 0.5, 3, noise="dlap", rng=4))
     b = simulate_rr_triangles(g, 1.0, 2, rng=3)
     assert np.array_equal(b, simulate_rr_triangles(g, 1.0, 2, rng=3))
     with pytest.raises(ValueError, match="noise"):
-        simulate_two_round(g, 1.0, noise="gauss")
+        simulate_two_round(g, 0.5, 0.5, noise="gauss")
     with pytest.raises(ValueError, match="not both"):
-        simulate_two_round(g, 1.0, bound=3, private_bound=True)
+        simulate_two_round(g, 0.5, 0.5, bound=3, eps0=0.1)
 
 
 # ------------------------------------------------------------------------ privacy audits
@@ -367,16 +371,18 @@ def test_local2rounds_round_two_and_composition():
 
 
 def test_two_round_refuses_lower_wedges_beyond_max_bytes_before_building_them():
-    from ldpgraph.protocols.triangle_methods import TwoRoundTriangles
     from ldpgraph.protocols.triangles import BYTES_PER_WEDGE, wedge_memory_check
+    from ldpgraph.protocols.two_round_triangles import TwoRoundTrianglesDLap
 
     g = from_edge_array(np.array([[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]))  # K4: wedges 0+0+1+3
     need = BYTES_PER_WEDGE * 4 + 64 * 12
     wedge_memory_check(g, need)  # exactly fits
     with pytest.raises(MemoryError, match="two-round-triangles on 4 nodes: its 4 lower wedges"):
         wedge_memory_check(g, need - 1)
-    small = TwoRoundTriangles(noise="dlap", max_bytes=need - 1)
+    proto = TwoRoundTrianglesDLap()
+    plan = proto.plan(1.0, d_max=3)
+    proto.max_bytes = need - 1
     with pytest.raises(MemoryError, match="two-round-triangles-dlap on 4 nodes"):
-        small.estimate_trials(g, "triangles", None, 1.0, 2, rng=0)
-    est = TwoRoundTriangles(noise="dlap", max_bytes=need).estimate_trials(g, "triangles", None, 1.0, 2, rng=0)
-    assert est.shape == (2,)
+        proto.simulate(g, plan, "triangles", 2, np.random.default_rng(0))
+    proto.max_bytes = need
+    assert proto.simulate(g, plan, "triangles", 2, np.random.default_rng(0)).shape == (2,)

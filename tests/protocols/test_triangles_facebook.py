@@ -21,7 +21,7 @@ import pytest
 from scipy import stats
 
 from ldpgraph.graph import read_edgelist
-from ldpgraph.registry import get_method
+from ldpgraph.run.method import get_method
 
 EPSILONS = (0.5, 1.0, 2.0)
 TWO_ROUND = [

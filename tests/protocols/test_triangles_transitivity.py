@@ -17,7 +17,6 @@ from ldpgraph.protocols.transitivity import (
     two_star_estimate,
     two_star_variance,
 )
-from ldpgraph.protocols.triangles import simulate_two_round, two_round_moments
 
 
 def test_two_star_estimate_exact_over_the_noise_law():
@@ -45,17 +44,20 @@ def test_ratio_clip_and_budget():
 
 
 def test_delta_method_against_monte_carlo():
+    """The protocol's simulation of transitivity (the plan's degree release, 0.1 of the budget) against
+    its delta-method moments."""
+    from ldpgraph.protocols.two_round_triangles import TwoRoundTrianglesDLap, max_lower_degree
+
     g = from_networkx(nx.gnp_random_graph(120, 0.2, seed=8))
-    eps_s, eps_t = transitivity_budget(4.0)
-    gen = np.random.default_rng(3)
+    proto = TwoRoundTrianglesDLap()
+    plan = proto.plan(4.0, d_max=max_lower_degree(g), **proto.statistic_public("transitivity"))
+    assert plan.release_budget() == {"rr": 1.8, "local-count": 1.8, "degree": 0.4}
     n = 2000
-    t_hat = simulate_two_round(g, eps_t, n, noise="dlap", rng=gen)
-    noisy = g.degrees[None, :] + DiscreteLaplace(epsilon=eps_s).sample((n, g.n_nodes), rng=gen)
-    s_hat = np.array([two_star_estimate(row, eps_s) for row in noisy])
-    tau = transitivity_estimate(t_hat, s_hat)
-    _, var_t = two_round_moments(g, eps_t, noise="dlap")
-    var = transitivity_delta_variance(
-        triangle_count(g), two_star_count(g), var_t, two_star_variance(g.degrees, eps_s)
-    )
+    tau = proto.simulate(g, plan, "transitivity", n, np.random.default_rng(3))
+    mean, var = proto.moments(g, plan, "transitivity")
+    _, var_t = proto.moments(g, proto.plan(3.6, d_max=max_lower_degree(g)), "triangles")
+    assert mean == pytest.approx(transitivity(g), rel=1e-12)
+    assert var == pytest.approx(transitivity_delta_variance(
+        triangle_count(g), two_star_count(g), var_t, two_star_variance(g.degrees, 0.4)), rel=1e-12)
     assert abs(tau.mean() - transitivity(g)) < 4 * math.sqrt(var / n) + 1e-3 * transitivity(g)
     assert tau.var(ddof=1) == pytest.approx(var, rel=4 * math.sqrt(2 / n) + 0.02)
