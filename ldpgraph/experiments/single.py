@@ -170,31 +170,26 @@ class SingleRun:
 
 def _deployed(p: Any, statistic: str, k: int | None,
               options: Mapping[str, Any]) -> tuple[Any, str, dict[str, Any]] | None:
-    """How ``ldpgraph node`` / ``curate`` run method ``p`` for ``statistic``: ``(protocol, the
-    protocol's statistic, its options)`` (typed, as the API takes them: the method's own, then the
-    run's ``options`` that the protocol takes), or None where it does not deploy or its deployed
-    protocol does not estimate ``statistic``."""
+    """How ``ldpgraph node`` / ``curate`` run method ``p`` for ``statistic``: ``(protocol, its
+    statistic, its options)`` (the method's, then the run's ``options`` the protocol takes), or None
+    where it does not deploy or its deployed protocol does not estimate ``statistic``."""
     from ..core import registry as layer
 
     deployed = getattr(p, "deployed_as", None)
-    proto = None if deployed is None else layer.get(deployed[0])
-    if proto is None:
+    if deployed is None:
         return None
+    proto = layer.get(deployed[0])
     stat = statistic
     if k is not None:  # a parameter in the statistic's name where the protocol reads it there (kstars:2)
         try:
             stat = proto.check_statistic(f"{statistic}:{k}")
         except ValueError:
-            stat = statistic
-    if statistic not in proto.statistics and stat == statistic:
+            pass
+    if stat == statistic and statistic not in proto.statistics:
         return None
-    kinds = {o.name: o.type for o in proto.options}
-    # the deployed options as typed values (a CLI string such as shares' is not one)
-    public = {n: v for n, v in deployed[1].items()
-              if n in kinds and not (isinstance(v, str) and kinds[n] is not str)}
-    public.update(getattr(p, "public", None) or {})  # the simulation's own options, typed
-    public.update({n: v for n, v in options.items() if n in kinds and v is not None})
-    if stat == statistic and k is not None and "kstar_counts" in kinds:  # local k-stars: --kstar-counts
+    taken = {o.name for o in proto.options}
+    public = {n: v for n, v in {**p.public, **options}.items() if n in taken and v is not None}
+    if stat == statistic and k is not None and "kstar_counts" in taken:  # local k-stars: --kstar-counts
         public.setdefault("kstar_counts", (k,))
     return proto, stat, public
 
