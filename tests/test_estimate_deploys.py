@@ -68,17 +68,14 @@ def deploy(tmp_path, capsys, graph, entry, statistic, epsilon, seed, k=()):
                          *k])
 
 
-def _deployable(statistic_filter=None):
+def _deployable():
+    """(method, statistic) for every statistic a deployable method estimates as deployed (the scalar ones)."""
     out = []
     for name in method_names():
         m = get_method(name)
-        if m.deployed_as is None:
-            continue
-        proto = registry.get(m.deployed_as[0])
-        for st in m.statistics:
-            if st in proto.statistics and st != "core_numbers" and (statistic_filter in (None, st)):
-                out.append((name, st))
-                break
+        if m.deployed_as is not None:
+            proto = registry.get(m.deployed_as[0])
+            out += [(name, st) for st in m.statistics if st in proto.statistics and st != "core_numbers"]
     return out
 
 

@@ -539,7 +539,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
         lines.append(f"\nwrote {bpath} ({what} for {nxt}; run id {b.run_id}); {where}")
         lines.append(f"signed {sig.name} with the curator key ({nxt} of curate accepts only it)")
         if args.json:
-            print(json.dumps(out, indent=2))
+            print(json.dumps(_finite(out), indent=2))
         else:
             print("\n".join(lines))
         return 0
@@ -583,7 +583,7 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
                              "interval": None if ci is None else list(ci), "level": args.level,
                              "one_node_bound": one_node, "no_std_error_reason": why, "notes": own}
                             for est, negative, ci, one_node, why, own in entries]
-        print(json.dumps(out, indent=2))
+        print(json.dumps(_finite(out), indent=2))
         return 0
     print("\n".join(lines))
     rows = [("statistic", "estimate", "std_error", "se_kind", f"{args.level:.0%} interval", "one-node bound")]
@@ -602,6 +602,19 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     if notes:
         print("\n" + "\n".join(notes))
     return 0
+
+
+def _finite(doc: Any) -> Any:
+    """``doc`` with NaN and infinities as None (JSON has no such numbers; as ``estimate --json``)."""
+    import math
+
+    if isinstance(doc, float):
+        return doc if math.isfinite(doc) else None
+    if isinstance(doc, dict):
+        return {k: _finite(v) for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return [_finite(v) for v in doc]
+    return doc
 
 
 def _write_per_node_table(args: argparse.Namespace, values: Any) -> tuple[Path, str]:
