@@ -23,8 +23,8 @@ from ldpgraph.experiments.runner import resolve_methods
 from ldpgraph.experiments.single import estimate_once
 from ldpgraph.graph import from_edge_array
 from ldpgraph.protocols.two_round_triangles import max_lower_degree
-from ldpgraph.run.method import get_method
 from ldpgraph.run.memory import run_in_memory
+from ldpgraph.run.method import get_method
 
 
 def _edges() -> np.ndarray:
