@@ -15,8 +15,8 @@ from ldpgraph.datasets import resolve_graph
 from ldpgraph.protocols.deploy_triangles import DEGREE_BOUND, chunk_from_columns
 from ldpgraph.protocols.kcore_hindex import HINDEX_SCHEDULE
 from ldpgraph.protocols.screening import noise_quantile
-from ldpgraph.run.method import get_method
 from ldpgraph.run import run_in_memory
+from ldpgraph.run.method import get_method
 from ldpgraph.run.reportfiles import read_report_set
 from ldpgraph.run.trianglefiles import read_triangle_broadcast
 

@@ -10,8 +10,14 @@ import pytest
 
 from ldpgraph.cli import main
 from ldpgraph.experiments import estimate_once
-from ldpgraph.run.method import MODELS
-from ldpgraph.run.method import get_method, method_names, methods_for, recommended_methods, statistic_names
+from ldpgraph.run.method import (
+    MODELS,
+    get_method,
+    method_names,
+    methods_for,
+    recommended_methods,
+    statistic_names,
+)
 
 SMALL = "ws:n=120,k=6,p=0.2"
 

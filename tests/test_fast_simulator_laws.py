@@ -128,8 +128,8 @@ from scipy import stats
 
 from ldpgraph.core.sampling import Seeded
 from ldpgraph.datasets.graphs import resolve_graph
-from ldpgraph.run.method import get_method
 from ldpgraph.run import run_in_memory
+from ldpgraph.run.method import get_method
 
 ALPHA = 1e-3
 Z = float(stats.norm.isf(ALPHA / 2))  # 3.2905

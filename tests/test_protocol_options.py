@@ -18,13 +18,13 @@ from ldpgraph.cli import main
 from ldpgraph.core import registry as layer
 from ldpgraph.core.sampling import Seeded
 from ldpgraph.experiments import run_experiment
-from ldpgraph.experiments.options import configure_methods
+from ldpgraph.experiments.options import configure_methods, option_takers
 from ldpgraph.experiments.runner import resolve_methods
 from ldpgraph.experiments.single import estimate_once
 from ldpgraph.graph import from_edge_array
 from ldpgraph.protocols.two_round_triangles import max_lower_degree
-from ldpgraph.run.method import get_method
 from ldpgraph.run.memory import run_in_memory
+from ldpgraph.run.method import get_method
 
 
 def _edges() -> np.ndarray:
@@ -178,7 +178,7 @@ def test_options_apply_to_the_methods_that_take_them(graph):
     (["two-round-triangles-dlap"], {"shares": {"arr": 0.5, "local_count": 0.5}},
      "shares of two-round-triangles-dlap: rr=F, local_count=F"),
     (["two-round-triangles-dlap"], {"shares": {"rr": 0.6, "local_count": 0.6}}, "sum to 1"),
-    (["two-round-triangles-dlap-private"], {"d_max": 8}, "a public d_max (8) is not used with private_bound"),
+    (["two-round-triangles-dlap-private"], {"d_max": 8}, "option --d-max is taken by none of the simulations of two-round-triangles-dlap-private"),
     (["kcore-hindex"], {"h_share": 1.5}, "h_share must be in (0, 1)"),
     (["two-round-triangles-dlap"], {"private_bound": True}, "(the private bound is a method of its own: "
                                                             "two-round-triangles-dlap-private)"),
@@ -192,12 +192,15 @@ def test_refusals(graph, methods, options, message):
 
 def test_the_refusal_names_every_method_that_takes_the_option(graph):
     with pytest.raises(ValueError) as info:
-        estimate_once({"g": graph}, epsilon=1.0, statistic="triangles", methods=["arr-triangles"], seed=1,
+        estimate_once({"g": graph}, epsilon=1.0, statistic="triangles", methods=["rr-triangles"], seed=1,
                       options={"d_max": 8})
     who = str(info.value).split("the methods that take it: ")[1].rstrip(")").split(", ")
-    # not avg-clustering-dlap-private: its private bound draws D
-    assert sorted(who) == sorted(["two-round-triangles-dlap", "avg-clustering-dlap", "two-round-four-cycles-dlap",
-                                  "kcore-svt"])
+    assert who == option_takers("d_max")
+    # each one's simulation takes it; not avg-clustering-dlap-private, whose private bound draws D
+    assert all(get_method(m).with_options(d_max=8).public["d_max"] == 8 for m in who if m != "arr-triangles")
+    assert get_method("arr-triangles").with_options(clipping=False, d_max=8).public["d_max"] == 8
+    assert "avg-clustering-dlap-private" not in who and "two-round-triangles-dlap-private" not in who
+    assert {"two-round-triangles-dlap", "avg-clustering-dlap", "two-round-four-cycles-dlap"} <= set(who)
 
 
 def test_a_simulation_refuses_what_it_does_not_take():

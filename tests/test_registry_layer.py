@@ -70,11 +70,8 @@ class _HalfDegreeSum(Protocol):
         var = n * DiscreteLaplace(epsilon=plan.epsilon).variance / 4
         return Estimate(total / 2, math.sqrt(var), var, "edges", "normal-exact-variance")
 
-    def analytic_mean(self, graph, statistic, plan):
-        return float(graph.n_edges)
-
-    def analytic_variance(self, graph, statistic, plan):
-        return graph.n_nodes * DiscreteLaplace(epsilon=plan.epsilon).variance / 4
+    def moments(self, graph, plan, statistic, param=None):
+        return float(graph.n_edges), graph.n_nodes * DiscreteLaplace(epsilon=plan.epsilon).variance / 4
 
 
 @pytest.fixture

@@ -308,7 +308,8 @@ class Protocol(ABC):
 
     def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: np.random.Generator,
                  *, param: int | None = None) -> NDArray[np.float64]:
-        """``n_trials`` estimates from the law of a run under ``plan`` (optional: see the module docstring)."""
+        """``n_trials`` estimates from the law of a run under ``plan`` (optional: see the module
+        docstring)."""
         raise NotImplementedError(f"{self.name} has no fast simulator")
 
     @property
@@ -332,7 +333,7 @@ class Protocol(ABC):
         n = len(plan.rounds)
         return 8.0 * n, 8.0 if n > 1 else 0.0
 
-    def prepare(self, graph: Any) -> None:
+    def prepare(self, graph: Any) -> None:  # noqa: B027 (an optional hook: nothing by default)
         """Per-graph precomputation the trials reuse (none by default)."""
 
     def simulation_options(self, public: Mapping[str, Any]) -> tuple[str, ...]:

@@ -189,7 +189,8 @@ def presets() -> dict[str, Preset]:
     for proto in names():
         for p in _presets_of(_PROTOCOLS[proto]):
             if p.name in out:
-                raise ValueError(f"method name {p.name!r} is given by both {out[p.name].protocol} and {proto}")
+                raise ValueError(f"method name {p.name!r} is given by both {out[p.name].protocol} and "
+                                 f"{proto}")
             out[p.name] = p
     return out
 
@@ -227,7 +228,8 @@ def recommended_methods(statistic: str) -> dict[str, str]:
     >>> recommended_methods("edges")
     {}
     """
-    return {n: p.model for n, p in presets().items() if statistic in p.statistics and statistic in p.recommended}
+    return {n: p.model for n, p in presets().items()
+            if statistic in p.statistics and statistic in p.recommended}
 
 
 def statistic_names() -> list[str]:

@@ -93,6 +93,7 @@ from .._validation import (
 )
 
 __all__ = [
+    "maximum_of_top_counts",
     "HIGH_VARIANCE_THRESHOLD",
     "HighVarianceWarning",
     "maximum",
@@ -711,3 +712,31 @@ def median(
         lw, bad = np.maximum(lw, lw_hi), bad | bad_hi
     _warn(lw, bad, thr, "median", c)
     return _shape_out(est, yy.shape[:-1])
+
+
+def maximum_of_top_counts(m: int, a: int, b: int, c: float) -> tuple[float, float]:
+    """(estimate, variance) of the maximum from the top of a report histogram: ``a`` reports at
+    ``m`` and ``b`` at ``m - 1`` (the maximum estimator depends on the reports only through these),
+    DLap parameter ``c``; the closed form of :func:`maximum` in O(1) for any number of ties.
+
+    >>> import numpy as np
+    >>> from ldpgraph._validation import dlap_c
+    >>> c = dlap_c(1.0, 1.0)
+    >>> est, var = maximum_of_top_counts(5, 2, 1, c)
+    >>> bool(np.isclose(est, maximum(np.array([4, 5, 5]), 1.0)))
+    True
+    """
+    af, bf = float(a), float(b)
+    l1c = math.log1p(c)
+    lc = math.log(c) if c > 0 else -math.inf
+    z = af * l1c
+    h1 = -math.expm1(z) if z < _LOG_SAFE else -math.inf
+    lh1 = z + math.log(-math.expm1(-z))
+    lg0 = af * lc + bf * l1c
+    if af * lc > -_LOG_SAFE and bf * l1c < _LOG_SAFE and lg0 < _LOG_SAFE:
+        g0 = (-c) ** a * (1.0 + c) ** b
+    else:
+        g0 = (-1.0 if a % 2 else 1.0) * (math.exp(lg0) if lg0 < _LOG_SAFE else math.inf)
+    offset, var, lw = _finish(h1, lh1, g0, lg0)
+    _warn(lw, np.zeros(1, dtype=bool), HIGH_VARIANCE_THRESHOLD, "maximum", c)
+    return float(m + offset[0]), float(var[0])

@@ -1,8 +1,8 @@
 """The statistics of an experiment grid: defined in :mod:`ldpgraph.protocols.statistics`.
 
 Re-exported here, where they were defined before, so that ``ldpgraph.experiments.statistics``
-keeps working; the objects are the same. They moved down so that the registry (:mod:`ldpgraph.core.registry`) can read them
-without importing this package.
+keeps working; the objects are the same. They moved down so that the registry
+(:mod:`ldpgraph.core.registry`) can read them without importing this package.
 """
 
 from ..protocols.statistics import (

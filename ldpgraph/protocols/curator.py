@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_nonnegative_int, dlap_c
+from ..estimators.histogram_entropy import entropy_from_histogram
 from ..estimators.order_statistics import HighVarianceWarning, maximum, order_statistic_variance
 from ..estimators.polynomials import (
     binomial,
@@ -39,7 +40,6 @@ from ..estimators.polynomials import (
     power_variance_estimate,
 )
 from ..estimators.symmetric import sample_variance_constant
-from ._histogram_entropy import entropy_from_histogram
 from .randomizer import NodeReports, ReleasedValues
 from .report_histogram import ReportHistogram
 
@@ -508,22 +508,9 @@ def max_degree(reports: DegreeSource) -> Estimate:
 
 
 def _max_closed_form(m: int, a: int, b: int, c: float) -> tuple[float, float]:
-    from ..estimators import order_statistics as _os
+    from ..estimators.order_statistics import maximum_of_top_counts
 
-    af, bf = float(a), float(b)
-    l1c = math.log1p(c)
-    lc = math.log(c) if c > 0 else -math.inf
-    z = af * l1c
-    h1 = -math.expm1(z) if z < _os._LOG_SAFE else -math.inf
-    lh1 = z + math.log(-math.expm1(-z))
-    lg0 = af * lc + bf * l1c
-    if af * lc > -_os._LOG_SAFE and bf * l1c < _os._LOG_SAFE and lg0 < _os._LOG_SAFE:
-        g0 = (-c) ** a * (1.0 + c) ** b
-    else:
-        g0 = (-1.0 if a % 2 else 1.0) * (math.exp(lg0) if lg0 < _os._LOG_SAFE else math.inf)
-    offset, var, lw = _os._finish(h1, lh1, g0, lg0)
-    _os._warn(lw, np.zeros(1, dtype=bool), _os.HIGH_VARIANCE_THRESHOLD, "maximum", c)
-    return float(m + offset[0]), float(var[0])
+    return maximum_of_top_counts(m, a, b, c)
 
 
 def degree_entropy(reports: DegreeSource) -> Estimate:
@@ -532,7 +519,7 @@ def degree_entropy(reports: DegreeSource) -> Estimate:
     Notes
     -----
     :func:`ldpgraph.estimators.entropy` (unknown total) and its variance estimate, whose
-    per-report sums are taken over the histogram (:mod:`._histogram_entropy`): the same
+    per-report sums are taken over the histogram (:mod:`ldpgraph.estimators.histogram_entropy`): the same
     estimator, O(distinct reports) after the count.
     """
     hist = _degree_histogram(reports)

@@ -315,6 +315,11 @@ class TwoRoundTrianglesDLap(TriangleSimulation, RRBroadcastProtocol):
         """A public D (it does not move the split); none with the private bound."""
         return {} if (public or {}).get("private_bound") else {"d_max": 2}
 
+    def simulation_options(self, public: Any) -> tuple[str, ...]:
+        """The split; with a public bound also D (a private bound draws D)."""
+        taken = super().simulation_options(public)
+        return tuple(o for o in taken if o != "d_max") if public.get("private_bound") else taken
+
     def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
         from .triangles import simulate_two_round
 

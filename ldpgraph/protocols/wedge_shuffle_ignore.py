@@ -395,7 +395,8 @@ class WedgeShuffleIgnore(Protocol):
             out[trial] = _scale(n, "triangles") * float(pair_terms((wedge, edge), rp, "triangles").sum())
         return out
 
-    def moments(self, graph: Any, plan: Plan, statistic: str, param: int | None = None) -> tuple[float, float]:
+    def moments(self, graph: Any, plan: Plan, statistic: str, param: int | None = None
+                ) -> tuple[float, float]:
         r"""Mean and variance, mixed over the others' degree noise (module docstring).
 
         User v is dense when :math:`d_v + \eta_v > c(\sum_u d_u + \eta_v + T)/n`, T the sum of

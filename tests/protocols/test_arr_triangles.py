@@ -33,7 +33,6 @@ from ldpgraph.protocols.arr_triangles import (
     simulate_arr,
     triangle_clip_bound,
 )
-from ldpgraph.run.method import FLOAT_BITS
 from ldpgraph.protocols.randomized_response import (
     expected_noisy_edges,
     flip_probability,
@@ -45,7 +44,7 @@ from ldpgraph.protocols.triangles import (
     two_round_dlap_release,
     two_round_moments,
 )
-from ldpgraph.run.method import get_method
+from ldpgraph.run.method import FLOAT_BITS, get_method
 
 
 def _clipped(eps: float) -> tuple[float, float, float]:

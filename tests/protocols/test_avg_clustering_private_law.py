@@ -39,8 +39,8 @@ from ldpgraph.core import Seeded, registry
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.protocols.clustering import count_sensitivity, private_degree_bound
 from ldpgraph.protocols.deploy_triangles import DEGREE, DEGREE_BOUND, LOCAL_COUNT, RR_EDGE
-from ldpgraph.run.method import get_method
 from ldpgraph.run import run_in_memory
+from ldpgraph.run.method import get_method
 from tests.test_fast_simulator_laws import demo_delta, rejects, scaled, two_sample
 
 GRAPH = "ws:n=30,k=6,p=0.2"

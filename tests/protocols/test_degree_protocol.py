@@ -24,9 +24,9 @@ from ldpgraph.protocols import curator
 from ldpgraph.protocols.degree import kstar_list, parse_statistic
 from ldpgraph.protocols.report_histogram import ReportHistogram
 from ldpgraph.protocols.statistics import get_statistic
-from ldpgraph.run.method import get_method
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.files import read_broadcast, write_broadcast
+from ldpgraph.run.method import get_method
 
 SMALL = "ws:n=40,k=6,p=0.3"
 KSTAR_METHODS = ["unbiased-dlap", "naive-dlap", "unbiased-laplace", "naive-laplace", "local-lap-kstars",

@@ -9,8 +9,7 @@ import pytest
 from ldpgraph.experiments.statistics import STATISTICS
 from ldpgraph.graph import from_networkx, transitivity, triangle_count
 from ldpgraph.graph import kstar_counts as exact_kstars
-from ldpgraph.run.method import get_method, method_names, methods_for, statistic_names
-from ldpgraph.run.method import Method
+from ldpgraph.run.method import Method, get_method, method_names, methods_for, statistic_names
 
 KSTAR_NAMES = ["unbiased-dlap", "naive-dlap", "unbiased-laplace", "naive-laplace", "local-lap-kstars",
                "local-lap-kstars-private", "local-dlap-kstars", "local-dlap-kstars-private"]

@@ -21,10 +21,10 @@ from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph import from_networkx
 from ldpgraph.mechanisms import DiscreteLaplace
 from ldpgraph.protocols.transitivity import two_star_variance, two_star_variance_estimate
-from ldpgraph.run.method import get_method
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.memory import resolve_public
+from ldpgraph.run.method import get_method
 
 NAME = "two-round-triangles-dlap"
 SMALL = "ws:n=300,k=10,p=0.1"

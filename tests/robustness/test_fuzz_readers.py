@@ -79,6 +79,8 @@ def _graph():
 def _broadcast_protocols() -> list[str]:
     out = []
     for p in registry.protocols():
+        if not p.deployable:  # nothing to download
+            continue
         rounds = p.rounds()
         if len(rounds) > 1 or any(r.repeating for r in rounds):
             out.append(p.name)

@@ -4,8 +4,9 @@ r"""The degree entropy estimator of :func:`ldpgraph.estimators.entropy` evaluate
 :func:`ldpgraph.estimators.entropy_variance_estimate` use the reports only through sums over
 the reports of per-report terms (values and differences of phi_1(a) = a ln a and phi_2(a) = a
 at y_v, and their pairwise products) and through n and the total Y = sum_v y_v. Every such sum
-is sum_u N(u) t(u) over the distinct reports u with counts N(u); this module takes them over a
-:class:`~ldpgraph.protocols.report_histogram.ReportHistogram`, each correctly rounded
+is sum_u N(u) t(u) over the distinct reports u with counts N(u); this module takes them over a histogram of
+the reports (a :class:`~ldpgraph.protocols.report_histogram.ReportHistogram`, or anything with its
+``n``, ``epsilon``, ``sensitivity``, ``values``, ``weighted_sum`` and ``power_sum``), each correctly rounded
 (:meth:`ReportHistogram.weighted_sum`), and otherwise follows the estimators' code step by step
 (same one-dimensional operators T^{n-1}, T^{n-2}, same product rule), so the estimator is the
 same function of the reports; only its summation order (and rounding) differs.
@@ -14,23 +15,24 @@ same function of the reports; only its summation order (and rounding) differs.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from .._validation import dlap_c
-from ..estimators import entropies as _en
-from .report_histogram import ReportHistogram
+from . import entropies as _en
 
 __all__ = ["entropy_from_histogram"]
 
 
-def entropy_from_histogram(hist: ReportHistogram) -> tuple[float, float]:
+def entropy_from_histogram(hist: Any) -> tuple[float, float]:
     """(Ĥ, variance estimate) of the entropy of the reports taken as counts, from their histogram.
 
     Raises ValueError, as :func:`ldpgraph.estimators.entropy`, where the estimate overflows.
 
     Examples
     --------
+    >>> from ldpgraph.protocols import ReportHistogram
     >>> h = ReportHistogram.from_reports([5, 5], epsilon=60.0)
     >>> round(entropy_from_histogram(h)[0], 12)  # noise-free limit: ln 2
     0.69314718056
