@@ -62,7 +62,6 @@ __all__ = [
     "encode_edge_broadcast",
     "decode_edge_broadcast",
     "decode_triangle_broadcast",
-    "is_edge_broadcast",
     "edge_list_bytes",
     "head_lines",
 ]
@@ -118,11 +117,6 @@ def head_lines(broadcast: TriangleBroadcast, version: int) -> bytes:
     """The two header lines of ``broadcast`` in format ``version``."""
     return (f"# {BROADCAST_EDGES_FORMAT} {version}\n# "
             + json.dumps(broadcast.header(), sort_keys=True) + "\n").encode()
-
-
-def is_edge_broadcast(data: bytes) -> bool:
-    """Whether ``data`` (a broadcast's first bytes) starts like a noisy-graph broadcast (else: JSON)."""
-    return data[:len(BROADCAST_EDGES_FORMAT) + 2] == f"# {BROADCAST_EDGES_FORMAT}".encode()
 
 
 def decode_triangle_broadcast(data: bytes, source: str = "broadcast") -> TriangleBroadcast:
@@ -227,7 +221,8 @@ def _decode_edge_lines(data: bytes, header: dict[str, Any], start: int, source: 
     n = header["n_nodes"]
     if data[-1:] != b"\n":  # cut mid-line
         raise ValueError(f"{source}: truncated: the file ends mid-line ({len(data):,} bytes, no final "
-                         f"newline); the header announces {header['n_edges']:,} edges: copy the whole broadcast again")
+                         f"newline); the header announces {header['n_edges']:,} edges: copy the whole "
+                         "broadcast again")
     _check_canonical_edges(data, start, source)
     try:
         table = pcsv.read_csv(

@@ -20,25 +20,12 @@ from typing import Any
 
 from .._atomic import atomic_write
 from ..protocols.deploy_triangles import TriangleBroadcast
-from ..protocols.edge_broadcast import (
-    BROADCAST_EDGES_FORMAT,
-    BROADCAST_EDGES_TEXT_VERSION,
-    BROADCAST_EDGES_VERSION,
-    decode_edge_broadcast,
-    decode_triangle_broadcast,
-    edge_list_bytes,
-    encode_edge_broadcast,
-)
+from ..protocols.edge_broadcast import decode_triangle_broadcast, edge_list_bytes, encode_edge_broadcast
 from .reportfiles import iter_report_chunks
 
 __all__ = [
-    "BROADCAST_EDGES_FORMAT",
-    "BROADCAST_EDGES_VERSION",
-    "BROADCAST_EDGES_TEXT_VERSION",
     "write_triangle_broadcast",
     "read_triangle_broadcast",
-    "read_edge_broadcast",
-    "is_edge_broadcast",
     "edge_list_bytes",
     "report_protocol",
     "write_oriented_broadcast",
@@ -74,26 +61,10 @@ def _read(path: str | os.PathLike) -> bytes:
         raise FileNotFoundError(f"broadcast file not found: {path}") from None
 
 
-def is_edge_broadcast(path: str | os.PathLike) -> bool:
-    """Whether ``path`` starts like a triangle-protocol broadcast (else: a JSON broadcast)."""
-    from ..protocols.edge_broadcast import is_edge_broadcast as starts_so
-
-    try:
-        with open(path, "rb") as fh:
-            return starts_so(fh.read(len(BROADCAST_EDGES_FORMAT) + 2))
-    except FileNotFoundError:
-        raise FileNotFoundError(f"broadcast file not found: {path}") from None
-
-
 def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
     """Read and fully check a broadcast noisy graph, either version
     (:func:`~ldpgraph.protocols.edge_broadcast.decode_triangle_broadcast`)."""
     return decode_triangle_broadcast(_read(path), str(path))
-
-
-def read_edge_broadcast(path: str | os.PathLike, versions: dict[str, int]) -> tuple[dict[str, Any], Any, int]:
-    """:func:`~ldpgraph.protocols.edge_broadcast.decode_edge_broadcast` of a file."""
-    return decode_edge_broadcast(_read(path), versions, str(path))
 
 
 def write_oriented_broadcast(path: str | os.PathLike, broadcast: Any) -> Path:
