@@ -672,7 +672,7 @@ def package_randomizers() -> dict[str, tuple[Randomizer, float, tuple[Any, Any]]
     from .mechanisms import DiscreteLaplace, Laplace, Staircase, to_laplace, to_staircase
     from .mechanisms.secure import sample_dlap_exact
     from .protocols import DegreeRandomizer
-    from .protocols.kstar_kernels import local_count_release
+    from .protocols.degrees.kernels import local_count_release
     from .protocols.randomizer import randomized_response_bits
 
     out: dict[str, tuple[Randomizer, float, tuple[Any, Any]]] = {}

@@ -96,8 +96,8 @@ class EstimateDict(_Carrier, dict):
 
 def _estimate(name: str, G: Any, kwargs: dict[str, Any]) -> Any:
     """Run the protocol of networkx function ``name`` on the converted graph ``G``."""
-    from .core import registry
     from .graph import Graph
+    from .protocols import registry
     from .run import run_in_memory
 
     statistic, default_method, default_options = FUNCTIONS[name]

@@ -4,9 +4,9 @@ The best estimate has no closed-form RMSE (its empirical-Bayes step is non-linea
 plan is chosen by simulation. For each planning graph (default Facebook and Email-Enron) and
 total epsilon (default 1 and 2) it prints the relative RMSE (bias included, with its
 Monte-Carlo standard error), the relative bias and the error of the clipping-loss correction
-(:func:`~ldpgraph.protocols.adaptive_clustering.clipping_bias_estimate` with ``inverse=True``
-against the exact loss :func:`~ldpgraph.protocols.adaptive_clustering.clipping_bias`) of
-:func:`~ldpgraph.protocols.adaptive_clustering.best_estimate` over
+(:func:`~ldpgraph.protocols.clustering.adaptive.clipping_bias_estimate` with ``inverse=True``
+against the exact loss :func:`~ldpgraph.protocols.clustering.adaptive.clipping_bias`) of
+:func:`~ldpgraph.protocols.clustering.adaptive.best_estimate` over
 
 1. the tail probability that fixes the margin (``TAILS``; the budget split at
    ``DEFAULT_SHARES``);
@@ -47,7 +47,7 @@ import numpy as np
 from ldpgraph.core.plan import split_budget
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.protocols import adaptive_clustering as ac
-from ldpgraph.protocols.clustering import average_clustering_truth
+from ldpgraph.protocols.clustering.kernels import average_clustering_truth
 
 TAILS = (0.1, 0.2, 0.3, 0.4, 0.5)
 #: the largest tail the rule admits: the clipping loss is at most tail x the truth, and the

@@ -5,7 +5,7 @@ RMSE of the unbiased estimate, bias included (exact: :func:`~ldpgraph.protocols.
 adaptive_clustering.analytic_moments`), over
 
 1. the shares (rr, degree; local_clustering takes the rest) at the default tail;
-2. the tail probability that fixes the margin (:func:`~ldpgraph.protocols.adaptive_clustering.
+2. the tail probability that fixes the margin (:func:`~ldpgraph.protocols.clustering.adaptive.
    default_margin`) at the default shares: a larger margin lowers the clipping bias (bounded
    by tail x the truth) and raises the noise of the low-degree nodes (their bound L_v drops),
    with the bias in standard deviations and the coverage of the 95% interval it implies;
@@ -31,7 +31,7 @@ from statistics import NormalDist
 
 from ldpgraph.datasets import load_dataset
 from ldpgraph.protocols import adaptive_clustering as ac
-from ldpgraph.protocols.clustering import average_clustering_truth
+from ldpgraph.protocols.clustering.kernels import average_clustering_truth
 
 RR = (0.3, 0.35, 0.4, 0.45, 0.5)
 DEGREE = (0.1, 0.15, 0.2, 0.25, 0.3)

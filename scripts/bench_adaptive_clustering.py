@@ -5,7 +5,7 @@ of the registry (``avg-clustering-dlap[-private]``, ``adaptive-clustering[-best]
 relative bias, the coverage of its 95% intervals (``Estimate.interval``) and the seconds per trial:
 
 - ``adaptive-clustering`` (unbiased): Monte-Carlo over ``--trials`` trials, and the analytic
-  RMSE (:func:`~ldpgraph.protocols.adaptive_clustering.analytic_moments`) with their ratio
+  RMSE (:func:`~ldpgraph.protocols.clustering.adaptive.analytic_moments`) with their ratio
   (target: Monte-Carlo within 10%);
 - ``adaptive-clustering-best``: Monte-Carlo (bias measured);
 - ``avg-clustering-dlap``: the analytic RMSE (its Monte-Carlo is slow and agrees, see its

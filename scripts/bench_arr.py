@@ -31,10 +31,10 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from _timing import best_of, load_note, verdict  # noqa: E402
 
-from ldpgraph.core import registry  # noqa: E402
 from ldpgraph.datasets import resolve_graph  # noqa: E402
 from ldpgraph.graph import triangle_count  # noqa: E402
-from ldpgraph.protocols.arr_triangles import (  # noqa: E402
+from ldpgraph.protocols import registry  # noqa: E402
+from ldpgraph.protocols.triangles.arr_kernels import (  # noqa: E402
     DEFAULT_BETA,
     DEFAULT_MU,
     arr_clipping_bias_bound,

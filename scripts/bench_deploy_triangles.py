@@ -27,9 +27,10 @@ from pathlib import Path
 
 from _timing import best_of, load_note
 
-from ldpgraph.core import Secure, Seeded, registry
+from ldpgraph.core import Secure, Seeded
 from ldpgraph.datasets import resolve_graph
-from ldpgraph.protocols.triangles import lower_wedges, simulate_rr_triangles, simulate_two_round
+from ldpgraph.protocols import registry
+from ldpgraph.protocols.triangles.kernels import lower_wedges, simulate_rr_triangles, simulate_two_round
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.files import read_broadcast, write_broadcast
 

@@ -5,11 +5,11 @@ Prints three tables on Facebook and Email-Enron (``--graphs`` to change):
 1. **k-core** at ε_paper ∈ {0.5, 1, 2} (the paper's LEDP ε: an edge's two endpoints together,
    so a node spends ε_paper / 2): ``kcore-reference`` (k-CoreD as the authors' Go code runs
    it, ψ = 1/2, f = 4/5, bias factor 8) against ours, ``kcore-hindex`` at the same per-node
-   budget ε_paper / 2 (:mod:`ldpgraph.protocols.kcore_hindex`: a noisy degree and a noisy
+   budget ε_paper / 2 (:mod:`ldpgraph.protocols.kcore.hindex`: a noisy degree and a noisy
    h-index, two rounds; ``kcore-svt``, the sparse-vector level moves, was removed in issue 33);
    mean and max approximation factor (averaged over the trials), degeneracy estimate (the
    largest estimate), the densest-subgraph density's factor
-   (:mod:`ldpgraph.protocols.densest`: k̂_max/√2 against the exact ρ*), rounds; and the
+   (:mod:`ldpgraph.protocols.kcore.densest`: k̂_max/√2 against the exact ρ*), rounds; and the
    reference without noise (its rounding floor).
 2. **Triangles** at ε_paper ∈ {1, 2}: ``edge-orient-reference`` (the code, at ε_paper) against
    ours with per-node bounds and with the global bound, at the same *per-edge* budget
@@ -23,7 +23,7 @@ Prints three tables on Facebook and Email-Enron (``--graphs`` to change):
 And the time of one whole ``kcore-hindex`` run on Email-Enron (the simulation's vectorised
 path, and the deployable path: every node's release through the protocol layer, one stream
 per node and round), with the load average. The reference in the tables is a line-by-line
-Python transcription (:mod:`ldpgraph.protocols.kcore`, :mod:`ldpgraph.protocols.edge_orient`).
+Python transcription (:mod:`ldpgraph.protocols.kcore.reference`, :mod:`ldpgraph.protocols.orientation.kernels`).
 
 ``--reference SRC``: a checkout of mundrapranay/DistributedLEDPGraphAlgos that ``go build``
 builds (Go >= 1.21; without the module proxy, ``replace`` directives to local copies of its
@@ -61,8 +61,10 @@ import numpy as np
 
 from ldpgraph.datasets import load_dataset
 from ldpgraph.graph.statistics import triangle_count
-from ldpgraph.protocols.densest import densest_from_cores, exact_densest_subgraph
-from ldpgraph.protocols.edge_orient import (
+from ldpgraph.protocols.kcore.densest import densest_from_cores, exact_densest_subgraph
+from ldpgraph.protocols.kcore.hindex import HINDEX_DEFAULTS, eb_core_estimate, hindex_kcore, hindex_pooled
+from ldpgraph.protocols.kcore.reference import core_summary, exact_core_numbers, reference_kcore
+from ldpgraph.protocols.orientation.kernels import (
     count_sensitivity,
     edge_orient_budget,
     edge_orient_trial,
@@ -70,10 +72,8 @@ from ldpgraph.protocols.edge_orient import (
     reference_edge_orient,
     scale_factors,
 )
-from ldpgraph.protocols.kcore import core_summary, exact_core_numbers, reference_kcore
-from ldpgraph.protocols.kcore_hindex import HINDEX_DEFAULTS, eb_core_estimate, hindex_kcore, hindex_pooled
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
-from ldpgraph.protocols.triangles import lower_wedges
+from ldpgraph.protocols.triangles.kernels import lower_wedges
 from ldpgraph.run.method import get_method
 
 
@@ -121,7 +121,7 @@ def kcore_table(graphs: dict, trials: int) -> None:
           f"(mean ± Monte-Carlo SE over {trials} trials, seeds 0..{trials - 1}; rounds: the most over the "
           "trials, with the reference's degree round); densest factor: "
           "max(est/rho*, rho*/est) of the density k_max/sqrt(2) read from the core numbers "
-          "(ldpgraph.protocols.densest), mean over the trials")
+          "(ldpgraph.protocols.kcore.densest), mean over the trials")
     print(_table(rows))
 
 

@@ -50,7 +50,7 @@ from ldpgraph.protocols.randomized_response import (  # noqa: E402
     pair_from_index,
     pairs_to_csr,
 )
-from ldpgraph.protocols.triangles import _dense_triangles  # noqa: E402
+from ldpgraph.protocols.triangles.kernels import _dense_triangles  # noqa: E402
 from ldpgraph.run.method import get_method  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0)

@@ -20,9 +20,10 @@ import time
 
 import numpy as np
 
-from ldpgraph.core import Seeded, registry
+from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.privacy import local_epsilon_for, numerical_epsilon
+from ldpgraph.protocols import registry
 from ldpgraph.protocols.deploy_triangles import chunk_from_columns
 from ldpgraph.run import node_lists
 from ldpgraph.run.shuffler import secure_permutation, shuffle_rows

@@ -61,7 +61,7 @@ def panel_graph(name: str) -> Any:
 
 
 def main() -> None:
-    from ldpgraph.protocols.clustering import average_clustering_truth
+    from ldpgraph.protocols.clustering.kernels import average_clustering_truth
 
     for name, _ in PANEL:
         g = panel_graph(name)
@@ -69,7 +69,7 @@ def main() -> None:
         s2 = float((d * (d - 1) / 2.0).sum())
         import numpy as np
 
-        from ldpgraph.protocols.adaptive_clustering import wedge_table
+        from ldpgraph.protocols.clustering.adaptive import wedge_table
 
         t = wedge_table(g)
         tri3 = float((t.incidence @ t.closed.astype(np.float32)).sum())

@@ -4,8 +4,8 @@ For every graph of :data:`clusterfit_panel.PANEL` (Facebook, the development gra
 ``--graphs facebook``) and ε ∈ {1, 2} (``--epsilons``), Monte-Carlo over ``--trials`` runs:
 
 * ``adaptive-clustering`` (the unbiased estimate, its plan's margin at tail 0.05; interval: its
-  :class:`~ldpgraph.protocols.adaptive_clustering.ClippedEstimate`);
-* ``adaptive-clustering-best`` (:func:`~ldpgraph.protocols.adaptive_clustering.best_estimate`:
+  :class:`~ldpgraph.protocols.clustering.adaptive.ClippedEstimate`);
+* ``adaptive-clustering-best`` (:func:`~ldpgraph.protocols.clustering.adaptive.best_estimate`:
   the deconvolution's or the unbiased estimate by estimated MSE, tail 0.2; interval from its
   bootstrap standard error);
 * ``ratio``: 3T̂/Ŝ₂ of ``two-round-triangles-dlap`` (statistic ``transitivity``, the same total
@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from clusterfit_panel import PANEL, panel_graph  # noqa: E402
 
 from ldpgraph.protocols import adaptive_clustering as ac  # noqa: E402
-from ldpgraph.protocols.clustering import average_clustering_truth  # noqa: E402
+from ldpgraph.protocols.clustering.kernels import average_clustering_truth  # noqa: E402
 from ldpgraph.run.method import get_method  # noqa: E402
 
 

@@ -36,11 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ldpgraph.core import registry
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph.cycles import four_cycle_count
 from ldpgraph.graph.statistics import triangle_count
 from ldpgraph.privacy import local_epsilon_for, numerical_epsilon
+from ldpgraph.protocols import registry
 
 EPSILONS = (0.5, 1.0, 2.0)
 #: (our protocol, the reference's algorithm code, statistic)

@@ -6,7 +6,7 @@ write them) and the broadcast is written in its file form: bytes per node, with 
 variant) measured in the same run. A two-round node downloads the whole broadcast file (the
 noisy bits packed by id since ``ldpgraph-broadcast-edges 2``; the text edge list before); an
 ``edge-orient-triangles`` node the header and the prefix of packed bits its public rank needs
-(:func:`~ldpgraph.protocols.edge_orient_protocol.download_bytes`; its mean over the nodes, and
+(:func:`~ldpgraph.protocols.orientation.edge_orient.download_bytes`; its mean over the nodes, and
 the whole file beside it). For scale, ``packed by id`` is what a two-round node would download
 if it read only the prefix its id needs (its lower neighbours are the ids below its own). Also
 the wall time of the whole deployed run (load average printed beside it).
@@ -29,10 +29,11 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from _timing import load_note  # noqa: E402
 
-from ldpgraph.core import Seeded, registry  # noqa: E402
+from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph  # noqa: E402
 from ldpgraph.graph import triangle_count  # noqa: E402
-from ldpgraph.protocols.edge_orient_protocol import download_bytes, prefix_bytes  # noqa: E402
+from ldpgraph.protocols import registry  # noqa: E402
+from ldpgraph.protocols.orientation.edge_orient import download_bytes, prefix_bytes  # noqa: E402
 from ldpgraph.run import accumulate_files, node_lists, release_to_file  # noqa: E402
 from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.memory import resolve_public  # noqa: E402

@@ -67,7 +67,7 @@ def main() -> None:
     ap.add_argument("--reference", type=Path, help="an older source tree to measure beside this one")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
-    from ldpgraph.core import registry
+    from ldpgraph.protocols import registry
 
     eps0 = registry.get("wshuffle-triangles").plan(1.0, n_users=N_USERS).public["local_epsilon"]
     trees = [("this tree", HERE, eps0, 2, True)]

@@ -32,17 +32,18 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _timing import load_note  # noqa: E402
 
 from ldpgraph.audit import audit_neighbours  # noqa: E402
-from ldpgraph.core import Sampler, Seeded, registry  # noqa: E402
+from ldpgraph.core import Sampler, Seeded
 from ldpgraph.datasets import load_dataset  # noqa: E402
 from ldpgraph.graph import from_networkx, triangle_count  # noqa: E402
-from ldpgraph.protocols.arr_protocol import ARRBroadcast, arr_local_count  # noqa: E402
-from ldpgraph.protocols.arr_triangles import (  # noqa: E402
+from ldpgraph.protocols import registry  # noqa: E402
+from ldpgraph.protocols.randomized_response import pair_index  # noqa: E402
+from ldpgraph.protocols.triangles.arr_kernels import (  # noqa: E402
     arr_moments,
     arr_nonbinding_variance,
     arr_probabilities,
     simulate_arr,
 )
-from ldpgraph.protocols.randomized_response import pair_index  # noqa: E402
+from ldpgraph.protocols.triangles.arr_protocol import ARRBroadcast, arr_local_count  # noqa: E402
 from ldpgraph.run import run_in_memory  # noqa: E402
 from ldpgraph.run.files import write_broadcast
 

@@ -22,7 +22,7 @@ import numpy as np
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph import from_edge_array
 from ldpgraph.graph.cycles import four_cycle_count
-from ldpgraph.protocols.four_cycles import (
+from ldpgraph.protocols.four_cycles.kernels import (
     four_cycle_sensitivity,
     rr_four_cycle_estimate,
     rr_four_cycle_variance,

@@ -7,7 +7,7 @@ import pytest
 
 from ldpgraph.audit import audit_neighbours
 from ldpgraph.protocols import DegreeRandomizer
-from ldpgraph.protocols.kstar_kernels import local_count_release
+from ldpgraph.protocols.degrees.kernels import local_count_release
 
 N = 200_000
 

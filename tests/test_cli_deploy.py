@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from ldpgraph.cli import main
-from ldpgraph.core import Seeded, registry
+from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph
+from ldpgraph.protocols import registry
 from ldpgraph.protocols.deploy_triangles import DEGREE_BOUND, chunk_from_columns
-from ldpgraph.protocols.kcore_hindex import HINDEX_SCHEDULE
+from ldpgraph.protocols.kcore.hindex import HINDEX_SCHEDULE
 from ldpgraph.protocols.screening import noise_quantile
 from ldpgraph.run import run_in_memory
 from ldpgraph.run.method import get_method

@@ -99,7 +99,7 @@ def test_every_default_the_help_states_is_the_default(name):
 
 def _protocol_defaults() -> dict:
     """Option name -> its defaults over the registered protocols (one per protocol that takes it)."""
-    from ldpgraph.core import registry
+    from ldpgraph.protocols import registry
 
     out: dict = {}
     for proto in registry.protocols():
@@ -152,7 +152,7 @@ def test_curate_accepts_the_statistics_it_lists_for_each_protocol(tmp_path, caps
     for proto, stats in per.items():  # one-round protocols estimate their statistic from round 1
         if proto == "degree":
             continue
-        from ldpgraph.core import registry
+        from ldpgraph.protocols import registry
 
         rounds = registry.get(proto).rounds()
         if len(rounds) != 1 or getattr(rounds[0], "repeating", False):  # (a repeating round: its own tests)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ldpgraph.cli import build_parser, main
-from ldpgraph.core import registry as deployed
+from ldpgraph.protocols import registry as deployed
 from ldpgraph.run.method import get_method, method_names
 
 

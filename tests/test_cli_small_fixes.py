@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from ldpgraph.cli import main
-from ldpgraph.core import registry as layer
 from ldpgraph.core.plan import split_budget
 from ldpgraph.limits import SMALLEST_EPSILON
-from ldpgraph.protocols.densest import robust_degeneracy
+from ldpgraph.protocols import registry as layer
+from ldpgraph.protocols.kcore.densest import robust_degeneracy
 from ldpgraph.run.method import get_method
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,15 +15,16 @@ import numpy as np
 import pytest
 
 from ldpgraph.cli import main
-from ldpgraph.core import ExactSeeded, NodeStream, Secure, Seeded, registry
+from ldpgraph.core import ExactSeeded, NodeStream, Secure, Seeded
 from ldpgraph.core.rows import concat_rows, quantity_rows
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph import from_edge_array, triangle_count
 from ldpgraph.mechanisms import DiscreteLaplace
 from ldpgraph.protocols import deploy_triangles as dt
-from ldpgraph.protocols.avg_clustering import clustering_release
+from ldpgraph.protocols import registry
+from ldpgraph.protocols.clustering.avg_clustering import clustering_release
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability, pair_index
-from ldpgraph.protocols.triangles import (
+from ldpgraph.protocols.triangles.kernels import (
     lower_common_neighbour_square_sum,
     lower_wedges,
     rounding_variance,
@@ -32,7 +33,7 @@ from ldpgraph.protocols.triangles import (
     two_round_moments,
     two_round_variance,
 )
-from ldpgraph.protocols.two_round_triangles import local_count_release
+from ldpgraph.protocols.triangles.two_round import local_count_release
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.authenticate import curator_key, sign_broadcast
 from ldpgraph.run.files import read_broadcast, write_broadcast
@@ -655,7 +656,7 @@ def test_avg_clustering_files_equal_the_in_memory_deployment(tmp_path, capsys, f
 def test_deployed_avg_clustering_has_the_protocol_law():
     """Monte-Carlo over seeds: unbiased for the average clustering, with the exact variance of
     average_clustering_variance (unprojected: D = the maximum degree, the simulation's default)."""
-    from ldpgraph.protocols.clustering import average_clustering_truth, average_clustering_variance
+    from ldpgraph.protocols.clustering.kernels import average_clustering_truth, average_clustering_variance
 
     g = resolve_graph("ws:n=30,k=6,p=0.2", rng=0)
     shares, trials = {"rr": 0.25, "degree": 0.375, "local_count": 0.375}, 200
@@ -793,7 +794,7 @@ def test_a_public_bound_beside_the_private_one_is_refused(tmp_path, capsys):
 def test_a_new_protocol_on_these_rows_needs_no_edit_of_deploy_triangles(tmp_path):
     """A protocol declares its wire (round-1 quantities, round-2 sensitivities, bound, projection flag);
     the broadcast, its file and the accumulators take everything from it, nothing from its name."""
-    from ldpgraph.protocols.two_round_triangles import TwoRoundTrianglesDLap
+    from ldpgraph.protocols.triangles.two_round import TwoRoundTrianglesDLap
     from ldpgraph.run.trianglefiles import write_triangle_broadcast
 
     def sens(b):

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ldpgraph.cli import main
-from ldpgraph.core import registry
+from ldpgraph.protocols import registry
 from ldpgraph.run.method import get_method, method_names
 
 #: a tiny graph whose node ids are not 0..n-1 (a degree protocol's rows keep them, the others number
@@ -127,7 +127,7 @@ def test_a_vector_statistic_deploys_too(tmp_path, capsys, monkeypatch):
     """kcore-hindex (core numbers): estimate's summary is that of the deployed run, whose per-node
     core numbers are those node -> curate writes."""
     from ldpgraph.experiments.single import estimate_once
-    from ldpgraph.protocols.kcore import core_sizes
+    from ldpgraph.protocols.kcore.reference import core_sizes
 
     monkeypatch.setenv("LDPGRAPH_CURATOR_KEY", str(tmp_path / "key"))
     graph = tmp_path / "tiny.txt"

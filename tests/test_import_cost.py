@@ -29,7 +29,7 @@ def _loaded_after(statement: str) -> list[str]:
 @pytest.mark.parametrize("statement", [
     "import ldpgraph",
     "import ldpgraph.cli",
-    "import ldpgraph.experiments, ldpgraph.protocols.kstar_kernels",
+    "import ldpgraph.experiments, ldpgraph.protocols.degrees.kernels",
 ])
 def test_no_heavy_module_at_import(statement):
     loaded = _loaded_after(statement)

@@ -10,14 +10,15 @@ import numpy as np
 import pytest
 
 from ldpgraph.cli import main
-from ldpgraph.core import Seeded, registry
+from ldpgraph.core import Seeded
 from ldpgraph.core.rows import quantity_rows
 from ldpgraph.graph import from_edge_array
 from ldpgraph.protocols import deploy_triangles as dt
+from ldpgraph.protocols import registry
 from ldpgraph.protocols import screening as sc
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
 from ldpgraph.protocols.reports import PROTOCOLS, report_columns
-from ldpgraph.protocols.triangles import dlap_round1_influence_bound
+from ldpgraph.protocols.triangles.kernels import dlap_round1_influence_bound
 from ldpgraph.run import node_lists, run_in_memory
 from ldpgraph.run.files import read_broadcast
 from ldpgraph.run.reportfiles import read_report_set, write_reports

@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 
 from ldpgraph.cli import main
-from ldpgraph.core import registry as layer
 from ldpgraph.core.sampling import Seeded
 from ldpgraph.experiments import run_experiment
 from ldpgraph.experiments.options import configure_methods, option_takers
 from ldpgraph.experiments.runner import resolve_methods
 from ldpgraph.experiments.single import estimate_once
 from ldpgraph.graph import from_edge_array
-from ldpgraph.protocols.two_round_triangles import max_lower_degree
+from ldpgraph.protocols import registry as layer
+from ldpgraph.protocols.triangles.two_round import max_lower_degree
 from ldpgraph.run.memory import run_in_memory
 from ldpgraph.run.method import get_method
 
@@ -256,8 +256,8 @@ def test_clustering_options_are_the_deployed_release(graph, monkeypatch, options
     """The configured simulation draws its releases with the deployed plan's D, projection,
     sensitivity and epsilons (release_clustering_reports is the deployed node release in law:
     tests/protocols/test_clustering.py); its exact variance is that of the plan's D (none with projection)."""
-    import ldpgraph.protocols.avg_clustering as cm
-    from ldpgraph.protocols.clustering import average_clustering_variance
+    import ldpgraph.protocols.clustering.avg_clustering as cm
+    from ldpgraph.protocols.clustering.kernels import average_clustering_variance
 
     seen = []
     real = cm.release_clustering_reports

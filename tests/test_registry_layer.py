@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from ldpgraph.core import Plan, Protocol, Release, Round, RoundPlan
-from ldpgraph.core import registry as layer
 from ldpgraph.core.rows import quantity_rows
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.experiments import run_experiment
 from ldpgraph.mechanisms import DiscreteLaplace
 from ldpgraph.protocols import Estimate
+from ldpgraph.protocols import registry as layer
 from ldpgraph.run.method import Method, get_method, method_names
 
 
@@ -157,8 +157,8 @@ def test_names_keep_the_modules_order_whatever_was_imported_first():
     import subprocess
     import sys
 
-    code = ("import ldpgraph.protocols.wedge_shuffle, ldpgraph.protocols.edge_orient_protocol\n"
-            "from ldpgraph.core import registry\nprint(','.join(registry.names()))")
+    code = ("import ldpgraph.protocols.shuffle.wedge_shuffle, ldpgraph.protocols.orientation.edge_orient\n"
+            "from ldpgraph.protocols import registry\nprint(','.join(registry.names()))")
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     plain = subprocess.run([sys.executable, "-c", code.split("\n", 1)[1]], capture_output=True, text=True,
                            check=True).stdout.strip()

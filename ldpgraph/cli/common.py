@@ -321,7 +321,7 @@ def _table(rows: list[tuple[str, ...]], right: set[int]) -> str:
 
 def _add_protocol_options(p: argparse.ArgumentParser, have: Sequence[str]) -> None:
     """The registered protocols' public options but the flags in ``have`` (already on ``p``)."""
-    from ..core import registry
+    from ..protocols import registry
 
     done: set[str] = set()
     for proto in registry.protocols():

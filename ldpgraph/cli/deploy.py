@@ -158,7 +158,7 @@ def _add_deployment_commands(sub: Any, common: argparse.ArgumentParser, graph_he
 
 def _registered_protocols() -> list[str]:
     """The deployable protocols of the registry (the continuous-Laplace ones are not)."""
-    from ..core import registry
+    from ..protocols import registry
 
     return [name for name in registry.names() if registry.get(name).deployable]
 
@@ -340,7 +340,7 @@ def _own_neighbours(args: argparse.Namespace) -> list[int]:
 
 def _protocol_public(proto: Any, args: argparse.Namespace) -> dict[str, Any]:
     """The protocol's public options from the command line; a flag of another protocol is refused."""
-    from ..core import registry
+    from ..protocols import registry
 
     own = {o.name for o in proto.options}
     flags = {o.name: o.flag for p in registry.protocols() for o in p.options}
@@ -380,7 +380,8 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
     """``ldpgraph node --protocol NAME``: one round's rows of a registered protocol."""
     import numpy as np
 
-    from ..core import Secure, Seeded, registry
+    from ..core import Secure, Seeded
+    from ..protocols import registry
     from ..run.files import read_broadcast, release_to_file
 
     proto = registry.get(args.protocol)
@@ -428,7 +429,7 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
 
 def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     """``ldpgraph curate`` of a registered protocol's rows: a round's broadcast, or the estimate."""
-    from ..core import registry
+    from ..protocols import registry
     from ..protocols.screening import PublicBounds
     from ..run.files import accumulate_files, read_broadcast, write_broadcast
 
@@ -749,7 +750,7 @@ def _expected_nodes(args: argparse.Namespace) -> int | None:
 
 
 def _cmd_shuffle(args: argparse.Namespace) -> int:
-    from ..core import registry
+    from ..protocols import registry
     from ..run.shuffler import shuffle_files
 
     _check_report_suffix(args.out, "--out")

@@ -154,7 +154,7 @@ def _print_scalar_run(run: Any) -> None:
 
 def _print_vector_run(run: Any) -> None:
     """A vector statistic (core numbers): per method its summary, never a scalar truth or error."""
-    from ..protocols.kcore import FACTOR_BINS
+    from ..protocols.kcore.reference import FACTOR_BINS
 
     first = run.estimates[0].details
     print(f"degeneracy {_fmt_num(first.get('degeneracy'))} (the true largest core number)")
@@ -415,7 +415,7 @@ def _deploy_text(deployed_as: tuple[str, dict[str, Any]] | None) -> str:
 
 
 def _cmd_methods(args: argparse.Namespace) -> int:
-    from ..core import registry as layer
+    from ..protocols import registry as layer
     from ..run.method import get_method, method_names
 
     rows = []
@@ -483,7 +483,7 @@ _OPTIONS_NOTE = ("The protocol options (--d-max, --shares, --mu, ...) are those 
 
 def _simulation_options(args: argparse.Namespace) -> dict[str, Any]:
     """The protocol options given on the command line (``estimate`` / ``experiment``)."""
-    from ..core import registry
+    from ..protocols import registry
 
     names = {o.name for p in registry.protocols() for o in p.options}
     out = {n: getattr(args, n) for n in sorted(names) if getattr(args, n, None) is not None}

@@ -1,7 +1,7 @@
 """The command line's help texts that name choices and defaults, generated from the code.
 
 Every list of statistics, methods, protocols and plot formats the help shows comes from the
-registries (:mod:`ldpgraph.core.registry`,
+registries (:mod:`ldpgraph.protocols.registry`,
 :mod:`ldpgraph.experiments.statistics`, :mod:`ldpgraph.protocols.reportset`), so the help cannot
 promise what the tool does not do; ``tests/test_cli_help.py`` checks every option and default
 the help names against the parser and the tool's behaviour.
@@ -49,7 +49,7 @@ def estimate_statistics() -> list[str]:
 
 def curate_statistics() -> dict[str, list[str]]:
     """``{protocol: the --stat names curate accepts for its rows}`` (``degree`` first)."""
-    from ..core import registry
+    from ..protocols import registry
 
     return {proto.name: list(proto.statistics) for proto in registry.protocols() if proto.deployable}
 

@@ -1,10 +1,11 @@
-"""The protocol abstraction (no numerics): plans, samplers, rounds, accumulators, the registry.
+"""The protocol abstraction (no numerics): plans, samplers, rounds, accumulators, presets.
 
-See :mod:`ldpgraph.core.protocol` for the design; the executors are in :mod:`ldpgraph.run`.
+See :mod:`ldpgraph.core.protocol` for the design; the registry of protocols and method names is
+:mod:`ldpgraph.protocols.registry`, the executors are in :mod:`ldpgraph.run`.
 """
 
 from .plan import Plan, Release, RoundPlan, ShuffleGuarantee, split_budget
-from .protocol import Accumulator, Option, Protocol, Round, Senders
+from .protocol import Accumulator, Option, Preset, Protocol, Round, Senders
 from .sampling import ExactSeeded, NodeStream, Sampler, Secure, Seeded, as_sampler
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "NodeStream",
     "Option",
     "Plan",
+    "Preset",
     "Protocol",
     "Release",
     "Round",

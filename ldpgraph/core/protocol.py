@@ -59,7 +59,7 @@ options: ``two-round-triangles-dlap-private`` is ``two-round-triangles-dlap`` wi
 
 Examples
 --------
-A protocol is registered with :func:`~ldpgraph.core.registry.register`; see the page
+A protocol is registered with :func:`~ldpgraph.protocols.registry.register`; see the page
 ``docs/adding-a-protocol.md`` for a complete one.
 """
 

@@ -19,7 +19,7 @@ __all__ = ["check_options", "configure_methods", "option_takers"]
 
 def _layer_options() -> dict[str, Any]:
     """``{name: Option}`` over every registered protocol of the layer (one definition per name)."""
-    from ..core import registry as layer
+    from ..protocols import registry as layer
 
     out: dict[str, Any] = {}
     for proto in layer.protocols():

@@ -242,7 +242,7 @@ def clustering_profile_figure(profile: Any, truth: Sequence[float], edges: Seque
     """Two panels: the clustering profile C(k) with 95% error bars against the truth (log degree
     axis), and the estimated distribution of the local coefficients against the true one.
 
-    ``profile``: a :class:`~ldpgraph.protocols.adaptive_clustering.Profile`; ``truth`` its
+    ``profile``: a :class:`~ldpgraph.protocols.clustering.adaptive.Profile`; ``truth`` its
     buckets' true means; ``edges``/``fractions``/``true_fractions``: the histograms over [0, 1].
     """
     from matplotlib.figure import Figure

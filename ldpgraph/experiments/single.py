@@ -173,7 +173,7 @@ def _deployed(p: Any, statistic: str, k: int | None,
     """How ``ldpgraph node`` / ``curate`` run method ``p`` for ``statistic``: ``(protocol, its
     statistic, its options)`` (the method's, then the run's ``options`` the protocol takes), or None
     where it does not deploy or its deployed protocol does not estimate ``statistic``."""
-    from ..core import registry as layer
+    from ..protocols import registry as layer
 
     deployed = getattr(p, "deployed_as", None)
     if deployed is None:

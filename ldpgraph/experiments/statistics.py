@@ -2,7 +2,7 @@
 
 Re-exported here, where they were defined before, so that ``ldpgraph.experiments.statistics``
 keeps working; the objects are the same. They moved down so that the registry
-(:mod:`ldpgraph.core.registry`) can read them without importing this package.
+(:mod:`ldpgraph.protocols.registry`) can read them without importing this package.
 """
 
 from ..protocols.statistics import (

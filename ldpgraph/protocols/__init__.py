@@ -1,8 +1,8 @@
 """Edge-LDP protocols: the degree randomizer, report ingestion, the curator's estimates, randomized
 response and every protocol of the layer (:class:`ldpgraph.core.Protocol`; the registry,
-:mod:`ldpgraph.core.registry`, imports each module of this package)."""
+:mod:`ldpgraph.protocols.registry`, imports each module of this package)."""
 
-from . import curator, randomized_response, transitivity, triangles
+from . import curator, randomized_response
 from .curator import (
     Estimate,
     degree_entropy,
@@ -45,8 +45,6 @@ __all__ = [
     "randomized_response_graph",
     "reports_from_records",
     "randomized_response",
-    "transitivity",
-    "triangles",
 ]
 
 # deployment: the report wire format, streaming validation, poisoning screening and bounds

@@ -1,8 +1,8 @@
 r"""The wire side of the randomized-response protocols: their row quantities, broadcast and curator objects.
 
 ``rr-triangles`` (one round), ``two-round-triangles-dlap`` and ``avg-clustering`` (two rounds)
-are protocols of the protocol layer (:mod:`ldpgraph.protocols.rr_triangles`,
-:mod:`~ldpgraph.protocols.two_round_triangles`, :mod:`~ldpgraph.protocols.avg_clustering`):
+are protocols of the protocol layer (:mod:`ldpgraph.protocols.triangles.rr_triangles`,
+:mod:`~ldpgraph.protocols.triangles.two_round`, :mod:`~ldpgraph.protocols.clustering.avg_clustering`):
 their node releases are written once there, and every executor (in memory, report files,
 Dask; :mod:`ldpgraph.run`) feeds their rows to the accumulators of this module, so the
 files give exactly the in-memory estimate for one seed.
@@ -27,10 +27,11 @@ curator's bound is then D = max(1, max of them).
 
 ``avg-clustering``: the same round 1 (with the private bound, also a ``degree_bound`` row: its
 degree plus DLap(e^-eps0), sensitivity 1; D = max(2, max of them),
-:func:`~ldpgraph.protocols.clustering.private_degree_bound`); round 2 sends ``degree`` (d_v + DLap(e^-eps_d),
+:func:`~ldpgraph.protocols.clustering.kernels.private_degree_bound`); round 2 sends ``degree`` (d_v +
+DLap(e^-eps_d),
 sensitivity 1), ``local_count`` (r_v = 2 w_v - C(m_v, 2) + DLap, sensitivity
-:func:`~ldpgraph.protocols.clustering.count_sensitivity`, eps_t) and ``run_id`` (eps_t);
-curator: :func:`~ldpgraph.protocols.clustering.average_clustering`.
+:func:`~ldpgraph.protocols.clustering.kernels.count_sensitivity`, eps_t) and ``run_id`` (eps_t);
+curator: :func:`~ldpgraph.protocols.clustering.kernels.average_clustering`.
 
 One ``rr_count`` row per node (also when k = 0: node 0 has no lower node), then its k
 ``rr_edge`` rows, one per partner with a noisy 1 (the 0 bits are implied). Checks on read,
@@ -47,8 +48,8 @@ Poisoning: with ``outliers`` ("clip", "reject", "raise"; :class:`Round1Accumulat
 the range a truthful node sends except with probability 1e-12 are clipped into it, dropped or
 refused (the count is in the screening records), and ``influence_bound()`` says how far one
 node's rows alone can move the estimate: the ranges in :mod:`ldpgraph.protocols.screening`, the
-bounds with their proofs beside their estimators (:mod:`ldpgraph.protocols.triangles`,
-:mod:`ldpgraph.protocols.clustering`).
+bounds with their proofs beside their estimators (:mod:`ldpgraph.protocols.triangles.kernels`,
+:mod:`ldpgraph.protocols.clustering.kernels`).
 
 Broadcast (after round 1 of ``two-round-triangles-dlap`` and ``avg-clustering``)
 --------------------------------------------------------------------------------
@@ -59,11 +60,11 @@ of the canonical header and of the sorted pair indices (:func:`broadcast_run_id`
 edited or truncated noisy graph, or one from another run, is detected. Its file form is the
 noisy bits packed, or an edge list when shorter (:mod:`ldpgraph.run.trianglefiles`).
 
-Round 2 at node v (:func:`~ldpgraph.protocols.two_round_triangles.local_count_release`):
+Round 2 at node v (:func:`~ldpgraph.protocols.triangles.two_round.local_count_release`):
 project the lower neighbour list to a uniform D-subset when longer,
 :math:`w_v = \sum_{j<k \text{ kept}} (b_{jk} - q)`, release
 :math:`r_v = \lfloor w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/(D-1)})`
-(:func:`~ldpgraph.protocols.triangles.two_round_dlap_release`; privacy and unbiasedness
+(:func:`~ldpgraph.protocols.triangles.kernels.two_round_dlap_release`; privacy and unbiasedness
 proofs there). Curator: :math:`\hat T = \sum_v r_v / (p - q)`.
 
 Randomness: the sampler of :mod:`ldpgraph.core.sampling` (secure by default: exact Bernoulli on
@@ -122,7 +123,7 @@ __all__ = [
 RR_PROTOCOL = "rr-triangles"
 DLAP_PROTOCOL = "two-round-triangles-dlap"
 CLUSTERING_PROTOCOL = "avg-clustering"
-#: the 4-cycle protocols (:mod:`ldpgraph.protocols.two_round_four_cycles`), on the same rows
+#: the 4-cycle protocols (:mod:`ldpgraph.protocols.four_cycles.protocols`), on the same rows
 RR_FOUR_CYCLES, FOUR_CYCLE_PROTOCOL = "rr-four-cycles", "two-round-four-cycles-dlap"
 ADAPTIVE_PROTOCOL = "adaptive-clustering"
 RR_COUNT, RR_EDGE, LOCAL_COUNT, RUN_ID, DEGREE = "rr_count", "rr_edge", "local_count", "run_id", "degree"
@@ -159,7 +160,7 @@ class TriangleWire:
         than D are projected to D, else such nodes refuse.
     averaged : bool
         Round 2 releases a ``degree`` and a ``local_count`` per node and the estimate averages
-        each node's pair (:func:`~ldpgraph.protocols.clustering.average_clustering`; the degree
+        each node's pair (:func:`~ldpgraph.protocols.clustering.kernels.average_clustering`; the degree
         rows are screened, ``outliers='reject'`` is refused); else the ``local_count`` rows are
         summed (:func:`dlap_triangles_estimate`).
     bounded : bool
@@ -189,7 +190,7 @@ def triangle_protocols() -> dict[str, int]:
     >>> triangle_protocols()["avg-clustering"]
     1
     """
-    from ..core import registry
+    from . import registry
 
     wired = {}
     for name in registry.names():
@@ -204,7 +205,7 @@ def _registered_wire(protocol: str) -> tuple[Any, TriangleWire | None]:
     """``(protocol object, its TriangleWire)``: ``(None, None)`` for an unregistered name, ``(obj, None)``
     for a protocol without a wire. (A lookup, not a membership test on ``registry.names()``, which sorts
     them all: this runs a few times per run.)"""
-    from ..core import registry
+    from . import registry
 
     try:
         proto = registry.get(protocol)
@@ -620,7 +621,8 @@ class Round1Accumulator(_Base):
 
     Examples
     --------
-    >>> from ldpgraph.core import Seeded, registry
+    >>> from ldpgraph.core import Seeded
+    >>> from ldpgraph.protocols import registry
     >>> proto = registry.get("rr-triangles")
     >>> lists = [np.array([1, 2]), np.array([0, 2]), np.array([0, 1])]
     >>> rows = proto.rounds()[0].release(proto.plan(50.0), np.arange(3), lists, None, Seeded(0))
@@ -870,9 +872,9 @@ class Round1Accumulator(_Base):
     def influence_bound(self) -> float:
         """``rr-triangles``: how far one node's round-1 bits alone move the estimate.
 
-        :func:`~ldpgraph.protocols.triangles.rr_triangles_influence_bound` of n and eps1.
+        :func:`~ldpgraph.protocols.triangles.kernels.rr_triangles_influence_bound` of n and eps1.
         """
-        from .triangles import rr_triangles_influence_bound
+        from .triangles.kernels import rr_triangles_influence_bound
 
         s = self.summary()
         return rr_triangles_influence_bound(s.n_nodes, s.epsilon)
@@ -892,7 +894,8 @@ class Round2Accumulator(_Base):
 
     Examples
     --------
-    >>> from ldpgraph.core import Seeded, registry
+    >>> from ldpgraph.core import Seeded
+    >>> from ldpgraph.protocols import registry
     >>> proto = registry.get("two-round-triangles-dlap")
     >>> plan = proto.plan(2.0, d_max=1)
     >>> b = TriangleBroadcast.build("two-round-triangles-dlap", 2, 1.0, 1, [])
@@ -1021,11 +1024,11 @@ class Round2Accumulator(_Base):
     def influence_bound(self) -> float:
         """How far one node's round-2 rows alone move the estimate, once screened (clip / reject).
 
-        :func:`~ldpgraph.protocols.triangles.dlap_triangles_influence_bound` or
-        :func:`~ldpgraph.protocols.clustering.clustering_influence_bound` of :meth:`ranges`.
+        :func:`~ldpgraph.protocols.triangles.kernels.dlap_triangles_influence_bound` or
+        :func:`~ldpgraph.protocols.clustering.kernels.clustering_influence_bound` of :meth:`ranges`.
         """
-        from .clustering import clustering_influence_bound
-        from .triangles import dlap_triangles_influence_bound
+        from .clustering.kernels import clustering_influence_bound
+        from .triangles.kernels import dlap_triangles_influence_bound
 
         b, r = self.broadcast, self.ranges()
         if not _averaged(b.protocol):
@@ -1038,12 +1041,12 @@ class Round2Accumulator(_Base):
     def round1_influence_bound(self) -> float:
         """How far one node's round-1 bits move the other nodes' part of the estimate.
 
-        :func:`~ldpgraph.protocols.triangles.dlap_round1_influence_bound`, or
-        :func:`~ldpgraph.protocols.clustering.clustering_round1_influence_bound` at the
+        :func:`~ldpgraph.protocols.triangles.kernels.dlap_round1_influence_bound`, or
+        :func:`~ldpgraph.protocols.clustering.kernels.clustering_round1_influence_bound` at the
         (screened) degree releases; add :meth:`influence_bound` for the node's own rows.
         """
-        from .clustering import clustering_round1_influence_bound
-        from .triangles import dlap_round1_influence_bound
+        from .clustering.kernels import clustering_round1_influence_bound
+        from .triangles.kernels import dlap_round1_influence_bound
 
         b = self.broadcast
         if not _averaged(b.protocol):
@@ -1057,13 +1060,13 @@ class Round2Accumulator(_Base):
         """The protocol's estimate from the validated (and, with ``outliers``, screened) releases.
 
         ``two-round-triangles-dlap``: :func:`dlap_triangles_estimate`; ``avg-clustering``:
-        :func:`~ldpgraph.protocols.clustering.average_clustering`.
+        :func:`~ldpgraph.protocols.clustering.kernels.average_clustering`.
         """
         values, _ = self.screened_values()
         b = self.broadcast
         if not _averaged(b.protocol):
             return dlap_triangles_estimate(values[LOCAL_COUNT], b, self.epsilon[LOCAL_COUNT][0])
-        from .clustering import ClusteringBudget, ClusteringReleases, average_clustering
+        from .clustering.kernels import ClusteringBudget, ClusteringReleases, average_clustering
 
         budget = ClusteringBudget(
             rr=b.epsilon, degree=self.epsilon[DEGREE][0], triangles=self.epsilon[LOCAL_COUNT][0]
@@ -1098,8 +1101,8 @@ def _rr_triangle_rows(protocol: str) -> bool:
 def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Estimate:
     r"""The ``rr-triangles`` estimate from validated round-1 rows, with its standard error.
 
-    :func:`~ldpgraph.protocols.triangles.rr_triangle_estimate` of the triple classes of the
-    noisy graph (:func:`~ldpgraph.protocols.triangles.noisy_triple_classes`); the variance
+    :func:`~ldpgraph.protocols.triangles.kernels.rr_triangle_estimate` of the triple classes of the
+    noisy graph (:func:`~ldpgraph.protocols.triangles.kernels.noisy_triple_classes`); the variance
     estimate is :func:`rr_variance_estimate` (None beyond 8192 nodes: it is dense).
 
     Examples
@@ -1111,7 +1114,7 @@ def rr_triangles_estimate(summary: Round1Summary, *, method: str = "auto") -> Es
     >>> round(est.value, 6), round(est.std_error, 6)
     (1.0, 0.0)
     """
-    from .triangles import noisy_triple_classes, rr_triangle_estimate
+    from .triangles.kernels import noisy_triple_classes, rr_triangle_estimate
 
     if not _rr_triangle_rows(summary.protocol):
         raise ValueError(
@@ -1188,7 +1191,7 @@ def rr_variance_estimate(
 
     Notes
     -----
-    :func:`~ldpgraph.protocols.triangles.rr_triangle_variance` is
+    :func:`~ldpgraph.protocols.triangles.kernels.rr_triangle_variance` is
     :math:`\sum_\tau \prod_{e\in\tau}(a_e + \sigma^2) - T + \sigma^2 Q`,
     :math:`Q = \sum_{i<j} c_{ij}(c_{ij} - 1)` (the product form of
     :math:`\sum_k n_k (1+\sigma^2)^k\sigma^{2(3-k)}`, as :math:`E z_e^2 = a_e + \sigma^2`).
@@ -1210,7 +1213,7 @@ def rr_variance_estimate(
     >>> rr_variance_estimate(3, [0, 1, 2], 60.0) < 1e-9   # eps -> inf: no noise
     True
     """
-    from .triangles import noisy_triple_classes, rr_triangle_estimate
+    from .triangles.kernels import noisy_triple_classes, rr_triangle_estimate
 
     eps = check_epsilon(epsilon)
     z, p, q = _dense_z(n_nodes, index, eps, lower=False)
@@ -1270,7 +1273,7 @@ def dlap_triangles_estimate(values: ArrayLike, broadcast: TriangleBroadcast, eps
     -----
     The sum of the integer releases is exact (Python integers). Without projection
     (D at least every lower degree), :math:`\operatorname{Var}\hat T = [pq\,C + \sum_v f_v(1-f_v)
-    + n\sigma^2_{DLap}] / (p-q)^2` (:func:`~ldpgraph.protocols.triangles.two_round_variance`).
+    + n\sigma^2_{DLap}] / (p-q)^2` (:func:`~ldpgraph.protocols.triangles.kernels.two_round_variance`).
     The variance estimate uses the unbiased :func:`lower_wedge_square_estimate` of C from the
     broadcast and the bound n/4 for the rounding term (conservative by at most n/4, beside
     :math:`n\sigma^2 \ge n/2`); a public D below some lower degree adds projection terms this

@@ -322,7 +322,7 @@ def report_columns(
 # ------------------------------------------------------------------------------ broadcasts
 
 #: the format tag and version of JSON broadcast files (what the curator sends between rounds:
-#: :class:`~ldpgraph.protocols.local_kstars.DegreeBound`)
+#: :class:`~ldpgraph.protocols.degrees.local_kstars.DegreeBound`)
 BROADCAST_FORMAT = "ldpgraph-broadcast"
 BROADCAST_VERSION = 1
 

@@ -331,7 +331,7 @@ class ReportAccumulator:
         What to do with a report outside its admissible range (only with ``bounds``).
     version : int, optional
         The rows' protocol version, given by a layer protocol whose rows are degree releases
-        (:mod:`~ldpgraph.protocols.degree`, :mod:`~ldpgraph.protocols.local_kstars`): then
+        (:mod:`~ldpgraph.protocols.degrees.degree`, :mod:`~ldpgraph.protocols.degrees.local_kstars`): then
         ``protocol`` is its name. Default: the ``degree`` protocol's version.
 
     Examples

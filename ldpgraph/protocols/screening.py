@@ -11,11 +11,11 @@ the curator from files does the same while streaming), and the result says how m
 How far one malicious node can then move an estimate is the protocol's one-node bound
 (``Protocol.statistic_bound`` / ``one_node_bounds``), computed beside the estimator it bounds,
 with its proof: :func:`ldpgraph.protocols.curator.influence_bound` (the degree statistics),
-:func:`~ldpgraph.protocols.triangles.rr_triangles_influence_bound`,
-:func:`~ldpgraph.protocols.triangles.dlap_triangles_influence_bound`,
-:func:`~ldpgraph.protocols.triangles.dlap_round1_influence_bound`,
-:func:`~ldpgraph.protocols.clustering.clustering_influence_bound` and
-:func:`~ldpgraph.protocols.clustering.clustering_round1_influence_bound`.
+:func:`~ldpgraph.protocols.triangles.kernels.rr_triangles_influence_bound`,
+:func:`~ldpgraph.protocols.triangles.kernels.dlap_triangles_influence_bound`,
+:func:`~ldpgraph.protocols.triangles.kernels.dlap_round1_influence_bound`,
+:func:`~ldpgraph.protocols.clustering.kernels.clustering_influence_bound` and
+:func:`~ldpgraph.protocols.clustering.kernels.clustering_round1_influence_bound`.
 
 **Triangle protocols** (the rows of :mod:`ldpgraph.protocols.deploy_triangles`). Their ranges
 need no extra public input: n, D (the broadcast's bound), q = 1/(1+e^eps1) and the node ids
@@ -308,7 +308,7 @@ def local_count_range(
         eps1 of round 1: q = 1/(1 + e^eps1).
     epsilon, sensitivity : float
         The ``local_count`` release's (eps2 and max(D-1, 1); or eps_t and
-        :func:`~ldpgraph.protocols.clustering.count_sensitivity`).
+        :func:`~ldpgraph.protocols.clustering.kernels.count_sensitivity`).
     alpha : float, default 1e-12
 
     Notes

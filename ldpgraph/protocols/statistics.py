@@ -1,11 +1,11 @@
 r"""Graph statistics of an experiment grid besides k-stars: truth, unbiased and naive estimates.
 
 This module is also importable as :mod:`ldpgraph.experiments.statistics` (its former home). It
-lives in :mod:`ldpgraph.protocols` so that :mod:`ldpgraph.core.registry` can read the statistics
+lives in :mod:`ldpgraph.protocols` so that :mod:`ldpgraph.protocols.registry` can read the statistics
 without importing :mod:`ldpgraph.experiments`, whose runner imports the registry.
 
-k-star counts are estimated by the k-star methods (presets of :mod:`ldpgraph.protocols.degree` and
-:mod:`ldpgraph.protocols.local_kstars`). The other degree statistics of the curator
+k-star counts are estimated by the k-star methods (presets of :mod:`ldpgraph.protocols.degrees.degree` and
+:mod:`ldpgraph.protocols.degrees.local_kstars`). The other degree statistics of the curator
 (:mod:`ldpgraph.protocols.curator`) are estimated from noisy degrees y_v = d_v + DLap(e^{-eps})
 two ways (each method its own draws in an experiment):
 
@@ -24,7 +24,7 @@ statistic           parameter truth                             naive plug-in
 =================== ========= ================================= ================================
 
 The degree histogram is vector-valued and is left out of the grid (one scalar per trial), as
-is the degree-clustering profile (:func:`ldpgraph.protocols.clustering.clustering_profile`).
+is the degree-clustering profile (:func:`ldpgraph.protocols.clustering.kernels.clustering_profile`).
 
 Adjacency statistics (:data:`GRAPH_STATISTICS`) are estimated by protocols that need the
 graph itself; their exact values come from :func:`graph_statistic_truth`.
@@ -53,9 +53,9 @@ __all__ = [
 ]
 
 #: statistics of the graph's adjacency, estimated by the protocols of
-#: :mod:`ldpgraph.protocols.rr_triangles` and its siblings (triangles, transitivity) and
-#: :mod:`ldpgraph.protocols.avg_clustering` (average local clustering, sum of d_v t_v),
-#: :mod:`ldpgraph.protocols.rr_four_cycles` and :mod:`ldpgraph.protocols.two_round_four_cycles`
+#: :mod:`ldpgraph.protocols.triangles.rr_triangles` and its siblings (triangles, transitivity) and
+#: :mod:`ldpgraph.protocols.clustering.avg_clustering` (average local clustering, sum of d_v t_v),
+#: :mod:`ldpgraph.protocols.rr_four_cycles` and :mod:`ldpgraph.protocols.four_cycles.protocols`
 #: (4-cycles), per trial, from the graph itself
 GRAPH_STATISTICS: tuple[str, ...] = (
     "triangles",
@@ -209,7 +209,7 @@ def graph_statistic_truth(name: str, graph: object) -> float:
 
     ``triangles`` and ``transitivity`` from :mod:`ldpgraph.graph`; ``avg_clustering`` (equal to
     networkx ``average_clustering``) and ``degree_weighted_triangles`` (sum of d_v t_v) from
-    :mod:`ldpgraph.protocols.clustering`.
+    :mod:`ldpgraph.protocols.clustering.kernels`.
 
     >>> from ldpgraph.graph import from_edge_array
     >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
@@ -218,7 +218,7 @@ def graph_statistic_truth(name: str, graph: object) -> float:
     """
     from ..graph.cycles import four_cycle_count
     from ..graph.statistics import transitivity, triangle_count
-    from . import clustering
+    from .clustering import kernels as clustering
 
     truths = {
         "triangles": triangle_count,

@@ -129,7 +129,7 @@ def write_broadcast(protocol: Any, path: str | os.PathLike, broadcast: Any) -> P
     True
     """
     from .._atomic import atomic_write
-    from ..core.registry import get
+    from ..protocols.registry import get
 
     proto = get(protocol) if isinstance(protocol, str) else protocol
     data = proto.encode_broadcast(broadcast)
@@ -144,7 +144,7 @@ def read_broadcast(protocol: Any, path: str | os.PathLike, plan: Plan) -> Any:
     (:meth:`~ldpgraph.core.protocol.Protocol.decode_broadcast`); errors name the file. The file is
     read once (what was checked is what is decoded: :func:`~ldpgraph.run.authenticate.read_broadcast_once`
     checks a signature first)."""
-    from ..core.registry import get
+    from ..protocols.registry import get
 
     proto = get(protocol) if isinstance(protocol, str) else protocol
     try:

@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core import registry
 from ..core.plan import Plan
 from ..core.protocol import Protocol
 from ..core.sampling import as_sampler
+from ..protocols import registry
 from ..protocols.deploy_triangles import chunk_from_columns
 from .shuffler import shuffle_rows
 

@@ -1,7 +1,7 @@
 r"""A registered method: a protocol with its preset options, as the experiments and the CLI run it.
 
 A *method* (``unbiased-dlap``, ``two-round-triangles-dlap-private``, ``adaptive-clustering-best``)
-is a :class:`~ldpgraph.core.registry.Preset`: a protocol of :mod:`ldpgraph.core` plus options.
+is a :class:`~ldpgraph.protocols.registry.Preset`: a protocol of :mod:`ldpgraph.core` plus options.
 :class:`Method` binds one to a simulation. Every number it gives is read from the protocol's
 :class:`~ldpgraph.core.plan.Plan`, built from the preset's options, the options the user adds
 (:meth:`Method.with_options`) and, for a simulation, the public bounds the protocol takes from
@@ -34,8 +34,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from ..core import registry
 from ..core.protocol import Protocol
+from ..protocols import registry
 
 __all__ = ["Method", "RoundSummary", "get_method", "method_names", "methods_for", "recommended_methods",
            "did_you_mean", "statistic_names", "FLOAT_BITS", "MODELS"]
@@ -88,7 +88,7 @@ statistic_names = registry.statistic_names
 
 def recommended_methods(statistic: str) -> dict[str, str]:
     """``{name: model}`` of the recommended method of each model for ``statistic`` (see
-    :func:`ldpgraph.core.registry.recommended_methods`)."""
+    :func:`ldpgraph.protocols.registry.recommended_methods`)."""
     return registry.recommended_methods(statistic)
 
 

@@ -69,8 +69,8 @@ def read_triangle_broadcast(path: str | os.PathLike) -> TriangleBroadcast:
 
 def write_oriented_broadcast(path: str | os.PathLike, broadcast: Any) -> Path:
     """Write an ``edge-orient-triangles`` broadcast
-    (:func:`~ldpgraph.protocols.edge_orient_protocol.encode_oriented_broadcast`) atomically."""
-    from ..protocols.edge_orient_protocol import encode_oriented_broadcast
+    (:func:`~ldpgraph.protocols.orientation.edge_orient.encode_oriented_broadcast`) atomically."""
+    from ..protocols.orientation.edge_orient import encode_oriented_broadcast
 
     path = Path(path)
     data = encode_oriented_broadcast(broadcast)
@@ -81,8 +81,8 @@ def write_oriented_broadcast(path: str | os.PathLike, broadcast: Any) -> Path:
 
 def read_edge_orient_broadcast(path: str | os.PathLike, *, node: int | None = None) -> Any:
     """Read and check an ``edge-orient-triangles`` broadcast file; ``node``: what that node downloads
-    only (:func:`~ldpgraph.protocols.edge_orient_protocol.decode_edge_orient_broadcast`)."""
-    from ..protocols.edge_orient_protocol import decode_edge_orient_broadcast
+    only (:func:`~ldpgraph.protocols.orientation.edge_orient.decode_edge_orient_broadcast`)."""
+    from ..protocols.orientation.edge_orient import decode_edge_orient_broadcast
 
     return decode_edge_orient_broadcast(_read(path), str(path), node=node)
 

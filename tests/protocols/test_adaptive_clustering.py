@@ -17,7 +17,7 @@ from ldpgraph.audit import audit_neighbours
 from ldpgraph.graph import from_edge_array, from_networkx
 from ldpgraph.graph.statistics import local_triangle_counts
 from ldpgraph.protocols import adaptive_clustering as ac
-from ldpgraph.protocols.clustering import average_clustering_truth
+from ldpgraph.protocols.clustering.kernels import average_clustering_truth
 from ldpgraph.protocols.randomized_response import flip_probability
 from ldpgraph.run import run_in_memory
 
@@ -530,7 +530,7 @@ def test_histogram_bootstrap_standard_errors_match_the_spread_over_runs():
 
 
 def test_the_best_estimator_plans_the_smaller_margin_of_its_tail():
-    from ldpgraph.core import registry
+    from ldpgraph.protocols import registry
 
     p = registry.get("adaptive-clustering")
     e_d = 2.0 * ac.DEFAULT_SHARES["degree"]

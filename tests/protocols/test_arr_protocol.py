@@ -12,11 +12,11 @@ import pytest
 
 from ldpgraph.audit import audit_neighbours
 from ldpgraph.cli import main
-from ldpgraph.core import ExactSeeded, Sampler, Seeded, registry
+from ldpgraph.core import ExactSeeded, Sampler, Seeded
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph import from_networkx, triangle_count
-from ldpgraph.protocols.arr_protocol import ARRBroadcast, arr_local_count, decode_arr_broadcast
-from ldpgraph.protocols.arr_triangles import (
+from ldpgraph.protocols import registry
+from ldpgraph.protocols.triangles.arr_kernels import (
     arr_moments,
     arr_nonbinding_variance,
     arr_probabilities,
@@ -24,6 +24,7 @@ from ldpgraph.protocols.arr_triangles import (
     degree_margin,
     triangle_clip_bound,
 )
+from ldpgraph.protocols.triangles.arr_protocol import ARRBroadcast, arr_local_count, decode_arr_broadcast
 from ldpgraph.run import accumulate_files, node_lists, run_in_memory
 from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.reportfiles import write_report_chunks

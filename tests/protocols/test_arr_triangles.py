@@ -17,8 +17,13 @@ from scipy.optimize import linprog
 from ldpgraph.audit import audit_neighbours
 from ldpgraph.graph import from_networkx, triangle_count
 from ldpgraph.mechanisms import DiscreteLaplace
-from ldpgraph.protocols.arr_protocol import ARRTrianglesProtocol
-from ldpgraph.protocols.arr_triangles import (
+from ldpgraph.protocols.randomized_response import (
+    expected_noisy_edges,
+    flip_probability,
+    keep_probability,
+    noisy_graph_bits,
+)
+from ldpgraph.protocols.triangles.arr_kernels import (
     DEFAULT_MU,
     arr_bits,
     arr_clipping_bias_bound,
@@ -33,13 +38,8 @@ from ldpgraph.protocols.arr_triangles import (
     simulate_arr,
     triangle_clip_bound,
 )
-from ldpgraph.protocols.randomized_response import (
-    expected_noisy_edges,
-    flip_probability,
-    keep_probability,
-    noisy_graph_bits,
-)
-from ldpgraph.protocols.triangles import (
+from ldpgraph.protocols.triangles.arr_protocol import ARRTrianglesProtocol
+from ldpgraph.protocols.triangles.kernels import (
     lower_wedges,
     two_round_dlap_release,
     two_round_moments,

@@ -1,13 +1,13 @@
 r"""``avg-clustering --private-bound`` deployed against its fast simulator ``avg-clustering-dlap-private``.
 
-The simulator (:meth:`~ldpgraph.protocols.avg_clustering.AvgClustering.simulate`, the experiments'
+The simulator (:meth:`~ldpgraph.protocols.clustering.avg_clustering.AvgClustering.simulate`, the experiments'
 path) draws the noisy degrees of the bound and the whole noisy graph from one generator; the layer
-(:mod:`ldpgraph.protocols.avg_clustering`, what ``ldpgraph node``/``curate`` run) draws each node's
+(:mod:`ldpgraph.protocols.clustering.avg_clustering`, what ``ldpgraph node``/``curate`` run) draws each node's
 releases from its own stream ``(seed, round, v)``. So the proof is in three parts:
 
 1. **the same bound** (exact): in a layer run, round 1's ``degree_bound`` rows minus the degrees are
    the nodes' round-1 stream draws (after the bits), the broadcast's D is
-   :func:`~ldpgraph.protocols.clustering.private_degree_bound` of them (the simulator's rule), and
+   :func:`~ldpgraph.protocols.clustering.kernels.private_degree_bound` of them (the simulator's rule), and
    round 2's ``local_count`` rows carry the projected sensitivity 2(D - 1) of that D; the plan spends
    the simulator's budget;
 2. **the same law** end to end: a two-sample test of the estimates (Welch's z on the means, Layard's
@@ -35,9 +35,10 @@ import numpy as np
 import pytest
 
 from ldpgraph.audit import audit_neighbours
-from ldpgraph.core import Seeded, registry
+from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph
-from ldpgraph.protocols.clustering import count_sensitivity, private_degree_bound
+from ldpgraph.protocols import registry
+from ldpgraph.protocols.clustering.kernels import count_sensitivity, private_degree_bound
 from ldpgraph.protocols.deploy_triangles import DEGREE, DEGREE_BOUND, LOCAL_COUNT, RR_EDGE
 from ldpgraph.run import run_in_memory
 from ldpgraph.run.method import get_method

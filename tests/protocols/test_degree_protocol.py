@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldpgraph.core import Seeded, registry
+from ldpgraph.core import Seeded
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph.statistics import kstar_counts
 from ldpgraph.mechanisms import DiscreteLaplace
-from ldpgraph.protocols import curator
-from ldpgraph.protocols.degree import kstar_list, parse_statistic
+from ldpgraph.protocols import curator, registry
+from ldpgraph.protocols.degrees.degree import kstar_list, parse_statistic
 from ldpgraph.protocols.report_histogram import ReportHistogram
 from ldpgraph.protocols.statistics import get_statistic
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from ldpgraph.graph import from_edge_array, from_networkx
-from ldpgraph.protocols.densest import densest_from_cores, exact_densest_subgraph
-from ldpgraph.protocols.kcore import exact_core_numbers
+from ldpgraph.protocols.kcore.densest import densest_from_cores, exact_densest_subgraph
+from ldpgraph.protocols.kcore.reference import exact_core_numbers
 
 
 def _brute_densest(graph) -> float:

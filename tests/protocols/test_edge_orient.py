@@ -12,7 +12,7 @@ import pytest
 from ldpgraph.audit import audit_neighbours
 from ldpgraph.graph import from_edge_array
 from ldpgraph.graph.statistics import triangle_count
-from ldpgraph.protocols.edge_orient import (
+from ldpgraph.protocols.orientation.kernels import (
     count_sensitivity,
     edge_orient_budget,
     edge_orient_mean,
@@ -25,7 +25,7 @@ from ldpgraph.protocols.edge_orient import (
     scale_factors,
 )
 from ldpgraph.protocols.randomized_response import flip_probability, keep_probability
-from ldpgraph.protocols.triangles import lower_wedges
+from ldpgraph.protocols.triangles.kernels import lower_wedges
 
 TINY = [[0, 1], [0, 2], [1, 2], [1, 3], [2, 3], [0, 3], [3, 4], [2, 4], [4, 5]]  # K4 + a tail: 5 triangles
 

@@ -13,10 +13,18 @@ from test_arr_protocol import _check_moments  # mean and variance within 4 SE
 
 from ldpgraph.audit import audit_neighbours
 from ldpgraph.cli import main
-from ldpgraph.core import Sampler, Seeded, registry
+from ldpgraph.core import Sampler, Seeded
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph import from_networkx, triangle_count
-from ldpgraph.protocols.edge_orient import (
+from ldpgraph.protocols import registry
+from ldpgraph.protocols.orientation.edge_orient import (
+    EdgeOrientBroadcast,
+    bound_and_count,
+    download_bytes,
+    ranks,
+    relabelled_index,
+)
+from ldpgraph.protocols.orientation.kernels import (
     MARGIN,
     count_sensitivity,
     edge_orient_budget,
@@ -24,20 +32,13 @@ from ldpgraph.protocols.edge_orient import (
     edge_orient_variance,
     orient_relabel,
 )
-from ldpgraph.protocols.edge_orient_protocol import (
-    EdgeOrientBroadcast,
-    bound_and_count,
-    download_bytes,
-    ranks,
-    relabelled_index,
-)
 from ldpgraph.protocols.randomized_response import (
     flip_probability,
     keep_probability,
     pair_from_index,
     pair_index,
 )
-from ldpgraph.protocols.triangles import lower_wedges, rounding_variance
+from ldpgraph.protocols.triangles.kernels import lower_wedges, rounding_variance
 from ldpgraph.run import accumulate_files, node_lists, run_in_memory
 from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.reportfiles import write_report_chunks

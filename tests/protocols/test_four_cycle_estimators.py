@@ -16,7 +16,7 @@ import pytest
 
 from ldpgraph.graph import from_edge_array
 from ldpgraph.graph.cycles import four_cycle_count, local_four_cycle_counts
-from ldpgraph.protocols.four_cycles import (
+from ldpgraph.protocols.four_cycles.kernels import (
     four_cycle_sensitivity,
     rr_four_cycle_estimate,
     rr_four_cycle_variance,
@@ -133,7 +133,7 @@ N_AUDIT = 100_000
 
 def _audit_setup():
     from ldpgraph.protocols.deploy_triangles import FOUR_CYCLE_PROTOCOL, TriangleBroadcast
-    from ldpgraph.protocols.two_round_four_cycles import broadcast_sensitivity
+    from ldpgraph.protocols.four_cycles.protocols import broadcast_sensitivity
 
     rng = np.random.default_rng(11)
     n = 9
@@ -145,7 +145,7 @@ def _audit_setup():
 def _release_runs(b, eps, nb, size, rng, release=None):
     """``size`` independent releases of node 8 through the layer's code, on one seeded stream."""
     from ldpgraph.core import Seeded
-    from ldpgraph.protocols.two_round_four_cycles import four_cycle_release
+    from ldpgraph.protocols.four_cycles.protocols import four_cycle_release
 
     stream = Seeded(int(np.random.default_rng(rng).integers(0, 2**62))).stream(2, 8)
     nb = np.array(nb, dtype=np.int64)
@@ -171,7 +171,7 @@ def test_audit_round_two_release_is_private_at_its_epsilon():
 
 def test_audit_catches_a_release_that_ignores_the_sensitivity():
     from ldpgraph.audit import audit_neighbours
-    from ldpgraph.protocols.four_cycles import cached_z_and_sensitivity
+    from ldpgraph.protocols.four_cycles.kernels import cached_z_and_sensitivity
 
     b, s = _audit_setup()
     z = cached_z_and_sensitivity(b.run_id, b.n_nodes, b.epsilon, b.bound, b.index)[0]
@@ -194,7 +194,7 @@ def test_audit_catches_a_release_that_ignores_the_sensitivity():
 def test_two_round_simulation_is_unbiased_within_4_se():
     """The simulated protocol (RR, local counts, rounding, DLap) averages to the truth (Monte-Carlo:
     the DLap scale follows the random S, so its variance has no closed form; its mean is exact)."""
-    from ldpgraph.protocols.four_cycles import simulate_two_round_four_cycles
+    from ldpgraph.protocols.four_cycles.kernels import simulate_two_round_four_cycles
 
     g = from_edge_array(GRAPHS["k4+pendant"], n_nodes=5)
     est = simulate_two_round_four_cycles(g, 1.5, 1.5, 4, 1000, rng=7)

@@ -11,7 +11,7 @@ import pytest
 from ldpgraph.audit import audit_neighbours
 from ldpgraph.datasets import load_dataset
 from ldpgraph.graph import from_edge_array
-from ldpgraph.protocols.kcore import (
+from ldpgraph.protocols.kcore.reference import (
     approximation_factors,
     core_sizes,
     exact_core_numbers,
@@ -83,12 +83,12 @@ def test_method_records_and_details():
 
 def test_reference_level_move_is_private_at_its_per_round_epsilon():
     """One round of the reference at a node: U + DLap(e^-s) + B > threshold, s = eps2 / (2 t_v)."""
-    from ldpgraph.protocols.kcore import _dlap_vector
+    from ldpgraph.protocols.kcore.reference import dlap_noise_per_node
 
     s, bias, thr = 0.3, 2, 5
 
     def node(u, size, rng):
-        return (u + _dlap_vector(rng, np.full(size, s)) + bias > thr).astype(np.int64)
+        return (u + dlap_noise_per_node(rng, np.full(size, s)) + bias > thr).astype(np.int64)
 
     assert audit_neighbours(node, [(3, 4), (4, 5)], s, n_samples=300_000, rng=16).passed
     assert audit_neighbours(node, [(3, 4)], s / 2, n_samples=100_000, rng=17).violation

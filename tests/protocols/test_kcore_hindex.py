@@ -12,8 +12,7 @@ import pytest
 
 from ldpgraph.audit import audit_neighbours
 from ldpgraph.graph import from_edge_array
-from ldpgraph.protocols.kcore import _dlap, approximation_factors, exact_core_numbers
-from ldpgraph.protocols.kcore_hindex import (
+from ldpgraph.protocols.kcore.hindex import (
     HINDEX_DEFAULTS,
     HINDEX_SCHEDULE,
     _posterior_optimum,
@@ -27,6 +26,7 @@ from ldpgraph.protocols.kcore_hindex import (
     hindex_settings,
     pool_releases,
 )
+from ldpgraph.protocols.kcore.reference import dlap_noise, approximation_factors, exact_core_numbers
 
 
 def _karate():
@@ -85,7 +85,7 @@ def test_node_transcript_is_private_at_the_total_epsilon():
 
     def node(x, size, rng):
         gen = np.random.default_rng(rng)
-        d = len(x) + _dlap(gen, b["degree"], size)
+        d = len(x) + dlap_noise(gen, b["degree"], size)
         h = hindex_node_release(np.array(x, dtype=float), b["h-index 1"], size=size, rng=gen)
         return (d + 500) * 1000 + (h + 500)  # one integer per transcript
 
@@ -151,7 +151,7 @@ def test_monte_carlo_on_karate_beats_the_degree_at_the_same_budget():
     k = exact_core_numbers(g)
     ours = [approximation_factors(hindex_kcore(g, 2.0, rng=s).core_numbers, k).mean() for s in range(200)]
     gen = np.random.default_rng(0)
-    deg = [approximation_factors(np.maximum(g.degrees + _dlap(gen, 2.0, g.n_nodes), 1), k).mean()
+    deg = [approximation_factors(np.maximum(g.degrees + dlap_noise(gen, 2.0, g.n_nodes), 1), k).mean()
            for _ in range(200)]
     assert np.std(ours) / math.sqrt(200) < 0.02 and np.std(deg) / math.sqrt(200) < 0.02
     assert np.mean(ours) + 0.1 < np.mean(deg)

@@ -1,15 +1,15 @@
-r"""kcore-hindex deployed (:mod:`ldpgraph.protocols.kcore_hindex_protocol`) against its fast simulator
-(:func:`~ldpgraph.protocols.kcore_hindex.hindex_kcore`, the experiments' path): the same law.
+r"""kcore-hindex deployed (:mod:`ldpgraph.protocols.kcore.hindex_protocol`) against its fast simulator
+(:func:`~ldpgraph.protocols.kcore.hindex.hindex_kcore`, the experiments' path): the same law.
 
 The two differ only in where the noise comes from: the simulator draws every node's DLap from one
 generator, the layer from each node's stream ``(seed, round, v)``. So the proof is in two parts:
 
 1. **the same map** (exact): in a layer run, round 1's rows minus the degrees are exactly the nodes'
-   round-1 stream draws, round 2's rows minus :func:`~ldpgraph.protocols.kcore_hindex.h_index_counts`
+   round-1 stream draws, round 2's rows minus :func:`~ldpgraph.protocols.kcore.hindex.h_index_counts`
    of the broadcast's public values (the simulator's computation) are exactly the round-2 stream
-   draws, and the estimate is :func:`~ldpgraph.protocols.kcore_hindex.hindex_read_out` of the two
+   draws, and the estimate is :func:`~ldpgraph.protocols.kcore.hindex.hindex_read_out` of the two
    release vectors (the simulator's curator);
-2. **the same noise law**: the simulator's ``_dlap`` and the streams' ``dlap`` both match the exact
+2. **the same noise law**: the simulator's ``dlap_noise`` and the streams' ``dlap`` both match the exact
    DLap(e^-ε) mass function (χ², α = 1e-3), i.i.d. over nodes in both.
 
 Then a two-sample check end to end (Welch's z on the mean approximation factor and the KS test on
@@ -29,17 +29,18 @@ import pytest
 from scipy import stats
 
 from ldpgraph.audit import audit_neighbours
-from ldpgraph.core import Seeded, registry
+from ldpgraph.core import Seeded
 from ldpgraph.graph import from_edge_array
-from ldpgraph.protocols.kcore import _dlap, _dlap_pmf, approximation_factors, exact_core_numbers
-from ldpgraph.protocols.kcore_hindex import (
+from ldpgraph.protocols import registry
+from ldpgraph.protocols.kcore.hindex import (
     h_index_counts,
     hindex_kcore,
     hindex_read_out,
     hindex_settings,
     public_values,
 )
-from ldpgraph.protocols.kcore_hindex_protocol import DEGREE, H_INDEX, HIndexBroadcast
+from ldpgraph.protocols.kcore.hindex_protocol import DEGREE, H_INDEX, HIndexBroadcast
+from ldpgraph.protocols.kcore.reference import dlap_noise, _dlap_pmf, approximation_factors, exact_core_numbers
 from ldpgraph.run import run_in_memory
 
 Z = 3.29  # two-sided alpha = 1e-3
@@ -83,7 +84,7 @@ def _chi2_pvalue(draws: np.ndarray, eps: float) -> float:
 @pytest.mark.parametrize("eps", [0.1, 0.95])  # the degree's and the h-index's share at eps 1
 def test_both_noise_sources_are_the_exact_discrete_laplace(eps):
     n = 20_000
-    fast = _dlap(np.random.default_rng(3), eps, n)
+    fast = dlap_noise(np.random.default_rng(3), eps, n)
     s = Seeded(4)
     layer = np.array([int(s.stream(2, v).dlap(eps, 1.0, 1)[0]) for v in range(n)])
     assert _chi2_pvalue(fast, eps) > 1e-3 and _chi2_pvalue(layer, eps) > 1e-3

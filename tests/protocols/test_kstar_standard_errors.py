@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from ldpgraph.protocols.kstar_kernels import laplace_kstar_variance_estimate
+from ldpgraph.protocols.degrees.kernels import laplace_kstar_variance_estimate
 from ldpgraph.run.method import get_method
 
 

@@ -16,11 +16,12 @@ import pytest
 
 from ldpgraph.audit import audit_neighbours
 from ldpgraph.cli import main
-from ldpgraph.core import Sampler, Seeded, registry
+from ldpgraph.core import Sampler, Seeded
 from ldpgraph.datasets import resolve_graph
 from ldpgraph.graph import from_networkx
 from ldpgraph.mechanisms import DiscreteLaplace
-from ldpgraph.protocols.transitivity import two_star_variance, two_star_variance_estimate
+from ldpgraph.protocols import registry
+from ldpgraph.protocols.triangles.transitivity import two_star_variance, two_star_variance_estimate
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.memory import resolve_public

@@ -20,7 +20,7 @@ from ldpgraph.protocols.randomized_response import (
     pair_from_index,
     pair_index,
 )
-from ldpgraph.protocols.triangles import (
+from ldpgraph.protocols.triangles.kernels import (
     common_neighbour_square_sum,
     local2rounds_release,
     lower_common_neighbour_square_sum,
@@ -112,7 +112,7 @@ def test_triple_class_kernels_against_brute_force():
 def test_dense_kernel_blocks_against_numpy(monkeypatch, block):
     """The blocked lower-triangle product, for blocks that split n = 300 unevenly, against
     the integer trace tr(A^3) / 6 of the dense adjacency."""
-    import ldpgraph.protocols.triangles as tri
+    import ldpgraph.protocols.triangles.kernels as tri
 
     g = from_networkx(nx.gnp_random_graph(300, 0.2, seed=5))
     n, idx = noisy_lower_pairs(g, 0.8, 0.1, rng=1)
@@ -216,7 +216,7 @@ def test_two_round_unbiased_and_variance_by_enumeration(name):
 
 
 def test_budget_split_is_the_plans():
-    from ldpgraph.protocols.two_round_triangles import TwoRoundTrianglesDLap, TwoRoundTrianglesLaplace
+    from ldpgraph.protocols.triangles.two_round import TwoRoundTrianglesDLap, TwoRoundTrianglesLaplace
 
     for proto in (TwoRoundTrianglesDLap(), TwoRoundTrianglesLaplace()):
         plan = proto.plan(2.0, d_max=3, shares={"rr": 0.25, "local_count": 0.75})
@@ -371,8 +371,8 @@ def test_local2rounds_round_two_and_composition():
 
 
 def test_two_round_refuses_lower_wedges_beyond_max_bytes_before_building_them():
-    from ldpgraph.protocols.triangles import BYTES_PER_WEDGE, wedge_memory_check
-    from ldpgraph.protocols.two_round_triangles import TwoRoundTrianglesDLap
+    from ldpgraph.protocols.triangles.kernels import BYTES_PER_WEDGE, wedge_memory_check
+    from ldpgraph.protocols.triangles.two_round import TwoRoundTrianglesDLap
 
     g = from_edge_array(np.array([[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]))  # K4: wedges 0+0+1+3
     need = BYTES_PER_WEDGE * 4 + 64 * 12

@@ -10,7 +10,7 @@ import pytest
 
 from ldpgraph.graph import from_networkx, transitivity, triangle_count, two_star_count
 from ldpgraph.mechanisms import DiscreteLaplace
-from ldpgraph.protocols.transitivity import (
+from ldpgraph.protocols.triangles.transitivity import (
     transitivity_budget,
     transitivity_delta_variance,
     transitivity_estimate,
@@ -46,7 +46,7 @@ def test_ratio_clip_and_budget():
 def test_delta_method_against_monte_carlo():
     """The protocol's simulation of transitivity (the plan's degree release, 0.1 of the budget) against
     its delta-method moments."""
-    from ldpgraph.protocols.two_round_triangles import TwoRoundTrianglesDLap, max_lower_degree
+    from ldpgraph.protocols.triangles.two_round import TwoRoundTrianglesDLap, max_lower_degree
 
     g = from_networkx(nx.gnp_random_graph(120, 0.2, seed=8))
     proto = TwoRoundTrianglesDLap()

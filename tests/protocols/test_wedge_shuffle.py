@@ -9,11 +9,18 @@ import pytest
 from scipy import stats
 
 from ldpgraph.audit import audit_neighbours
-from ldpgraph.core import NodeStream, Sampler, registry
+from ldpgraph.core import NodeStream, Sampler
 from ldpgraph.graph import from_edge_array
 from ldpgraph.graph.cycles import four_cycle_count
 from ldpgraph.graph.statistics import triangle_count
-from ldpgraph.protocols.wedge_shuffle import PAIR_EDGE, WEDGE, WedgeShuffleRound, codegree_sums, pair_terms
+from ldpgraph.protocols import registry
+from ldpgraph.protocols.shuffle.wedge_shuffle import (
+    PAIR_EDGE,
+    WEDGE,
+    WedgeShuffleRound,
+    codegree_sums,
+    pair_terms,
+)
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory
 from ldpgraph.run.shuffler import read_rows, secure_permutation, shuffle_files
 
@@ -124,7 +131,7 @@ def test_fast_simulation_monte_carlo_matches_moments(name):
 def test_fast_simulation_dense_tables_give_the_sparse_path_numbers(name, monkeypatch):
     """Up to _DENSE_CODEGREES nodes the pairs' codegrees and adjacency are looked up in dense tables;
     above, sliced from the sparse matrix: the same draws, the same estimates."""
-    import ldpgraph.protocols.wedge_shuffle as ws
+    import ldpgraph.protocols.shuffle.wedge_shuffle as ws
 
     proto = registry.get(name)
     plan = proto.plan(2.0, n_users=TINY.n_nodes, **({"pairing_seed": 1} if "ignore" in name else {}))
@@ -312,7 +319,7 @@ def test_ignore_variant_moments_where_the_threshold_sits_on_a_degree():
 
 def test_ignore_variant_keep_probabilities_exact():
     from ldpgraph.mechanisms import DiscreteLaplace
-    from ldpgraph.protocols.wedge_shuffle_ignore import keep_probabilities
+    from ldpgraph.protocols.shuffle.wedge_shuffle_ignore import keep_probabilities
 
     d = np.array([3, 10, 17])
     s = keep_probabilities(d, 9.5, 0.7)

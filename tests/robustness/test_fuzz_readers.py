@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ldpgraph.core import registry
 from ldpgraph.datasets import resolve_graph
+from ldpgraph.protocols import registry
 from ldpgraph.run import run_in_memory
 from ldpgraph.run.files import read_broadcast, release_to_file, write_broadcast
 from ldpgraph.run.reportfiles import iter_report_chunks, read_report_set

@@ -512,7 +512,7 @@ def test_json_broadcast(name):
     """issue 36 finding 11: the JSON broadcast readers (wshuffle-*-ignore's now with the run-id
     check) refuse duplicated keys, negative ids, edits, over-long numbers with a ValueError
     naming the file."""
-    from ldpgraph.core import registry
+    from ldpgraph.protocols import registry
 
     protocol, expected, where, _ = JSON_BROADCASTS[name]
     proto = registry.get(protocol)

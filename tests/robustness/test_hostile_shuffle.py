@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from ldpgraph.cli import main
-from ldpgraph.core import registry
+from ldpgraph.protocols import registry
 
 HOSTILE = Path(__file__).resolve().parent.parent / "hostile" / "shuffle"
 PLAN = ["--epsilon", "1", "--n-users", "4"]

@@ -40,8 +40,8 @@ def _triangle_broadcast():
 
 def _bound_broadcast():
     """(protocol, plan, its degree-bound broadcast D = 7): the JSON broadcast of local-dlap-kstars-private."""
-    from ldpgraph.core import registry
-    from ldpgraph.protocols.local_kstars import DegreeBound
+    from ldpgraph.protocols import registry
+    from ldpgraph.protocols.degrees.local_kstars import DegreeBound
 
     proto = registry.get("local-dlap-kstars-private")
     plan = proto.plan(0.5)

@@ -110,8 +110,8 @@ def test_a_named_pipe_broadcast_is_refused_before_any_read(tmp_path, capsys):
     and a forged one (core numbers x10, its run id recomputed) to the parser. 7443152 checked
     one opening and parsed the next: the forged broadcast was curated. Now anything but a
     regular file is refused before a byte is read, and the bytes parsed are the bytes checked."""
-    from ldpgraph.core import registry
-    from ldpgraph.protocols.kcore_hindex_protocol import HIndexBroadcast
+    from ldpgraph.protocols import registry
+    from ldpgraph.protocols.kcore.hindex_protocol import HIndexBroadcast
 
     r1, r2, b = tmp_path / "r1.csv", tmp_path / "r2.csv", tmp_path / "b.json"
     sim = ["--graph", GRAPH, "--simulate", "--seed", 3]
@@ -142,7 +142,7 @@ def test_a_named_pipe_broadcast_is_refused_before_any_read(tmp_path, capsys):
 def test_the_bytes_parsed_are_the_bytes_checked(rounds, capsys, monkeypatch):
     """issue 36 finding 4: the file replaced by a forged one between the check and the parse
     (here: by the reader's first call) does not reach the parser."""
-    from ldpgraph.protocols.two_round_triangles import RRBroadcastProtocol
+    from ldpgraph.protocols.triangles.two_round import RRBroadcastProtocol
 
     r2, b = rounds
     seen = []

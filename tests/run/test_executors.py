@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldpgraph.core import ExactSeeded, Secure, Seeded, registry
+from ldpgraph.core import ExactSeeded, Secure, Seeded
 from ldpgraph.datasets import load_dataset, resolve_graph
+from ldpgraph.protocols import registry
 from ldpgraph.run import accumulate_files, node_lists, release_to_file, run_in_memory, shuffle_files
 from ldpgraph.run.files import read_broadcast, write_broadcast
 from ldpgraph.run.memory import resolve_public

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from ldpgraph.core import registry
 from ldpgraph.datasets import resolve_graph
+from ldpgraph.protocols import registry
 from ldpgraph.protocols.deploy_triangles import DLAP_PROTOCOL, TriangleBroadcast
 from ldpgraph.run import run_in_memory
 from ldpgraph.run.files import read_broadcast, write_broadcast

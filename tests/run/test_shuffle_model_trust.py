@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from ldpgraph.cli import main
-from ldpgraph.core import registry
 from ldpgraph.privacy.shuffle_amplification import amplified_epsilon
+from ldpgraph.protocols import registry
 from ldpgraph.run.reportfiles import write_report_chunks
 from ldpgraph.run.shuffler import read_rows, shuffle_rows
 
@@ -45,7 +45,7 @@ def test_finding1_fifty_of_five_hundred_users_refused_by_shuffler_and_curator(tm
         code, text = _run(["shuffle", str(raw), "--out", str(tmp_path / "s.csv"), *plan_args, *extra], capsys)
         assert code == 1 and "only 50 of the 500 users of the plan sent rows" in text, text
         assert not (tmp_path / "s.csv").exists()
-    from ldpgraph.protocols.wedge_shuffle import central_epsilon
+    from ldpgraph.protocols.shuffle.wedge_shuffle import central_epsilon
 
     bypass = tmp_path / "bypass.csv"  # what the old shuffler wrote: every row, ids dropped, permuted
     write_report_chunks(bypass, [shuffle_rows(read_rows([raw]), rng=0)])
@@ -64,7 +64,7 @@ def test_finding1_fifty_of_five_hundred_users_refused_by_shuffler_and_curator(tm
 def test_finding1_the_recomputed_epsilon_is_the_bound_at_the_users_received():
     """issue 36 finding 1: central_epsilon(plan, n) is the plan's epsilon at the planned n (the inverse of
     local_epsilon_for), and grows as fewer users are shuffled, up to epsilon0."""
-    from ldpgraph.protocols.wedge_shuffle import central_epsilon
+    from ldpgraph.protocols.shuffle.wedge_shuffle import central_epsilon
 
     for name in ("wshuffle-triangles", "wshuffle-four-cycles-rr"):
         plan = registry.get(name).plan(1.0, n_users=2000)

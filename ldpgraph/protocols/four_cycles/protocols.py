@@ -3,7 +3,7 @@ r"""The deployable 4-cycle protocols: ``rr-four-cycles`` (one round) and ``two-r
 ================ =============================================================================
 round            node v releases
 ================ =============================================================================
-1 ``rr``         RR at ε₁ on its lower adjacency bits (:class:`~ldpgraph.protocols.rr_triangles.
+1 ``rr``         RR at ε₁ on its lower adjacency bits (:class:`~ldpgraph.protocols.triangles.rr_triangles.
                  RandomizedResponseRound`; ``rr-four-cycles`` stops here, ε₁ = ε)
 broadcast        the noisy graph, n, ε₁, the public degree bound d_max and a run id
                  (:class:`~ldpgraph.protocols.deploy_triangles.TriangleBroadcast`; file form: the
@@ -14,11 +14,11 @@ broadcast        the noisy graph, n, ε₁, the public degree bound d_max and a 
                  to a uniform d_max-subset when longer; and the run id
 ================ =============================================================================
 
-Curator: ``rr-four-cycles``: :func:`~ldpgraph.protocols.four_cycles.rr_four_cycle_estimate`;
+Curator: ``rr-four-cycles``: :func:`~ldpgraph.protocols.four_cycles.kernels.rr_four_cycle_estimate`;
 ``two-round-four-cycles-dlap``: :math:`\hat C_4 = \frac14 \sum_v r_v`, unbiased (without
 projection), without a standard error (the RR part of its exact variance needs the true
-graph; :func:`~ldpgraph.protocols.four_cycles.two_round_noise_variance` is the DLap part).
-Proofs (unbiasedness, sensitivity S, variance) in :mod:`ldpgraph.protocols.four_cycles`.
+graph; :func:`~ldpgraph.protocols.four_cycles.kernels.two_round_noise_variance` is the DLap part).
+Proofs (unbiasedness, sensitivity S, variance) in :mod:`ldpgraph.protocols.four_cycles.kernels`.
 Default split ε₁ = 2ε/3, ε₂ = ε/3 (``shares``).
 
 Examples
@@ -40,14 +40,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int
-from ..core.plan import Plan, Release, RoundPlan, split_budget
-from ..core.protocol import Accumulator, Option, Preset, Round
-from ..core.registry import register
-from ..core.rows import Rows
-from ..core.sampling import Sampler
-from .curator import Estimate
-from .deploy_triangles import (
+from ..._validation import check_epsilon, check_nonnegative_int
+from ...core.plan import Plan, Release, RoundPlan, split_budget
+from ...core.protocol import Accumulator, Option, Preset, Round
+from ...core.rows import Rows
+from ...core.sampling import Sampler
+from ..curator import Estimate
+from ..deploy_triangles import (
     FOUR_CYCLE_PROTOCOL,
     LOCAL_COUNT,
     RR_COUNT,
@@ -57,7 +56,11 @@ from .deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
-from .four_cycles import (
+from ..randomized_response import flip_probability, keep_probability, noisy_lower_pairs, upper_pairs
+from ..registry import register
+from ..triangles.rr_triangles import RandomizedResponseRound, RRTrianglesProtocol
+from ..triangles.two_round import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
+from .kernels import (
     cached_z_and_sensitivity,
     four_cycle_sensitivity,
     rr_four_cycle_estimate,
@@ -69,9 +72,6 @@ from .four_cycles import (
     two_round_rr_variance,
     z_matrix,
 )
-from .randomized_response import flip_probability, keep_probability, noisy_lower_pairs, upper_pairs
-from .rr_triangles import RandomizedResponseRound, RRTrianglesProtocol
-from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
 
 __all__ = ["RRFourCyclesProtocol", "TwoRoundFourCycles", "broadcast_sensitivity", "four_cycle_release"]
 
@@ -81,7 +81,7 @@ def _z(b: TriangleBroadcast) -> tuple[NDArray[np.float64], int]:
 
 
 def broadcast_sensitivity(broadcast: TriangleBroadcast) -> int:
-    """S of the broadcast (:func:`~ldpgraph.protocols.four_cycles.four_cycle_sensitivity` of its Z).
+    """S of the broadcast (:func:`~ldpgraph.protocols.four_cycles.kernels.four_cycle_sensitivity` of its Z).
 
     >>> b = TriangleBroadcast.build(FOUR_CYCLE_PROTOCOL, 3, 50.0, 2, np.array([0, 2]))  # path 0-1-2
     >>> broadcast_sensitivity(b)   # |Z_01 - 1| = |Z_12 - 1| = 1: S = 1 + 1
@@ -145,7 +145,7 @@ class _LocalRound(Round):
 
 def round_two_sensitivities(broadcast: TriangleBroadcast) -> dict[str, float]:
     """Round 2's sensitivities: ``local_count`` S, a function of the noisy graph
-    (:func:`~ldpgraph.protocols.four_cycles.cached_z_and_sensitivity`), ``run_id`` 0."""
+    (:func:`~ldpgraph.protocols.four_cycles.kernels.cached_z_and_sensitivity`), ``run_id`` 0."""
     b = broadcast
     s = cached_z_and_sensitivity(b.run_id, b.n_nodes, b.epsilon, b.bound, b.index)[1]
     return {LOCAL_COUNT: float(s), RUN_ID: 0.0}
@@ -177,7 +177,8 @@ class RRFourCyclesProtocol(RRTrianglesProtocol):
 
     def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any = None, *,
                  param: int | None = None) -> NDArray[np.float64]:
-        """``n_trials`` estimates (:func:`~ldpgraph.protocols.four_cycles.simulate_rr_four_cycles` at the
+        """``n_trials`` estimates
+        (:func:`~ldpgraph.protocols.four_cycles.kernels.simulate_rr_four_cycles` at the
         plan's RR epsilon).
 
         Examples
@@ -194,8 +195,8 @@ class RRFourCyclesProtocol(RRTrianglesProtocol):
     def moments(self, graph: Any, plan: Plan, statistic: str,
                 param: int | None = None) -> tuple[float | None, float | None]:
         """The truth (unbiased) and the exact variance
-        (:func:`~ldpgraph.protocols.four_cycles.rr_four_cycle_variance`)."""
-        from ..graph.cycles import four_cycle_count
+        (:func:`~ldpgraph.protocols.four_cycles.kernels.rr_four_cycle_variance`)."""
+        from ...graph.cycles import four_cycle_count
 
         self.check_statistic(statistic)
         eps = plan.release(RR_EDGE).epsilon
@@ -206,7 +207,7 @@ class RRFourCyclesProtocol(RRTrianglesProtocol):
         return memo[2]
 
     def truth(self, graph: Any, statistic: str, param: int | None = None) -> float:
-        from ..graph.cycles import four_cycle_count
+        from ...graph.cycles import four_cycle_count
 
         self.check_statistic(statistic)
         return float(four_cycle_count(graph))
@@ -292,9 +293,10 @@ class TwoRoundFourCycles(RRBroadcastProtocol):
 
     def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any = None, *,
                  param: int | None = None) -> NDArray[np.float64]:
-        """``n_trials`` estimates (:func:`~ldpgraph.protocols.four_cycles.simulate_two_round_four_cycles`:
-        the noisy graph, S and the local counts of every node at once; ``tests/test_fast_simulator_laws.py``
-        tests its law against the rows).
+        """``n_trials`` estimates
+        (:func:`~ldpgraph.protocols.four_cycles.kernels.simulate_two_round_four_cycles`: the noisy graph,
+        S and the local counts of every node at once; ``tests/test_fast_simulator_laws.py`` tests its law
+        against the rows).
 
         Examples
         --------
@@ -312,7 +314,7 @@ class TwoRoundFourCycles(RRBroadcastProtocol):
                 param: int | None = None) -> tuple[float | None, float | None]:
         """The truth (unbiased: the simulation projects no list) and the exact RR variance plus the noise's
         at the S of a reference draw of the noisy graph (S is random: an approximation)."""
-        from ..graph.cycles import four_cycle_count
+        from ...graph.cycles import four_cycle_count
 
         self.check_statistic(statistic)
         e1, e2, d = plan.release(RR_EDGE).epsilon, plan.release(LOCAL_COUNT).epsilon, plan.public["d_max"]

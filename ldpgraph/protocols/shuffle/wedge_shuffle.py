@@ -72,15 +72,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from ..core.plan import Plan, Release, RoundPlan, ShuffleGuarantee
-from ..core.protocol import Accumulator, Option, Preset, Protocol, Round, Senders
-from ..core.registry import register
-from ..core.rows import Rows, check_plan_rows, empty_rows, quantity_rows, running_counts
-from ..core.sampling import Sampler
-from ..privacy.shuffle_amplification import amplified_epsilon, local_epsilon_for
-from .curator import Estimate
-from .randomized_response import flip_probability
+from ..._validation import check_epsilon, check_nonnegative_int, check_rng
+from ...core.plan import Plan, Release, RoundPlan, ShuffleGuarantee
+from ...core.protocol import Accumulator, Option, Preset, Protocol, Round, Senders
+from ...core.rows import Rows, check_plan_rows, empty_rows, quantity_rows, running_counts
+from ...core.sampling import Sampler
+from ...privacy.shuffle_amplification import amplified_epsilon, local_epsilon_for
+from ..curator import Estimate
+from ..randomized_response import flip_probability
+from ..registry import register
 
 __all__ = [
     "WEDGE",
@@ -158,7 +158,7 @@ def central_epsilon(plan: Plan, users: int) -> float:
     shuffled: each pair's wedge bits then hide among at most ``users - 2`` (ε₀ itself below 4 users,
     or without amplification).
 
-    >>> from ldpgraph.core import registry
+    >>> from ldpgraph.protocols import registry
     >>> plan = registry.get("wshuffle-four-cycles").plan(1.0, n_users=500)
     >>> eps50 = central_epsilon(plan, 50)  # 48 shuffled users: no amplification left
     >>> round(central_epsilon(plan, 500), 6), round(eps50, 2), round(plan.public["local_epsilon"], 2)

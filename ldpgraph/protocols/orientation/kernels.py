@@ -10,7 +10,7 @@ neighbours.
 ``reference`` (Mundra, Papamanthou, Shun, Liu, PVLDB, arXiv 2506.20828,
 ``algorithms/triangle-counting-ldp.go``), what the code does, at ε_paper (the paper's LEDP
 accounting, an edge's two endpoints together): levels from k-CoreD at ε_paper/4
-(:func:`~ldpgraph.protocols.kcore.reference_kcore`); RR at ε' = ε_paper/4 on every pair
+(:func:`~ldpgraph.protocols.kcore.reference.reference_kcore`); RR at ε' = ε_paper/4 on every pair
 (reported by its lower id); each node's out-neighbours are those at a higher level, and
 those at its *own* level each with a fresh fair coin (in each round anew; the paper orders
 ties by id); :math:`\tilde d_{max} = \max_v(d^+_v + \mathrm{DLap}(e^{-\varepsilon'}))` (the paper
@@ -81,11 +81,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_rng
-from ..graph.core import Graph, from_edge_array
-from .kcore import _dlap, _dlap_vector, reference_kcore
-from .randomized_response import flip_probability, keep_probability
-from .triangles import lower_wedges
+from ..._validation import check_epsilon, check_rng
+from ...graph.core import Graph, from_edge_array
+from ..kcore.reference import dlap_noise, dlap_noise_per_node, reference_kcore
+from ..randomized_response import flip_probability, keep_probability
+from ..triangles.kernels import lower_wedges
 
 __all__ = [
     "orient_relabel",
@@ -134,7 +134,7 @@ def edge_orient_budget(epsilon: float, shares: dict[str, float] | None = None) -
     >>> edge_orient_budget(1.0)
     {'order': 0.01, 'bound': 0.15, 'rr': 0.46, 'count': 0.38}
     """
-    from ..core.plan import split_budget
+    from ...core.plan import split_budget
 
     default = {"order": 0.01, "bound": 0.15, "rr": 0.46, "count": 0.38}
     s = default if shares is None else dict(shares)
@@ -161,7 +161,7 @@ def local_bounds(out_degrees: ArrayLike, epsilon_bound: float, *, bounds: str = 
     """
     m = np.asarray(out_degrees, dtype=np.int64)
     eps0 = check_epsilon(epsilon_bound)
-    noisy = m + _dlap(check_rng(rng), eps0, m.size)
+    noisy = m + dlap_noise(check_rng(rng), eps0, m.size)
     if bounds == "global":
         return np.full(m.size, max(int(noisy.max(initial=1)), 1), dtype=np.int64)
     if bounds != "local":
@@ -202,7 +202,7 @@ def count_sensitivity(bounds: ArrayLike, p: float) -> NDArray[np.int64]:
     So :math:`|f'-f| \le \frac{1+p}{2}(D-1)` (p ≥ q; the extremes are attained), and
     randomized rounding with a shared U moves the integer by at most
     :math:`\lceil |f'-f| \rceil \le \Delta` (as in
-    :func:`~ldpgraph.protocols.triangles.two_round_dlap_release`): DLap(e^{-ε₂/Δ}) makes the release
+    :func:`~ldpgraph.protocols.triangles.kernels.two_round_dlap_release`): DLap(e^{-ε₂/Δ}) makes the release
     ε₂-DP. At m = D the bound is met with equality, so a smaller :math:`\alpha(D+1)` breaks it
     once :math:`(D-1)q > 2p`. Among counts :math:`\alpha(m)W` that are unbiased up to D
     (:math:`\alpha = 1`), :math:`(1+p)/2` was the least factor a numerical search found (greedy
@@ -265,7 +265,7 @@ def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] 
     gen = check_rng(rng)
     n = graph.n_nodes
     if oriented is None:
-        oriented = orient_relabel(graph, graph.degrees + _dlap(gen, eps["order"], n))
+        oriented = orient_relabel(graph, graph.degrees + dlap_noise(gen, eps["order"], n))
     w = lower_wedges(oriented)
     m = w.lower_degrees
     if bound_values is None:
@@ -276,7 +276,7 @@ def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] 
     bits = gen.random(w.pairs.size) < np.where(w.pair_is_edge, p, q)
     wv = np.bincount(w.node, weights=bits[w.pair] - q, minlength=n)
     a = eps["count"] / count_sensitivity(bound, p)
-    noise = _dlap_vector(gen, a)
+    noise = dlap_noise_per_node(gen, a)
     rounded = np.floor(scale_factors(m, bound) * wv + gen.random(n))
     pn = np.exp(-a)
     return EdgeOrientTrial(math.fsum((rounded + noise).tolist()) / (p - q), bound,
@@ -394,7 +394,7 @@ def reference_edge_orient(graph: Graph, epsilon_paper: float, *, psi: float = 0.
         return (lv_d > lv_s) | ((lv_d == lv_s) & (gen.random(src.size) <= 0.5))
 
     out_deg = np.bincount(src[out_mask()], minlength=n)
-    noisy_max = float(np.max(out_deg + _dlap(gen, e4, n), initial=0))
+    noisy_max = float(np.max(out_deg + dlap_noise(gen, e4, n), initial=0))
     keep = out_mask()  # the counting round flips its own coins
     # each node's out-list sorted by id (CSR rows are), truncated to its first min(d~max, d+_v)
     rank = np.cumsum(keep) - 1

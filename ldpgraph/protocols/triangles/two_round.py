@@ -4,7 +4,7 @@ r"""``two-round-triangles-dlap`` (public bound D) and ``two-round-triangles-dlap
 ================ =============================================================================
 round            node v releases
 ================ =============================================================================
-1 ``rr``         RR at ε₁ on its lower adjacency bits (:class:`~ldpgraph.protocols.rr_triangles.
+1 ``rr``         RR at ε₁ on its lower adjacency bits (:class:`~ldpgraph.protocols.triangles.rr_triangles.
                  RandomizedResponseRound`); the private variant also its lower degree plus
                  DLap(e^-ε₀) (sensitivity 1), and the curator sets D = max(1, their maximum)
 broadcast        the noisy graph, n, ε₁, D and a run id (:class:`~ldpgraph.protocols.
@@ -16,15 +16,15 @@ broadcast        the noisy graph, n, ε₁, D and a run id (:class:`~ldpgraph.pr
 
 Curator: :math:`\hat T = \sum_v r_v / (p - q)` with its variance estimate
 (:func:`~ldpgraph.protocols.deploy_triangles.dlap_triangles_estimate`). Sensitivity D - 1 of
-:math:`r_v` under one edge and the unbiasedness: :func:`~ldpgraph.protocols.triangles.
+:math:`r_v` under one edge and the unbiasedness: :func:`~ldpgraph.protocols.triangles.kernels.
 two_round_dlap_release` (the proofs); the release here draws the same law through the
 sampler interface. A node spends ε₀ + ε₁ + ε₂ = ε (sequential composition): default split
 ε₁ = ε₂ = ε/2 (public D), and ε₀ = ε/10, ε₁ = ε₂ = 0.45 ε (private D); ``shares`` changes it. For
 transitivity (``degree_share``, 0.1 in a simulation) the degree release takes its share first.
 
 The fast simulator (:meth:`TwoRoundTrianglesDLap.simulate`, the law of a run:
-:func:`~ldpgraph.protocols.triangles.simulate_two_round`) and the exact moments
-(:func:`~ldpgraph.protocols.triangles.two_round_moments`) read every ε and the bound from the plan.
+:func:`~ldpgraph.protocols.triangles.kernels.simulate_two_round`) and the exact moments
+(:func:`~ldpgraph.protocols.triangles.kernels.two_round_moments`) read every ε and the bound from the plan.
 :class:`TwoRoundTrianglesLaplace` is Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security
 2021): the bound d_max on the whole degree, :math:`w_v + \mathrm{Lap}(d_{\max}/\varepsilon_2)`;
 its releases are continuous, so it has the plan and the simulation only.
@@ -45,14 +45,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int
-from ..core.plan import Plan, Release, RoundPlan
-from ..core.protocol import Accumulator, Option, Preset, Protocol, Round
-from ..core.registry import register
-from ..core.rows import Rows, empty_rows, quantity_rows
-from ..core.sampling import Sampler
-from .degree import CONTINUOUS, NotDeployableRound
-from .deploy_triangles import (
+from ..._validation import check_epsilon, check_nonnegative_int
+from ...core.plan import Plan, Release, RoundPlan
+from ...core.protocol import Accumulator, Option, Preset, Protocol, Round
+from ...core.rows import Rows, empty_rows, quantity_rows
+from ...core.sampling import Sampler
+from ..deploy_triangles import (
     DEGREE,
     DEGREE_BOUND,
     DLAP_PROTOCOL,
@@ -65,7 +63,10 @@ from .deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
-from .randomized_response import expected_noisy_edges, noisy_graph_bits, upper_pairs
+from ..degrees.degree import CONTINUOUS, NotDeployableRound
+from ..randomized_response import expected_noisy_edges, noisy_graph_bits, upper_pairs
+from ..registry import register
+from .kernels import BYTES_PER_WEDGE
 from .rr_triangles import (
     DEGREE_SHARE,
     RandomizedResponseRound,
@@ -74,7 +75,6 @@ from .rr_triangles import (
     split_with_degree,
     transitivity_release_estimate,
 )
-from .triangles import BYTES_PER_WEDGE
 
 __all__ = ["RRBroadcastProtocol", "TwoRoundTrianglesDLap", "TwoRoundTrianglesLaplace", "LocalCountRound",
            "local_count_release", "max_lower_degree", "screened_bound_text"]
@@ -215,12 +215,12 @@ class RRBroadcastProtocol(Protocol):
         return result.estimate()
 
     def encode_broadcast(self, broadcast: Any) -> bytes:
-        from .edge_broadcast import encode_edge_broadcast
+        from ..edge_broadcast import encode_edge_broadcast
 
         return encode_edge_broadcast(broadcast)
 
     def decode_broadcast(self, data: bytes, plan: Plan, *, source: str = "broadcast") -> Any:
-        from .edge_broadcast import decode_triangle_broadcast
+        from ..edge_broadcast import decode_triangle_broadcast
 
         return self.check_broadcast(decode_triangle_broadcast(data, source), plan)
 
@@ -321,13 +321,13 @@ class TwoRoundTrianglesDLap(TriangleSimulation, RRBroadcastProtocol):
         return tuple(o for o in taken if o != "d_max") if public.get("private_bound") else taken
 
     def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
-        from .triangles import simulate_two_round
+        from .kernels import simulate_two_round
 
         return simulate_two_round(graph, n_trials=n_trials, rng=rng, wedges=self.lower_wedges(graph),
                                   **self._kernel_args(plan))
 
     def triangle_moments(self, graph: Any, plan: Plan) -> tuple[float, float]:
-        from .triangles import two_round_moments
+        from .kernels import two_round_moments
 
         return two_round_moments(graph, wedges=self.lower_wedges(graph), **self._kernel_args(plan))
 

@@ -2,7 +2,7 @@ r"""Transitivity (global clustering coefficient) :math:`\tau = 3T / S_2` under e
 
 A node spends a share :math:`\varepsilon_S` of its budget on its degree,
 :math:`\tilde d_v = d_v + \mathrm{DLap}(e^{-\varepsilon_S})` (sensitivity 1), and the rest on a
-triangle protocol (:mod:`ldpgraph.protocols.triangles`). The curator forms the unbiased
+triangle protocol (:mod:`ldpgraph.protocols.triangles.kernels`). The curator forms the unbiased
 :math:`\hat S_2 = \sum_v g(\tilde d_v)` (the unique unbiased estimate of
 :math:`\binom{d_v}{2}`, :func:`ldpgraph.estimators.binomial`), the triangle estimate
 :math:`\hat T`, and :math:`\hat\tau = 3\hat T / \hat S_2`. The ratio is not unbiased; its
@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_epsilon, check_integer_reports
-from ..estimators.polynomials import binomial, binomial_variance
+from ..._validation import check_epsilon, check_integer_reports
+from ...estimators.polynomials import binomial, binomial_variance
 
 __all__ = [
     "two_star_estimate",
@@ -189,7 +189,7 @@ def simulate_transitivity(graph: Any, triangles: Any, epsilon_degrees: float, rn
     >>> simulate_transitivity(g, [1.0, 1.0], 60.0, 0).round(6).tolist()   # 3 T / S_2 = 3/5
     [0.6, 0.6]
     """
-    from ..mechanisms import DiscreteLaplace
+    from ...mechanisms import DiscreteLaplace
 
     gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     t_hat = np.asarray(triangles, dtype=np.float64)
@@ -212,7 +212,7 @@ def transitivity_moments(graph: Any, mean_triangles: float, var_triangles: float
     >>> round(mean, 9), var < 1e-20
     (0.6, True)
     """
-    from ..graph.statistics import two_star_count
+    from ...graph.statistics import two_star_count
 
     s2 = two_star_count(graph)
     if s2 == 0:

@@ -41,7 +41,7 @@ H(S)`, and with :math:`h' = H(S \cup \{y\})`, :math:`c_S(h'-1) \ge c_S(h') \ge h
 The discrete Laplace at :math:`e^{-\varepsilon_t}` on a sensitivity-1 integer is
 ε_t-DP. Pooling and read-out are post-processing; the shares and p depend on the public ε
 only. The accounting is the reference's: ε per node, an edge being in the lists of both its
-ends (ε_paper = 2ε, :func:`~ldpgraph.protocols.kcore.reference_kcore`).
+ends (ε_paper = 2ε, :func:`~ldpgraph.protocols.kcore.reference.reference_kcore`).
 
 Examples
 --------
@@ -59,8 +59,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from .kcore import KCoreRun, _csr, _dlap
+from ..._validation import check_epsilon, check_nonnegative_int, check_rng
+from .reference import KCoreRun, _csr, dlap_noise
 
 __all__ = ["h_index", "h_index_counts", "hindex_budget", "hindex_node_release", "pool_releases",
            "eb_core_estimate", "hindex_releases", "hindex_pooled", "public_values", "hindex_read_out",
@@ -148,7 +148,7 @@ def hindex_node_release(neighbour_values: ArrayLike, epsilon: float, *, size: in
     """
     eps = check_epsilon(epsilon)
     size = check_nonnegative_int(size, "size", minimum=1)
-    return h_index(neighbour_values) + _dlap(check_rng(rng), eps, size)
+    return h_index(neighbour_values) + dlap_noise(check_rng(rng), eps, size)
 
 
 def pool_releases(releases: list[ArrayLike], epsilons: list[float], c: float = 3.0
@@ -252,9 +252,9 @@ def hindex_releases(graph: Any, epsilon: float, *, steps: int = 1, h_share: floa
     budget = list(hindex_budget(epsilon, steps, h_share).values())
     gen = check_rng(rng)
     n = graph.n_nodes
-    z = [np.asarray(graph.degrees, dtype=np.int64) + _dlap(gen, budget[0], n)]
+    z = [np.asarray(graph.degrees, dtype=np.int64) + dlap_noise(gen, budget[0], n)]
     for t in range(1, len(budget)):
-        z.append(h_index_counts(graph, public_values(z, budget[:t], c)) + _dlap(gen, budget[t], n))
+        z.append(h_index_counts(graph, public_values(z, budget[:t], c)) + dlap_noise(gen, budget[t], n))
     return z, budget
 
 

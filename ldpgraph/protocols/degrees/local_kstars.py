@@ -24,7 +24,7 @@ Curator: :math:`\hat S_k = \sum_v r_v`, unbiased for the projected :math:`\sum_v
 The continuous-Laplace methods ``local-lap-kstars`` (public bound) and
 ``local-lap-kstars-private`` have the same plans with Laplace noise: not deployable (simulated
 only). Every one has the simulation hooks ``simulate`` (vectorised over trials: the kernels of
-:mod:`~ldpgraph.protocols.kstar_kernels`) and ``moments`` (closed forms with the public bound).
+:mod:`~ldpgraph.protocols.degrees.kernels`) and ``moments`` (closed forms with the public bound).
 
 Examples
 --------
@@ -48,13 +48,16 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_epsilon, check_nonnegative_int
-from ..core.plan import Plan, Release, RoundPlan, split_budget
-from ..core.protocol import Option, Protocol, Round
-from ..core.registry import register
-from ..core.rows import Rows
-from ..core.sampling import Sampler
-from .curator import Estimate
+from ..._validation import check_epsilon, check_nonnegative_int
+from ...core.plan import Plan, Release, RoundPlan, split_budget
+from ...core.protocol import Option, Protocol, Round
+from ...core.rows import Rows
+from ...core.sampling import Sampler
+from ..curator import Estimate
+from ..randomizer import as_degrees
+from ..registry import register
+from ..reports import BROADCAST_FORMAT, BROADCAST_VERSION, parse_json
+from ..reportset import ReportSetSummary, estimate_statistic
 from .degree import (
     BOUND_SHARE,
     CONTINUOUS,
@@ -66,9 +69,6 @@ from .degree import (
     degree_quantity_rows,
     kstar_list,
 )
-from .randomizer import as_degrees
-from .reports import BROADCAST_FORMAT, BROADCAST_VERSION, parse_json
-from .reportset import ReportSetSummary, estimate_statistic
 
 __all__ = ["LocalDLapKStarsProtocol", "LocalDLapKStarsPrivateProtocol", "LocalLapKStarsProtocol",
            "LocalLapKStarsPrivateProtocol", "DegreeBound", "BOUND_SHARE"]
@@ -247,7 +247,7 @@ class _LocalKStars(Protocol):
     def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: np.random.Generator, *,
                  param: int | None = None) -> np.ndarray:
         """``n_trials`` estimates under ``plan``, vectorised over trials (the kernels of
-        :mod:`~ldpgraph.protocols.kstar_kernels`): ε of each round and the public D from the plan, k
+        :mod:`~ldpgraph.protocols.degrees.kernels`): ε of each round and the public D from the plan, k
         from ``param`` (the plan's k where None; the sensitivity :math:`\\binom{D}{k-1}` is k's).
 
         >>> import numpy as np
@@ -256,7 +256,7 @@ class _LocalKStars(Protocol):
         ...            param=2).tolist()
         [5.0, 5.0]
         """
-        from . import kstar_kernels as kk
+        from . import kernels as kk
 
         self.check_statistic(statistic)
         d, k = as_degrees(graph), self._k(plan, param)
@@ -269,7 +269,7 @@ class _LocalKStars(Protocol):
                 param: int | None = None) -> tuple[float | None, float | None]:
         """Exact mean (the projected k-star count) and variance with the public bound; none with the
         private one (its random D biases the estimate by an unknown amount)."""
-        from . import kstar_kernels as kk
+        from . import kernels as kk
 
         self.check_statistic(statistic)
         if self.private:
@@ -282,7 +282,7 @@ class _LocalKStars(Protocol):
                             param: int | None = None) -> tuple[float, float | None, str]:
         """One simulated run as its curator sees it: ``(estimate, standard error, kind)``; with the public
         bound the counts are exact and the variance the noise's, a function of the public n, D, k, ε."""
-        from .kstar_kernels import PRIVATE_BOUND_NO_SE
+        from .kernels import PRIVATE_BOUND_NO_SE
 
         value = float(self.simulate(graph, plan, statistic, 1, rng, param=param)[0])
         if self.private:

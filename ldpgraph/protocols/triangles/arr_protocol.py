@@ -1,8 +1,8 @@
 r"""``arr-triangles`` on the protocol layer: ARR with sampling and double clipping, deployable.
 
-The deployed form of :mod:`ldpgraph.protocols.arr_triangles`, whose kernels are its fast simulator
-(:func:`~ldpgraph.protocols.arr_triangles.simulate_arr`: the same law, tested) and, without
-clipping, its exact moments (:func:`~ldpgraph.protocols.arr_triangles.arr_moments`); every ε, μ, β,
+The deployed form of :mod:`ldpgraph.protocols.triangles.arr_kernels`, whose kernels are its fast simulator
+(:func:`~ldpgraph.protocols.triangles.arr_kernels.simulate_arr`: the same law, tested) and, without
+clipping, its exact moments (:func:`~ldpgraph.protocols.triangles.arr_kernels.arr_moments`); every ε, μ, β,
 α and bound from the plan.
 
 ================ =============================================================================
@@ -15,29 +15,29 @@ round            node v releases
 broadcast        the ARR graph, n, ε₁, μ, β, and what each node's public bound derives from: with
                  clipping the noisy lower degrees and the margin α (:math:`D_v = \max(\tilde d_v
                  + \alpha, 1)`, :math:`\kappa_v = \kappa(D_v)`,
-                 :func:`~ldpgraph.protocols.arr_triangles.triangle_clip_bound`); without, the
+                 :func:`~ldpgraph.protocols.triangles.arr_kernels.triangle_clip_bound`); without, the
                  public D (``d_max``); a run id (:class:`ARRBroadcast`; file form: the packed noisy
                  bits of :mod:`ldpgraph.protocols.edge_broadcast` with these keys in its header)
-2 ``local-count`` ``local_count``: :math:`r_v` of :func:`~ldpgraph.protocols.arr_triangles.
+2 ``local-count`` ``local_count``: :math:`r_v` of :func:`~ldpgraph.protocols.triangles.arr_kernels.
                  arr_count_release` (a uniform :math:`D_v`-subset of the lower list, the ARR
                  triangles among it clipped at :math:`\kappa_v` per neighbour, randomized rounding,
-                 DLap at :math:`\Delta_v` = :func:`~ldpgraph.protocols.arr_triangles.arr_sensitivity`
+                 DLap at :math:`\Delta_v` = :func:`~ldpgraph.protocols.triangles.arr_kernels.arr_sensitivity`
                  :math:`(D_v, \kappa_v, \mu q)`, written per row); and the run id
 ================ =============================================================================
 
 Curator: :math:`\hat T = \sum_v r_v / (\mu(p - q))` (exact integer sum). With clipping it is
-biased downward by at most :func:`~ldpgraph.protocols.arr_triangles.arr_clipping_bias_bound` and
+biased downward by at most :func:`~ldpgraph.protocols.triangles.arr_kernels.arr_clipping_bias_bound` and
 no unbiased variance estimate exists: the estimate has no standard error and says why
 (``Estimate.note``). Without clipping it is unbiased, and its variance
 :math:`[\sum_{j<k} (c^+_{jk})^2 \mu\pi_{jk}(1-\mu\pi_{jk}) + \sum_v f_v(1-f_v) + n\sigma^2]/(\mu(p-q))^2`
-(:func:`~ldpgraph.protocols.arr_triangles.arr_moments`) is estimated by
+(:func:`~ldpgraph.protocols.triangles.arr_kernels.arr_moments`) is estimated by
 :math:`[v_{\max} \hat C + n/4 + n\sigma^2]/(\mu(p-q))^2` with :math:`v_{\max} = \max(\mu p(1-\mu p),
 \mu q(1-\mu q))` and :math:`\hat C` the unbiased estimate of :math:`\sum (c^+_{jk})^2` from the ARR
 graph (:func:`~ldpgraph.protocols.deploy_triangles.lower_wedge_square_estimate` with the ARR
 probabilities): unbiased for an upper bound of the variance (exactly the two-round estimate at
 μ = 1, where both bit variances are pq).
 
-Privacy (proofs in :mod:`ldpgraph.protocols.arr_triangles`): ε₀ on the lower degree, ε₁ on the
+Privacy (proofs in :mod:`ldpgraph.protocols.triangles.arr_kernels`): ε₀ on the lower degree, ε₁ on the
 bits (thinning is post-processing), ε₂ on the count at the sensitivity Δ_v, which is a function
 of public values (the broadcast): the node is (ε₀ + ε₁ + ε₂)-edge-LDP. Default split as the
 simulator: ε₀ = ε/10, ε₁ = ε₂ = 0.45 ε with clipping; ε₁ = ε₂ = ε/2 without.
@@ -68,25 +68,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int
-from ..core.plan import Plan, Release, RoundPlan
-from ..core.protocol import Accumulator, Option, Preset, Round
-from ..core.registry import register
-from ..core.rows import Rows
-from ..core.sampling import Sampler
-from ..mechanisms import DiscreteLaplace
-from .arr_triangles import (
-    ARR_BYTES_PER_WEDGE,
-    DEFAULT_BETA,
-    DEFAULT_MU,
-    arr_probabilities,
-    arr_sensitivity,
-    clipped_triangle_count,
-    degree_margin,
-    triangle_clip_bound,
-)
-from .curator import Estimate
-from .deploy_triangles import (
+from ..._validation import check_epsilon, check_nonnegative_int
+from ...core.plan import Plan, Release, RoundPlan
+from ...core.protocol import Accumulator, Option, Preset, Round
+from ...core.rows import Rows
+from ...core.sampling import Sampler
+from ...mechanisms import DiscreteLaplace
+from ..curator import Estimate
+from ..deploy_triangles import (
     DEGREE,
     LOCAL_COUNT,
     LOWER_DEGREE,
@@ -97,8 +86,19 @@ from .deploy_triangles import (
     broadcast_run_id,
     lower_wedge_square_estimate,
 )
-from .randomized_response import expected_noisy_edges, noisy_graph_bits, upper_pairs
-from .reports import PROTOCOLS
+from ..randomized_response import expected_noisy_edges, noisy_graph_bits, upper_pairs
+from ..registry import register
+from ..reports import PROTOCOLS
+from .arr_kernels import (
+    ARR_BYTES_PER_WEDGE,
+    DEFAULT_BETA,
+    DEFAULT_MU,
+    arr_probabilities,
+    arr_sensitivity,
+    clipped_triangle_count,
+    degree_margin,
+    triangle_clip_bound,
+)
 from .rr_triangles import (
     DEGREE_SHARE,
     RandomizedResponseRound,
@@ -106,7 +106,7 @@ from .rr_triangles import (
     split_with_degree,
     transitivity_release_estimate,
 )
-from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, max_lower_degree, round_two_rows
+from .two_round import LocalCountAccumulator, RRBroadcastProtocol, max_lower_degree, round_two_rows
 
 __all__ = ["ARR_PROTOCOL", "ARRBroadcast", "ARRTrianglesProtocol", "arr_local_count", "arr_estimate"]
 
@@ -204,7 +204,7 @@ def _header(n: int, epsilon: float, n_edges: int, mu: float, beta: float, clippi
 def decode_arr_broadcast(data: bytes, source: str = "broadcast") -> ARRBroadcast:
     """Decode and check an ``arr-triangles`` broadcast (the noisy graph and its header); errors name
     ``source`` (the file)."""
-    from .edge_broadcast import decode_edge_broadcast
+    from ..edge_broadcast import decode_edge_broadcast
 
     path = source
     header, index, run_id = decode_edge_broadcast(data, {ARR_PROTOCOL: PROTOCOLS[ARR_PROTOCOL]}, source)
@@ -348,7 +348,7 @@ def _check_broadcast(broadcast: Any, plan: Plan) -> ARRBroadcast:
 @register
 class ARRTrianglesProtocol(TriangleSimulation, RRBroadcastProtocol):
     """``arr-triangles`` (see the module docstring). Biased with clipping (the default: no closed
-    form, :func:`~ldpgraph.protocols.arr_triangles.arr_clipping_bias_bound` bounds the bias).
+    form, :func:`~ldpgraph.protocols.triangles.arr_kernels.arr_clipping_bias_bound` bounds the bias).
 
     >>> from ldpgraph.graph import from_edge_array
     >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
@@ -393,8 +393,9 @@ class ARRTrianglesProtocol(TriangleSimulation, RRBroadcastProtocol):
         return {"d_max": 2} if (public or {}).get("clipping") is False else {}
 
     def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
-        """:func:`~ldpgraph.protocols.arr_triangles.simulate_arr` with the plan's budgets and bounds."""
-        from .arr_triangles import simulate_arr
+        """:func:`~ldpgraph.protocols.triangles.arr_kernels.simulate_arr` with the plan's budgets and
+        bounds."""
+        from .arr_kernels import simulate_arr
 
         pub, clipping = plan.public, plan.public["clipping"]
         eps1, eps2 = plan.release(RR_COUNT).epsilon, plan.release(LOCAL_COUNT).epsilon
@@ -404,8 +405,9 @@ class ARRTrianglesProtocol(TriangleSimulation, RRBroadcastProtocol):
                             rng=rng, wedges=self.lower_wedges(graph), max_bytes=self.max_bytes)
 
     def triangle_moments(self, graph: Any, plan: Plan) -> tuple[float | None, float | None]:
-        """:func:`~ldpgraph.protocols.arr_triangles.arr_moments` without clipping (and no projection)."""
-        from .arr_triangles import arr_moments
+        """:func:`~ldpgraph.protocols.triangles.arr_kernels.arr_moments` without clipping (and no
+        projection)."""
+        from .arr_kernels import arr_moments
 
         if plan.public["clipping"] or plan.public["d_max"] < max_lower_degree(graph):
             return None, None
@@ -501,7 +503,7 @@ class ARRTrianglesProtocol(TriangleSimulation, RRBroadcastProtocol):
 
 
 def _keep(epsilon: float) -> float:
-    from .randomized_response import keep_probability
+    from ..randomized_response import keep_probability
 
     return keep_probability(epsilon)
 

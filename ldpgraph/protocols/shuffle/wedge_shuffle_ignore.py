@@ -2,7 +2,7 @@ r"""Wedge shuffling that ignores pairs with a low-degree user (WShuffle with a n
 
 The reference's best shuffle-model triangle method (Imola, Murakami, Chaudhuri, CCS 2022, Alg.
 "wedge + ignore, noisy degree threshold"). Budget: ε_D = ``degree_share`` ε (default 0.1) on a
-noisy degree, the rest ε' = (1 - share) ε on wedge shuffling (:mod:`ldpgraph.protocols.wedge_shuffle`,
+noisy degree, the rest ε' = (1 - share) ε on wedge shuffling (:mod:`ldpgraph.protocols.shuffle.wedge_shuffle`,
 local ε₀ from ε' by amplification); a node spends ε_D + ε' = ε (sequential composition), so the
 run is (ε, δ)-DP per adjacency bit.
 
@@ -43,15 +43,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from ..core.plan import Plan, Release, RoundPlan, ShuffleGuarantee
-from ..core.protocol import Accumulator, Option, Preset, Protocol, Round
-from ..core.registry import register
-from ..core.rows import Rows, empty_rows, quantity_rows
-from ..core.sampling import Sampler
-from .curator import Estimate
-from .randomized_response import flip_probability
-from .reports import json_int, json_ints, json_number, parse_json
+from ..._validation import check_epsilon, check_nonnegative_int, check_rng
+from ...core.plan import Plan, Release, RoundPlan, ShuffleGuarantee
+from ...core.protocol import Accumulator, Option, Preset, Protocol, Round
+from ...core.rows import Rows, empty_rows, quantity_rows
+from ...core.sampling import Sampler
+from ..curator import Estimate
+from ..randomized_response import flip_probability
+from ..registry import register
+from ..reports import json_int, json_ints, json_number, parse_json
 from .wedge_shuffle import (
     ACCOUNTINGS,
     DEFAULT_DELTA,
@@ -239,7 +239,7 @@ def _check(broadcast: Any, plan: Plan) -> None:
 def keep_probabilities(degrees: NDArray[np.int64], theta: Any, epsilon_d: float) -> NDArray:
     r""":math:`s_v = \Pr[d_v + \eta > \theta_v]`, η discrete Laplace at ``epsilon_d`` (θ a number or one per
     user)."""
-    from ..mechanisms import DiscreteLaplace
+    from ...mechanisms import DiscreteLaplace
 
     d = np.asarray(degrees, dtype=np.float64)
     k = np.floor(theta - d).astype(np.int64)  # d + eta > theta  <=>  eta >= floor(theta - d) + 1
@@ -368,7 +368,7 @@ class WedgeShuffleIgnore(Protocol):
                  param: int | None = None) -> NDArray[np.float64]:
         """Trials with a fresh pairing each: DLap noisy degrees (as deployed), the
         dense users, then the counts of the kept pairs from their binomial laws."""
-        from ..mechanisms import DiscreteLaplace
+        from ...mechanisms import DiscreteLaplace
 
         self.check_statistic(statistic)
         gen = check_rng(rng)
@@ -403,14 +403,14 @@ class WedgeShuffleIgnore(Protocol):
         the other users' noise, i.e. when :math:`\eta_v > (\theta_T - d_v)/(1 - c/n)` with
         :math:`\theta_T = c(\sum_u d_u + T)/n`. Given T the users are taken dense independently
         (:math:`s_v` from that bound) and the formula of
-        :meth:`~ldpgraph.protocols.wedge_shuffle.WedgeShuffleTriangles.moments` holds with each
+        :meth:`~ldpgraph.protocols.shuffle.wedge_shuffle.WedgeShuffleTriangles.moments` holds with each
         pair weighted by :math:`s_e = s_i s_j`; mean and variance are mixed over T (law of total
         variance), T normal with the variance of n − 1 noises, on its integers when they are
         few, else on a grid of 31 points. Approximations, of order 1/n: one T for all users, its
         normality; checked by Monte-Carlo in the tests."""
         from scipy import stats
 
-        from ..mechanisms import DiscreteLaplace
+        from ...mechanisms import DiscreteLaplace
 
         self.check_statistic(statistic)
         deg = np.diff(graph.indptr)

@@ -1,7 +1,7 @@
 r"""``edge-orient-triangles`` on the protocol layer: our EdgeOrientΔ, deployable in two rounds.
 
-The deployed form of :func:`~ldpgraph.protocols.edge_orient.edge_orient_trial` with local
-bounds (``bounds="local"``): same budget split (:func:`~ldpgraph.protocols.edge_orient.
+The deployed form of :func:`~ldpgraph.protocols.orientation.kernels.edge_orient_trial` with local
+bounds (``bounds="local"``): same budget split (:func:`~ldpgraph.protocols.orientation.kernels.
 edge_orient_budget`), same law (tested).
 
 ================ =============================================================================
@@ -17,19 +17,19 @@ broadcast        the noisy graph, every node's noisy degree (the order: rank by 
 2 ``bound+count`` ``out_degree``: :math:`\tilde m_v = m_v + \mathrm{DLap}(e^{-\varepsilon_0})`, m_v its
                  out-degree (neighbours before it in the order; sensitivity 1); then its bound
                  :math:`D_v = \max(\tilde m_v + c, 1)`, :math:`c = \lceil\text{margin}/\varepsilon_0\rceil`
-                 (:func:`~ldpgraph.protocols.edge_orient.local_bounds`), and ``local_count``:
+                 (:func:`~ldpgraph.protocols.orientation.kernels.local_bounds`), and ``local_count``:
                  :math:`r_v = \lfloor \alpha_v w_v + U\rfloor + \mathrm{DLap}(e^{-\varepsilon_2/\Delta_v})`,
                  :math:`w_v = \sum_{j<k \in O_v}(b_{jk} - q)` over its out-list, scaled by
                  :math:`\alpha_v = \min(1, (D_v-1)/(m_v-1))`, the row's sensitivity
                  :math:`\Delta_v = \max(\lceil\frac{1+p}2(D_v - 1)\rceil, 1)`
-                 (:func:`~ldpgraph.protocols.edge_orient.count_sensitivity`); the run id
+                 (:func:`~ldpgraph.protocols.orientation.kernels.count_sensitivity`); the run id
 ================ =============================================================================
 
 Why the bound is not in the broadcast: :math:`m_v` is defined by the order, which is public only
 after round 1, and :math:`D_v` is a function of node v's own release :math:`\tilde m_v` alone. So
 v releases :math:`\tilde m_v` and the count calibrated to it in one round (adaptive sequential
 composition: for every value of :math:`\tilde m_v` the count is ε₂-DP at sensitivity
-:math:`\Delta_v`, proof in :func:`~ldpgraph.protocols.edge_orient.count_sensitivity`), and
+:math:`\Delta_v`, proof in :func:`~ldpgraph.protocols.orientation.kernels.count_sensitivity`), and
 the curator checks every row's sensitivity against the node's ``out_degree`` row. The bound is
 public all the same (its rows), the law is the simulator's, and a node downloads one broadcast
 (a third round to broadcast the bounds would make every node download the noisy graph twice).
@@ -38,8 +38,8 @@ simulated only.
 
 Curator: :math:`\hat T = \sum_v r_v / (p - q)` (exact integer sum). Given the order, unbiased
 when every :math:`D_v \ge m_v` (each node is scaled down with probability
-:func:`~ldpgraph.protocols.edge_orient.projection_probability`: a downward bias); its variance
-given order and bounds is :func:`~ldpgraph.protocols.edge_orient.edge_orient_variance`, estimated
+:func:`~ldpgraph.protocols.orientation.kernels.projection_probability`: a downward bias); its variance
+given order and bounds is :func:`~ldpgraph.protocols.orientation.kernels.edge_orient_variance`, estimated
 conservatively from the broadcast and the rows (:func:`edge_orient_estimate`).
 
 Privacy: ε_o + ε₁ in round 1 and ε₀ + ε₂ in round 2; a node spends
@@ -50,12 +50,12 @@ releases ``transitivity_degree`` :math:`d_v + \mathrm{DLap}(e^{-s\varepsilon})` 
 draws), the rest (1 - s) ε is split as above, and the curator's
 :math:`\hat\tau = 3\hat T/\hat S_2` has a delta-method standard error.
 
-Simulation (:meth:`EdgeOrientProtocol.simulate`): :func:`~ldpgraph.protocols.edge_orient.
+Simulation (:meth:`EdgeOrientProtocol.simulate`): :func:`~ldpgraph.protocols.orientation.kernels.
 edge_orient_trial` under the plan (the same law, tested). Two protocols beside it are simulated
 only: ``edge-orient-triangles-global`` (:class:`EdgeOrientGlobal`: one bound for all, the maximum
 of the noisy out-degrees, which needs a third round) and ``edge-orient-reference``
 (:class:`EdgeOrientReference`: the authors' code,
-:func:`~ldpgraph.protocols.edge_orient.reference_edge_orient`).
+:func:`~ldpgraph.protocols.orientation.kernels.reference_edge_orient`).
 
 Examples
 --------
@@ -83,14 +83,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_epsilon
-from ..core.plan import Plan, Release, RoundPlan
-from ..core.protocol import Accumulator, Option, Preset, Protocol, Round
-from ..core.registry import register
-from ..core.rows import Rows
-from ..core.sampling import Sampler
-from .curator import Estimate
-from .deploy_triangles import (
+from ..._validation import check_epsilon
+from ...core.plan import Plan, Release, RoundPlan
+from ...core.protocol import Accumulator, Option, Preset, Protocol, Round
+from ...core.rows import Rows
+from ...core.sampling import Sampler
+from ..curator import Estimate
+from ..deploy_triangles import (
     DEGREE,
     LOCAL_COUNT,
     MAX_NODES,
@@ -101,7 +100,17 @@ from .deploy_triangles import (
     TriangleBroadcast,
     broadcast_run_id,
 )
-from .edge_orient import (
+from ..randomized_response import pack_pairs, pair_from_index, pair_index, unpack_pairs, upper_pairs
+from ..registry import register
+from ..reports import PROTOCOLS, broadcast_header
+from ..triangles.rr_triangles import (
+    DEFAULT_DEGREE_SHARE,
+    DEGREE_SHARE,
+    RandomizedResponseRound,
+    check_row_epsilons,
+)
+from ..triangles.two_round import round_two_rows
+from .kernels import (
     MARGIN,
     count_sensitivity,
     edge_orient_budget,
@@ -109,10 +118,6 @@ from .edge_orient import (
     reference_edge_orient,
     scale_factors,
 )
-from .randomized_response import pack_pairs, pair_from_index, pair_index, unpack_pairs, upper_pairs
-from .reports import PROTOCOLS, broadcast_header
-from .rr_triangles import DEFAULT_DEGREE_SHARE, DEGREE_SHARE, RandomizedResponseRound, check_row_epsilons
-from .two_round_triangles import round_two_rows
 
 __all__ = ["EDGE_ORIENT_PROTOCOL", "OUT_DEGREE", "TRANSITIVITY_DEGREE", "EdgeOrientBroadcast",
            "EdgeOrientProtocol", "EdgeOrientGlobal", "EdgeOrientReference", "EDGE_ORIENT_VS_REFERENCE",
@@ -137,7 +142,7 @@ _DENSE_MAX_NODES = 8192
 
 def bound_margin(epsilon_bound: float, margin: float) -> int:
     """:math:`c = \\lceil \\text{margin}/\\varepsilon_0\\rceil`, as
-    :func:`~ldpgraph.protocols.edge_orient.local_bounds`.
+    :func:`~ldpgraph.protocols.orientation.kernels.local_bounds`.
 
     >>> bound_margin(0.2, 1.5)
     8
@@ -206,7 +211,7 @@ BROADCAST_ORIENTED_VERSION = 1
 
 def ranks(degrees: Any) -> NDArray[np.int64]:
     """Each node's rank in the public order: 0 for the highest noisy degree, ties by the higher id
-    (:func:`~ldpgraph.protocols.edge_orient.orient_relabel`'s new ids).
+    (:func:`~ldpgraph.protocols.orientation.kernels.orient_relabel`'s new ids).
 
     >>> ranks(np.array([0, 5, 3, 5])).tolist()
     [3, 1, 2, 0]
@@ -330,7 +335,7 @@ def _check_header(path: str, header: dict[str, Any]) -> None:
 
 def out_neighbours(node: int, neighbours: NDArray[np.int64], degrees: NDArray[np.int64]) -> NDArray[np.int64]:
     """The neighbours before ``node`` in the public order (a higher noisy degree, ties by a higher id),
-    sorted: its out-neighbours (:func:`~ldpgraph.protocols.edge_orient.orient_relabel`'s lower ids).
+    sorted: its out-neighbours (:func:`~ldpgraph.protocols.orientation.kernels.orient_relabel`'s lower ids).
 
     >>> out_neighbours(1, np.array([0, 2, 3]), np.array([5, 4, 4, 9])).tolist()
     [0, 2, 3]
@@ -398,7 +403,7 @@ class _BoundCountRound(Round):
 class BoundCountAccumulator(Accumulator):
     """Round-2 rows against the broadcast (run id, node set, ε) and each ``local_count`` row's
     sensitivity against its node's ``out_degree`` row: :math:`\\Delta_v` of its bound :math:`D_v`
-    (:func:`~ldpgraph.protocols.edge_orient.count_sensitivity`)."""
+    (:func:`~ldpgraph.protocols.orientation.kernels.count_sensitivity`)."""
 
     def __init__(self, plan: Plan, broadcast: EdgeOrientBroadcast, **options: Any) -> None:
         self.plan = plan
@@ -472,7 +477,7 @@ def _check_broadcast(broadcast: Any, plan: Plan) -> EdgeOrientBroadcast:
 
 
 def relabelled_index(broadcast: EdgeOrientBroadcast) -> NDArray[np.int64]:
-    """The noisy graph's pair indices in the order's labels (:func:`~ldpgraph.protocols.edge_orient.
+    """The noisy graph's pair indices in the order's labels (:func:`~ldpgraph.protocols.orientation.kernels.
     orient_relabel`: new id = rank in descending (noisy degree, id); out-neighbours are lower ids), sorted.
 
     >>> b = EdgeOrientBroadcast.build_order(3, 1.0, [0], [0, 5, 3])   # the edge {1, 0}
@@ -490,14 +495,14 @@ def edge_orient_estimate(values: Any, sensitivities: Any, broadcast: EdgeOrientB
     r""":math:`\hat T = \sum_v r_v/(p-q)` (exact integer sum) with a conservative standard error.
 
     Given the order and bounds at or above every out-degree,
-    :func:`~ldpgraph.protocols.edge_orient.edge_orient_variance` is
+    :func:`~ldpgraph.protocols.orientation.kernels.edge_orient_variance` is
     :math:`[pq\,C + \sum_v f_v(1-f_v) + \sum_v \sigma^2(D_v-1)]/(p-q)^2`, C the sum of the squared
     common in-neighbour counts of the orientation; its estimate takes the unbiased
     :func:`~ldpgraph.protocols.deploy_triangles.lower_wedge_square_estimate` of C from the noisy graph
     in the order's labels (:func:`relabelled_index`), n/4 for the rounding and the exact noise
     variances at each node's sensitivity (the rows'). The conditional mean is then T whatever the
     order and bounds, so the estimate is unbiased for an upper bound of the variance (up to n/4 - the
-    rounding term); a projected node (probability :func:`~ldpgraph.protocols.edge_orient.
+    rounding term); a projected node (probability :func:`~ldpgraph.protocols.orientation.kernels.
     projection_probability`) adds a bias it omits. None beyond 8192 nodes (dense kernel).
 
     >>> b = EdgeOrientBroadcast.build_order(3, 60.0, [0, 1, 2], [2, 2, 2])
@@ -505,8 +510,8 @@ def edge_orient_estimate(values: Any, sensitivities: Any, broadcast: EdgeOrientB
     >>> round(est.value, 6), est.std_error < 1
     (1.0, True)
     """
-    from ..mechanisms import DiscreteLaplace
-    from .deploy_triangles import lower_wedge_square_estimate
+    from ...mechanisms import DiscreteLaplace
+    from ..deploy_triangles import lower_wedge_square_estimate
 
     b = broadcast
     total = sum(int(x) for x in np.asarray(values, dtype=np.int64).tolist())
@@ -529,8 +534,8 @@ def edge_orient_estimate(values: Any, sensitivities: Any, broadcast: EdgeOrientB
 
 def _triangle_split(epsilon: float, public: Any) -> tuple[float | None, float]:
     """``(degree ε or None, the triangles' ε)``: ``degree_share`` of ``epsilon`` on the degree for
-    transitivity when given (:func:`~ldpgraph.protocols.transitivity.transitivity_budget`)."""
-    from .transitivity import transitivity_budget
+    transitivity when given (:func:`~ldpgraph.protocols.triangles.transitivity.transitivity_budget`)."""
+    from ..triangles.transitivity import transitivity_budget
 
     eps = check_epsilon(epsilon)
     if public["degree_share"] is None:
@@ -544,8 +549,8 @@ def _with_transitivity(graph: Any, plan: Plan, statistic: str, triangles: NDArra
     trial's :math:`\hat S_2` from fresh DLap degrees at the plan's ``transitivity_degree`` ε."""
     if statistic == "triangles":
         return triangles
-    from ..mechanisms import DiscreteLaplace
-    from .transitivity import transitivity_estimate, two_star_estimate
+    from ...mechanisms import DiscreteLaplace
+    from ..triangles.transitivity import transitivity_estimate, two_star_estimate
 
     eps_s = plan.release(TRANSITIVITY_DEGREE).epsilon
     mech = DiscreteLaplace(epsilon=eps_s)
@@ -595,7 +600,7 @@ class EdgeOrientProtocol(_TriangleSimulation):
                "0.38)"),
         DEGREE_SHARE,
     )
-    #: how the bounds D_v are drawn (:func:`~ldpgraph.protocols.edge_orient.local_bounds`)
+    #: how the bounds D_v are drawn (:func:`~ldpgraph.protocols.orientation.kernels.local_bounds`)
     bounds = "local"
 
     def plan(self, epsilon: float, **public: Any) -> Plan:
@@ -637,7 +642,7 @@ class EdgeOrientProtocol(_TriangleSimulation):
         if not _has_degree(plan):
             raise ValueError(f"transitivity needs the nodes' degree releases: run {self.name} node and "
                              f"curate with --degree-share F (the simulation spends {DEFAULT_DEGREE_SHARE})")
-        from .transitivity import transitivity_from_estimates
+        from ..triangles.transitivity import transitivity_from_estimates
 
         tau, var = transitivity_from_estimates(tri.value, tri.variance_estimate, values[TRANSITIVITY_DEGREE],
                                                plan.release(TRANSITIVITY_DEGREE).epsilon)
@@ -705,11 +710,11 @@ class EdgeOrientGlobal(EdgeOrientProtocol):
 @register
 class EdgeOrientReference(_TriangleSimulation):
     """``edge-orient-reference``: EdgeOrientΔ as the authors' code runs it
-    (:func:`~ldpgraph.protocols.edge_orient.reference_edge_orient`), simulated only.
+    (:func:`~ldpgraph.protocols.orientation.kernels.reference_edge_orient`), simulated only.
 
     A node spends ε = 3/4 ε_paper by the code's own accounting: k-core ε_paper/8, RR ε_paper/4,
     out-degree ε_paper/4, the count ε_paper/8 (whose Laplace is under-calibrated: see
-    :mod:`~ldpgraph.protocols.edge_orient`).
+    :mod:`~ldpgraph.protocols.orientation.kernels`).
 
     >>> EdgeOrientReference().plan(0.75).describe()
     'epsilon 0.75 = k-core 0.125 + rr 0.25 + out-degree 0.25 + local-count 0.125'

@@ -57,7 +57,7 @@ and the curator's :math:`\hat C_4 = \frac14 \sum_v r_v` is unbiased (without pro
 :math:`\sum_{w \in N_v} (Z_{lw} - 1)`, at most :math:`T_l` in size; under projection (coupled
 through one random order, as the two-round triangle protocol) l may replace the last kept
 l', a change of at most :math:`T_l + T_{l'} \le S`. Randomized rounding with a shared U costs
-no sensitivity (:func:`~ldpgraph.protocols.triangles.two_round_dlap_release`), so each
+no sensitivity (:func:`~ldpgraph.protocols.triangles.kernels.two_round_dlap_release`), so each
 release is :math:`\varepsilon_2`-edge-LDP, and the node spends
 :math:`\varepsilon_1 + \varepsilon_2`.
 
@@ -87,9 +87,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from ..graph.core import Graph
-from .randomized_response import flip_probability, keep_probability, noisy_lower_pairs, pair_from_index
+from ..._validation import check_epsilon, check_nonnegative_int, check_rng
+from ...graph.core import Graph
+from ..randomized_response import flip_probability, keep_probability, noisy_lower_pairs, pair_from_index
 
 __all__ = [
     "MAX_DENSE_NODES",
@@ -447,7 +447,7 @@ def simulate_two_round_four_cycles(
     >>> bool(abs(est.mean() - 1.0) < 0.2)
     True
     """
-    from ..mechanisms import DiscreteLaplace
+    from ...mechanisms import DiscreteLaplace
 
     g = _check_graph(graph)
     e1, e2 = check_epsilon(epsilon1), check_epsilon(epsilon2)

@@ -1,9 +1,9 @@
 r"""``kcore-hindex`` on the protocol layer: our h-index k-core decomposition, deployable in two rounds.
 
-The deployed form of :func:`~ldpgraph.protocols.kcore_hindex.hindex_kcore` (one h-index step, the
-method's default): same budget split (:func:`~ldpgraph.protocols.kcore_hindex.hindex_budget`, the
-share h and the read-out power p of :func:`~ldpgraph.protocols.kcore_hindex.hindex_settings` at
-the node's ε unless given), same curator (:func:`~ldpgraph.protocols.kcore_hindex.hindex_read_out`),
+The deployed form of :func:`~ldpgraph.protocols.kcore.hindex.hindex_kcore` (one h-index step, the
+method's default): same budget split (:func:`~ldpgraph.protocols.kcore.hindex.hindex_budget`, the
+share h and the read-out power p of :func:`~ldpgraph.protocols.kcore.hindex.hindex_settings` at
+the node's ε unless given), same curator (:func:`~ldpgraph.protocols.kcore.hindex.hindex_read_out`),
 same law (tested: ``tests/protocols/test_kcore_hindex_law.py``).
 
 ================ =============================================================================
@@ -13,10 +13,10 @@ round            node v releases
                  :math:`\varepsilon_0 = (1-h)\varepsilon` (sensitivity 1)
 broadcast        every node's :math:`z^0_w`, n, ε₀ and a run id (:class:`HIndexBroadcast`; file
                  form: JSON); the public values are :math:`x_w = \max(z^0_w, 0)`
-                 (:func:`~ldpgraph.protocols.kcore_hindex.public_values`)
+                 (:func:`~ldpgraph.protocols.kcore.hindex.public_values`)
 2 ``h-index``    ``h_index``: :math:`z^1_v = H(\{x_w : w \in N(v)\}) + \mathrm{DLap}(e^{-\varepsilon_1})`,
                  :math:`\varepsilon_1 = h\varepsilon` (sensitivity 1: one neighbour more or less
-                 moves H by 0 or 1, proof in :mod:`~ldpgraph.protocols.kcore_hindex`); the
+                 moves H by 0 or 1, proof in :mod:`~ldpgraph.protocols.kcore.hindex`); the
                  broadcast's run id (sensitivity 0)
 ================ =============================================================================
 
@@ -25,8 +25,8 @@ node's core number (:class:`CoreNumbers`; ``levels`` holds the
 pooled values rounded). A node spends ε = ε₀ + ε₁ (sequential composition over the two rounds;
 the broadcast is a post-processing of round 1).
 
-Simulation (:class:`~ldpgraph.protocols.kcore.CoreNumbersHooks`): a trial is
-:func:`~ldpgraph.protocols.kcore_hindex.hindex_kcore` under the plan, all nodes at once, recorded
+Simulation (:class:`~ldpgraph.protocols.kcore.reference.CoreNumbersHooks`): a trial is
+:func:`~ldpgraph.protocols.kcore.hindex.hindex_kcore` under the plan, all nodes at once, recorded
 by its mean approximation factor.
 
 Examples
@@ -55,16 +55,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_epsilon
-from ..core.plan import Plan, Release, RoundPlan
-from ..core.protocol import Accumulator, Option, Preset, Protocol, Round
-from ..core.registry import register
-from ..core.rows import Rows
-from ..core.sampling import Sampler
-from .degree import degree_quantity_rows
-from .deploy_triangles import RUN_ID, _Base, _missing_text, broadcast_run_id
-from .kcore import CoreNumbersHooks, KCoreRun, core_summary
-from .kcore_hindex import (
+from ..._validation import check_epsilon
+from ...core.plan import Plan, Release, RoundPlan
+from ...core.protocol import Accumulator, Option, Preset, Protocol, Round
+from ...core.rows import Rows
+from ...core.sampling import Sampler
+from ..deploy_triangles import RUN_ID, _Base, _missing_text, broadcast_run_id
+from ..degrees.degree import degree_quantity_rows
+from ..registry import register
+from ..reports import json_int, json_ints, json_number, parse_json
+from ..triangles.rr_triangles import check_row_epsilons
+from ..triangles.two_round import LocalCountAccumulator, round_two_rows
+from .hindex import (
     HINDEX_DEFAULTS,
     h_index,
     hindex_budget,
@@ -73,9 +75,7 @@ from .kcore_hindex import (
     hindex_settings,
     public_values,
 )
-from .reports import json_int, json_ints, json_number, parse_json
-from .rr_triangles import check_row_epsilons
-from .two_round_triangles import LocalCountAccumulator, round_two_rows
+from .reference import CoreNumbersHooks, KCoreRun, core_summary
 
 __all__ = ["HINDEX_PROTOCOL", "DEGREE", "H_INDEX", "HIndexBroadcast", "HIndexProtocol", "DegreeValues",
            "CoreNumbers"]
@@ -102,7 +102,7 @@ class CoreNumbers:
     @property
     def value(self) -> float:
         """The robust degeneracy: the largest k with at least k + 1 nodes estimated at k or more
-        (:func:`~ldpgraph.protocols.densest.robust_degeneracy`; the largest estimate runs high)."""
+        (:func:`~ldpgraph.protocols.kcore.densest.robust_degeneracy`; the largest estimate runs high)."""
         from .densest import robust_degeneracy
 
         return robust_degeneracy(self.core_numbers) if self.core_numbers.size else 0.0

@@ -14,7 +14,7 @@ options) from the protocol's ``presets``, or the protocol's own name where it ha
 
 Examples
 --------
->>> from ldpgraph.core import registry
+>>> from ldpgraph.protocols import registry
 >>> "two-round-triangles-dlap" in registry.names()
 True
 >>> registry.get("rr-triangles").statistics
@@ -31,8 +31,8 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Any
 
-from .protocol import Preset as _PresetSpec
-from .protocol import Protocol
+from ..core.protocol import Preset as _PresetSpec
+from ..core.protocol import Protocol
 
 __all__ = ["register", "unregister", "get", "names", "protocols", "MODULES", "ENTRY_POINT_GROUP", "REMOVED",
            "Preset", "preset", "method_names", "recommended_methods", "statistic_names", "did_you_mean"]
@@ -42,19 +42,19 @@ ENTRY_POINT_GROUP = "ldpgraph.protocols"
 
 #: the modules holding the built-in protocols (imported on first use of the registry)
 MODULES = (
-    "ldpgraph.protocols.degree",
-    "ldpgraph.protocols.local_kstars",
-    "ldpgraph.protocols.rr_triangles",
-    "ldpgraph.protocols.two_round_triangles",
-    "ldpgraph.protocols.avg_clustering",
-    "ldpgraph.protocols.two_round_four_cycles",
-    "ldpgraph.protocols.kcore",
-    "ldpgraph.protocols.kcore_hindex_protocol",
-    "ldpgraph.protocols.edge_orient_protocol",
-    "ldpgraph.protocols.wedge_shuffle",
-    "ldpgraph.protocols.wedge_shuffle_ignore",
-    "ldpgraph.protocols.arr_protocol",
-    "ldpgraph.protocols.adaptive_clustering",
+    "ldpgraph.protocols.degrees.degree",
+    "ldpgraph.protocols.degrees.local_kstars",
+    "ldpgraph.protocols.triangles.rr_triangles",
+    "ldpgraph.protocols.triangles.two_round",
+    "ldpgraph.protocols.clustering.avg_clustering",
+    "ldpgraph.protocols.four_cycles.protocols",
+    "ldpgraph.protocols.kcore.reference",
+    "ldpgraph.protocols.kcore.hindex_protocol",
+    "ldpgraph.protocols.orientation.edge_orient",
+    "ldpgraph.protocols.shuffle.wedge_shuffle",
+    "ldpgraph.protocols.shuffle.wedge_shuffle_ignore",
+    "ldpgraph.protocols.triangles.arr_protocol",
+    "ldpgraph.protocols.clustering.adaptive",
 )
 
 #: method names that were removed: name -> why, and what to use instead (the refusal says so)
@@ -238,8 +238,8 @@ def statistic_names() -> list[str]:
     >>> statistic_names()[-5:]
     ['transitivity', 'avg_clustering', 'degree_weighted_triangles', 'four_cycles', 'core_numbers']
     """
-    from ..protocols.statistics import GRAPH_STATISTICS
-    from ..protocols.statistics import statistic_names as degree_stats
+    from .statistics import GRAPH_STATISTICS
+    from .statistics import statistic_names as degree_stats
 
     return [*degree_stats(), *GRAPH_STATISTICS]
 

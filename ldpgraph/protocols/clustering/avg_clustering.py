@@ -9,17 +9,17 @@ round            node v releases
                  drawn after the bits)
 broadcast        the noisy graph, n, ε_rr, the bound D on the degree (public, or with
                  ``private_bound`` D = max(2, max of the ``degree_bound`` rows):
-                 :func:`~ldpgraph.protocols.clustering.private_degree_bound`), the projection
+                 :func:`~ldpgraph.protocols.clustering.kernels.private_degree_bound`), the projection
                  flag and a run id (:class:`~ldpgraph.protocols.deploy_triangles.TriangleBroadcast`)
 2 ``local``      ``degree``: :math:`d_v + \mathrm{DLap}(e^{-\varepsilon_d})` (sensitivity 1);
                  ``local_count``: :math:`r_v = 2 w_v - \binom{m_v}{2} + \mathrm{DLap}` at
-                 sensitivity :func:`~ldpgraph.protocols.clustering.count_sensitivity` (2(D - 1): lists
+                 sensitivity :func:`~ldpgraph.protocols.clustering.kernels.count_sensitivity` (2(D - 1): lists
                  longer than D are projected to a uniform D-subset; D - 1 without projection), with
                  :math:`w_v` the noisy edges among the m_v kept neighbours; and the run id
 ================ =============================================================================
 
-Curator: :func:`~ldpgraph.protocols.clustering.average_clustering` (unbiased; proofs of the
-sensitivity and of unbiasedness in :mod:`ldpgraph.protocols.clustering`). A node spends
+Curator: :func:`~ldpgraph.protocols.clustering.kernels.average_clustering` (unbiased; proofs of the
+sensitivity and of unbiasedness in :mod:`ldpgraph.protocols.clustering.kernels`). A node spends
 ε_rr + ε_d + ε_t = ε; default split 0.3 / 0.4 / 0.3, as the simulation ``avg-clustering-dlap``.
 With ``private_bound`` it spends ε₀ + ε_rr + ε_d + ε_t = ε, default 0.1 / 0.27 / 0.36 / 0.27 (ε₀ =
 ε/10, the rest split 0.3 / 0.4 / 0.3), as the simulation ``avg-clustering-dlap-private``; D is then
@@ -47,21 +47,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int
-from ..core.plan import Plan, Release, RoundPlan, split_budget
-from ..core.protocol import Accumulator, Option, Preset, Round
-from ..core.registry import register
-from ..core.rows import Rows
-from ..core.sampling import Sampler
-from .clustering import (
-    average_clustering,
-    average_clustering_variance,
-    count_sensitivity,
-    degree_weighted_triangles,
-    private_degree_bound,
-    release_clustering_reports,
-)
-from .deploy_triangles import (
+from ..._validation import check_epsilon, check_nonnegative_int
+from ...core.plan import Plan, Release, RoundPlan, split_budget
+from ...core.protocol import Accumulator, Option, Preset, Round
+from ...core.rows import Rows
+from ...core.sampling import Sampler
+from ..deploy_triangles import (
     CLUSTERING_PROTOCOL,
     DEGREE,
     DEGREE_BOUND,
@@ -72,19 +63,28 @@ from .deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
-from .randomized_response import expected_noisy_edges, noisy_graph_bits, upper_pairs
-from .rr_triangles import RandomizedResponseRound
-from .two_round_triangles import (
+from ..randomized_response import expected_noisy_edges, noisy_graph_bits, upper_pairs
+from ..registry import register
+from ..triangles.rr_triangles import RandomizedResponseRound
+from ..triangles.two_round import (
     LocalCountAccumulator,
     RRBroadcastProtocol,
     round_two_rows,
     screened_bound_text,
 )
+from .kernels import (
+    average_clustering,
+    average_clustering_variance,
+    count_sensitivity,
+    degree_weighted_triangles,
+    private_degree_bound,
+    release_clustering_reports,
+)
 
 __all__ = ["AvgClustering", "clustering_release", "SIMULATED_STATISTICS"]
 
 #: what the simulation estimates: the average clustering (deployed) and :math:`\sum_v d_v t_v` (from the
-#: same releases, :func:`~ldpgraph.protocols.clustering.degree_weighted_triangles`; simulation only)
+#: same releases, :func:`~ldpgraph.protocols.clustering.kernels.degree_weighted_triangles`; simulation only)
 SIMULATED_STATISTICS = ("avg_clustering", "degree_weighted_triangles")
 _ESTIMATORS = {"avg_clustering": average_clustering, "degree_weighted_triangles": degree_weighted_triangles}
 
@@ -149,7 +149,7 @@ class _LocalRound(Round):
 
 def round_two_sensitivities(broadcast: TriangleBroadcast) -> dict[str, float]:
     """Round 2's sensitivities: ``degree`` 1, ``local_count``
-    :func:`~ldpgraph.protocols.clustering.count_sensitivity` of D and the projection, ``run_id`` 0.
+    :func:`~ldpgraph.protocols.clustering.kernels.count_sensitivity` of D and the projection, ``run_id`` 0.
 
     >>> round_two_sensitivities(TriangleBroadcast.build(CLUSTERING_PROTOCOL, 3, 1.0, 4, []))
     {'degree': 1.0, 'local_count': 3.0, 'run_id': 0.0}
@@ -254,9 +254,10 @@ class AvgClustering(RRBroadcastProtocol):
     def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any = None, *,
                  param: int | None = None) -> NDArray[np.float64]:
         """``n_trials`` estimates, each of a whole run at once
-        (:func:`~ldpgraph.protocols.clustering.release_clustering_reports`, the deployed releases in law:
+        (:func:`~ldpgraph.protocols.clustering.kernels.release_clustering_reports`, the deployed releases
+        in law:
         ``tests/protocols/test_clustering.py``; with the private bound, the noisy degrees of round 1 and
-        D drawn first, as :func:`~ldpgraph.protocols.clustering.private_degree_bound`). Also estimates
+        D drawn first, as :func:`~ldpgraph.protocols.clustering.kernels.private_degree_bound`). Also estimates
         ``degree_weighted_triangles`` from the same releases (simulation only).
 
         Examples
@@ -269,7 +270,7 @@ class AvgClustering(RRBroadcastProtocol):
         """
         if statistic not in SIMULATED_STATISTICS:
             raise ValueError(f"{self.name} simulates {', '.join(SIMULATED_STATISTICS)}, not {statistic!r}")
-        from ..mechanisms import DiscreteLaplace
+        from ...mechanisms import DiscreteLaplace
 
         pub, eps = plan.public, self._epsilons(plan)
         e0 = eps.pop("epsilon_bound", None)
@@ -293,9 +294,9 @@ class AvgClustering(RRBroadcastProtocol):
                 param: int | None = None) -> tuple[float | None, float | None]:
         """The truth (unbiased, also under projection) and, without projection (every degree at most the
         public D), the exact variance
-        (:func:`~ldpgraph.protocols.clustering.average_clustering_variance`); None with projection (its
-        sampling variance has no closed form here) and so with the private bound."""
-        from .statistics import statistic_truth
+        (:func:`~ldpgraph.protocols.clustering.kernels.average_clustering_variance`); None with projection
+        (its sampling variance has no closed form here) and so with the private bound."""
+        from ..statistics import statistic_truth
 
         mean = statistic_truth(graph, statistic)
         pub = plan.public

@@ -29,7 +29,7 @@ row). A statistic with a parameter is written ``kstars:3`` (star size; ``kstars`
 deployable (a real number is no report row): they are simulated only (their ``simulate`` hook).
 
 Every protocol here has the simulation hooks ``simulate`` (vectorised over trials, the kernels of
-:mod:`~ldpgraph.protocols.kstar_kernels`) and ``moments``; ``degree`` is offered as the methods
+:mod:`~ldpgraph.protocols.degrees.kernels`) and ``moments``; ``degree`` is offered as the methods
 ``unbiased-dlap`` and ``naive-dlap`` (presets: ``estimator`` unbiased or naive).
 
 Examples
@@ -55,17 +55,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int
-from ..core.plan import Plan, Release, RoundPlan, split_budget
-from ..core.protocol import Accumulator, Option, Preset, Protocol, Round
-from ..core.registry import register
-from ..core.rows import Rows, empty_rows, quantity_rows
-from ..core.sampling import Sampler
-from .curator import Estimate
-from .randomizer import as_degrees, projected_kstar_counts
-from .reports import DEGREE_PROTOCOL
-from .reportset import STATISTICS, ReportAccumulator, ReportSetSummary, estimate_statistic
-from .statistics import STATISTICS as DEGREE_STATISTICS
+from ..._validation import check_epsilon, check_nonnegative_int
+from ...core.plan import Plan, Release, RoundPlan, split_budget
+from ...core.protocol import Accumulator, Option, Preset, Protocol, Round
+from ...core.rows import Rows, empty_rows, quantity_rows
+from ...core.sampling import Sampler
+from ..curator import Estimate
+from ..randomizer import as_degrees, projected_kstar_counts
+from ..registry import register
+from ..reports import DEGREE_PROTOCOL
+from ..reportset import STATISTICS, ReportAccumulator, ReportSetSummary, estimate_statistic
+from ..statistics import STATISTICS as DEGREE_STATISTICS
 
 __all__ = [
     "DegreeProtocol",
@@ -245,7 +245,7 @@ def naive_estimate(summary: ReportSetSummary, statistic: str, k: int | None) -> 
     >>> naive_estimate(run.results[0], "kstars", 2).value   # 1 + 1 + 3 + 0
     5.0
     """
-    from .statistics import get_statistic
+    from ..statistics import get_statistic
 
     if statistic == "kstars_from_counts":
         return estimate_statistic(summary, statistic, k)  # a sum of unbiased releases: nothing to plug in
@@ -261,7 +261,7 @@ def naive_estimate(summary: ReportSetSummary, statistic: str, k: int | None) -> 
     else:
         value = float(get_statistic(statistic).naive(hist.to_reports(), k))
         name = statistic if k is None else f"{statistic}_{k}"
-    from .kstar_kernels import PLUGIN_NO_SE
+    from .kernels import PLUGIN_NO_SE
 
     return Estimate(float(value), None, None, name, note=PLUGIN_NO_SE)
 
@@ -383,7 +383,7 @@ class DegreeProtocol(Protocol):
     def statistic_bound(self, result: Any, plan: Plan, statistic: str) -> float | None:
         """:func:`~ldpgraph.protocols.curator.influence_bound` of the statistic's screened quantity
         (None without public bounds, or for a statistic without a documented bound)."""
-        from .curator import influence_bound
+        from ..curator import influence_bound
 
         name, k = parse_statistic(statistic)
         if name == "kstars" and DEGREE not in result.quantities:
@@ -401,7 +401,7 @@ class DegreeProtocol(Protocol):
         return np.repeat(np.asarray(q.histogram.values), np.asarray(q.histogram.counts))
 
     def screening(self, result: Any, round: Round) -> dict[str, Any]:
-        from .screening import Screening
+        from ..screening import Screening
 
         return {name: Screening(name, q.admissible[0], q.admissible[1], result.outliers, q.n_outside)
                 for name, q in result.quantities.items() if q.admissible is not None}
@@ -413,7 +413,7 @@ class DegreeProtocol(Protocol):
         r"""``n_trials`` estimates under ``plan``, vectorised over trials: every node's
         :math:`y_v = d_v + \mathrm{DLap}(e^{-\varepsilon_d})` (ε of the plan's degree release), the
         plan's estimator (``estimator``) on them; without the degree (``no_degree``), the k-stars are
-        the sum of the released counts (:mod:`~ldpgraph.protocols.kstar_kernels`).
+        the sum of the released counts (:mod:`~ldpgraph.protocols.degrees.kernels`).
 
         >>> import numpy as np
         >>> p = DegreeProtocol()
@@ -461,7 +461,7 @@ def _degree_eps(plan: Plan, statistic: str) -> float:
 
 def _simulate_degree_plan(d: NDArray[np.int64], plan: Plan, statistic: str, k: int | None, n_trials: int,
                           rng: np.random.Generator, noise: str) -> NDArray[np.float64]:
-    from . import kstar_kernels as kk
+    from . import kernels as kk
 
     estimator = plan.public.get("estimator", "unbiased")
     if statistic == "kstars":
@@ -475,7 +475,7 @@ def _simulate_degree_plan(d: NDArray[np.int64], plan: Plan, statistic: str, k: i
 
 def _run_with_error(graph: Any, plan: Plan, statistic: str, rng: np.random.Generator, param: int | None,
                     noise: str) -> tuple[float, float | None, str]:
-    from . import kstar_kernels as kk
+    from . import kernels as kk
 
     name, k = _statistic_k(statistic, param)
     return kk.degree_run_with_error(as_degrees(graph), name, k, _degree_eps(plan, name), rng, noise,
@@ -491,7 +491,7 @@ def _count_eps(plan: Plan, k: int) -> float:
 
 def _degree_plan_moments(d: NDArray[np.int64], plan: Plan, statistic: str, k: int | None,
                          noise: str) -> tuple[float | None, float | None]:
-    from . import kstar_kernels as kk
+    from . import kernels as kk
 
     estimator = plan.public.get("estimator", "unbiased")
     if statistic == "kstars":
@@ -501,7 +501,7 @@ def _degree_plan_moments(d: NDArray[np.int64], plan: Plan, statistic: str, k: in
     sd = kk.degree_statistic_sd(d, statistic, k, _degree_eps(plan, statistic), estimator)
     if sd is None:
         return None, None
-    from .statistics import statistic_truth
+    from ..statistics import statistic_truth
 
     return statistic_truth(d, statistic, k), float(sd) ** 2
 
@@ -556,7 +556,7 @@ class UnbiasedLaplaceDegree(Protocol):
     def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: np.random.Generator, *,
                  param: int | None = None) -> NDArray[np.float64]:
         r"""``n_trials`` estimates: :math:`y_v = d_v + \mathrm{Lap}(1/\varepsilon)` (ε of the plan), the
-        unbiased rule or the plug-in (:func:`~ldpgraph.protocols.kstar_kernels.simulate_degree_kstars`).
+        unbiased rule or the plug-in (:func:`~ldpgraph.protocols.degrees.kernels.simulate_degree_kstars`).
 
         >>> import numpy as np
         >>> p = UnbiasedLaplaceDegree()

@@ -33,15 +33,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from ..graph.core import Graph
-from ..graph.statistics import (
+from ..._validation import check_epsilon, check_nonnegative_int, check_rng
+from ...graph.core import Graph
+from ...graph.statistics import (
     adjacency_triangle_count,
     triple_class_counts,
     two_star_count,
 )
-from ..mechanisms import DiscreteLaplace, Laplace
-from .randomized_response import (
+from ...mechanisms import DiscreteLaplace, Laplace
+from ..randomized_response import (
     DEFAULT_MAX_BYTES,
     TWO_ROUND_PROTOCOLS,
     expected_noisy_edges,
@@ -615,7 +615,7 @@ def simulate_two_round(
     graph : Graph
     eps1, eps2 : float
         The budgets of round 1 (RR) and round 2 (the local count), as the protocol's plan gives
-        them (:class:`~ldpgraph.protocols.two_round_triangles.TwoRoundTrianglesDLap`).
+        them (:class:`~ldpgraph.protocols.triangles.two_round.TwoRoundTrianglesDLap`).
     noise : {"dlap", "laplace"}
         ``"laplace"``: Local2Rounds as published (projection of the whole neighbour list to
         d_max, ``w_v + Lap(d_max/eps2)``); ``"dlap"``: ours (projection of the lower list to

@@ -1,7 +1,7 @@
 r"""Fast simulation kernels of the degree and local k-star protocols, vectorised over trials.
 
-The ``simulate`` and ``moments`` hooks of :mod:`ldpgraph.protocols.degree` and
-:mod:`ldpgraph.protocols.local_kstars` call these with what they read from the plan (ε of each
+The ``simulate`` and ``moments`` hooks of :mod:`ldpgraph.protocols.degrees.degree` and
+:mod:`ldpgraph.protocols.degrees.local_kstars` call these with what they read from the plan (ε of each
 release, the public bound D) and the star size k. Every kernel draws the same law as a
 :func:`~ldpgraph.run.run_in_memory` run of its protocol (tested in
 ``tests/protocols/test_degree_protocol.py``) and consumes its generator in a fixed way: the
@@ -40,18 +40,18 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..estimators.polynomials import (
+from ...estimators.polynomials import (
     binomial,
     binomial_plugin_moments,
     binomial_variance,
     checked_binomial_kernel,
 )
-from ..graph.statistics import kstar_counts as exact_kstars
-from ..mechanisms import DiscreteLaplace, Laplace
-from ..mechanisms.discrete_laplace import sample_dlap
-from ..mechanisms.laplace import sample_symmetric_exponential
-from ..mechanisms.secure import sample_dlap_exact
-from .randomizer import projected_kstar_counts
+from ...graph.statistics import kstar_counts as exact_kstars
+from ...mechanisms import DiscreteLaplace, Laplace
+from ...mechanisms.discrete_laplace import sample_dlap
+from ...mechanisms.laplace import sample_symmetric_exponential
+from ...mechanisms.secure import sample_dlap_exact
+from ..randomizer import projected_kstar_counts
 
 __all__ = [
     "BLOCK_VALUES",
@@ -276,7 +276,7 @@ def laplace_kstar_variance_estimate(reports: ArrayLike, k: int, epsilon: float) 
     >>> laplace_kstar_variance_estimate([2.5, -1.0], 1, 2.0)   # k = 1: each report's variance 2 b^2
     1.0
     """
-    from .._validation import check_epsilon
+    from ..._validation import check_epsilon
 
     y = np.asarray(reports, dtype=np.float64).ravel()
     b = 1.0 / check_epsilon(epsilon)
@@ -387,8 +387,8 @@ def simulate_degree_statistic(d: NDArray[np.int64], statistic: str, param: int |
     >>> simulate_degree_statistic(d, "edges", None, 50.0, 2, gen).tolist()
     [2.0, 2.0]
     """
-    from .randomizer import DegreeRandomizer
-    from .statistics import get_statistic
+    from ..randomizer import DegreeRandomizer
+    from ..statistics import get_statistic
 
     stat = get_statistic(statistic)
     randomizer = DegreeRandomizer(epsilon=eps)
@@ -411,7 +411,7 @@ def degree_statistic_sd(d: NDArray[np.int64], statistic: str, param: int | None,
     >>> degree_statistic_sd(np.array([1, 2, 1]), "degree_moment", 2, 1.0, "naive") is None
     True
     """
-    from .statistics import get_statistic
+    from ..statistics import get_statistic
 
     stat = get_statistic(statistic)
     if estimator == "unbiased" or stat.naive_is_unbiased:
@@ -442,8 +442,8 @@ def degree_run_with_error(d: NDArray[np.int64], statistic: str, k: int | None, e
     'unbiased'
     """
     if statistic != "kstars":
-        from .randomizer import DegreeRandomizer
-        from .statistics import get_statistic
+        from ..randomizer import DegreeRandomizer
+        from ..statistics import get_statistic
 
         stat = get_statistic(statistic)
         reports = DegreeRandomizer(epsilon=eps).randomize(d, rng=gen)
@@ -460,8 +460,8 @@ def degree_run_with_error(d: NDArray[np.int64], statistic: str, k: int | None, e
     if noise == "laplace":
         var = laplace_kstar_variance_estimate(reports, k, eps)
     else:
-        from .curator import kstars
-        from .report_histogram import ReportHistogram
+        from ..curator import kstars
+        from ..report_histogram import ReportHistogram
 
         var = kstars(ReportHistogram.from_reports(reports[0], eps), k).variance_estimate
     return value, math.sqrt(max(var, 0.0)), "unbiased"

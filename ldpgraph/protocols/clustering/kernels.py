@@ -136,14 +136,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int, check_rng, dlap_c
-from ..estimators.nodewise import nodewise_sum
-from ..estimators.operator import debias
-from ..graph.core import Graph
-from ..graph.statistics import local_triangle_counts
-from ..mechanisms import DiscreteLaplace
-from .curator import Estimate
-from .randomized_response import (
+from ..._validation import check_epsilon, check_nonnegative_int, check_rng, dlap_c
+from ...estimators.nodewise import nodewise_sum
+from ...estimators.operator import debias
+from ...graph.core import Graph
+from ...graph.statistics import local_triangle_counts
+from ...mechanisms import DiscreteLaplace
+from ..curator import Estimate
+from ..randomized_response import (
     DEFAULT_MAX_BYTES,
     TWO_ROUND_PROTOCOLS,
     expected_noisy_edges,

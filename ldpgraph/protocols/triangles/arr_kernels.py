@@ -58,11 +58,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int, check_rng
-from ..graph.core import Graph
-from ..mechanisms import DiscreteLaplace
-from .randomized_response import DEFAULT_MAX_BYTES, flip_probability, keep_probability
-from .triangles import LowerWedges, _projected_lower, lower_wedges, wedge_memory_check
+from ..._validation import check_epsilon, check_nonnegative_int, check_rng
+from ...graph.core import Graph
+from ...mechanisms import DiscreteLaplace
+from ..randomized_response import DEFAULT_MAX_BYTES, flip_probability, keep_probability
+from .kernels import LowerWedges, _projected_lower, lower_wedges, wedge_memory_check
 
 __all__ = [
     "DEFAULT_BETA",
@@ -453,7 +453,7 @@ def arr_memory_check(graph: Graph, max_bytes: int | None) -> None:
     """Refuse (MemoryError) when a trial's lower wedges would not fit in ``max_bytes``.
 
     A trial holds :math:`\\sum_v \\binom{d^-_v}{2}` lower wedges (about 72 bytes each) and 64
-    bytes per adjacency entry (:func:`~ldpgraph.protocols.triangles.wedge_memory_check`).
+    bytes per adjacency entry (:func:`~ldpgraph.protocols.triangles.kernels.wedge_memory_check`).
 
     Examples
     --------
@@ -491,7 +491,7 @@ def simulate_arr(
     graph : Graph
     eps1, eps2 : float
         The budgets of the ARR round and of the local count, as the plan of
-        :class:`~ldpgraph.protocols.arr_protocol.ARRTrianglesProtocol` gives them.
+        :class:`~ldpgraph.protocols.triangles.arr_protocol.ARRTrianglesProtocol` gives them.
     eps0 : float, optional
         The degree bound's budget: double clipping (noisy degree bound per node, noisy
         triangles clipped at κ). None: no clipping, the public bound ``bound`` (default the true
@@ -503,7 +503,7 @@ def simulate_arr(
     alpha : int, optional
         Margin added to the noisy lower degree; default :func:`degree_margin` (eps0, beta).
     wedges : LowerWedges, optional
-        :func:`~ldpgraph.protocols.triangles.lower_wedges` of the graph, if already computed.
+        :func:`~ldpgraph.protocols.triangles.kernels.lower_wedges` of the graph, if already computed.
     max_bytes : int or None
         Memory limit of a trial (:func:`arr_memory_check`).
     return_loss : bool
@@ -646,7 +646,7 @@ def arr_moments(
     fractional part (variance :math:`f_v(1-f_v)`), :math:`\sigma^2_{D-1}` the DLap variance
     at :math:`\varepsilon_2` and sensitivity D - 1; the rounding and the noises are independent
     of the bits and of each other (law of total variance). With :math:`\mu = 1` this is
-    :func:`~ldpgraph.protocols.triangles.two_round_moments` with a public bound.
+    :func:`~ldpgraph.protocols.triangles.kernels.two_round_moments` with a public bound.
 
     **With clipping** the estimate is biased downward (both clippings only remove noisy
     triangles); :func:`arr_clipping_bias_bound` bounds the bias.

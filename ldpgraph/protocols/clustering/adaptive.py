@@ -61,7 +61,7 @@ probability ratio is at most :math:`e^{\varepsilon_t}`; the release is a mixture
 keeps the bound. The node computes :math:`x_v` in exact rational arithmetic (q as the exact
 value of its float, U = k/2^53), so no rounding breaks the bound. The degree has sensitivity 1.
 
-**Composition.** Round 1 is ε_rr-edge-LDP (:mod:`~ldpgraph.protocols.rr_triangles`). In round
+**Composition.** Round 1 is ε_rr-edge-LDP (:mod:`~ldpgraph.protocols.triangles.rr_triangles`). In round
 2 the node first releases :math:`\tilde d_v` (ε_d), then, given it, :math:`y_v` (ε_t for every
 value of :math:`L_v`, a function of :math:`\tilde d_v`): by adaptive sequential composition
 each node is :math:`(\varepsilon_{rr} + \varepsilon_d + \varepsilon_t)`-edge-LDP. The
@@ -122,14 +122,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_nonnegative_int
-from ..core.plan import Plan, Release, RoundPlan, split_budget
-from ..core.protocol import Accumulator, Option, Preset, Round
-from ..core.registry import register
-from ..core.rows import Rows
-from ..core.sampling import Sampler
-from .curator import Estimate
-from .deploy_triangles import (
+from ..._validation import check_epsilon, check_nonnegative_int
+from ...core.plan import Plan, Release, RoundPlan, split_budget
+from ...core.protocol import Accumulator, Option, Preset, Round
+from ...core.rows import Rows
+from ...core.sampling import Sampler
+from ..curator import Estimate
+from ..deploy_triangles import (
     ADAPTIVE_PROTOCOL,
     DEGREE,
     RR_COUNT,
@@ -138,9 +137,10 @@ from .deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
-from .randomized_response import expected_noisy_edges, flip_probability, noisy_graph_bits, upper_pairs
-from .rr_triangles import RandomizedResponseRound
-from .two_round_triangles import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
+from ..randomized_response import expected_noisy_edges, flip_probability, noisy_graph_bits, upper_pairs
+from ..registry import register
+from ..triangles.rr_triangles import RandomizedResponseRound
+from ..triangles.two_round import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
 
 __all__ = [
     "AdaptiveClustering",
@@ -462,7 +462,7 @@ def local_clustering_of(graph: Any) -> NDArray[np.float64]:
     >>> local_clustering_of(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])).round(3).tolist()
     [1.0, 1.0, 0.333, 0.0]
     """
-    from .clustering import local_clustering
+    from .kernels import local_clustering
 
     return local_clustering(graph)
 
@@ -477,7 +477,7 @@ def clipping_bias(graph: Any, epsilon_degree: float, margin: int) -> float:
     >>> -0.583 * 0.25 <= clipping_bias(g, 1.0, 1) < 0
     True
     """
-    from .clustering import local_clustering
+    from .kernels import local_clustering
 
     c = local_clustering(graph)
     d = graph.degrees.astype(np.int64)
@@ -563,7 +563,7 @@ class Screened:
         return self.screened_values()[0]
 
     def screened_values(self) -> tuple[dict[str, NDArray[np.int64]], dict[str, Any]]:
-        from .screening import DEFAULT_ALPHA, Screening, noise_quantile, screen_values
+        from ..screening import DEFAULT_ALPHA, Screening, noise_quantile, screen_values
 
         values = self.acc.values()
         if self.outliers is None:
@@ -741,7 +741,7 @@ def local_release_samples(neighbours: ArrayLike, noisy_bit: Any, q: float, bound
     >>> local_release_samples([0, 1], lambda j, k: np.ones(np.shape(j)), 0.2, 2, 1.0, 3, rng=0).shape
     (3,)
     """
-    from ..mechanisms import DiscreteLaplace
+    from ...mechanisms import DiscreteLaplace
 
     gen = np.random.default_rng(rng)
     nb = np.unique(np.asarray(neighbours, dtype=np.int64))
@@ -762,7 +762,7 @@ def node_release_samples(neighbours: ArrayLike, noisy_bit: Any, q: float, epsilo
     >>> node_release_samples([0, 1], lambda j, k: np.ones(np.shape(j)), 0.2, 1.0, 1.0, 1, 4, rng=0).shape
     (4, 2)
     """
-    from ..mechanisms import DiscreteLaplace
+    from ...mechanisms import DiscreteLaplace
 
     gen = np.random.default_rng(rng)
     nb = np.unique(np.asarray(neighbours, dtype=np.int64))
@@ -881,7 +881,7 @@ def simulate_reports(table: WedgeTable, epsilon_rr: float, epsilon_degree: float
     >>> rep.local_estimates().round(6).tolist()
     [1.0, 1.0, 0.333333, 0.0]
     """
-    from ..mechanisms import DiscreteLaplace
+    from ...mechanisms import DiscreteLaplace
 
     gen = np.random.default_rng(rng)
     n = table.n_nodes
@@ -940,7 +940,7 @@ def variance_components(graph: Any, epsilon_rr: float, epsilon_degree: float, ep
     """
     import scipy.sparse as sp  # deferred: slow to import
 
-    from .clustering import local_clustering
+    from .kernels import local_clustering
 
     n = graph.n_nodes
     c = local_clustering(graph)

@@ -13,7 +13,7 @@ estimate of Imola, Murakami and Chaudhuri (USENIX Security 2021) from its triple
 with its variance estimate (:func:`~ldpgraph.protocols.deploy_triangles.rr_triangles_estimate`).
 
 :class:`RandomizedResponseRound` is also round 1 of the two-round protocols
-(:mod:`ldpgraph.protocols.two_round_triangles`), optionally with a ``lower_degree`` release.
+(:mod:`ldpgraph.protocols.triangles.two_round`), optionally with a ``lower_degree`` release.
 
 Examples
 --------
@@ -32,13 +32,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_epsilon
-from ..core.plan import Plan, Release, RoundPlan, split_budget
-from ..core.protocol import Accumulator, Option, Preset, Protocol, Round
-from ..core.registry import register
-from ..core.rows import Rows, concat_rows, empty_rows, quantity_rows
-from ..core.sampling import Sampler
-from .deploy_triangles import (
+from ..._validation import check_epsilon
+from ...core.plan import Plan, Release, RoundPlan, split_budget
+from ...core.protocol import Accumulator, Option, Preset, Protocol, Round
+from ...core.rows import Rows, concat_rows, empty_rows, quantity_rows
+from ...core.sampling import Sampler
+from ..deploy_triangles import (
     DEGREE,
     DEGREE_BOUND,
     LOWER_DEGREE,
@@ -48,7 +47,8 @@ from .deploy_triangles import (
     TriangleWire,
     rr_triangles_estimate,
 )
-from .randomized_response import DEFAULT_MAX_BYTES
+from ..randomized_response import DEFAULT_MAX_BYTES
+from ..registry import register
 
 __all__ = ["RandomizedResponseRound", "RoundOneAccumulator", "RRTrianglesProtocol", "rr_release",
            "DEGREE_SHARE", "split_with_degree", "transitivity_release_estimate", "TriangleSimulation"]
@@ -77,9 +77,9 @@ def split_with_degree(epsilon: float, shares: dict[str, float], degree_share: An
 
 def transitivity_release_estimate(triangles: Any, degrees: Any, plan: Plan) -> Any:
     r""":math:`\hat\tau = 3\hat T/\hat S_2` from the triangle estimate and the nodes' ``degree`` releases
-    (in node order), with the delta-method standard error (:func:`~ldpgraph.protocols.transitivity.
+    (in node order), with the delta-method standard error (:func:`~ldpgraph.protocols.triangles.transitivity.
     transitivity_from_estimates`); ValueError when the nodes released no degree (``degrees`` None)."""
-    from .curator import Estimate
+    from ..curator import Estimate
     from .transitivity import transitivity_from_estimates
 
     if degrees is None:
@@ -103,7 +103,7 @@ class TriangleSimulation:
     reading its ε from ``plan``. Transitivity composes them with the plan's ``degree`` release (the
     ``degree_share`` the statistic implies, :meth:`statistic_public`): per trial the degrees plus
     DLap at that release's ε, the ratio :math:`3\hat T/\hat S_2` and its delta-method variance
-    (:mod:`ldpgraph.protocols.transitivity`). ``bytes_per_wedge`` > 0: the protocol sums over the
+    (:mod:`ldpgraph.protocols.triangles.transitivity`). ``bytes_per_wedge`` > 0: the protocol sums over the
     lower wedges, cached per graph (:meth:`lower_wedges`, refused beyond ``max_bytes``).
     """
 
@@ -129,9 +129,9 @@ class TriangleSimulation:
         raise NotImplementedError
 
     def lower_wedges(self, graph: Any) -> Any:
-        """:func:`~ldpgraph.protocols.triangles.lower_wedges` of ``graph``, cached for the last two
+        """:func:`~ldpgraph.protocols.triangles.kernels.lower_wedges` of ``graph``, cached for the last two
         graphs (the trials of a cell reuse them)."""
-        from .triangles import lower_wedges, wedge_memory_check
+        from .kernels import lower_wedges, wedge_memory_check
 
         cache = self.__dict__.setdefault("_wedge_cache", [])
         for g, w in cache:
@@ -298,7 +298,7 @@ class RRTrianglesProtocol(TriangleSimulation, Protocol):
     """``rr-triangles`` (see the module docstring).
 
     The simulation draws one noisy graph per trial
-    (:func:`~ldpgraph.protocols.triangles.simulate_rr_triangles`; MemoryError naming the two-round
+    (:func:`~ldpgraph.protocols.triangles.kernels.simulate_rr_triangles`; MemoryError naming the two-round
     protocols where it would not fit in ``max_bytes``).
 
     >>> from ldpgraph.graph import from_edge_array
@@ -323,14 +323,14 @@ class RRTrianglesProtocol(TriangleSimulation, Protocol):
     options = (DEGREE_SHARE,)
 
     def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
-        from .triangles import simulate_rr_triangles
+        from .kernels import simulate_rr_triangles
 
         return simulate_rr_triangles(graph, plan.release(RR_COUNT).epsilon, n_trials, rng=rng,
                                      max_bytes=self.max_bytes)
 
     def triangle_moments(self, graph: Any, plan: Plan) -> tuple[float, float]:
-        from ..graph.statistics import triangle_count
-        from .triangles import rr_triangle_variance
+        from ...graph.statistics import triangle_count
+        from .kernels import rr_triangle_variance
 
         return float(triangle_count(graph)), rr_triangle_variance(graph, plan.release(RR_COUNT).epsilon)
 
@@ -361,7 +361,7 @@ class RRTrianglesProtocol(TriangleSimulation, Protocol):
         return [f"rr_edge    epsilon {result.epsilon:g}; noisy graph of {result.index.size:,} edges"]
 
     def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
-        from .triangles import rr_triangles_influence_bound
+        from .kernels import rr_triangles_influence_bound
 
         if DEGREE in _quantities(plan, 1):
             return {}  # the bound is of the triangle estimate; transitivity has none yet

@@ -106,7 +106,7 @@ def exact_densest_subgraph(graph: Any) -> tuple[float, list[int]]:
     """
     import igraph as ig
 
-    from .kcore import exact_core_numbers
+    from .reference import exact_core_numbers
 
     n = graph.n_nodes
     edges = graph.edges()

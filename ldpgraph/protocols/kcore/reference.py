@@ -7,7 +7,7 @@ neighbours at the same or a higher level), and moves up when a noisy version of 
 exceeds the threshold of the level's group; a node that fails once stops for good. The
 levels are public after every round (the broadcast); core numbers are read from the final
 levels, and sorting nodes by level (ties by id) gives a low out-degree orientation
-(:mod:`ldpgraph.protocols.edge_orient`).
+(:mod:`ldpgraph.protocols.orientation.kernels`).
 
 ``reference`` (k-CoreD; Mundra, Papamanthou, Shun, Liu, PVLDB, arXiv 2506.20828), as the
 authors' Go code ``algorithms/kcore-ldp.go`` runs it (where code and paper differ, the code):
@@ -39,7 +39,7 @@ is huge (about 6/(2s)^3: 2·10^6 on Facebook at ε_paper = 1): every node then c
 cap and the levels are a function of the noisy degree alone.
 
 The protocol :class:`KCoreReference` (``kcore-reference``) simulates it; it does not deploy
-(``kcore-hindex``, :mod:`ldpgraph.protocols.kcore_hindex_protocol`, does, in two rounds).
+(``kcore-hindex``, :mod:`ldpgraph.protocols.kcore.hindex_protocol`, does, in two rounds).
 :class:`CoreNumbersHooks` holds the simulation hooks of the k-core protocols: ``core_numbers`` is
 a vector, so one trial is recorded by its *mean approximation factor*
 :math:`\frac1{|V_{\ge1}|}\sum_v \max(\hat k_v/k_v, k_v/\hat k_v)` over the nodes of core number
@@ -70,10 +70,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_rng
-from ..core.plan import Plan, Release, RoundPlan
-from ..core.protocol import Protocol, Round
-from ..core.registry import register
+from ..._validation import check_epsilon, check_rng
+from ...core.plan import Plan, Release, RoundPlan
+from ...core.protocol import Protocol, Round
+from ..registry import register
 
 __all__ = [
     "KCoreRun",
@@ -220,8 +220,8 @@ def reference_degree_bias(eps1: float, bias_factor: int = 8) -> float:
     return bias_factor * (2.0 * math.exp(eps1)) / (math.exp(2.0 * eps1) - 1.0)
 
 
-def _dlap(gen: np.random.Generator, scale_eps: float, size: int) -> NDArray[np.int64]:
-    from ..mechanisms.discrete_laplace import sample_dlap
+def dlap_noise(gen: np.random.Generator, scale_eps: float, size: int) -> NDArray[np.int64]:
+    from ...mechanisms.discrete_laplace import sample_dlap
 
     return sample_dlap(gen, size, scale_eps, math.exp(-scale_eps))
 
@@ -251,7 +251,7 @@ def reference_kcore(graph: Any, epsilon: float, *, psi: float = 0.5, factor: flo
     noisy = d.copy()
     if noise:
         lam = eps1 / 2.0
-        noisy = noisy + _dlap(gen, lam, n)
+        noisy = noisy + dlap_noise(gen, lam, n)
         bias = reference_degree_bias(eps1, bias_factor)
         noisy = noisy - np.minimum(bias, noisy).astype(np.int64)  # Go: int64(min(float, float))
         noisy = noisy + 1
@@ -273,14 +273,14 @@ def reference_kcore(graph: Any, epsilon: float, *, psi: float = 0.5, factor: flo
         if noise:
             s = eps2 / (2.0 * caps[act])
             extra = np.floor(3.0 * (2.0 * np.exp(s)) / (np.exp(2.0 * s) - 1.0) ** 3)
-            u = u + _dlap_vector(gen, s) + np.minimum(extra, 2.0**62).astype(np.int64)
+            u = u + dlap_noise_per_node(gen, s) + np.minimum(extra, 2.0**62).astype(np.int64)
         move = u > int((1.0 + psi) ** group)
         levels[act[move]] += 1
         alive[act[~move]] = False
     return KCoreRun(levels, reference_core_estimate(levels, big_l, psi), n_rounds, caps)
 
 
-def _dlap_vector(gen: np.random.Generator, scale_eps: NDArray[np.float64]) -> NDArray[np.int64]:
+def dlap_noise_per_node(gen: np.random.Generator, scale_eps: NDArray[np.float64]) -> NDArray[np.int64]:
     """One DLap(e^-s_i) draw per entry of ``scale_eps``: |X| by inversion of an exponential."""
     s = np.asarray(scale_eps, dtype=np.float64)
     p = np.exp(-s)

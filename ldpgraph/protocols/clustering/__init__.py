@@ -1,0 +1,1 @@
+"""Average local clustering: the two-round protocol and the adaptive one, with their kernels."""

@@ -1,0 +1,1 @@
+"""Core numbers: the h-index protocol, the reference algorithm and the densest-subgraph readout."""

@@ -1,0 +1,1 @@
+"""Edge-orientation triangle counting (the deployed protocol, the global and reference variants)."""

@@ -1,0 +1,1 @@
+"""The wedge-shuffle protocols (shuffle model and their local baselines)."""
