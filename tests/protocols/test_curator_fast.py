@@ -39,7 +39,7 @@ _dlap = _rng.geometric(0.6, 5000) - _rng.geometric(0.6, 5000)
 CASES = {
     "noisy_degrees": np.minimum(np.floor(5 * (_rng.pareto(2.2, 20_000) + 1)), 10**4).astype(np.int64)
     + (_rng.geometric(0.6, 20_000) - _rng.geometric(0.6, 20_000)),
-    "negatives": dlap_noise - 3,
+    "negatives": _dlap - 3,
     "all_equal": np.full(3000, 17),
     "one_report": np.array([4]),
     "huge_degrees": np.array([2**53, 2**53 - 1, 2**52, 5, 0, -3]),

@@ -26,7 +26,7 @@ from ldpgraph.protocols.kcore.hindex import (
     hindex_settings,
     pool_releases,
 )
-from ldpgraph.protocols.kcore.reference import dlap_noise, approximation_factors, exact_core_numbers
+from ldpgraph.protocols.kcore.reference import approximation_factors, dlap_noise, exact_core_numbers
 
 
 def _karate():

@@ -40,7 +40,12 @@ from ldpgraph.protocols.kcore.hindex import (
     public_values,
 )
 from ldpgraph.protocols.kcore.hindex_protocol import DEGREE, H_INDEX, HIndexBroadcast
-from ldpgraph.protocols.kcore.reference import dlap_noise, _dlap_pmf, approximation_factors, exact_core_numbers
+from ldpgraph.protocols.kcore.reference import (
+    _dlap_pmf,
+    approximation_factors,
+    dlap_noise,
+    exact_core_numbers,
+)
 from ldpgraph.run import run_in_memory
 
 Z = 3.29  # two-sided alpha = 1e-3

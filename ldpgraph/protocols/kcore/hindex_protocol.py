@@ -60,8 +60,8 @@ from ...core.plan import Plan, Release, RoundPlan
 from ...core.protocol import Accumulator, Option, Preset, Protocol, Round
 from ...core.rows import Rows
 from ...core.sampling import Sampler
-from ..deploy_triangles import RUN_ID, _Base, _missing_text, broadcast_run_id
 from ..degrees.degree import degree_quantity_rows
+from ..deploy_triangles import RUN_ID, _Base, _missing_text, broadcast_run_id
 from ..registry import register
 from ..reports import json_int, json_ints, json_number, parse_json
 from ..triangles.rr_triangles import check_row_epsilons

@@ -50,6 +50,7 @@ from ...core.plan import Plan, Release, RoundPlan
 from ...core.protocol import Accumulator, Option, Preset, Protocol, Round
 from ...core.rows import Rows, empty_rows, quantity_rows
 from ...core.sampling import Sampler
+from ..degrees.degree import CONTINUOUS, NotDeployableRound
 from ..deploy_triangles import (
     DEGREE,
     DEGREE_BOUND,
@@ -63,7 +64,6 @@ from ..deploy_triangles import (
     TriangleBroadcast,
     TriangleWire,
 )
-from ..degrees.degree import CONTINUOUS, NotDeployableRound
 from ..randomized_response import expected_noisy_edges, noisy_graph_bits, upper_pairs
 from ..registry import register
 from .kernels import BYTES_PER_WEDGE
