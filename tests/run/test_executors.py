@@ -21,49 +21,51 @@ from ldpgraph.run.memory import resolve_public
 
 SMALL = "ws:n=300,k=10,p=0.1"
 
-#: (protocol, options): every registered protocol, with the variants its options select
-CASES = [
-    ("degree", {}),
+#: option variants beyond the registered methods (projection, private bounds, shares, ...): the
+#: registry gives every method (:func:`_registered_cases`); these add what its options select
+VARIANTS = [
     ("degree", {"kstar_counts": (2, 3), "d_max": 8}),  # below the largest degree: projection
     ("degree", {"kstar_counts": (2,), "d_max": 12, "no_degree": True}),
-    ("local-dlap-kstars", {}),
     ("local-dlap-kstars", {"d_max": 5, "kstar_counts": (3,)}),  # projection
-    ("local-dlap-kstars-private", {}),  # the noisy maximum degree as the broadcast bound
-    ("rr-triangles", {}),
-    ("two-round-triangles-dlap", {}),
     ("two-round-triangles-dlap", {"d_max": 4}),  # below the largest lower degree: projection
-    ("two-round-triangles-dlap", {"private_bound": True}),
-    ("avg-clustering", {}),
+    ("avg-clustering", {}),  # the default: projection at the true maximum
     ("avg-clustering", {"d_max": 8, "projection": True}),  # below the largest degree: projection
-    ("avg-clustering", {"private_bound": True}),  # the noisy maximum degree as the broadcast bound, projected
-    ("rr-four-cycles", {}),
-    ("two-round-four-cycles-dlap", {}),
     ("two-round-four-cycles-dlap", {"d_max": 8}),  # below the largest degree: projection
-    ("kcore-hindex", {}),  # the noisy degrees as the broadcast, a vector estimate
     ("kcore-hindex", {"h_share": 0.5, "readout_power": 1.0, "pool_c": 0.0}),
-    # the shuffle-model protocols: a public pairing (the secure sampler cannot draw a common one)
-    ("wshuffle-triangles", {"pairing_seed": 5}),
-    ("wshuffle-triangles-rr", {"pairing_seed": 5}),
-    ("wlocal-triangles", {"pairing_seed": 5}),
-    ("wshuffle-four-cycles", {"pairing_seed": 5}),
-    ("wshuffle-four-cycles-rr", {"pairing_seed": 5}),
-    ("wlocal-four-cycles", {"pairing_seed": 5}),
-    ("wshuffle-triangles-ignore", {"pairing_seed": 5}),
-    ("wshuffle-triangles-ignore-rr", {"pairing_seed": 5, "threshold": 0.5}),
-    ("arr-triangles", {}),  # double clipping, per-node sensitivities
+    ("wshuffle-triangles-ignore-rr", {"threshold": 0.5}),
     ("arr-triangles", {"clipping": False}),  # public bound, unbiased, a variance estimate
     ("arr-triangles", {"clipping": False, "d_max": 4, "mu": 0.5}),  # projection
-    ("adaptive-clustering", {}),
-    ("edge-orient-triangles", {}),  # the order broadcast, per-node bounds from round-2 rows
     ("edge-orient-triangles", {"margin": 0.0}),  # bounds below some out-degrees: scaled counts
     ("edge-orient-triangles", {"degree_share": 0.2}),  # transitivity: round 2 carries the degree too
 ]
 
 
-def test_every_built_in_protocol_is_covered():
-    built_in = [n for n in registry.names() if type(registry.get(n)).__module__ in registry.MODULES
-                and registry.get(n).deployable]
-    assert sorted({name for name, _ in CASES}) == sorted(built_in)
+def _registered_cases() -> list[tuple[str, dict]]:
+    """(protocol, options) of every deployable method of the registry (built in or from a plug-in),
+    then the :data:`VARIANTS`; a protocol with a public pairing gets a common one (the secure
+    sampler cannot draw it)."""
+    out: list[tuple[str, dict]] = []
+    for preset in registry.presets().values():
+        if registry.get(preset.protocol).deployable and not preset.not_deployable:
+            out.append((preset.protocol, dict(preset.options)))
+    out += VARIANTS
+    cases = []
+    for name, options in out:
+        if "pairing_seed" in {o.name for o in registry.get(name).options}:
+            options = {"pairing_seed": 5, **options}
+        if (name, options) not in cases:
+            cases.append((name, options))
+    return cases
+
+
+#: (protocol, options): every deployable method of the registry, and the variants its options select
+CASES = _registered_cases()
+
+
+def test_every_deployable_protocol_is_covered():
+    deployable = [n for n in registry.names() if registry.get(n).deployable]
+    assert sorted({name for name, _ in CASES}) == sorted(deployable)
+    assert {name for name, _ in VARIANTS} <= set(deployable)
 
 
 def _same(a, b):
