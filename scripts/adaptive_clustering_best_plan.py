@@ -46,7 +46,7 @@ import numpy as np
 
 from ldpgraph.core.plan import split_budget
 from ldpgraph.datasets import resolve_graph
-from ldpgraph.protocols import adaptive_clustering as ac
+from ldpgraph.protocols.clustering import adaptive as ac
 from ldpgraph.protocols.clustering.kernels import average_clustering_truth
 
 TAILS = (0.1, 0.2, 0.3, 0.4, 0.5)

@@ -19,7 +19,7 @@ import numpy as np
 
 from ldpgraph.datasets import load_dataset
 from ldpgraph.experiments.plots import clustering_profile_figure
-from ldpgraph.protocols import adaptive_clustering as ac
+from ldpgraph.protocols.clustering import adaptive as ac
 
 EDGES = [0, 2, 4, 8, 16, 32, 64, 128, 256, 100_000]
 

@@ -30,7 +30,7 @@ import math
 from statistics import NormalDist
 
 from ldpgraph.datasets import load_dataset
-from ldpgraph.protocols import adaptive_clustering as ac
+from ldpgraph.protocols.clustering import adaptive as ac
 from ldpgraph.protocols.clustering.kernels import average_clustering_truth
 
 RR = (0.3, 0.35, 0.4, 0.45, 0.5)

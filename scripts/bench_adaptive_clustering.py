@@ -38,7 +38,7 @@ from _timing import load_note  # noqa: E402
 
 from ldpgraph.datasets import load_dataset  # noqa: E402
 from ldpgraph.graph.statistics import local_triangle_counts  # noqa: E402
-from ldpgraph.protocols import adaptive_clustering as ac  # noqa: E402
+from ldpgraph.protocols.clustering import adaptive as ac  # noqa: E402
 from ldpgraph.run.method import get_method  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0)

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from clusterfit_panel import PANEL, panel_graph  # noqa: E402
 
-from ldpgraph.protocols import adaptive_clustering as ac  # noqa: E402
+from ldpgraph.protocols.clustering import adaptive as ac  # noqa: E402
 from ldpgraph.protocols.clustering.kernels import average_clustering_truth  # noqa: E402
 from ldpgraph.run.method import get_method  # noqa: E402
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ldpgraph.datasets import load_dataset
 from ldpgraph.experiments.plots import clustering_profile_figure
-from ldpgraph.protocols import adaptive_clustering as ac
+from ldpgraph.protocols.clustering import adaptive as ac
 
 graph = load_dataset("facebook")
 epsilon = {name: 2.0 * share for name, share in ac.DEFAULT_SHARES.items()}

@@ -14,7 +14,7 @@ from ldpgraph.cli import main
 from ldpgraph.experiments import run_experiment
 from ldpgraph.experiments.single import estimate_once
 from ldpgraph.graph import from_networkx, read_edgelist
-from ldpgraph.protocols import clustering as cl
+from ldpgraph.protocols.clustering import kernels as cl
 from ldpgraph.protocols.randomized_response import expected_noisy_edges, noisy_graph_bits
 from ldpgraph.run.method import get_method, method_names
 

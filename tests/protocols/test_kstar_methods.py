@@ -11,7 +11,7 @@ from dlap_exact import exact_expectation
 from scipy import integrate
 
 from ldpgraph.graph import kstar_counts as exact_kstars
-from ldpgraph.protocols import kstar_kernels as kk
+from ldpgraph.protocols.degrees import kernels as kk
 from ldpgraph.run.method import get_method, method_names
 
 DEGREE_METHODS = ["unbiased-dlap", "naive-dlap", "unbiased-laplace", "naive-laplace"]
