@@ -35,7 +35,8 @@ from ..core.protocol import Preset as _PresetSpec
 from ..core.protocol import Protocol
 
 __all__ = ["register", "unregister", "get", "names", "protocols", "MODULES", "ENTRY_POINT_GROUP", "REMOVED",
-           "Preset", "preset", "versions", "method_names", "recommended_methods", "statistic_names", "did_you_mean"]
+           "Preset", "preset", "versions", "method_names", "recommended_methods", "statistic_names",
+           "did_you_mean"]
 
 #: the entry-point group through which another package registers protocols
 ENTRY_POINT_GROUP = "ldpgraph.protocols"
