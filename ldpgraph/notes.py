@@ -75,18 +75,6 @@ STATISTIC_RANGES: dict[str, tuple[float, float]] = {
 }
 
 #: why a method has no standard error (a method not listed: the generic reason)
-_NO_SE_REASONS: dict[str, str] = {
-    "arr-triangles": "its clipping (the noisy lower degree D_v and kappa_v per neighbour) makes the "
-    "estimate a non-linear function of the noisy graph with no closed-form variance; 'ldpgraph "
-    "experiment' measures its RMSE over trials",
-    "avg-clustering-dlap-private": "the noisy degree bound (epsilon/10) makes the projection of the "
-    "neighbour lists random, and no closed form of the variance over it is implemented; 'ldpgraph "
-    "experiment' measures its RMSE over trials",
-    "naive-dlap": "a plug-in of the noisy degrees: biased for this statistic, so a standard deviation "
-    "would not describe its error",
-    "naive-laplace": "a plug-in of the noisy degrees: biased for this statistic, so a standard deviation "
-    "would not describe its error",
-}
 
 
 def statistic_range(statistic: str) -> tuple[float, float] | None:
@@ -109,9 +97,18 @@ def statistic_range(statistic: str) -> tuple[float, float] | None:
 
 
 def no_std_error_reason(method: str | None) -> str:
-    """Why ``method`` reports no standard error (a generic reason for methods not listed)."""
-    if method is not None and method in _NO_SE_REASONS:
-        return _NO_SE_REASONS[method]
+    """Why ``method`` reports no standard error: its preset's reason
+    (:attr:`~ldpgraph.core.protocol.Preset.no_std_error`), else a generic one.
+
+    >>> no_std_error_reason("naive-dlap")[:30]
+    'a plug-in of the noisy degrees'
+    """
+    from .protocols import registry
+
+    if method is not None and method in registry.presets():
+        reason = registry.preset(method).no_std_error
+        if reason:
+            return reason
     return "no closed form of its variance is implemented for this method and statistic"
 
 

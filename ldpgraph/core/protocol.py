@@ -191,7 +191,8 @@ class Preset:
     name), ``model``, ``unbiased``, ``reference``, ``recommended`` (the statistics of which it is
     the recommended method of its model: what ``ldpgraph estimate`` and ``experiment`` run when no
     ``--methods`` is given). ``not_deployable``: why this preset, unlike its protocol, does not
-    deploy ("" where it does).
+    deploy ("" where it does). ``no_std_error``: why its estimate has no standard error, where it
+    has none ("": the generic reason).
     """
 
     name: str
@@ -202,6 +203,7 @@ class Preset:
     reference: str | None = None
     recommended: tuple[str, ...] = ()
     not_deployable: str = ""
+    no_std_error: str = ""
 
 
 class Protocol(ABC):

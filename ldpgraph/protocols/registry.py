@@ -35,7 +35,8 @@ from ..core.protocol import Preset as _PresetSpec
 from ..core.protocol import Protocol
 
 __all__ = ["register", "unregister", "get", "names", "protocols", "MODULES", "ENTRY_POINT_GROUP", "REMOVED",
-           "Preset", "preset", "method_names", "recommended_methods", "statistic_names", "did_you_mean"]
+           "Preset", "preset", "versions", "method_names", "recommended_methods", "statistic_names",
+           "did_you_mean"]
 
 #: the entry-point group through which another package registers protocols
 ENTRY_POINT_GROUP = "ldpgraph.protocols"
@@ -142,6 +143,13 @@ def names(statistic: str | None = None) -> list[str]:
     return [n for n in ordered if statistic is None or statistic in _PROTOCOLS[n].statistics]
 
 
+def versions() -> dict[str, int]:
+    """Protocol name -> the version of its report rows, for every deployable protocol (what the
+    report format reads: :data:`ldpgraph.protocols.reports.PROTOCOLS`)."""
+    _load()
+    return {n: _PROTOCOLS[n].version for n in names() if _PROTOCOLS[n].deployable}
+
+
 def protocols() -> list[Protocol]:
     """One instance of every registered protocol."""
     return [get(n) for n in names()]
@@ -167,6 +175,7 @@ class Preset:
     reference: str = ""
     recommended: tuple[str, ...] = ()
     not_deployable: str = ""
+    no_std_error: str = ""
 
 
 def _presets_of(cls: type[Protocol]) -> list[Preset]:
@@ -178,7 +187,7 @@ def _presets_of(cls: type[Protocol]) -> list[Preset]:
                           cls.model if spec.model is None else spec.model,
                           bool(cls.unbiased if spec.unbiased is None else spec.unbiased),
                           cls.reference if spec.reference is None else spec.reference,
-                          tuple(spec.recommended), spec.not_deployable))
+                          tuple(spec.recommended), spec.not_deployable, spec.no_std_error))
     return out
 
 

@@ -37,7 +37,7 @@ import json
 import math
 import numbers
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -87,19 +87,32 @@ DEGREE_PROTOCOL = "degree"
 #: degree protocol (:mod:`~ldpgraph.protocols.reportset`) and the triangle protocols
 #: (:mod:`~ldpgraph.protocols.deploy_triangles`), so that rows of one read as another are
 #: named ("another protocol"), never "unknown"
-PROTOCOLS: dict[str, int] = {
-    DEGREE_PROTOCOL: 1,
-    "local-dlap-kstars": 1,
-    "local-dlap-kstars-private": 1,
-    "rr-triangles": 1,
-    "two-round-triangles-dlap": 1,
-    "avg-clustering": 1,
-    "rr-four-cycles": 1,
-    "two-round-four-cycles-dlap": 1,
-    "arr-triangles": 1,
-    "adaptive-clustering": 1,
-    "edge-orient-triangles": 2,
-}
+class _ProtocolVersions(Mapping[str, int]):
+    """Protocol name -> the version of its report rows, for every deployable protocol of the
+    registry (:func:`ldpgraph.protocols.registry.versions`): read when used, so that a protocol
+    added to the registry (built in or from a plug-in) is known to the report format without an
+    edit here."""
+
+    def _table(self) -> dict[str, int]:
+        from .registry import versions
+
+        return versions()
+
+    def __getitem__(self, name: str) -> int:
+        return self._table()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+    def __repr__(self) -> str:
+        return repr(self._table())
+
+
+#: protocol name -> version of its report rows (every deployable protocol of the registry)
+PROTOCOLS: Mapping[str, int] = _ProtocolVersions()
 #: largest magnitude of a value a truthful node sends (exact in float64)
 MAX_ABS_VALUE = 2**53
 

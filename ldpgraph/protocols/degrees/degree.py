@@ -275,6 +275,10 @@ SIMULATED_STATISTICS = ("kstars", *DEGREE_STATISTICS)
 BOUND_SHARE = 0.1
 
 
+#: why a plug-in of the noisy degrees reports no standard error
+PLUG_IN_NO_SE = ("a plug-in of the noisy degrees: biased for this statistic, so a standard deviation would"
+                 " not describe its error")
+
 @register
 class DegreeProtocol(Protocol):
     """``degree`` (see the module docstring); option ``estimator``: ``"unbiased"`` or ``"naive"``."""
@@ -291,7 +295,7 @@ class DegreeProtocol(Protocol):
         Preset("unbiased-dlap", statistics=SIMULATED_STATISTICS, unbiased=True,
                reference="ours (the unique minimum-variance unbiased estimator)"),
         Preset("naive-dlap", {"estimator": "naive"}, statistics=SIMULATED_STATISTICS, unbiased=False,
-               reference="plug-in baseline"),
+               reference="plug-in baseline", no_std_error=PLUG_IN_NO_SE),
     )
 
     def rounds_refusal(self) -> str:
@@ -586,4 +590,5 @@ class NaiveLaplaceDegree(UnbiasedLaplaceDegree):
     reference = "plug-in baseline"
     unbiased = False
     estimator = "naive"
+    presets = (Preset("naive-laplace", no_std_error=PLUG_IN_NO_SE),)
 

@@ -367,7 +367,9 @@ class ARRTrianglesProtocol(TriangleSimulation, RRBroadcastProtocol):
     statistics = ("triangles", "transitivity")
     needs = "adjacency"
     reference = "Imola, Murakami, Chaudhuri, USENIX Security 2022 (ARROneNS, double clipping)"
-    presets = (Preset(ARR_PROTOCOL),)
+    presets = (Preset(ARR_PROTOCOL, no_std_error="its clipping (the noisy lower degree D_v and kappa_v per "
+                      "neighbour) makes the estimate a non-linear function of the noisy graph with no "
+                      "closed-form variance; 'ldpgraph experiment' measures its RMSE over trials"),)
     unbiased = False  # with clipping, its default
     bytes_per_wedge = ARR_BYTES_PER_WEDGE
     options = (
