@@ -51,7 +51,6 @@ def deploy(tmp_path, capsys, graph, entry, statistic, epsilon, seed, k=()):
     rounds = proto.rounds()
     broadcast = None
     for rnd in rounds:
-        assert not rnd.repeating  # (the repeating rounds run a vector statistic: not estimated here)
         rows = tmp_path / f"{proto.name}-{rnd.number}.csv"
         prev = [] if broadcast is None else ["--broadcast", str(broadcast)]
         assert main(["node", "--graph", str(graph), *opts, "--round", str(rnd.number), *prev, "--simulate",

@@ -388,11 +388,10 @@ def _cmd_node_protocol(args: argparse.Namespace) -> int:
     rounds = proto.rounds()  # which round, with which broadcast, before the plan (its options)
     if not 1 <= args.round <= len(rounds):
         raise _no_such_round(proto, f"{proto.name} has no round {args.round}")
-    repeating = rounds[args.round - 1].repeating  # reads the broadcast from its second run on
     if args.round > 1 and args.broadcast is None:
         raise _UsageError(f"round {args.round} of {proto.name} needs --broadcast (the curator's broadcast of "
                           "the previous round)")
-    if args.round == 1 and args.broadcast is not None and not repeating:
+    if args.round == 1 and args.broadcast is not None:
         raise _no_such_round(proto, f"round 1 of {proto.name} takes no --broadcast")
     plan = _protocol_plan(proto, args)
     if args.seed is not None and not args.simulate:
@@ -455,11 +454,10 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     rnd = args.round if args.round is not None else (2 if second else 1)
     if not 1 <= rnd <= len(rounds):
         raise _no_such_round(proto, f"{name} has no round {rnd}")
-    repeating = rounds[rnd - 1].repeating  # its own broadcast says whether it runs again
-    last = rnd == len(rounds) and not repeating
+    last = rnd == len(rounds)
     if rnd > 1 and args.broadcast is None:
         raise _UsageError(f"round {rnd} of {name} needs --broadcast (the previous round's broadcast)")
-    if rnd == 1 and args.broadcast is not None and not repeating:
+    if rnd == 1 and args.broadcast is not None:
         raise _no_such_round(proto, f"round 1 of {name} takes no --broadcast (round 1 writes it: "
                              "--broadcast-out)")
     if rnd < len(rounds) and args.broadcast_out is None:
@@ -515,26 +513,15 @@ def _cmd_curate_protocol(args: argparse.Namespace, name: str) -> int:
     bounds_out = proto.one_node_bounds(result, plan, step)
     if broadcast is not None:
         out.update(run_id=broadcast.run_id, bound=getattr(broadcast, "bound", None))
-    b = step.broadcast(result, plan) if repeating else None
-    if repeating:  # a data-dependent number of rounds: the new broadcast says whether it runs again
-        again = step.again(b)
-        last = rnd == len(rounds) and not again
-        out["step"] = getattr(b, "step", None)
-        if again and args.broadcast_out is None:
-            raise _UsageError(f"round {rnd} of {name} runs again: pass --broadcast-out FILE (the broadcast "
-                              "of its next run)")
-        if last and args.broadcast_out is not None:
-            lines.append(f"note       the run is over (no node runs round {rnd} again): no broadcast written")
     if not last:
-        b = step.broadcast(result, plan) if b is None else b
+        b = step.broadcast(result, plan)
         bpath = write_broadcast(proto, args.broadcast_out, b)
         sig = sign_broadcast(bpath, key)
         out.update(broadcast=str(bpath), signature=str(sig), run_id=b.run_id, bound=getattr(b, "bound", None))
         if bounds_out:
             out["one_node_bound"] = bounds_out
         down = Path(bpath).stat().st_size
-        nxt = f"round {rnd} again (step {b.step})" if repeating else f"round {rnd + 1}"
-        what = "the levels" if repeating else b.what
+        nxt, what = f"round {rnd + 1}", b.what
         per_node = getattr(b, "download", None)  # a broadcast a node reads part of says what it reads
         where = per_node(down) if per_node else f"every node downloads {down:,} bytes"
         lines.append(f"\nwrote {bpath} ({what} for {nxt}; run id {b.run_id}); {where}")

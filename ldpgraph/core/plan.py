@@ -96,9 +96,8 @@ class Release:
 class RoundPlan:
     """The releases of round ``number`` (1-based).
 
-    ``repeats``: for a round that runs again while the data say so (:meth:`~ldpgraph.core.
-    protocol.Round.again`), how its releases compose over the repetitions to its ε (printed by
-    :meth:`Plan.describe`); empty for a round that runs once.
+    ``repeats``: for a round whose releases repeat within it (the reference k-core algorithm's
+    level moves), how they compose to its ε (printed by :meth:`Plan.describe`); empty otherwise.
     """
 
     number: int

@@ -19,9 +19,6 @@ memory (experiments, ``ldpgraph estimate``), over report files (``ldpgraph node`
         A mergeable :class:`Accumulator` of the round's rows (add a chunk, merge two, result).
     ``broadcast(result, plan)``
         What the curator publishes before the next round (None after the last).
-    ``again(broadcast)``
-        Whether the round runs once more on its own new broadcast (a data-dependent number
-        of rounds; default never).
     ``senders(plan)``
         For a shuffled round (``shuffled``): how the shuffler and the curator count its senders
         (:class:`Senders`: the users the plan assumes, the token quantity, per-sender quotas).
@@ -126,9 +123,6 @@ class Round(ABC):
     number: int = 1
     #: short name, as in :meth:`Plan.budget`
     name: str = ""
-    #: whether it may run again on its own broadcast (:meth:`again`): then it reads a broadcast
-    #: from its second run on, and only its broadcast says whether it was the last
-    repeating: bool = False
     #: whether the round's rows go through a shuffler (node ids dropped, rows permuted) before the
     #: curator sees them (:mod:`ldpgraph.run.shuffler`); the in-memory executor shuffles them too
     shuffled: bool = False
@@ -156,16 +150,6 @@ class Round(ABC):
         """How a shuffled round's senders are counted (:class:`Senders`); None: a round whose rows
         do not count them (then ``ldpgraph shuffle`` refuses them)."""
         return None
-
-    def again(self, broadcast: Any) -> bool:
-        """Whether this round runs once more on the ``broadcast`` it just made (default: never).
-
-        A round that repeats gives a protocol a data-dependent number of rounds (the k-core
-        level moves run while some node is active): the executors release, accumulate and
-        broadcast it again until it says no, then go on to the next round. The decision must be
-        a function of the broadcast (public), and the round's releases must keep the plan's
-        budget over all repetitions (the plan's ``repeats`` says how)."""
-        return False
 
 
 @dataclass(frozen=True)

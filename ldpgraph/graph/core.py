@@ -490,20 +490,6 @@ def _graph_on_range(
                      notes=notes)
 
 
-def _relabel_pair(
-    u: NDArray[np.integer], v: NDArray[np.integer]
-) -> tuple[NDArray[np.integer], NDArray[np.integer], NDArray[np.int64], bool]:
-    """Map the ids of both columns to ``0..n-1`` in increasing order of id.
-
-    Returns the two relabelled columns, the sorted distinct ids and whether they differ from
-    ``0..n-1``. See :func:`_relabel_columns`.
-    """
-    cols = [u, v]
-    del u, v
-    node_ids, relabelled = _relabel_columns(cols)
-    return cols[0], cols[1], node_ids, relabelled
-
-
 def _relabel_columns(cols: list[NDArray[np.integer]]) -> tuple[NDArray[np.int64], bool]:
     """Replace the two columns of ``cols`` by their ids mapped to ``0..n-1`` (increasing id).
 

@@ -277,10 +277,6 @@ class QuantitySummary:
         """Number of reports kept (rejected ones excluded)."""
         return self.histogram.n
 
-    def value_sum(self) -> int:
-        """The sum of the kept values, exactly (a Python int)."""
-        return self.histogram.power_sum(1)
-
     def to_reports(self) -> NDArray[np.int64]:
         """The kept reports in increasing order (memory O(n): for tests and small sets)."""
         return self.histogram.to_reports()

@@ -41,9 +41,8 @@ __all__ = ["Run", "as_adjacency", "run_in_memory", "node_lists", "release_nodes"
 class Run:
     """One run: the plan, each round's rows, results and broadcasts, and the estimate.
 
-    ``rows`` and ``results`` hold one entry per round *run* (a repeating round once per
-    repetition: :attr:`n_rounds` counts them). The estimate is computed on first access (a
-    curator's variance estimate can cost more than the run itself)."""
+    ``rows`` and ``results`` hold one entry per round. The estimate is computed on first access
+    (a curator's variance estimate can cost more than the run itself)."""
 
     protocol: Protocol
     plan: Plan
@@ -54,7 +53,7 @@ class Run:
 
     @property
     def n_rounds(self) -> int:
-        """Rounds of communication run (each repetition of a repeating round counts)."""
+        """Rounds of communication run."""
         return len(self.results)
 
     @cached_property
@@ -162,21 +161,18 @@ def run_in_memory(
     rows_by_round, results, broadcasts = [], [], []
     broadcast = None
     for rnd in proto.rounds():
-        again = True
-        while again:  # a repeating round runs while its own broadcast says so (Round.again)
-            rows = rnd.release(plan, nodes, lists, broadcast, smp)
-            if rnd.shuffled:  # the shuffler: seeded in simulation, the OS CSPRNG with the secure sampler
-                seed = getattr(smp, "seed", None)
-                rng = None if seed is None else np.random.SeedSequence(seed, spawn_key=(rnd.number,))
-                rows = shuffle_rows(rows, rng)
-            acc = rnd.accumulator(plan, broadcast)
-            acc.add(chunk_from_columns(rows))
-            result = acc.result()
-            rows_by_round.append(rows)
-            results.append(result)
-            nxt = rnd.broadcast(result, plan)
-            if nxt is not None:
-                broadcast = nxt
-                broadcasts.append(nxt)
-            again = nxt is not None and rnd.again(nxt)
+        rows = rnd.release(plan, nodes, lists, broadcast, smp)
+        if rnd.shuffled:  # the shuffler: seeded in simulation, the OS CSPRNG with the secure sampler
+            seed = getattr(smp, "seed", None)
+            rng = None if seed is None else np.random.SeedSequence(seed, spawn_key=(rnd.number,))
+            rows = shuffle_rows(rows, rng)
+        acc = rnd.accumulator(plan, broadcast)
+        acc.add(chunk_from_columns(rows))
+        result = acc.result()
+        rows_by_round.append(rows)
+        results.append(result)
+        nxt = rnd.broadcast(result, plan)
+        if nxt is not None:
+            broadcast = nxt
+            broadcasts.append(nxt)
     return Run(proto, plan, stat, rows_by_round, results, broadcasts)

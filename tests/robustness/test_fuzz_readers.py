@@ -82,7 +82,7 @@ def _broadcast_protocols() -> list[str]:
         if not p.deployable:  # nothing to download
             continue
         rounds = p.rounds()
-        if len(rounds) > 1 or any(r.repeating for r in rounds):
+        if len(rounds) > 1:
             out.append(p.name)
     return sorted(out)
 

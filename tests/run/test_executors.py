@@ -86,29 +86,26 @@ def _through_files(tmp_path, name, graph, epsilon, sampler, options, *, fmt, par
     broadcast, result, broadcasts = None, None, []
     step = 0
     for rnd in proto.rounds():
-        again = True
-        while again:  # a repeating round runs while its own broadcast says so
-            step += 1
-            paths = []
-            for i, cut in enumerate(cuts):
-                path = tmp_path / f"r{rnd.number}-{step}-{i}.{fmt}"
-                release_to_file(path, rnd, plan, nodes[cut], [lists[j] for j in cut], broadcast, sampler)
-                paths.append(path)
-            if rnd.shuffled:  # the shuffler between nodes and curator: one file of id-less, permuted rows
-                paths = [shuffle_files(paths, tmp_path / f"r{rnd.number}-{step}-shuffled.{fmt}", plan, rnd).path]
-            result = accumulate_files(paths, rnd, plan, broadcast, chunk_rows=chunk_rows, scheduler=scheduler)
-            if results is not None:
-                results.append(result)
-            nxt = rnd.broadcast(result, plan)
-            if nxt is not None:  # through its file form, as a node downloads it
-                bpath = tmp_path / f"b{step}.txt"
-                write_broadcast(proto, bpath, nxt)
-                broadcast = read_broadcast(proto, bpath, plan)
-                same = getattr(nxt, "index", getattr(nxt, "levels", None))
-                assert broadcast.run_id == nxt.run_id
-                assert np.array_equal(getattr(broadcast, "index", getattr(broadcast, "levels", None)), same)
-                broadcasts.append(broadcast)
-            again = nxt is not None and rnd.again(nxt)
+        step += 1
+        paths = []
+        for i, cut in enumerate(cuts):
+            path = tmp_path / f"r{rnd.number}-{step}-{i}.{fmt}"
+            release_to_file(path, rnd, plan, nodes[cut], [lists[j] for j in cut], broadcast, sampler)
+            paths.append(path)
+        if rnd.shuffled:  # the shuffler between nodes and curator: one file of id-less, permuted rows
+            paths = [shuffle_files(paths, tmp_path / f"r{rnd.number}-{step}-shuffled.{fmt}", plan, rnd).path]
+        result = accumulate_files(paths, rnd, plan, broadcast, chunk_rows=chunk_rows, scheduler=scheduler)
+        if results is not None:
+            results.append(result)
+        nxt = rnd.broadcast(result, plan)
+        if nxt is not None:  # through its file form, as a node downloads it
+            bpath = tmp_path / f"b{step}.txt"
+            write_broadcast(proto, bpath, nxt)
+            broadcast = read_broadcast(proto, bpath, plan)
+            same = getattr(nxt, "index", getattr(nxt, "levels", None))
+            assert broadcast.run_id == nxt.run_id
+            assert np.array_equal(getattr(broadcast, "index", getattr(broadcast, "levels", None)), same)
+            broadcasts.append(broadcast)
     if results is not None:
         return None, broadcasts
     return proto.estimate(result, plan, broadcast, proto.statistics[0]), broadcasts
