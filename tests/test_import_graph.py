@@ -16,9 +16,9 @@ is the node of its ``__init__.py``, named after the package: ``ldpgraph.protocol
   ``__init__``, that defines or re-exports ``x``);
 * relative imports are resolved against the importing module's package first;
 * an import also runs the ``__init__`` of each package above its target that does not contain
-  the importing module: ``from .experiments.statistics import x`` in ``ldpgraph.registry`` is an
-  edge to ``ldpgraph.experiments.statistics`` *and* to ``ldpgraph.experiments`` (whose
-  ``__init__`` imports the runner, which imports the registry: a real cycle). The packages that
+  the importing module: ``from .experiments.runner import x`` in ``ldpgraph.notes`` is an
+  edge to ``ldpgraph.experiments.runner`` *and* to ``ldpgraph.experiments`` (whose
+  ``__init__`` runs too: an import there can close a real cycle). The packages that
   contain the importing module are not edges: they are being initialised already when it runs
   (``ldpgraph/__init__`` for every module), and counting them would make the whole package one
   cycle through ``ldpgraph/__init__``, which imports the subpackages.
@@ -273,7 +273,7 @@ def test_edge_rules_on_examples():
     node = ast.parse("from .curator import Estimate").body[0]
     assert _resolve_from("ldpgraph.protocols", True, node) == "ldpgraph.protocols.curator"
     # the package __init__ files an import runs: not those containing the importer
-    assert _packages_run("ldpgraph.notes", "ldpgraph.experiments.statistics") == ["ldpgraph.experiments"]
+    assert _packages_run("ldpgraph.notes", "ldpgraph.experiments.runner") == ["ldpgraph.experiments"]
     assert _packages_run("ldpgraph.experiments.single", "ldpgraph.experiments.runner") == []
     assert _packages_run("ldpgraph.protocols.curator", "ldpgraph.estimators.polynomials") == [
         "ldpgraph.estimators"

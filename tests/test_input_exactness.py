@@ -163,7 +163,7 @@ def test_cli_prints_overflow_not_dash(capsys, monkeypatch):
 
 def test_a_real_moment_variance_overflows_to_inf():
     # for real, at the level the CLI reads: a finite truth (~2e198) whose sd overflows to inf, not None
-    from ldpgraph.experiments.statistics import get_statistic
+    from ldpgraph.protocols.statistics import get_statistic
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

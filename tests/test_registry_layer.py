@@ -144,8 +144,8 @@ def test_rr_triangles_layer_run_matches_the_analytic_variance():
 
 
 def test_rounds_from_the_plan():
-    (rnd,) = get_method("rr-triangles").rounds(1.5)
-    assert (rnd.name, rnd.mechanism, rnd.epsilon) == ("rr", "randomized-response", 1.5)
+    (rnd,) = get_method("rr-triangles").plan(1.5).rounds
+    assert (rnd.name, rnd.releases[0].mechanism, rnd.epsilon) == ("rr", "randomized-response", 1.5)
     # a plan that needs the graph's bound: placeholders that do not move the split
     assert get_method("two-round-triangles-dlap").budget(1.0) == layer.get("two-round-triangles-dlap").plan(
         1.0, d_max=7).release_budget()

@@ -82,7 +82,7 @@ def _methods_arg(
 
 def _stats_arg(values: list[str] | None) -> list[str]:
     from ..experiments import statistic_names
-    from ..experiments.statistics import GRAPH_STATISTICS
+    from ..protocols.statistics import GRAPH_STATISTICS
     from ..run.method import did_you_mean
 
     if values is None:
@@ -178,7 +178,7 @@ def _print_vector_run(run: Any) -> None:
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from ..experiments.single import estimate_once
-    from ..experiments.statistics import GRAPH_STATISTICS, statistic_names
+    from ..protocols.statistics import GRAPH_STATISTICS, statistic_names
     from ..run.method import did_you_mean, method_names
 
     stat = args.stat.strip()
@@ -269,7 +269,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
 
     epsilons = _flatten(args.epsilons) or list(STUDY_EPSILONS)
     ks = _flatten(args.k) or list(_default_ks())
-    from ..experiments.statistics import GRAPH_STATISTICS
+    from ..protocols.statistics import GRAPH_STATISTICS
 
     stats = _stats_arg(_flatten(args.stat))
     graph_stats = [st for st in GRAPH_STATISTICS if st in stats]

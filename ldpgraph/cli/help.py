@@ -2,7 +2,7 @@
 
 Every list of statistics, methods, protocols and plot formats the help shows comes from the
 registries (:mod:`ldpgraph.protocols.registry`,
-:mod:`ldpgraph.experiments.statistics`, :mod:`ldpgraph.protocols.reportset`), so the help cannot
+:mod:`ldpgraph.protocols.statistics`, :mod:`ldpgraph.protocols.reportset`), so the help cannot
 promise what the tool does not do; ``tests/test_cli_help.py`` checks every option and default
 the help names against the parser and the tool's behaviour.
 
@@ -37,7 +37,7 @@ def degree_statistics() -> list[str]:
 
 def graph_statistics() -> list[str]:
     """The statistics that need the graph's edges (the triangle and clustering protocols)."""
-    from ..experiments.statistics import GRAPH_STATISTICS
+    from ..protocols.statistics import GRAPH_STATISTICS
 
     return list(GRAPH_STATISTICS)
 

@@ -1523,8 +1523,3 @@ def monomial_variance_estimate(
         R = G * R + V * H
         H = H * (G - V)
     return R
-
-
-# The former private names, kept importable for code written against them.
-_checked_binomial_kernel = checked_binomial_kernel
-_noise_model = noise_model

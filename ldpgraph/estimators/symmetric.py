@@ -513,7 +513,3 @@ def sample_variance_variance_estimate(
     s2 = nz.variance
     q = _centered_ss(yf) - (n - 1) * s2
     return (4.0 * s2 * q + sample_variance_constant(n, nz)) / (n - d) ** 2
-
-
-# The former private names, kept importable for code written against them.
-_sample_variance_constant = sample_variance_constant

@@ -1,5 +1,6 @@
 """Experiments at scale: the parallel grid runner, tidy records, summaries and plots."""
 
+from ..protocols.statistics import STATISTICS, GraphStatistic, get_statistic, statistic_names
 from .plots import plot_file_stem, plot_relative_rmse
 from .records import COLUMNS, CellRecords, Records, read_records_csv, write_records_csv
 from .runner import (
@@ -12,7 +13,6 @@ from .runner import (
 )
 from .seeding import block_rng, block_seed, cell_key, root_entropy
 from .single import MethodEstimate, SingleRun, estimate_once
-from .statistics import STATISTICS, GraphStatistic, get_statistic, statistic_names
 from .summary import (
     SUMMARY_COLUMNS,
     SummaryRow,

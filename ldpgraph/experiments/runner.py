@@ -54,12 +54,12 @@ from numpy.typing import NDArray
 from .._progress import Progress
 from .._validation import check_epsilon, check_nonnegative_int
 from ..dask_connect import SCHEDULER_TIMEOUT, dask_install_hint
+from ..protocols.statistics import GRAPH_STATISTICS, get_statistic, statistic_names
 from .inputs import GraphInput, resolve_graph_inputs
 from .inputs import content_id as content_id  # re-exported: defined in .inputs
 from .options import check_options, configure_methods
 from .records import CellRecords, Records, write_records_csv
 from .seeding import block_rng, cell_key, root_entropy
-from .statistics import GRAPH_STATISTICS, get_statistic, statistic_names
 from .summary import SummaryRow, format_summary, summarize, write_summary_csv
 
 __all__ = [
@@ -170,7 +170,6 @@ def resolve_methods(methods: Sequence[Any] | None) -> list[Any]:
     return out
 
 
-_resolve_methods = resolve_methods  # its former private name (used by .single)
 
 
 def _registry_method(name: str) -> Any:
@@ -621,7 +620,7 @@ def run_experiment(
         A cell a method cannot run (LocalLapKStars at large k: its sensitivity overflows) is
         skipped, with a note in ``result.notes`` and ``config["skipped"]``.
     statistics : sequence of str
-        From :func:`~ldpgraph.experiments.statistics.statistic_names`; ``"name:p"`` pins a
+        From :func:`~ldpgraph.protocols.statistics.statistic_names`; ``"name:p"`` pins a
         parameter. Default ``("kstars",)``.
     n_trials : int
         Trials per cell, >= 1.
@@ -696,7 +695,7 @@ def run_experiment(
         graph_stats = dict.fromkeys(s for s, _ in stats if s in GRAPH_STATISTICS)
         extra = [m for st in graph_stats for m in (list(recommended_methods(st)) or method_names(st))]
         methods = list(dict.fromkeys([*DEFAULT_METHODS, *extra]))
-    method_objs = configure_methods(_resolve_methods(methods), opts)
+    method_objs = configure_methods(resolve_methods(methods), opts)
     entropy = root_entropy(seed)
     if preload_plots:
         from .plots import preload_matplotlib

@@ -30,10 +30,10 @@ from typing import Any
 
 from .._progress import Progress
 from .._validation import check_epsilon, check_nonnegative_int
+from ..protocols.statistics import GRAPH_STATISTICS, get_statistic
 from .options import check_options, configure_methods
-from .runner import GraphInput, _build_units, _resolve_methods, parse_statistics, resolve_graph_inputs
+from .runner import GraphInput, _build_units, parse_statistics, resolve_graph_inputs, resolve_methods
 from .seeding import block_rng, root_entropy
-from .statistics import GRAPH_STATISTICS, get_statistic
 
 __all__ = ["MethodEstimate", "SingleRun", "estimate_once"]
 
@@ -259,7 +259,7 @@ def estimate_once(
     statistic : str
         ``"kstars"`` (all k-star methods), a curator statistic (``unbiased-dlap`` and
         ``naive-dlap``, each its own draws), or an adjacency statistic
-        (:data:`~ldpgraph.experiments.statistics.GRAPH_STATISTICS`: by default the recommended
+        (:data:`~ldpgraph.protocols.statistics.GRAPH_STATISTICS`: by default the recommended
         method of each model, :func:`~ldpgraph.run.method.recommended_methods`, or all the
         protocols that estimate it where none is recommended; the graph must carry its edges).
     k : int or None
@@ -303,7 +303,7 @@ def estimate_once(
         if graph_stat:
             methods = list(recommended_methods(statistic)) or method_names(statistic)
     opts = check_options(options)
-    method_objs = configure_methods(_resolve_methods(methods), opts)
+    method_objs = configure_methods(resolve_methods(methods), opts)
     entropy = root_entropy(seed)
     ginputs = resolve_graph_inputs(graph if isinstance(graph, Mapping) else [graph], graph_seed=graph_seed)
     if len(ginputs) != 1:

@@ -183,7 +183,7 @@ def format_summary(rows: Sequence[SummaryRow], notes: Sequence[str] = ()) -> str
     spread over trials; never a truth or a relative error. Each of ``notes`` (cells skipped,
     with the reason) follows the tables as a ``note:`` line.
     """
-    from .statistics import VECTOR_STATISTICS
+    from ..protocols.statistics import VECTOR_STATISTICS
 
     scalar = [r for r in rows if r.statistic not in VECTOR_STATISTICS]
     vector = [r for r in rows if r.statistic in VECTOR_STATISTICS]

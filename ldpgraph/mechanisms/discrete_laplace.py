@@ -265,7 +265,3 @@ def sample_dlap(
     signs -= np.int8(1)
     np.multiply(out, signs, out=out)
     return out
-
-
-# The former private names, kept importable for code written against them.
-_sample_dlap = sample_dlap

@@ -161,7 +161,3 @@ def sample_symmetric_exponential(
     for lo, hi, bits in _sign_bit_pieces(gen, flat.size):
         np.copysign(flat[lo:hi], np.subtract(bits, 0.5), out=flat[lo:hi])  # signs +-0.5, as _random_signs
     return out
-
-
-# The former private names, kept importable for code written against them.
-_sample_symmetric_exponential = sample_symmetric_exponential

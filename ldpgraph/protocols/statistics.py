@@ -1,8 +1,6 @@
 r"""Graph statistics of an experiment grid besides k-stars: truth, unbiased and naive estimates.
 
-This module is also importable as :mod:`ldpgraph.experiments.statistics` (its former home). It
-lives in :mod:`ldpgraph.protocols` so that :mod:`ldpgraph.protocols.registry` can read the statistics
-without importing :mod:`ldpgraph.experiments`, whose runner imports the registry.
+It lives beside the registry (:mod:`ldpgraph.protocols.registry`), which reads the statistics.
 
 k-star counts are estimated by the k-star methods (presets of :mod:`ldpgraph.protocols.degrees.degree` and
 :mod:`ldpgraph.protocols.degrees.local_kstars`). The other degree statistics of the curator

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,7 +36,7 @@ from .._validation import check_epsilon, check_nonnegative_int, check_rng
 from ..core.protocol import Protocol
 from ..protocols import registry
 
-__all__ = ["Method", "RoundSummary", "get_method", "method_names", "methods_for", "recommended_methods",
+__all__ = ["Method", "get_method", "method_names", "methods_for", "recommended_methods",
            "did_you_mean", "statistic_names", "FLOAT_BITS", "MODELS"]
 
 #: Bits of one released real number (float64) or integer report on the wire.
@@ -46,17 +45,6 @@ FLOAT_BITS = 64
 #: the models a method runs in (:attr:`Method.model`): local differential privacy with one round,
 #: two rounds or more (the curator publishes something between rounds), or the shuffle model
 MODELS = ("local, one round", "local, two rounds", "local, multi-round", "shuffle")
-
-
-@dataclass(frozen=True)
-class RoundSummary:
-    """One round of a method's plan, as ``ldpgraph methods`` and the records list it."""
-
-    name: str
-    releases: str
-    mechanism: str
-    epsilon: float
-    sensitivity: str
 
 
 def get_method(name: str) -> Method:
@@ -191,19 +179,10 @@ class Method:
 
         return self.protocol.plan(eps, **resolve_public(self.protocol, graph, public))
 
-    def rounds(self, epsilon: float, statistic: str | None = None) -> tuple[RoundSummary, ...]:
-        """The rounds of its plan at ``epsilon``."""
-        plan = self.plan(epsilon, statistic=statistic)
-        return tuple(
-            RoundSummary(name, ", ".join(q for rel in rels for q in rel.quantities),
-                         "+".join(rel.mechanism for rel in rels), eps,
-                         ", ".join(f"{rel.sensitivity}" for rel in rels))
-            for name, eps, rels in _budget_items(plan)
-        )
-
     def budget(self, epsilon: float, statistic: str | None = None) -> dict[str, float]:
-        """``{release name: epsilon}``; the values sum to ``epsilon``."""
-        return {r.name: r.epsilon for r in self.rounds(epsilon, statistic)}
+        """``{release name: epsilon}`` of its plan (:meth:`~ldpgraph.core.plan.Plan.release_budget`); the
+        values sum to ``epsilon``."""
+        return self.plan(epsilon, statistic=statistic).release_budget()
 
     def edge_budget(self, epsilon: float, statistic: str | None = None) -> str:
         """The node budget in the per-edge convention where the method's literature counts it so
@@ -318,15 +297,3 @@ class Method:
         graph = self._graph(data)
         up, down = self.protocol.communication(self.plan(epsilon, graph, statistic), graph)
         return 8.0 * float(up), 8.0 * float(down)
-
-
-def _budget_items(plan: Any) -> list[tuple[str, float, tuple[Any, ...]]]:
-    """``(name, epsilon, releases)`` of each named release group of ``plan``, as
-    :meth:`~ldpgraph.core.plan.Plan.release_budget` names them."""
-    from ..core.plan import named_releases
-
-    groups: dict[str, list[Any]] = {}
-    for rp in plan.rounds:
-        for name, rel in named_releases(rp):
-            groups.setdefault(name, []).append(rel)
-    return [(name, float(eps), tuple(groups[name])) for name, eps in plan.release_budget().items()]

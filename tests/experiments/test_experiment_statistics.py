@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from ldpgraph.experiments.statistics import STATISTICS, get_statistic, statistic_names
+from ldpgraph.protocols.statistics import STATISTICS, get_statistic, statistic_names
 
 D = np.array([3, 1, 2, 2, 0, 5], dtype=np.int64)
 Y = np.array([4, -1, 2, 3, 0, 5], dtype=np.int64)  # "noisy" degrees

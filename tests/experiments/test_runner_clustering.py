@@ -196,7 +196,7 @@ def test_cli_experiment_and_estimate(tmp_path, capsys):
 
 
 def test_truth_of_the_grid_is_networkx_on_email_enron():
-    from ldpgraph.experiments.statistics import graph_statistic_truth
+    from ldpgraph.protocols.statistics import graph_statistic_truth
 
     g = read_edgelist(data_file("Email-Enron.txt.gz"))  # networkx: ~6 s here
     assert graph_statistic_truth("avg_clustering", g) == pytest.approx(_nx_avg(g), rel=1e-12)

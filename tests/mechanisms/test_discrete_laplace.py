@@ -200,7 +200,7 @@ class _MaxExponential:
 
 @pytest.mark.parametrize(("eps", "sens"), [(1.0, 1.0), (0.1, 1.0), (0.05, 3.0), (1e-6, 1.0), (30.0, 1.0)])
 def test_fast_noise_bound_is_what_the_sampler_draws_at_the_largest_exponential(eps, sens):
-    from ldpgraph.mechanisms.discrete_laplace import _sample_dlap
+    from ldpgraph.mechanisms.discrete_laplace import sample_dlap as _sample_dlap
 
     mech = DiscreteLaplace(epsilon=eps, sensitivity=sens)
     out = _sample_dlap(_MaxExponential(), (4,), mech._t, mech.p)
