@@ -94,8 +94,9 @@ def _load() -> None:
         _loaded = True
         for module in MODULES:
             importlib.import_module(module)
-        import ldpgraph.protocols as package
-
+        # the scan is dynamic, as the entry points are: the registry finds the protocols, the
+        # protocols (and the report format, for the versions) import the registry
+        package = importlib.import_module(__name__.rpartition(".")[0])
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
             importlib.import_module(info.name)
         _load_entry_points()
