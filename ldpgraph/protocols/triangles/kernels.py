@@ -1126,3 +1126,313 @@ def dlap_round1_influence_bound(n_nodes: int, bound: int, epsilon_rr: float) -> 
     d = check_nonnegative_int(bound, "bound", minimum=1)
     eps = check_epsilon(epsilon_rr, "epsilon_rr")
     return (d - 1) * (n - 1) / (keep_probability(eps) - flip_probability(eps))
+
+
+# ============================================================================ at scale: no wedge table
+
+
+#: Wedges per block of centres of the streamed simulators (about 80 bytes each while a block lives).
+_STREAM_BLOCK_WEDGES = 1 << 22
+#: Work (products) per block of the pattern counts' sparse Gram product.
+_PATTERN_BLOCK_WORK = 1 << 23
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@dataclass(eq=False)
+class WedgePatterns:
+    r"""What the law of a two-round estimate needs of a graph, without a table of its wedges.
+
+    Attributes
+    ----------
+    lower_degrees : ndarray of int64, shape (n,)
+    group_c, group_size, group_edge : ndarray, shape (G,)
+        The closing pairs :math:`j < k` of the lower wedges grouped by :math:`(c^+_{jk}, a_{jk})`:
+        :math:`c^+_{jk}` the lower wedges closing the pair (its common neighbours above both,
+        :math:`(L^\top L)_{jk}`), ``group_size`` the pairs of each group, ``group_edge`` whether
+        they are edges.
+    n_wedges : int
+        :math:`\sum_v \binom{d^-_v}2`.
+    """
+
+    lower_degrees: NDArray[np.int64]
+    group_c: NDArray[np.float64]
+    group_size: NDArray[np.int64]
+    group_edge: NDArray[np.bool_]
+    n_wedges: int
+    #: per block of centres (``_stream_blocks``), whether each wedge's closing pair is an edge
+    #: (filled on the first streamed trial)
+    wedge_edge: list[NDArray[np.bool_]] | None = None
+
+    @property
+    def triangles(self) -> float:
+        return float(np.dot(self.group_c, self.group_size * self.group_edge))
+
+    @property
+    def c_square_sum(self) -> float:
+        r""":math:`\sum_{j<k} (c^+_{jk})^2`."""
+        return float(np.dot(self.group_c * self.group_c, self.group_size))
+
+
+def wedge_patterns(graph: Graph) -> WedgePatterns:
+    r"""The :class:`WedgePatterns` of ``graph``: sparse products in column blocks, memory bounded.
+
+    Rows ``J`` of :math:`L^\top L` (:math:`L_{vj} = a_{vj}[j < v]`) are formed one block at a time
+    (about ``_PATTERN_BLOCK_WORK`` products each); their entries above the diagonal are the
+    :math:`c^+_{jk}` of the pairs :math:`j < k` with a lower wedge, those also in :math:`A_J` the
+    edges among them. Only the histogram of :math:`(c^+, a)` is kept.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> pt = wedge_patterns(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3], [1, 3], [0, 3]]))  # K4
+    >>> pt.group_c.tolist(), pt.group_size.tolist(), pt.group_edge.tolist(), pt.n_wedges, pt.triangles
+    ([1.0, 2.0], [2, 1], [True, True], 4, 4.0)
+    """
+    import scipy.sparse as sp  # deferred: slow to import
+
+    g = _check_graph(graph)
+    n = g.n_nodes
+    low = sp.tril(_adjacency(g), k=-1, format="csr")
+    dl = np.diff(low.indptr).astype(np.int64)
+    n_wedges = int(np.dot(dl, dl - 1)) // 2
+    lowc = sp.csc_array(low)
+    # products of the rows j of L^T L: sum over the v above j of d^-_v
+    work = np.cumsum(lowc.T @ dl) if n else np.zeros(0, dtype=np.int64)
+    # the true edges j < k as keys j * n + k, sorted (row-major upper triangle of the sorted CSR)
+    rows = np.repeat(np.arange(n, dtype=np.int64), g.degrees)
+    up = g.indices > rows
+    edge_keys = rows[up] * n + g.indices[up]
+    edge_ptr = np.r_[0, np.cumsum(np.bincount(rows[up], minlength=n))]
+    del rows, up
+    hist_all = np.zeros(1, dtype=np.int64)
+    hist_edge = np.zeros(1, dtype=np.int64)
+    start = 0
+    while start < n:
+        limit = (work[start - 1] if start else 0) + _PATTERN_BLOCK_WORK
+        stop = min(max(int(np.searchsorted(work, limit, side="right")), start + 1), n)
+        block = sp.csr_array(lowc[:, start:stop].T) @ low  # rows start..stop of L^T L
+        brow = np.repeat(np.arange(start, stop, dtype=np.int64), np.diff(block.indptr))
+        above = block.indices > brow  # k > j: each pair once, no diagonal
+        vals = block.data[above].astype(np.int64)
+        keys = brow[above] * n + block.indices[above]
+        del block, brow, above
+        hist_all = _add_hist(hist_all, vals)
+        ek = edge_keys[edge_ptr[start] : edge_ptr[stop]]
+        if ek.size:
+            loc = np.searchsorted(ek, keys)
+            loc[loc == ek.size] = 0
+            hist_edge = _add_hist(hist_edge, vals[ek[loc] == keys])
+        start = stop
+    hist_non = hist_all - np.pad(hist_edge, (0, hist_all.size - hist_edge.size))
+    cs, sizes, edges = [], [], []
+    for hist, is_edge in ((hist_non, False), (hist_edge, True)):
+        c = np.flatnonzero(hist[1:]) + 1
+        cs.append(c)
+        sizes.append(hist[c])
+        edges.append(np.full(c.size, is_edge))
+    return WedgePatterns(dl, np.concatenate(cs).astype(np.float64), np.concatenate(sizes),
+                         np.concatenate(edges), n_wedges)
+
+
+def _add_hist(hist: NDArray[np.int64], values: NDArray[np.int64]) -> NDArray[np.int64]:
+    add = np.bincount(values, minlength=hist.size)
+    if add.size > hist.size:
+        hist = np.pad(hist, (0, add.size - hist.size))
+    return hist + add
+
+
+def _stream_blocks(dl: NDArray[np.int64]) -> list[tuple[int, int]]:
+    """Ranges ``[v0, v1)`` of centres with about ``_STREAM_BLOCK_WEDGES`` lower wedges each."""
+    n = dl.size
+    cum = np.cumsum(dl * (dl - 1) // 2)
+    out, start = [], 0
+    while start < n:
+        limit = (cum[start - 1] if start else 0) + _STREAM_BLOCK_WEDGES
+        stop = min(max(int(np.searchsorted(cum, limit, side="right")), start + 1), n)
+        out.append((start, stop))
+        start = stop
+    return out
+
+
+def _block_wedges(g: Graph, dl: NDArray[np.int64], v0: int, v1: int) -> tuple[NDArray[np.int64], ...]:
+    """``(node, pos_j, pos_k)`` of the lower wedges centred at ``v0 .. v1 - 1``, in centre order
+    (positions in ``g.indices``; as :func:`lower_wedges`)."""
+    d = dl[v0:v1]
+    lens = d * (d - 1) // 2
+    if int(lens.sum()) == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z
+    base = g.indptr[v0:v1].astype(np.int64)
+    # lower positions of the block: node-major, each row's lower part first
+    lrow = np.repeat(np.arange(v0, v1, dtype=np.int64), d)
+    lpos = np.repeat(base - (np.cumsum(d) - d), d) + np.arange(int(d.sum()), dtype=np.int64)
+    after = np.repeat(base + d, d) - lpos - 1
+    total = int(after.sum())
+    first = np.repeat(lpos, after)
+    starts = np.cumsum(after) - after
+    second = first + 1 + np.arange(total, dtype=np.int64) - np.repeat(starts, after)
+    return np.repeat(lrow, after), first, second
+
+
+def _pair_uniforms(keys: NDArray[np.int64], seed: np.uint64) -> NDArray[np.float64]:
+    """One uniform in [0, 1) per pair key: SplitMix64 at position ``key`` of the stream ``seed``.
+
+    The same key gives the same uniform within a trial (a pair's bit is shared by every wedge it
+    closes), distinct keys give SplitMix64's outputs at distinct positions (a generator that passes
+    BigCrush), and each trial draws a fresh 64-bit ``seed`` from the trial's generator.
+    """
+    with np.errstate(over="ignore"):
+        z = keys.astype(np.uint64) * _GOLDEN + seed
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        z ^= z >> np.uint64(31)
+    return (z >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
+
+
+def _wedge_edges(g: Graph, pt: WedgePatterns) -> list[NDArray[np.bool_]]:
+    """Per block of :func:`_stream_blocks`: whether each wedge's closing pair is an edge (cached)."""
+    if pt.wedge_edge is None:
+        _, er, ec = lower_edge_pairs(g)
+        edges = pair_index(er, ec)
+        out = []
+        for v0, v1 in _stream_blocks(pt.lower_degrees):
+            _, pj, pk = _block_wedges(g, pt.lower_degrees, v0, v1)
+            key = pair_index(g.indices[pk], g.indices[pj])
+            loc = np.searchsorted(edges, key)
+            loc[loc == edges.size] = 0
+            out.append(edges[loc] == key if edges.size else np.zeros(key.size, dtype=bool))
+        pt.wedge_edge = out
+    return pt.wedge_edge
+
+
+def streamed_wedge_bits(
+    g: Graph, pt: WedgePatterns, p_edge: float, p_non: float, gen: np.random.Generator
+) -> Any:
+    r"""Per block of centres: ``(v0, v1, node, pos_j, pos_k, bit)`` of every lower wedge, one trial.
+
+    ``bit`` is the noisy bit of the wedge's closing pair (1 with probability ``p_edge`` on an edge,
+    ``p_non`` else), drawn once per pair and trial (:func:`_pair_uniforms`): the wedges of different
+    centres closing the same pair read the same bit, bits of distinct pairs are independent --
+    the law of round 1 on the pairs the local counts read. Memory: one block of wedges.
+    """
+    seed = np.uint64(int(gen.integers(0, 2**63)) * 2 + 1)
+    edges = _wedge_edges(g, pt)
+    for (v0, v1), is_edge in zip(_stream_blocks(pt.lower_degrees), edges, strict=True):
+        node, pj, pk = _block_wedges(g, pt.lower_degrees, v0, v1)
+        u = _pair_uniforms(pair_index(g.indices[pk], g.indices[pj]), seed)
+        yield v0, v1, node, pj, pk, u < np.where(is_edge, p_edge, p_non)
+
+
+def simulate_two_round_scaled(
+    graph: Graph,
+    eps1: float,
+    eps2: float,
+    n_trials: int = 1,
+    *,
+    noise: str = "dlap",
+    eps0: float | None = None,
+    rng: Any = None,
+    bound: int | None = None,
+    patterns: WedgePatterns | None = None,
+) -> NDArray[np.float64]:
+    r""":func:`simulate_two_round` (same parameters and law) without the table of lower wedges.
+
+    Notes
+    -----
+    **The law sampled.** Given the bound D, the estimate is :math:`\sum_v r_v/(p-q)`,
+    :math:`r_v = \lfloor t_v - q s_v + U_v\rfloor + \eta_v` with :math:`t_v = \sum_{\omega \in
+    W_v} b_{\omega}` over the kept lower wedges of v and :math:`s_v = |W_v|`. The noisy bits
+    :math:`b_{jk}` are independent across pairs (Bernoulli(p) on an edge, q else) but each is
+    shared by every centre whose kept wedges close on (j, k), so the local counts are dependent;
+    the law of their *sum* is what the estimate needs.
+
+    - *No node projected* (every list within the bound: always with the default public bound):
+      :math:`t_v` is an integer, so :math:`\sum_v\lfloor t_v - q s_v + U_v\rfloor = \sum_{j<k}
+      c^+_{jk} b_{jk} + \sum_v \lfloor U_v - q s_v\rfloor`, and the pairs of a group of equal
+      :math:`(c^+, a)` enter only through the sum of their bits: a Binomial(N, p or q). So a trial
+      is :math:`\sum_{\text{groups}} c\,\mathrm{Bin}(N, p_a)` (the cached :class:`WedgePatterns`),
+      n uniforms and n noises: exactly the law of independent bits on every pair.
+    - *Some node projected* (a bound below the longest list): the projections are drawn (a uniform
+      D-subset of each over-long list, independent across nodes), then every lower wedge is
+      streamed by blocks of centres with the bit of its closing pair drawn once per pair
+      (:func:`streamed_wedge_bits`), and :math:`t_v, s_v` summed per centre: the law of the
+      deployed protocol's local counts (each bit shared by the wedges closing its pair).
+
+    Memory: the groups (at most twice the largest :math:`c^+`) and one block of wedges; time per
+    trial :math:`O(G + n)` unprojected, O(wedges) projected.
+    """
+    g = _check_graph(graph)
+    eps1, eps2 = check_epsilon(eps1), check_epsilon(eps2)
+    private_bound = eps0 is not None
+    eps0 = check_epsilon(eps0) if private_bound else 0.0
+    n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
+    if noise not in ("dlap", "laplace"):
+        raise ValueError(f"noise must be 'dlap' or 'laplace', got {noise!r}")
+    gen = check_rng(rng)
+    pt = wedge_patterns(g) if patterns is None else patterns
+    p, q = keep_probability(eps1), flip_probability(eps1)
+    n = g.n_nodes
+    dl = pt.lower_degrees
+    degrees = g.degrees if noise == "laplace" else dl
+    true_bound = max(int(degrees.max()) if n else 1, 1)
+    public = _public_bound(bound, private_bound, true_bound)
+    group_p = np.where(pt.group_edge, p, q)
+    offset = -q * (dl * (dl - 1) // 2).astype(np.float64)
+    out = np.empty(n_trials)
+    for t in range(n_trials):
+        if private_bound:
+            if noise == "laplace":
+                cur = max(int(np.floor((degrees + gen.laplace(0.0, 1.0 / eps0, size=n)).max())), 1)
+            else:
+                cur = max(int((degrees + DiscreteLaplace(epsilon=eps0).sample(n, rng=gen)).max()), 1)
+        else:
+            cur = public
+        if cur >= true_bound:
+            parts = [float(np.dot(pt.group_c, gen.binomial(pt.group_size, group_p)))]
+            w_off = offset
+        else:
+            keep = _projection_keep(g, pt, cur, lower_only=noise == "dlap", gen=gen)
+            t_v = np.zeros(n)
+            s_v = np.zeros(n)
+            for v0, v1, node, pj, pk, bit in streamed_wedge_bits(g, pt, p, q, gen):
+                alive = keep[pj] & keep[pk]
+                t_v[v0:v1] = np.bincount(node - v0, weights=alive & bit, minlength=v1 - v0)
+                s_v[v0:v1] = np.bincount(node - v0, weights=alive, minlength=v1 - v0)
+            parts = [float(t_v.sum())]
+            w_off = -q * s_v  # floor(t_v - q s_v + U) = t_v + floor(U - q s_v)
+        if noise == "laplace":
+            parts += [float(w_off.sum()), *gen.laplace(0.0, cur / eps2, size=n).tolist()]
+        else:
+            mech = DiscreteLaplace(epsilon=eps2, sensitivity=_dlap_sensitivity(cur))
+            parts += [float(np.floor(gen.random(n) + w_off).sum()), float(mech.sample(n, rng=gen).sum())]
+        out[t] = math.fsum(parts) / (p - q)
+    return out
+
+
+def two_round_moments_scaled(
+    graph: Graph, eps1: float, eps2: float, *, noise: str = "dlap", bound: int | None = None,
+    patterns: WedgePatterns | None = None,
+) -> tuple[float, float]:
+    """:func:`two_round_moments` with a public bound at or above every list (nothing projected),
+    from the :class:`WedgePatterns` (:func:`two_round_variance`'s formula); ValueError else."""
+    g = _check_graph(graph)
+    eps1, eps2 = check_epsilon(eps1), check_epsilon(eps2)
+    pt = wedge_patterns(g) if patterns is None else patterns
+    p, q = keep_probability(eps1), flip_probability(eps1)
+    lengths = g.degrees if noise == "laplace" else pt.lower_degrees
+    true_bound = max(int(lengths.max()) if lengths.size else 1, 1)
+    d = _public_bound(bound, False, true_bound)
+    if d < true_bound:
+        raise ValueError(f"projected lists: bound {d} < the longest list {true_bound}")
+    if noise == "laplace":
+        var_noise, rnd = 2.0 * (d / eps2) ** 2, 0.0
+    else:
+        var_noise = DiscreteLaplace(epsilon=eps2, sensitivity=_dlap_sensitivity(d)).variance
+        dl = pt.lower_degrees.astype(np.float64)
+        x = -q * (dl * (dl - 1) / 2)
+        f = x - np.floor(x)
+        rnd = float(math.fsum(f * (1 - f)))
+    var = p * q * pt.c_square_sum + rnd + g.n_nodes * var_noise
+    return pt.triangles, var / (p - q) ** 2
