@@ -1294,15 +1294,22 @@ def _pair_uniforms(keys: NDArray[np.int64], seed: np.uint64) -> NDArray[np.float
 def _wedge_edges(g: Graph, pt: WedgePatterns) -> list[NDArray[np.bool_]]:
     """Per block of :func:`_stream_blocks`: whether each wedge's closing pair is an edge (cached)."""
     if pt.wedge_edge is None:
-        _, er, ec = lower_edge_pairs(g)
-        edges = pair_index(er, ec)
+        dl = pt.lower_degrees
+        steps = int(max(int(dl.max(initial=0)), 1)).bit_length()
         out = []
-        for v0, v1 in _stream_blocks(pt.lower_degrees):
-            _, pj, pk = _block_wedges(g, pt.lower_degrees, v0, v1)
-            key = pair_index(g.indices[pk], g.indices[pj])
-            loc = np.searchsorted(edges, key)
-            loc[loc == edges.size] = 0
-            out.append(edges[loc] == key if edges.size else np.zeros(key.size, dtype=bool))
+        for v0, v1 in _stream_blocks(dl):
+            _, pj, pk = _block_wedges(g, dl, v0, v1)
+            # is j among the lower neighbours of k (the sorted start of k's row)? binary search there
+            j, k = g.indices[pj], g.indices[pk]
+            lo = g.indptr[k].astype(np.int64)
+            hi = lo + dl[k]
+            for _ in range(steps):
+                mid = (lo + hi) >> 1
+                right = (mid < hi) & (g.indices[np.minimum(mid, g.indices.size - 1)] < j)
+                lo = np.where(right, mid + 1, lo)
+                hi = np.where(right, hi, mid)
+            found = (lo < g.indptr[k] + dl[k]) & (g.indices[np.minimum(lo, g.indices.size - 1)] == j)
+            out.append(found)
         pt.wedge_edge = out
     return pt.wedge_edge
 
