@@ -159,6 +159,26 @@ def test_rr_refuses_graphs_that_do_not_fit():
         rr_memory_check(g, 1.0, 2 << 30)
     with pytest.raises(MemoryError, match="two-round"):
         simulate_rr_triangles(g, 0.5)
+    # the refusal says the size limit and why (issue 34), as ldpgraph methods does
+    from ldpgraph.protocols.triangles.kernels import rr_max_nodes
+
+    limit = rr_max_nodes(1.0)
+    assert 15_000 < limit < 25_000
+    with pytest.raises(MemoryError, match=f"up to about {limit:,} nodes at this epsilon, because its estimate "
+                                          "reads the noisy graph's triangle count"):
+        rr_memory_check(g, 1.0, 2 << 30)
+    rr_memory_check(from_edge_array([[0, 1]], n_nodes=limit - 200), 1.0, 2 << 30)  # fits
+    with pytest.raises(MemoryError):
+        rr_memory_check(from_edge_array([[0, 1]], n_nodes=limit + 200), 1.0, 2 << 30)
+    import contextlib
+    import io
+
+    from ldpgraph.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["methods", "--stat", "triangles", "--quiet"])
+    assert f"rr-triangles: simulated up to about {limit:,} nodes at epsilon 1" in out.getvalue()
 
 
 # ------------------------------------------------------------------------ exact: two rounds

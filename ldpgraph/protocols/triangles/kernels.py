@@ -71,6 +71,8 @@ __all__ = [
     "two_round_variance",
     "rounding_variance",
     "rr_memory_check",
+    "rr_max_nodes",
+    "RR_SIZE_LIMIT_WHY",
     "simulate_rr_triangles",
     "simulate_two_round",
     "two_round_moments",
@@ -268,8 +270,32 @@ def noisy_triple_classes(
     return m0, m1, m2, m3
 
 
+#: Why ``rr-triangles`` has no simulator at scale (``ldpgraph methods`` and the refusal say it).
+RR_SIZE_LIMIT_WHY = (
+    "its estimate reads the noisy graph's triangle count, a sum over all n^3/6 triples of products of "
+    "three noisy bits shared between triples: no sum of independent parts (as the two-round local "
+    "counts are, each pair's bit entering linearly), so no exact sampler of its law short of drawing "
+    "the noisy graph (about q n^2/2 edges, q = 1/(1 + e^eps): 1.3e11 at 10^6 nodes, eps 1) and "
+    "counting its triangles"
+)
+
+
+def rr_max_nodes(epsilon: float, max_bytes: int = DEFAULT_MAX_BYTES) -> int:
+    """The most nodes whose ``rr-triangles`` noisy graph fits in ``max_bytes`` (a sparse graph's own edges
+    aside; :func:`rr_memory_check`): about 18,000 at ε = 1 with the default 2 GiB.
+
+    >>> rr_max_nodes(1.0)
+    18240
+    """
+    q = flip_probability(check_epsilon(epsilon))
+    sparse = int(math.isqrt(int(2 * max_bytes / (48 * q)))) if q > 0 else 2**62
+    dense = min(_DENSE_MAX_NODES, int(math.isqrt(max_bytes // 8)))
+    return max(sparse, dense)
+
+
 def rr_memory_check(graph: Graph, epsilon: float, max_bytes: int | None) -> None:
-    """Refuse (MemoryError naming the two-round protocols) when the RR graph will not fit."""
+    """Refuse (MemoryError naming the size limit, why, and the two-round protocols) when the RR graph will
+    not fit."""
     if max_bytes is None:
         return
     n, m = graph.n_nodes, graph.n_edges
@@ -281,9 +307,10 @@ def rr_memory_check(graph: Graph, epsilon: float, max_bytes: int | None) -> None
         raise MemoryError(
             f"rr-triangles on {n} nodes at epsilon={epsilon:g}: the randomized-response graph would "
             f"have about {e:.3g} edges and counting its triangles needs about {need / 2**30:.2f} GiB "
-            f"(> max_bytes = {max_bytes / 2**30:.2f} GiB); use a two-round protocol "
-            f"({', '.join(repr(x) for x in TWO_ROUND_PROTOCOLS)}), which never assembles the noisy "
-            "graph, or a larger epsilon"
+            f"(> max_bytes = {max_bytes / 2**30:.2f} GiB): rr-triangles is simulated up to about "
+            f"{rr_max_nodes(epsilon, max_bytes):,} nodes at this epsilon, because {RR_SIZE_LIMIT_WHY}; use a "
+            f"two-round protocol ({', '.join(repr(x) for x in TWO_ROUND_PROTOCOLS)}), which never assembles "
+            "the noisy graph, or a larger epsilon"
         )
 
 

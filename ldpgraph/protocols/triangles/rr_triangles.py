@@ -359,6 +359,14 @@ class RRTrianglesProtocol(TriangleSimulation, Protocol):
     presets = (Preset("rr-triangles", recommended=("triangles", "transitivity")),)
     options = (DEGREE_SHARE,)
 
+    @property
+    def size_limit(self) -> str:
+        """What ``ldpgraph methods`` says of the graphs it simulates (and why)."""
+        from .kernels import RR_SIZE_LIMIT_WHY, rr_max_nodes
+
+        return (f"simulated up to about {rr_max_nodes(1.0, self.max_bytes or 2**62):,} nodes at epsilon 1 "
+                f"(more at larger epsilon), because {RR_SIZE_LIMIT_WHY}")
+
     def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
         from .kernels import simulate_rr_triangles
 
