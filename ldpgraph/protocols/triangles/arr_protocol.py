@@ -407,6 +407,13 @@ class ARRTrianglesProtocol(TriangleSimulation, RRBroadcastProtocol):
         """Without clipping a public D (it does not move the split); none with clipping."""
         return {"d_max": 2} if (public or {}).get("clipping") is False else {}
 
+    def prepare_patterns(self, graph: Any, patterns: Any) -> None:
+        """Clipping (the default) streams every trial: the wedges' edge flags, not the groups (computed
+        on first use without clipping)."""
+        from .kernels import _wedge_edges
+
+        _wedge_edges(graph, patterns)
+
     def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
         """:func:`~ldpgraph.protocols.triangles.arr_kernels.simulate_arr` with the plan's budgets and
         bounds."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -1183,14 +1183,31 @@ class WedgePatterns:
         :math:`\sum_v \binom{d^-_v}2`.
     """
 
+    graph: Graph = field(repr=False)
     lower_degrees: NDArray[np.int64]
-    group_c: NDArray[np.float64]
-    group_size: NDArray[np.int64]
-    group_edge: NDArray[np.bool_]
     n_wedges: int
+    #: ``(group_c, group_size, group_edge)`` once computed (:attr:`group_c` computes them)
+    groups: tuple[NDArray, NDArray, NDArray] | None = field(default=None, repr=False)
     #: per block of centres (``_stream_blocks``), whether each wedge's closing pair is an edge
-    #: (filled on the first streamed trial)
-    wedge_edge: list[NDArray[np.bool_]] | None = None
+    #: (filled on the first streamed trial, or by :func:`_wedge_edges`)
+    wedge_edge: list[NDArray[np.bool_]] | None = field(default=None, repr=False)
+
+    def _groups(self) -> tuple[NDArray, NDArray, NDArray]:
+        if self.groups is None:
+            self.groups = _pattern_groups(self.graph, self.lower_degrees)
+        return self.groups
+
+    @property
+    def group_c(self) -> NDArray[np.float64]:
+        return self._groups()[0]
+
+    @property
+    def group_size(self) -> NDArray[np.int64]:
+        return self._groups()[1]
+
+    @property
+    def group_edge(self) -> NDArray[np.bool_]:
+        return self._groups()[2]
 
     @property
     def triangles(self) -> float:
@@ -1202,8 +1219,11 @@ class WedgePatterns:
         return float(np.dot(self.group_c * self.group_c, self.group_size))
 
 
-def wedge_patterns(graph: Graph) -> WedgePatterns:
+def wedge_patterns(graph: Graph, *, groups: bool = True) -> WedgePatterns:
     r"""The :class:`WedgePatterns` of ``graph``: sparse products in column blocks, memory bounded.
+
+    ``groups=False``: the lower degrees only now, the groups on first use (a simulator that streams
+    every trial, as ``arr-triangles`` with clipping, never needs them).
 
     Rows ``J`` of :math:`L^\top L` (:math:`L_{vj} = a_{vj}[j < v]`) are formed one block at a time
     (about ``_PATTERN_BLOCK_WORK`` products each); their entries above the diagonal are the
@@ -1217,13 +1237,21 @@ def wedge_patterns(graph: Graph) -> WedgePatterns:
     >>> pt.group_c.tolist(), pt.group_size.tolist(), pt.group_edge.tolist(), pt.n_wedges, pt.triangles
     ([1.0, 2.0], [2, 1], [True, True], 4, 4.0)
     """
+    g = _check_graph(graph)
+    rows = np.repeat(np.arange(g.n_nodes, dtype=np.int64), g.degrees)
+    dl = np.bincount(rows[g.indices < rows], minlength=g.n_nodes).astype(np.int64)
+    pt = WedgePatterns(g, dl, int(np.dot(dl, dl - 1)) // 2)
+    if groups:
+        pt._groups()
+    return pt
+
+
+def _pattern_groups(g: Graph, dl: NDArray[np.int64]) -> tuple[NDArray, NDArray, NDArray]:
+    """``(group_c, group_size, group_edge)`` of :class:`WedgePatterns` (see :func:`wedge_patterns`)."""
     import scipy.sparse as sp  # deferred: slow to import
 
-    g = _check_graph(graph)
     n = g.n_nodes
     low = sp.tril(_adjacency(g), k=-1, format="csr")
-    dl = np.diff(low.indptr).astype(np.int64)
-    n_wedges = int(np.dot(dl, dl - 1)) // 2
     lowc = sp.csc_array(low)
     # products of the rows j of L^T L: sum over the v above j of d^-_v
     work = np.cumsum(lowc.T @ dl) if n else np.zeros(0, dtype=np.int64)
@@ -1259,8 +1287,7 @@ def wedge_patterns(graph: Graph) -> WedgePatterns:
         cs.append(c)
         sizes.append(hist[c])
         edges.append(np.full(c.size, is_edge))
-    return WedgePatterns(dl, np.concatenate(cs).astype(np.float64), np.concatenate(sizes),
-                         np.concatenate(edges), n_wedges)
+    return np.concatenate(cs).astype(np.float64), np.concatenate(sizes), np.concatenate(edges)
 
 
 def _add_hist(hist: NDArray[np.int64], values: NDArray[np.int64]) -> NDArray[np.int64]:

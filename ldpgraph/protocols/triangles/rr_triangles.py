@@ -165,7 +165,7 @@ class TriangleSimulation:
         for g, pt in cache:
             if g is graph:
                 return pt
-        pt = wedge_patterns(graph)
+        pt = wedge_patterns(graph, groups=False)
         self._pattern_cache = [(graph, pt), *cache[:1]]
         return pt
 
@@ -174,7 +174,12 @@ class TriangleSimulation:
             if self.uses_table(graph):
                 self.lower_wedges(graph)
             else:
-                self.wedge_patterns(graph)
+                self.prepare_patterns(graph, self.wedge_patterns(graph))
+
+    def prepare_patterns(self, graph: Any, patterns: Any) -> None:
+        """What the scaled simulator's trials read of :meth:`wedge_patterns`, computed once: the groups
+        of the closing pairs (a protocol whose trials stream the wedges computes their edge flags)."""
+        patterns.group_c  # noqa: B018 (computes and caches the groups)
 
     def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any, *,
                  param: int | None = None) -> NDArray[np.float64]:
