@@ -105,9 +105,17 @@ EXACT = [
 ]
 
 
-@pytest.mark.parametrize("case", EXACT, ids=[f"{c[0]}{c[1]}" for c in EXACT])
-def test_scaled_simulator_has_the_exact_moments(case):
+# projected: the few projected nodes' pairs one by one (the default here), or every wedge streamed
+EXACT.append(("two-round-triangles-dlap", {"d_max": 3}, 1.0, 6_000, 7, {"noise": "dlap", "bound": 3,
+                                                                       "stream": True}))
+
+
+@pytest.mark.parametrize("case", EXACT, ids=[f"{c[0]}{c[1]}{'-stream' if (c[5] or {}).get('stream') else ''}"
+                                             for c in EXACT])
+def test_scaled_simulator_has_the_exact_moments(case, monkeypatch):
     name, options, eps, n, seed, kernel = case
+    if (kernel or {}).get("stream"):
+        monkeypatch.setattr(K, "_FEW_PROJECTED_WEDGES", -1)
     g = _graph()
     m = _scaled_method(name, **options)
     m.prepare(g)

@@ -1349,20 +1349,12 @@ def _wedge_edges(g: Graph, pt: WedgePatterns) -> list[NDArray[np.bool_]]:
     """Per block of :func:`_stream_blocks`: whether each wedge's closing pair is an edge (cached)."""
     if pt.wedge_edge is None:
         dl = pt.lower_degrees
-        steps = int(max(int(dl.max(initial=0)), 1)).bit_length()
         out = []
         for v0, v1 in _stream_blocks(dl):
             _, pj, pk = _block_wedges(g, dl, v0, v1)
             # is j among the lower neighbours of k (the sorted start of k's row)? binary search there
             j, k = g.indices[pj], g.indices[pk]
-            lo = g.indptr[k].astype(np.int64)
-            hi = lo + dl[k]
-            for _ in range(steps):
-                mid = (lo + hi) >> 1
-                right = (mid < hi) & (g.indices[np.minimum(mid, g.indices.size - 1)] < j)
-                lo = np.where(right, mid + 1, lo)
-                hi = np.where(right, hi, mid)
-            found = (lo < g.indptr[k] + dl[k]) & (g.indices[np.minimum(lo, g.indices.size - 1)] == j)
+            found = _in_rows(g, g.indptr[k], g.indptr[k] + dl[k], j)
             out.append(found)
         pt.wedge_edge = out
     return pt.wedge_edge
@@ -1384,6 +1376,87 @@ def streamed_wedge_bits(
         node, pj, pk = _block_wedges(g, pt.lower_degrees, v0, v1)
         u = _pair_uniforms(pair_index(g.indices[pk], g.indices[pj]), seed)
         yield v0, v1, node, pj, pk, u < np.where(is_edge, p_edge, p_non)
+
+
+#: The most wedges at projected nodes (and candidate apexes of their pairs) a trial handles pair by
+#: pair (:func:`_few_projected`); beyond, it streams every wedge.
+_FEW_PROJECTED_WEDGES = 1 << 22
+_FEW_PROJECTED_WORK = 1 << 25
+
+
+def _wedges_of(g: Graph, dl: NDArray[np.int64], nodes: NDArray[np.int64]) -> tuple[NDArray[np.int64], ...]:
+    """``(node, pos_j, pos_k)`` of the lower wedges centred at ``nodes`` (any node ids, in that order)."""
+    d = dl[nodes]
+    if int(np.dot(d, d - 1)) == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z
+    base = g.indptr[nodes].astype(np.int64)
+    lrow = np.repeat(nodes.astype(np.int64), d)
+    lpos = np.repeat(base - (np.cumsum(d) - d), d) + np.arange(int(d.sum()), dtype=np.int64)
+    after = np.repeat(base + d, d) - lpos - 1
+    first = np.repeat(lpos, after)
+    starts = np.cumsum(after) - after
+    second = first + 1 + np.arange(int(after.sum()), dtype=np.int64) - np.repeat(starts, after)
+    return np.repeat(lrow, after), first, second
+
+
+def _in_rows(
+    g: Graph, lo: NDArray[np.int64], hi: NDArray[np.int64], x: NDArray[np.int64]
+) -> NDArray[np.bool_]:
+    """Whether ``x[i]`` is among ``g.indices[lo[i]:hi[i]]`` (a sorted stretch of a row): binary search."""
+    lo, hi = lo.astype(np.int64), hi.astype(np.int64)
+    end = hi.copy()
+    top = max(int((hi - lo).max(initial=0)), 1)
+    last = max(g.indices.size - 1, 0)
+    for _ in range(top.bit_length()):
+        mid = (lo + hi) >> 1
+        right = (mid < hi) & (g.indices[np.minimum(mid, last)] < x)
+        lo = np.where(right, mid + 1, lo)
+        hi = np.where(right, hi, mid)
+    return (lo < end) & (g.indices[np.minimum(lo, last)] == x)
+
+
+def _few_projected(
+    g: Graph, pt: WedgePatterns, proj: NDArray[np.int64], keep: NDArray[np.bool_], p: float, q: float,
+    group_p: NDArray[np.float64], gen: np.random.Generator,
+) -> tuple[float, NDArray[np.float64]] | None:
+    r"""One trial's :math:`\sum_v t_v` and the kept pairs :math:`s_v` of the projected nodes ``proj``, pair by
+    pair for the pairs their wedges close; None when those are too many (then stream every wedge).
+
+    The pairs S closed by a wedge at a projected node get individual bits; each enters with weight
+    :math:`c^+_{jk} - n_{jk} + \kappa_{jk}` (its wedges at unprojected nodes, plus those kept at projected
+    ones); the other pairs of each :math:`(c^+, a)` group still enter as :math:`c\,\mathrm{Bin}(N - |S
+    \cap \text{group}|, p_a)`. :math:`c^+_{jk}` of a pair of S: the neighbours v > k of k that are
+    neighbours of j (a binary search in j's row per candidate).
+    """
+    dl = pt.lower_degrees
+    d = dl[proj]
+    if int(np.dot(d, d - 1)) // 2 > _FEW_PROJECTED_WEDGES:
+        return None
+    wn, wj, wk = _wedges_of(g, dl, proj)
+    key = pair_index(g.indices[wk], g.indices[wj])
+    uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    j, k = g.indices[wj[first]].astype(np.int64), g.indices[wk[first]].astype(np.int64)
+    up_lo = g.indptr[k] + dl[k]  # the neighbours above k: the end of k's sorted row
+    cnt = g.indptr[k + 1] - up_lo
+    if int(cnt.sum()) > _FEW_PROJECTED_WORK:
+        return None
+    pid = np.repeat(np.arange(uniq.size), cnt)
+    cand = g.indices[np.repeat(up_lo - (np.cumsum(cnt) - cnt), cnt) + np.arange(int(cnt.sum()))]
+    c_plus = np.bincount(pid, weights=_in_rows(g, g.indptr[j][pid], g.indptr[j + 1][pid], cand),
+                         minlength=uniq.size)
+    is_edge = _in_rows(g, g.indptr[k], g.indptr[k] + dl[k], j)
+    n_p = np.bincount(inv, minlength=uniq.size)
+    alive = keep[wj] & keep[wk]
+    kept = np.bincount(inv, weights=alive, minlength=uniq.size)
+    gkey = 2 * pt.group_c.astype(np.int64) + pt.group_edge
+    order = np.argsort(gkey)
+    gidx = order[np.searchsorted(gkey[order], 2 * c_plus.astype(np.int64) + is_edge)]
+    rest = pt.group_size - np.bincount(gidx, minlength=gkey.size)
+    bits = gen.random(uniq.size) < np.where(is_edge, p, q)
+    t_sum = float(np.dot(pt.group_c, gen.binomial(rest, group_p))) + float(np.dot(bits, c_plus - n_p + kept))
+    local = np.searchsorted(proj, wn)  # proj is sorted
+    return t_sum, np.bincount(local, weights=alive, minlength=proj.size)
 
 
 def simulate_two_round_scaled(
@@ -1455,6 +1528,15 @@ def simulate_two_round_scaled(
             w_off = offset
         else:
             keep = _projection_keep(g, pt, cur, lower_only=noise == "dlap", gen=gen)
+            proj = np.flatnonzero(degrees > cur)
+            few = _few_projected(g, pt, proj, keep, p, q, group_p, gen)
+            if few is not None:
+                t_sum, s_proj = few
+                parts = [t_sum]
+                w_off = offset.copy()
+                w_off[proj] = -q * s_proj
+                proj = None
+        if cur < true_bound and proj is not None:  # many projected wedges: stream them all
             t_v = np.zeros(n)
             s_v = np.zeros(n)
             for v0, v1, node, pj, pk, bit in streamed_wedge_bits(g, pt, p, q, gen):
