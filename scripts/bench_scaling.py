@@ -206,7 +206,8 @@ def triangle_scaling(args: argparse.Namespace) -> None:
         if len(mine) >= 2 and mine[0]["total_s"] > 0:
             a, b = mine[0], mine[-1]
             k = math.log(b["total_s"] / a["total_s"]) / math.log(b["n"] / a["n"])
-            print(f"{method:38s} time exponent {a['n']:.0e} -> {b['n']:.0e}: {k:.2f}")
+            kc = math.log(b["cpu_s"] / a["cpu_s"]) / math.log(b["n"] / a["n"]) if a["cpu_s"] > 0 else math.nan
+            print(f"{method:38s} time exponent {a['n']:.0e} -> {b['n']:.0e}: {k:.2f} (wall), {kc:.2f} (CPU)")
     if args.markdown:
         print("\n| method | n | path | prepare (s) | trial (s) | next trial (s) | CPU (s) | max RSS (MB) |")
         print("|---|---:|---|---:|---:|---:|---:|---:|")
