@@ -20,6 +20,10 @@ the reports, so the curate column can be read against it. Prints a table (and ma
 
 Usage (from the repository root):
     PYTHONPATH=. python scripts/bench_scaling.py [--sizes 100000 1000000 10000000] [--m 3]
+
+``--triangles`` measures the triangle simulators of issue 34 instead (``ba:n=N,m=10``, 10^5 and
+10^6 nodes: prepare + one trial, a second trial, peak RSS, time exponent; ``--path table`` the
+wedge-table simulator they replace on large graphs): :func:`triangle_scaling`.
 """
 
 from __future__ import annotations
@@ -134,6 +138,85 @@ def _timed(fn) -> float:
     return time.perf_counter() - t0
 
 
+# ---------------------------------------------------------------------------- triangle simulators (issue 34)
+
+TRIANGLE_METHODS = ("two-round-triangles-dlap", "two-round-triangles-dlap-private", "two-round-triangles-laplace",
+                    "two-round-triangles-laplace-private", "arr-triangles")
+
+
+def triangle_one(method: str, n: int, m: int, epsilon: float, seed: int, path: str) -> dict:
+    """One trial of ``method`` on ``ba:n=N,m=M`` in this process: prepare (per-graph cache) and the
+    trial timed, the process's peak RSS. ``path``: ``scaled`` (the default: the protocol chooses, the
+    scaled simulator on these graphs) or ``table`` (the wedge table, the simulator before issue 34,
+    with the memory guard lifted)."""
+    import numpy as np
+
+    from ldpgraph.datasets import resolve_graph
+    from ldpgraph.run import get_method
+
+    t0 = time.perf_counter()
+    g = resolve_graph(f"ba:n={n},m={m}")
+    t_graph = time.perf_counter() - t0
+    rss_graph = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    meth = get_method(method)
+    if path == "table":
+        meth.protocol.table_max_wedges, meth.protocol.max_bytes = 1 << 62, None
+    t0, c0 = time.perf_counter(), time.process_time()
+    meth.prepare(g)
+    t_prep = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    est = meth.estimate_trials(g, "triangles", None, epsilon, 1, rng=seed)
+    t_trial = time.perf_counter() - t0
+    cpu = time.process_time() - c0  # CPU seconds of prepare + trial: what a loaded machine does not inflate
+    t0 = time.perf_counter()
+    meth.estimate_trials(g, "triangles", None, epsilon, 1, rng=seed + 1)
+    t_next = time.perf_counter() - t0
+    return {"method": method, "n": n, "path": path, "table": bool(meth.protocol.uses_table(g)),
+            "graph_s": t_graph, "graph_rss_mb": rss_graph, "prepare_s": t_prep, "trial_s": t_trial,
+            "next_trial_s": t_next, "total_s": t_prep + t_trial, "cpu_s": cpu,
+            "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "estimate": float(np.asarray(est)[0])}
+
+
+def triangle_scaling(args: argparse.Namespace) -> None:
+    """Every triangle simulator of issue 34 at each size, one subprocess per (method, n): prepare + one
+    trial (time), a second trial (the cached patterns), peak RSS, and the exponent of the time from the
+    smallest to the largest size. ``--path table`` measures the simulator before issue 34."""
+    print(f"load average before: {tuple(round(x, 2) for x in os.getloadavg())}", flush=True)
+    rows = []
+    for method in args.methods or TRIANGLE_METHODS:
+        for n in args.sizes:
+            cmd = [sys.executable, __file__, "--tri-one", method, str(n), "--m", str(args.m),
+                   "--epsilon", str(args.epsilon), "--seed", str(args.seed), "--path", args.path]  # fmt: skip
+            out = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
+            if out.returncode:
+                print(f"{method:38s} n={n:>9d} FAILED: {out.stderr.strip().splitlines()[-1:]}", flush=True)
+                continue
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            rows.append(r)
+            print(f"{method:38s} n={n:>9d} {'table ' if r['table'] else 'scaled'} | graph {r['graph_s']:6.1f}s "
+                  f"({r['graph_rss_mb']:6.0f} MB) | prepare {r['prepare_s']:6.1f}s | trial {r['trial_s']:6.2f}s "
+                  f"(next {r['next_trial_s']:6.2f}s) | prepare+trial {r['total_s']:6.1f}s (CPU {r['cpu_s']:6.1f}s) | max RSS "
+                  f"{r['maxrss_mb']:6.0f} MB | estimate {r['estimate']:.4g}", flush=True)
+    print(f"load average after: {tuple(round(x, 2) for x in os.getloadavg())}")
+    import math
+
+    for method in args.methods or TRIANGLE_METHODS:
+        mine = sorted((r for r in rows if r["method"] == method), key=lambda r: r["n"])
+        if len(mine) >= 2 and mine[0]["total_s"] > 0:
+            a, b = mine[0], mine[-1]
+            k = math.log(b["total_s"] / a["total_s"]) / math.log(b["n"] / a["n"])
+            kc = math.log(b["cpu_s"] / a["cpu_s"]) / math.log(b["n"] / a["n"]) if a["cpu_s"] > 0 else math.nan
+            print(f"{method:38s} time exponent {a['n']:.0e} -> {b['n']:.0e}: {k:.2f} (wall), {kc:.2f} (CPU)")
+    if args.markdown:
+        print("\n| method | n | path | prepare (s) | trial (s) | next trial (s) | CPU (s) | max RSS (MB) |")
+        print("|---|---:|---|---:|---:|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['method']} | {r['n']:.0e} | {'table' if r['table'] else 'scaled'} | "
+                  f"{r['prepare_s']:.1f} | {r['trial_s']:.2f} | {r['next_trial_s']:.2f} | {r['cpu_s']:.1f} | "
+                  f"{r['maxrss_mb']:.0f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10**5, 10**6, 10**7])
@@ -142,7 +225,24 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--triangles", action="store_true",
+                    help="the triangle simulators instead (issue 34; --m 10, sizes 1e5 1e6 by default)")
+    ap.add_argument("--methods", nargs="+", help="with --triangles: these methods only")
+    ap.add_argument("--path", choices=("scaled", "table"), default="scaled",
+                    help="with --triangles: table = the wedge-table simulator (before issue 34)")
+    ap.add_argument("--tri-one", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.tri_one is not None:
+        print(json.dumps(triangle_one(args.tri_one[0], int(args.tri_one[1]), args.m, args.epsilon, args.seed,
+                                      args.path)))
+        return
+    if args.triangles:
+        if args.sizes == [10**5, 10**6, 10**7]:
+            args.sizes = [10**5, 10**6]
+        if args.m == 3:
+            args.m = 10
+        triangle_scaling(args)
+        return
     if args.one is not None:
         print(json.dumps(run_one(args.one, args.m, args.epsilon, args.seed)))
         return

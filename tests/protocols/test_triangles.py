@@ -159,6 +159,26 @@ def test_rr_refuses_graphs_that_do_not_fit():
         rr_memory_check(g, 1.0, 2 << 30)
     with pytest.raises(MemoryError, match="two-round"):
         simulate_rr_triangles(g, 0.5)
+    # the refusal says the size limit and why (issue 34), as ldpgraph methods does
+    from ldpgraph.protocols.triangles.kernels import rr_max_nodes
+
+    limit = rr_max_nodes(1.0)
+    assert 15_000 < limit < 25_000
+    with pytest.raises(MemoryError, match=f"up to about {limit:,} nodes at this epsilon, because its estimate "
+                                          "reads the noisy graph's triangle count"):
+        rr_memory_check(g, 1.0, 2 << 30)
+    rr_memory_check(from_edge_array([[0, 1]], n_nodes=limit - 200), 1.0, 2 << 30)  # fits
+    with pytest.raises(MemoryError):
+        rr_memory_check(from_edge_array([[0, 1]], n_nodes=limit + 200), 1.0, 2 << 30)
+    import contextlib
+    import io
+
+    from ldpgraph.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["methods", "--stat", "triangles", "--quiet"])
+    assert f"rr-triangles: simulated up to about {limit:,} nodes at epsilon 1" in out.getvalue()
 
 
 # ------------------------------------------------------------------------ exact: two rounds
@@ -370,7 +390,7 @@ def test_local2rounds_round_two_and_composition():
     assert res.passed
 
 
-def test_two_round_refuses_lower_wedges_beyond_max_bytes_before_building_them():
+def test_two_round_streams_beyond_max_bytes_without_building_the_wedge_table():
     from ldpgraph.protocols.triangles.kernels import BYTES_PER_WEDGE, wedge_memory_check
     from ldpgraph.protocols.triangles.two_round import TwoRoundTrianglesDLap
 
@@ -381,8 +401,12 @@ def test_two_round_refuses_lower_wedges_beyond_max_bytes_before_building_them():
         wedge_memory_check(g, need - 1)
     proto = TwoRoundTrianglesDLap()
     plan = proto.plan(1.0, d_max=3)
-    proto.max_bytes = need - 1
-    with pytest.raises(MemoryError, match="two-round-triangles-dlap on 4 nodes"):
-        proto.simulate(g, plan, "triangles", 2, np.random.default_rng(0))
-    proto.max_bytes = need
+    proto.max_bytes = need - 1  # the table would not fit: the scaled simulator (wedge patterns, streamed bits)
+    assert not proto.uses_table(g)
     assert proto.simulate(g, plan, "triangles", 2, np.random.default_rng(0)).shape == (2,)
+    assert "_wedge_cache" not in proto.__dict__ and proto.__dict__["_pattern_cache"]
+    proto = TwoRoundTrianglesDLap()
+    proto.max_bytes = need
+    assert proto.uses_table(g)
+    assert proto.simulate(g, plan, "triangles", 2, np.random.default_rng(0)).shape == (2,)
+    assert proto.__dict__["_wedge_cache"]

@@ -62,7 +62,15 @@ from ..._validation import check_epsilon, check_nonnegative_int, check_rng
 from ...graph.core import Graph
 from ...mechanisms import DiscreteLaplace
 from ..randomized_response import DEFAULT_MAX_BYTES, flip_probability, keep_probability
-from .kernels import LowerWedges, _projected_lower, lower_wedges, wedge_memory_check
+from .kernels import (
+    LowerWedges,
+    WedgePatterns,
+    _projected_lower,
+    lower_wedges,
+    streamed_wedge_bits,
+    wedge_memory_check,
+    wedge_patterns,
+)
 
 __all__ = [
     "DEFAULT_BETA",
@@ -79,6 +87,7 @@ __all__ = [
     "arr_clipping_bias_bound",
     "arr_memory_check",
     "simulate_arr",
+    "simulate_arr_scaled",
     "ARR_BYTES_PER_WEDGE",
 ]
 
@@ -597,6 +606,119 @@ def simulate_arr(
         out[t] = math.fsum(rel + noise) / (pe - pn)
         loss[t] = (full - math.fsum(wv)) / (pe - pn)
     return (out, loss) if return_loss else out
+
+
+def simulate_arr_scaled(
+    graph: Graph,
+    eps1: float,
+    eps2: float,
+    n_trials: int = 1,
+    *,
+    eps0: float | None = None,
+    mu: float = DEFAULT_MU,
+    beta: float = DEFAULT_BETA,
+    alpha: int | None = None,
+    bound: int | None = None,
+    rng: Any = None,
+    patterns: WedgePatterns | None = None,
+    return_loss: bool = False,
+) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r""":func:`simulate_arr` (same parameters and law) without the table of lower wedges.
+
+    Notes
+    -----
+    **Without clipping and nothing projected** (the public bound at or above every lower list):
+    :math:`\sum_v\lfloor t_v - \mu q s_v + U_v\rfloor = \sum_{j<k} c^+_{jk} b_{jk} + \sum_v
+    \lfloor U_v - \mu q s_v\rfloor` (:math:`t_v` an integer), the bits independent
+    (Bernoulli(μp) on edges, μq else): a sum of :math:`c\,\mathrm{Bin}(N, \cdot)` over the groups
+    of the cached :class:`~ldpgraph.protocols.triangles.kernels.WedgePatterns`, as
+    :func:`~ldpgraph.protocols.triangles.kernels.simulate_two_round_scaled`.
+
+    **Otherwise** (double clipping, the default; or projected lists): the per-node bounds
+    :math:`D_v`, :math:`\kappa_v` and projections are drawn as in :func:`simulate_arr`, then the lower
+    wedges are streamed by blocks of centres with the ARR bit of each closing pair drawn once per
+    pair and trial (:func:`~ldpgraph.protocols.triangles.kernels.streamed_wedge_bits`: shared by the
+    wedges of every centre closing the pair, independent across pairs). A centre's clipping reads
+    only its own wedges (the noisy triangles per kept neighbour), so each block computes its
+    centres' counts -- by maximum flow where some neighbour exceeds :math:`\kappa_v` -- as
+    :func:`simulate_arr` does for all centres at once. Memory: one block of wedges and O(n + m).
+    """
+    g = _check_graph(graph)
+    eps1, eps2 = check_epsilon(eps1), check_epsilon(eps2)
+    clipping = eps0 is not None
+    if clipping and bound is not None:
+        raise ValueError("bound is the public bound without clipping: pass it or eps0, not both")
+    n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
+    m_ = _check_mu(mu)
+    b_ = _check_beta(beta)
+    pt = wedge_patterns(g) if patterns is None else patterns
+    gen = check_rng(rng)
+    pe, pn = arr_probabilities(eps1, m_)
+    n = g.n_nodes
+    dl = pt.lower_degrees
+    out = np.empty(n_trials)
+    loss = np.zeros(n_trials)
+    if not clipping:
+        top = max(int(dl.max()) if n else 1, 1)
+        d = top if bound is None else check_nonnegative_int(bound, "bound", minimum=1)
+        kept = np.minimum(dl, d)
+        offset = -pn * (kept * (kept - 1) / 2.0)  # floor(t_v - mu q s_v + U) = t_v + floor(U - mu q s_v)
+        group_p = np.where(pt.group_edge, pe, pn)
+        mech = DiscreteLaplace(epsilon=eps2, sensitivity=int(arr_sensitivity(d, None, pn)))
+        for t in range(n_trials):
+            if d >= top:
+                t_sum = float(np.dot(pt.group_c, gen.binomial(pt.group_size, group_p)))
+            else:
+                keep = _edge_clipping(g, dl, np.full(n, d), gen)
+                t_sum = 0.0
+                for _, _, _, pj, pk, bit in streamed_wedge_bits(g, pt, pe, pn, gen):
+                    t_sum += float(np.count_nonzero(bit & keep[pj] & keep[pk]))
+            parts = [t_sum, float(np.floor(gen.random(n) + offset).sum()),
+                     float(mech.sample(n, rng=gen).sum())]
+            out[t] = math.fsum(parts) / (pe - pn)
+        return (out, loss) if return_loss else out
+    eps0 = check_epsilon(eps0)
+    a_ = degree_margin(eps0, b_) if alpha is None else check_nonnegative_int(alpha, "alpha")
+    deg_mech = DiscreteLaplace(epsilon=eps0)
+    all_pairs = float(np.sum(dl * (dl - 1) / 2.0))
+    for t in range(n_trials):
+        bound_v = np.maximum(dl + deg_mech.sample(n, rng=gen) + a_, 1)
+        kappa = triangle_clip_bound(bound_v, pe, b_)
+        keep = _edge_clipping(g, dl, bound_v, gen)
+        t_v = np.zeros(n)
+        n_full = 0
+        for v0, v1, node, pj, pk, bit in streamed_wedge_bits(g, pt, pe, pn, gen):
+            n_full += int(np.count_nonzero(bit))
+            tri = bit if keep is None else bit & keep[pj] & keep[pk]
+            t_v[v0:v1] = np.bincount(node[tri] - v0, minlength=v1 - v0)
+            p0, p1 = int(g.indptr[v0]), int(g.indptr[v1])
+            c = np.bincount(np.concatenate([pj[tri], pk[tri]]) - p0, minlength=p1 - p0)
+            row_of = np.repeat(np.arange(v0, v1, dtype=np.int64), g.degrees[v0:v1])
+            over = np.flatnonzero(c > kappa[row_of])
+            for v in np.unique(row_of[over]).tolist():
+                a, b = np.searchsorted(node, [v, v + 1])
+                sel = np.flatnonzero(tri[a:b]) + a
+                base = int(g.indptr[v])
+                t_v[v] = clipped_triangle_count(int(dl[v]), pj[sel] - base, pk[sel] - base, int(kappa[v]))
+        kept = np.minimum(dl, bound_v)
+        wv = t_v - pn * (kept * (kept - 1) / 2.0)
+        rel = np.floor(wv + gen.random(n))
+        out[t] = math.fsum(np.r_[rel, _sensitivity_noise(arr_sensitivity(bound_v, kappa, pn), eps2, gen)])
+        out[t] /= pe - pn
+        loss[t] = (n_full - pn * all_pairs - math.fsum(wv)) / (pe - pn)
+    return (out, loss) if return_loss else out
+
+
+def _sensitivity_noise(sens: NDArray[np.int64], eps2: float, gen: np.random.Generator) -> NDArray[np.int64]:
+    """Per node, DLap at ``eps2`` and its sensitivity ``sens[v]`` (one sampler per distinct value)."""
+    uniq, inv = np.unique(sens, return_inverse=True)
+    noise = np.empty(sens.size, dtype=np.int64)
+    order = np.argsort(inv, kind="stable")
+    cuts = np.searchsorted(inv[order], np.arange(uniq.size + 1))
+    for i, s_i in enumerate(uniq.tolist()):
+        idx = order[cuts[i] : cuts[i + 1]]
+        noise[idx] = DiscreteLaplace(epsilon=eps2, sensitivity=s_i).sample(idx.size, rng=gen)
+    return noise
 
 
 def _edge_clipping(

@@ -177,6 +177,21 @@ class ARRBroadcast(TriangleBroadcast):
         return {LOCAL_COUNT: self.node_sensitivities, RUN_ID: 0.0}
 
 
+def _arr_moments_scaled(pt: Any, n: int, plan: Plan) -> tuple[float, float]:
+    """:func:`~ldpgraph.protocols.triangles.arr_kernels.arr_moments` (no clipping, nothing projected) from
+    the graph's :class:`~ldpgraph.protocols.triangles.kernels.WedgePatterns`: the same formula."""
+    eps1, eps2, mu = plan.release(RR_COUNT).epsilon, plan.release(LOCAL_COUNT).epsilon, plan.public["mu"]
+    pe, pn = arr_probabilities(eps1, mu)
+    pi = np.where(pt.group_edge, pe, pn)
+    bits = float(np.dot(pt.group_c * pt.group_c * pt.group_size, pi * (1.0 - pi)))
+    dl = pt.lower_degrees.astype(np.float64)
+    x = -pn * (dl * (dl - 1) / 2)
+    f = x - np.floor(x)
+    sigma2 = DiscreteLaplace(epsilon=eps2,
+                             sensitivity=int(arr_sensitivity(plan.public["d_max"], None, pn))).variance
+    return pt.triangles, (bits + math.fsum(f * (1 - f)) + n * sigma2) / (pe - pn) ** 2
+
+
 def _bounds(n: int, clipping: bool, alpha: int | None, d_max: int | None, low: Any) -> NDArray[np.int64]:
     if clipping:
         return np.maximum(np.asarray(low, dtype=np.int64) + int(alpha), 1)
@@ -394,17 +409,27 @@ class ARRTrianglesProtocol(TriangleSimulation, RRBroadcastProtocol):
         """Without clipping a public D (it does not move the split); none with clipping."""
         return {"d_max": 2} if (public or {}).get("clipping") is False else {}
 
+    def prepare_patterns(self, graph: Any, patterns: Any) -> None:
+        """Clipping (the default) streams every trial: the wedges' edge flags, not the groups (computed
+        on first use without clipping)."""
+        from .kernels import _wedge_edges
+
+        _wedge_edges(graph, patterns)
+
     def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
         """:func:`~ldpgraph.protocols.triangles.arr_kernels.simulate_arr` with the plan's budgets and
         bounds."""
-        from .arr_kernels import simulate_arr
+        from .arr_kernels import simulate_arr, simulate_arr_scaled
 
         pub, clipping = plan.public, plan.public["clipping"]
         eps1, eps2 = plan.release(RR_COUNT).epsilon, plan.release(LOCAL_COUNT).epsilon
-        return simulate_arr(graph, eps1, eps2, n_trials,
-                            eps0=plan.release(LOWER_DEGREE).epsilon if clipping else None, mu=pub["mu"],
-                            beta=pub["beta"], alpha=pub["alpha"], bound=None if clipping else pub["d_max"],
-                            rng=rng, wedges=self.lower_wedges(graph), max_bytes=self.max_bytes)
+        args = {"eps0": plan.release(LOWER_DEGREE).epsilon if clipping else None, "mu": pub["mu"],
+                "beta": pub["beta"], "alpha": pub["alpha"], "bound": None if clipping else pub["d_max"],
+                "rng": rng}
+        if self.uses_table(graph):
+            return simulate_arr(graph, eps1, eps2, n_trials, wedges=self.lower_wedges(graph),
+                                max_bytes=self.max_bytes, **args)
+        return simulate_arr_scaled(graph, eps1, eps2, n_trials, patterns=self.wedge_patterns(graph), **args)
 
     def triangle_moments(self, graph: Any, plan: Plan) -> tuple[float | None, float | None]:
         """:func:`~ldpgraph.protocols.triangles.arr_kernels.arr_moments` without clipping (and no
@@ -413,6 +438,8 @@ class ARRTrianglesProtocol(TriangleSimulation, RRBroadcastProtocol):
 
         if plan.public["clipping"] or plan.public["d_max"] < max_lower_degree(graph):
             return None, None
+        if not self.uses_table(graph):
+            return _arr_moments_scaled(self.wedge_patterns(graph), graph.n_nodes, plan)
         return arr_moments(graph, plan.release(RR_COUNT).epsilon, plan.release(LOCAL_COUNT).epsilon,
                            mu=plan.public["mu"], bound=plan.public["d_max"], wedges=self.lower_wedges(graph))
 

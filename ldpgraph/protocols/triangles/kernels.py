@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -71,6 +71,8 @@ __all__ = [
     "two_round_variance",
     "rounding_variance",
     "rr_memory_check",
+    "rr_max_nodes",
+    "RR_SIZE_LIMIT_WHY",
     "simulate_rr_triangles",
     "simulate_two_round",
     "two_round_moments",
@@ -268,8 +270,32 @@ def noisy_triple_classes(
     return m0, m1, m2, m3
 
 
+#: Why ``rr-triangles`` has no simulator at scale (``ldpgraph methods`` and the refusal say it).
+RR_SIZE_LIMIT_WHY = (
+    "its estimate reads the noisy graph's triangle count, a sum over all n^3/6 triples of products of "
+    "three noisy bits shared between triples: no sum of independent parts (as the two-round local "
+    "counts are, each pair's bit entering linearly), so no exact sampler of its law short of drawing "
+    "the noisy graph (about q n^2/2 edges, q = 1/(1 + e^eps): 1.3e11 at 10^6 nodes, eps 1) and "
+    "counting its triangles"
+)
+
+
+def rr_max_nodes(epsilon: float, max_bytes: int = DEFAULT_MAX_BYTES) -> int:
+    """The most nodes whose ``rr-triangles`` noisy graph fits in ``max_bytes`` (a sparse graph's own edges
+    aside; :func:`rr_memory_check`): about 18,000 at ε = 1 with the default 2 GiB.
+
+    >>> rr_max_nodes(1.0)
+    18240
+    """
+    q = flip_probability(check_epsilon(epsilon))
+    sparse = int(math.isqrt(int(2 * max_bytes / (48 * q)))) if q > 0 else 2**62
+    dense = min(_DENSE_MAX_NODES, int(math.isqrt(max_bytes // 8)))
+    return max(sparse, dense)
+
+
 def rr_memory_check(graph: Graph, epsilon: float, max_bytes: int | None) -> None:
-    """Refuse (MemoryError naming the two-round protocols) when the RR graph will not fit."""
+    """Refuse (MemoryError naming the size limit, why, and the two-round protocols) when the RR graph will
+    not fit."""
     if max_bytes is None:
         return
     n, m = graph.n_nodes, graph.n_edges
@@ -281,9 +307,10 @@ def rr_memory_check(graph: Graph, epsilon: float, max_bytes: int | None) -> None
         raise MemoryError(
             f"rr-triangles on {n} nodes at epsilon={epsilon:g}: the randomized-response graph would "
             f"have about {e:.3g} edges and counting its triangles needs about {need / 2**30:.2f} GiB "
-            f"(> max_bytes = {max_bytes / 2**30:.2f} GiB); use a two-round protocol "
-            f"({', '.join(repr(x) for x in TWO_ROUND_PROTOCOLS)}), which never assembles the noisy "
-            "graph, or a larger epsilon"
+            f"(> max_bytes = {max_bytes / 2**30:.2f} GiB): rr-triangles is simulated up to about "
+            f"{rr_max_nodes(epsilon, max_bytes):,} nodes at this epsilon, because {RR_SIZE_LIMIT_WHY}; use a "
+            f"two-round protocol ({', '.join(repr(x) for x in TWO_ROUND_PROTOCOLS)}), which never assembles "
+            "the noisy graph, or a larger epsilon"
         )
 
 
@@ -1126,3 +1153,429 @@ def dlap_round1_influence_bound(n_nodes: int, bound: int, epsilon_rr: float) -> 
     d = check_nonnegative_int(bound, "bound", minimum=1)
     eps = check_epsilon(epsilon_rr, "epsilon_rr")
     return (d - 1) * (n - 1) / (keep_probability(eps) - flip_probability(eps))
+
+
+# ============================================================================ at scale: no wedge table
+
+
+#: Wedges per block of centres of the streamed simulators (about 80 bytes each while a block lives).
+_STREAM_BLOCK_WEDGES = 1 << 22
+#: Work (products) per block of the pattern counts' sparse Gram product.
+_PATTERN_BLOCK_WORK = 1 << 23
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@dataclass(eq=False)
+class WedgePatterns:
+    r"""What the law of a two-round estimate needs of a graph, without a table of its wedges.
+
+    Attributes
+    ----------
+    lower_degrees : ndarray of int64, shape (n,)
+    group_c, group_size, group_edge : ndarray, shape (G,)
+        The closing pairs :math:`j < k` of the lower wedges grouped by :math:`(c^+_{jk}, a_{jk})`:
+        :math:`c^+_{jk}` the lower wedges closing the pair (its common neighbours above both,
+        :math:`(L^\top L)_{jk}`), ``group_size`` the pairs of each group, ``group_edge`` whether
+        they are edges.
+    n_wedges : int
+        :math:`\sum_v \binom{d^-_v}2`.
+    """
+
+    graph: Graph = field(repr=False)
+    lower_degrees: NDArray[np.int64]
+    n_wedges: int
+    #: ``(group_c, group_size, group_edge)`` once computed (:attr:`group_c` computes them)
+    groups: tuple[NDArray, NDArray, NDArray] | None = field(default=None, repr=False)
+    #: per block of centres (``_stream_blocks``), whether each wedge's closing pair is an edge
+    #: (filled on the first streamed trial, or by :func:`_wedge_edges`)
+    wedge_edge: list[NDArray[np.bool_]] | None = field(default=None, repr=False)
+
+    def _groups(self) -> tuple[NDArray, NDArray, NDArray]:
+        if self.groups is None:
+            self.groups = _pattern_groups(self.graph, self.lower_degrees)
+        return self.groups
+
+    @property
+    def group_c(self) -> NDArray[np.float64]:
+        return self._groups()[0]
+
+    @property
+    def group_size(self) -> NDArray[np.int64]:
+        return self._groups()[1]
+
+    @property
+    def group_edge(self) -> NDArray[np.bool_]:
+        return self._groups()[2]
+
+    @property
+    def triangles(self) -> float:
+        return float(np.dot(self.group_c, self.group_size * self.group_edge))
+
+    @property
+    def c_square_sum(self) -> float:
+        r""":math:`\sum_{j<k} (c^+_{jk})^2`."""
+        return float(np.dot(self.group_c * self.group_c, self.group_size))
+
+
+def wedge_patterns(graph: Graph, *, groups: bool = True) -> WedgePatterns:
+    r"""The :class:`WedgePatterns` of ``graph``: sparse products in column blocks, memory bounded.
+
+    ``groups=False``: the lower degrees only now, the groups on first use (a simulator that streams
+    every trial, as ``arr-triangles`` with clipping, never needs them).
+
+    Rows ``J`` of :math:`L^\top L` (:math:`L_{vj} = a_{vj}[j < v]`) are formed one block at a time
+    (about ``_PATTERN_BLOCK_WORK`` products each); their entries above the diagonal are the
+    :math:`c^+_{jk}` of the pairs :math:`j < k` with a lower wedge, those also in :math:`A_J` the
+    edges among them. Only the histogram of :math:`(c^+, a)` is kept.
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> pt = wedge_patterns(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3], [1, 3], [0, 3]]))  # K4
+    >>> pt.group_c.tolist(), pt.group_size.tolist(), pt.group_edge.tolist(), pt.n_wedges, pt.triangles
+    ([1.0, 2.0], [2, 1], [True, True], 4, 4.0)
+    """
+    g = _check_graph(graph)
+    rows = np.repeat(np.arange(g.n_nodes, dtype=np.int64), g.degrees)
+    dl = np.bincount(rows[g.indices < rows], minlength=g.n_nodes).astype(np.int64)
+    pt = WedgePatterns(g, dl, int(np.dot(dl, dl - 1)) // 2)
+    if groups:
+        pt._groups()
+    return pt
+
+
+def _pattern_groups(g: Graph, dl: NDArray[np.int64]) -> tuple[NDArray, NDArray, NDArray]:
+    """``(group_c, group_size, group_edge)`` of :class:`WedgePatterns` (see :func:`wedge_patterns`)."""
+    import scipy.sparse as sp  # deferred: slow to import
+
+    n = g.n_nodes
+    low = sp.tril(_adjacency(g), k=-1, format="csr")
+    lowc = sp.csc_array(low)
+    # products of the rows j of L^T L: sum over the v above j of d^-_v
+    work = np.cumsum(lowc.T @ dl) if n else np.zeros(0, dtype=np.int64)
+    # the true edges j < k as keys j * n + k, sorted (row-major upper triangle of the sorted CSR)
+    rows = np.repeat(np.arange(n, dtype=np.int64), g.degrees)
+    up = g.indices > rows
+    edge_keys = rows[up] * n + g.indices[up]
+    edge_ptr = np.r_[0, np.cumsum(np.bincount(rows[up], minlength=n))]
+    del rows, up
+    hist_all = np.zeros(1, dtype=np.int64)
+    hist_edge = np.zeros(1, dtype=np.int64)
+    start = 0
+    while start < n:
+        limit = (work[start - 1] if start else 0) + _PATTERN_BLOCK_WORK
+        stop = min(max(int(np.searchsorted(work, limit, side="right")), start + 1), n)
+        block = sp.csr_array(lowc[:, start:stop].T) @ low  # rows start..stop of L^T L
+        brow = np.repeat(np.arange(start, stop, dtype=np.int64), np.diff(block.indptr))
+        above = block.indices > brow  # k > j: each pair once, no diagonal
+        vals = block.data[above].astype(np.int64)
+        keys = brow[above] * n + block.indices[above]
+        del block, brow, above
+        hist_all = _add_hist(hist_all, vals)
+        ek = edge_keys[edge_ptr[start] : edge_ptr[stop]]
+        if ek.size:
+            loc = np.searchsorted(ek, keys)
+            loc[loc == ek.size] = 0
+            hist_edge = _add_hist(hist_edge, vals[ek[loc] == keys])
+        start = stop
+    hist_non = hist_all - np.pad(hist_edge, (0, hist_all.size - hist_edge.size))
+    cs, sizes, edges = [], [], []
+    for hist, is_edge in ((hist_non, False), (hist_edge, True)):
+        c = np.flatnonzero(hist[1:]) + 1
+        cs.append(c)
+        sizes.append(hist[c])
+        edges.append(np.full(c.size, is_edge))
+    return np.concatenate(cs).astype(np.float64), np.concatenate(sizes), np.concatenate(edges)
+
+
+def _add_hist(hist: NDArray[np.int64], values: NDArray[np.int64]) -> NDArray[np.int64]:
+    add = np.bincount(values, minlength=hist.size)
+    if add.size > hist.size:
+        hist = np.pad(hist, (0, add.size - hist.size))
+    return hist + add
+
+
+def _stream_blocks(dl: NDArray[np.int64]) -> list[tuple[int, int]]:
+    """Ranges ``[v0, v1)`` of centres with about ``_STREAM_BLOCK_WEDGES`` lower wedges each."""
+    n = dl.size
+    cum = np.cumsum(dl * (dl - 1) // 2)
+    out, start = [], 0
+    while start < n:
+        limit = (cum[start - 1] if start else 0) + _STREAM_BLOCK_WEDGES
+        stop = min(max(int(np.searchsorted(cum, limit, side="right")), start + 1), n)
+        out.append((start, stop))
+        start = stop
+    return out
+
+
+def _block_wedges(g: Graph, dl: NDArray[np.int64], v0: int, v1: int) -> tuple[NDArray[np.int64], ...]:
+    """``(node, pos_j, pos_k)`` of the lower wedges centred at ``v0 .. v1 - 1``, in centre order
+    (positions in ``g.indices``; as :func:`lower_wedges`)."""
+    d = dl[v0:v1]
+    lens = d * (d - 1) // 2
+    if int(lens.sum()) == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z
+    base = g.indptr[v0:v1].astype(np.int64)
+    # lower positions of the block: node-major, each row's lower part first
+    lrow = np.repeat(np.arange(v0, v1, dtype=np.int64), d)
+    lpos = np.repeat(base - (np.cumsum(d) - d), d) + np.arange(int(d.sum()), dtype=np.int64)
+    after = np.repeat(base + d, d) - lpos - 1
+    total = int(after.sum())
+    first = np.repeat(lpos, after)
+    starts = np.cumsum(after) - after
+    second = first + 1 + np.arange(total, dtype=np.int64) - np.repeat(starts, after)
+    return np.repeat(lrow, after), first, second
+
+
+def _pair_uniforms(keys: NDArray[np.int64], seed: np.uint64) -> NDArray[np.float64]:
+    """One uniform in [0, 1) per pair key: SplitMix64 at position ``key`` of the stream ``seed``.
+
+    The same key gives the same uniform within a trial (a pair's bit is shared by every wedge it
+    closes), distinct keys give SplitMix64's outputs at distinct positions (a generator that passes
+    BigCrush), and each trial draws a fresh 64-bit ``seed`` from the trial's generator.
+    """
+    with np.errstate(over="ignore"):
+        z = keys.astype(np.uint64) * _GOLDEN + seed
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        z ^= z >> np.uint64(31)
+    return (z >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
+
+
+def _wedge_edges(g: Graph, pt: WedgePatterns) -> list[NDArray[np.bool_]]:
+    """Per block of :func:`_stream_blocks`: whether each wedge's closing pair is an edge (cached)."""
+    if pt.wedge_edge is None:
+        dl = pt.lower_degrees
+        out = []
+        for v0, v1 in _stream_blocks(dl):
+            _, pj, pk = _block_wedges(g, dl, v0, v1)
+            # is j among the lower neighbours of k (the sorted start of k's row)? binary search there
+            j, k = g.indices[pj], g.indices[pk]
+            found = _in_rows(g, g.indptr[k], g.indptr[k] + dl[k], j)
+            out.append(found)
+        pt.wedge_edge = out
+    return pt.wedge_edge
+
+
+def streamed_wedge_bits(
+    g: Graph, pt: WedgePatterns, p_edge: float, p_non: float, gen: np.random.Generator
+) -> Any:
+    r"""Per block of centres: ``(v0, v1, node, pos_j, pos_k, bit)`` of every lower wedge, one trial.
+
+    ``bit`` is the noisy bit of the wedge's closing pair (1 with probability ``p_edge`` on an edge,
+    ``p_non`` else), drawn once per pair and trial (:func:`_pair_uniforms`): the wedges of different
+    centres closing the same pair read the same bit, bits of distinct pairs are independent --
+    the law of round 1 on the pairs the local counts read. Memory: one block of wedges.
+    """
+    seed = np.uint64(int(gen.integers(0, 2**63)) * 2 + 1)
+    edges = _wedge_edges(g, pt)
+    for (v0, v1), is_edge in zip(_stream_blocks(pt.lower_degrees), edges, strict=True):
+        node, pj, pk = _block_wedges(g, pt.lower_degrees, v0, v1)
+        u = _pair_uniforms(pair_index(g.indices[pk], g.indices[pj]), seed)
+        yield v0, v1, node, pj, pk, u < np.where(is_edge, p_edge, p_non)
+
+
+#: The most wedges at projected nodes (and candidate apexes of their pairs) a trial handles pair by
+#: pair (:func:`_few_projected`); beyond, it streams every wedge.
+_FEW_PROJECTED_WEDGES = 1 << 22
+_FEW_PROJECTED_WORK = 1 << 25
+
+
+def _wedges_of(g: Graph, dl: NDArray[np.int64], nodes: NDArray[np.int64]) -> tuple[NDArray[np.int64], ...]:
+    """``(node, pos_j, pos_k)`` of the lower wedges centred at ``nodes`` (any node ids, in that order)."""
+    d = dl[nodes]
+    if int(np.dot(d, d - 1)) == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z
+    base = g.indptr[nodes].astype(np.int64)
+    lrow = np.repeat(nodes.astype(np.int64), d)
+    lpos = np.repeat(base - (np.cumsum(d) - d), d) + np.arange(int(d.sum()), dtype=np.int64)
+    after = np.repeat(base + d, d) - lpos - 1
+    first = np.repeat(lpos, after)
+    starts = np.cumsum(after) - after
+    second = first + 1 + np.arange(int(after.sum()), dtype=np.int64) - np.repeat(starts, after)
+    return np.repeat(lrow, after), first, second
+
+
+def _in_rows(
+    g: Graph, lo: NDArray[np.int64], hi: NDArray[np.int64], x: NDArray[np.int64]
+) -> NDArray[np.bool_]:
+    """Whether ``x[i]`` is among ``g.indices[lo[i]:hi[i]]`` (a sorted stretch of a row): binary search."""
+    lo, hi = lo.astype(np.int64), hi.astype(np.int64)
+    end = hi.copy()
+    top = max(int((hi - lo).max(initial=0)), 1)
+    last = max(g.indices.size - 1, 0)
+    for _ in range(top.bit_length()):
+        mid = (lo + hi) >> 1
+        right = (mid < hi) & (g.indices[np.minimum(mid, last)] < x)
+        lo = np.where(right, mid + 1, lo)
+        hi = np.where(right, hi, mid)
+    return (lo < end) & (g.indices[np.minimum(lo, last)] == x)
+
+
+def _few_projected(
+    g: Graph, pt: WedgePatterns, proj: NDArray[np.int64], keep: NDArray[np.bool_], p: float, q: float,
+    group_p: NDArray[np.float64], gen: np.random.Generator,
+) -> tuple[float, NDArray[np.float64]] | None:
+    r"""One trial's :math:`\sum_v t_v` and the kept pairs :math:`s_v` of the projected nodes ``proj``, pair by
+    pair for the pairs their wedges close; None when those are too many (then stream every wedge).
+
+    The pairs S closed by a wedge at a projected node get individual bits; each enters with weight
+    :math:`c^+_{jk} - n_{jk} + \kappa_{jk}` (its wedges at unprojected nodes, plus those kept at projected
+    ones); the other pairs of each :math:`(c^+, a)` group still enter as :math:`c\,\mathrm{Bin}(N - |S
+    \cap \text{group}|, p_a)`. :math:`c^+_{jk}` of a pair of S: the neighbours v > k of k that are
+    neighbours of j (a binary search in j's row per candidate).
+    """
+    dl = pt.lower_degrees
+    d = dl[proj]
+    if int(np.dot(d, d - 1)) // 2 > _FEW_PROJECTED_WEDGES:
+        return None
+    wn, wj, wk = _wedges_of(g, dl, proj)
+    key = pair_index(g.indices[wk], g.indices[wj])
+    uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    j, k = g.indices[wj[first]].astype(np.int64), g.indices[wk[first]].astype(np.int64)
+    up_lo = g.indptr[k] + dl[k]  # the neighbours above k: the end of k's sorted row
+    cnt = g.indptr[k + 1] - up_lo
+    if int(cnt.sum()) > _FEW_PROJECTED_WORK:
+        return None
+    pid = np.repeat(np.arange(uniq.size), cnt)
+    cand = g.indices[np.repeat(up_lo - (np.cumsum(cnt) - cnt), cnt) + np.arange(int(cnt.sum()))]
+    c_plus = np.bincount(pid, weights=_in_rows(g, g.indptr[j][pid], g.indptr[j + 1][pid], cand),
+                         minlength=uniq.size)
+    is_edge = _in_rows(g, g.indptr[k], g.indptr[k] + dl[k], j)
+    n_p = np.bincount(inv, minlength=uniq.size)
+    alive = keep[wj] & keep[wk]
+    kept = np.bincount(inv, weights=alive, minlength=uniq.size)
+    gkey = 2 * pt.group_c.astype(np.int64) + pt.group_edge
+    order = np.argsort(gkey)
+    gidx = order[np.searchsorted(gkey[order], 2 * c_plus.astype(np.int64) + is_edge)]
+    rest = pt.group_size - np.bincount(gidx, minlength=gkey.size)
+    bits = gen.random(uniq.size) < np.where(is_edge, p, q)
+    t_sum = float(np.dot(pt.group_c, gen.binomial(rest, group_p))) + float(np.dot(bits, c_plus - n_p + kept))
+    local = np.searchsorted(proj, wn)  # proj is sorted
+    return t_sum, np.bincount(local, weights=alive, minlength=proj.size)
+
+
+def simulate_two_round_scaled(
+    graph: Graph,
+    eps1: float,
+    eps2: float,
+    n_trials: int = 1,
+    *,
+    noise: str = "dlap",
+    eps0: float | None = None,
+    rng: Any = None,
+    bound: int | None = None,
+    patterns: WedgePatterns | None = None,
+) -> NDArray[np.float64]:
+    r""":func:`simulate_two_round` (same parameters and law) without the table of lower wedges.
+
+    Notes
+    -----
+    **The law sampled.** Given the bound D, the estimate is :math:`\sum_v r_v/(p-q)`,
+    :math:`r_v = \lfloor t_v - q s_v + U_v\rfloor + \eta_v` with :math:`t_v = \sum_{\omega \in
+    W_v} b_{\omega}` over the kept lower wedges of v and :math:`s_v = |W_v|`. The noisy bits
+    :math:`b_{jk}` are independent across pairs (Bernoulli(p) on an edge, q else) but each is
+    shared by every centre whose kept wedges close on (j, k), so the local counts are dependent;
+    the law of their *sum* is what the estimate needs.
+
+    - *No node projected* (every list within the bound: always with the default public bound):
+      :math:`t_v` is an integer, so :math:`\sum_v\lfloor t_v - q s_v + U_v\rfloor = \sum_{j<k}
+      c^+_{jk} b_{jk} + \sum_v \lfloor U_v - q s_v\rfloor`, and the pairs of a group of equal
+      :math:`(c^+, a)` enter only through the sum of their bits: a Binomial(N, p or q). So a trial
+      is :math:`\sum_{\text{groups}} c\,\mathrm{Bin}(N, p_a)` (the cached :class:`WedgePatterns`),
+      n uniforms and n noises: exactly the law of independent bits on every pair.
+    - *Some node projected* (a bound below the longest list): the projections are drawn (a uniform
+      D-subset of each over-long list, independent across nodes), then every lower wedge is
+      streamed by blocks of centres with the bit of its closing pair drawn once per pair
+      (:func:`streamed_wedge_bits`), and :math:`t_v, s_v` summed per centre: the law of the
+      deployed protocol's local counts (each bit shared by the wedges closing its pair).
+
+    Memory: the groups (at most twice the largest :math:`c^+`) and one block of wedges; time per
+    trial :math:`O(G + n)` unprojected, O(wedges) projected.
+    """
+    g = _check_graph(graph)
+    eps1, eps2 = check_epsilon(eps1), check_epsilon(eps2)
+    private_bound = eps0 is not None
+    eps0 = check_epsilon(eps0) if private_bound else 0.0
+    n_trials = check_nonnegative_int(n_trials, "n_trials", minimum=1)
+    if noise not in ("dlap", "laplace"):
+        raise ValueError(f"noise must be 'dlap' or 'laplace', got {noise!r}")
+    gen = check_rng(rng)
+    pt = wedge_patterns(g) if patterns is None else patterns
+    p, q = keep_probability(eps1), flip_probability(eps1)
+    n = g.n_nodes
+    dl = pt.lower_degrees
+    degrees = g.degrees if noise == "laplace" else dl
+    true_bound = max(int(degrees.max()) if n else 1, 1)
+    public = _public_bound(bound, private_bound, true_bound)
+    group_p = np.where(pt.group_edge, p, q)
+    offset = -q * (dl * (dl - 1) // 2).astype(np.float64)
+    out = np.empty(n_trials)
+    for t in range(n_trials):
+        if private_bound:
+            if noise == "laplace":
+                cur = max(int(np.floor((degrees + gen.laplace(0.0, 1.0 / eps0, size=n)).max())), 1)
+            else:
+                cur = max(int((degrees + DiscreteLaplace(epsilon=eps0).sample(n, rng=gen)).max()), 1)
+        else:
+            cur = public
+        if cur >= true_bound:
+            parts = [float(np.dot(pt.group_c, gen.binomial(pt.group_size, group_p)))]
+            w_off = offset
+        else:
+            keep = _projection_keep(g, pt, cur, lower_only=noise == "dlap", gen=gen)
+            proj = np.flatnonzero(degrees > cur)
+            few = _few_projected(g, pt, proj, keep, p, q, group_p, gen)
+            if few is not None:
+                t_sum, s_proj = few
+                parts = [t_sum]
+                w_off = offset.copy()
+                w_off[proj] = -q * s_proj
+                proj = None
+        if cur < true_bound and proj is not None:  # many projected wedges: stream them all
+            t_v = np.zeros(n)
+            s_v = np.zeros(n)
+            for v0, v1, node, pj, pk, bit in streamed_wedge_bits(g, pt, p, q, gen):
+                alive = keep[pj] & keep[pk]
+                t_v[v0:v1] = np.bincount(node - v0, weights=alive & bit, minlength=v1 - v0)
+                s_v[v0:v1] = np.bincount(node - v0, weights=alive, minlength=v1 - v0)
+            parts = [float(t_v.sum())]
+            w_off = -q * s_v  # floor(t_v - q s_v + U) = t_v + floor(U - q s_v)
+        if noise == "laplace":
+            parts += [float(w_off.sum()), *gen.laplace(0.0, cur / eps2, size=n).tolist()]
+        else:
+            mech = DiscreteLaplace(epsilon=eps2, sensitivity=_dlap_sensitivity(cur))
+            parts += [float(np.floor(gen.random(n) + w_off).sum()), float(mech.sample(n, rng=gen).sum())]
+        out[t] = math.fsum(parts) / (p - q)
+    return out
+
+
+def two_round_moments_scaled(
+    graph: Graph, eps1: float, eps2: float, *, noise: str = "dlap", bound: int | None = None,
+    patterns: WedgePatterns | None = None,
+) -> tuple[float, float]:
+    """:func:`two_round_moments` with a public bound at or above every list (nothing projected),
+    from the :class:`WedgePatterns` (:func:`two_round_variance`'s formula); ValueError else."""
+    g = _check_graph(graph)
+    eps1, eps2 = check_epsilon(eps1), check_epsilon(eps2)
+    pt = wedge_patterns(g) if patterns is None else patterns
+    p, q = keep_probability(eps1), flip_probability(eps1)
+    lengths = g.degrees if noise == "laplace" else pt.lower_degrees
+    true_bound = max(int(lengths.max()) if lengths.size else 1, 1)
+    d = _public_bound(bound, False, true_bound)
+    if d < true_bound:
+        raise ValueError(f"projected lists: bound {d} < the longest list {true_bound}")
+    if noise == "laplace":
+        var_noise, rnd = 2.0 * (d / eps2) ** 2, 0.0
+    else:
+        var_noise = DiscreteLaplace(epsilon=eps2, sensitivity=_dlap_sensitivity(d)).variance
+        dl = pt.lower_degrees.astype(np.float64)
+        x = -q * (dl * (dl - 1) / 2)
+        f = x - np.floor(x)
+        rnd = float(math.fsum(f * (1 - f)))
+    var = p * q * pt.c_square_sum + rnd + g.n_nodes * var_noise
+    return pt.triangles, var / (p - q) ** 2

@@ -104,7 +104,8 @@ class TriangleSimulation:
     ``degree_share`` the statistic implies, :meth:`statistic_public`): per trial the degrees plus
     DLap at that release's ε, the ratio :math:`3\hat T/\hat S_2` and its delta-method variance
     (:mod:`ldpgraph.protocols.triangles.transitivity`). ``bytes_per_wedge`` > 0: the protocol sums over the
-    lower wedges, cached per graph (:meth:`lower_wedges`, refused beyond ``max_bytes``).
+    lower wedges: a table of them on a small graph (:meth:`lower_wedges`), else their
+    :meth:`wedge_patterns` and the scaled simulators (:meth:`uses_table`).
     """
 
     unbiased = True
@@ -112,8 +113,11 @@ class TriangleSimulation:
     simulation_draws: tuple[str, ...] = ("degree_share",)
     #: peak bytes per lower wedge of a trial (0: the protocol enumerates none)
     bytes_per_wedge = 0
-    #: memory bound of the wedges (MemoryError beyond it, before any is built); None: no bound
+    #: memory bound of the table of wedges (beyond it the scaled simulators); None: no bound
     max_bytes: int | None = DEFAULT_MAX_BYTES
+    #: the most lower wedges a table is built for (beyond: :meth:`wedge_patterns` and streamed bits, whose
+    #: prepare costs more on a small graph and whose trials cost less on a large one)
+    table_max_wedges: int = 1 << 21
 
     def statistic_public(self, statistic: str) -> dict[str, Any]:
         """Transitivity needs the degree release: ``degree_share`` 0.1 as the simulation's."""
@@ -142,9 +146,40 @@ class TriangleSimulation:
         self._wedge_cache = [(graph, w), *cache[:1]]
         return w
 
+    def uses_table(self, graph: Any) -> bool:
+        """Whether the trials on ``graph`` read the table of its lower wedges (:meth:`lower_wedges`: at most
+        ``table_max_wedges`` of them, within ``max_bytes``) rather than its :meth:`wedge_patterns` and the
+        streamed bits (the scaled simulators: same law, memory bounded whatever the graph)."""
+        memo = self.__dict__.get("_wedge_count")
+        if memo is None or memo[0] is not graph:
+            memo = self._wedge_count = (graph, _lower_wedge_count(graph))
+        need = self.bytes_per_wedge * memo[1] + 64 * graph.indices.size
+        return memo[1] <= self.table_max_wedges and (self.max_bytes is None or need <= self.max_bytes)
+
+    def wedge_patterns(self, graph: Any) -> Any:
+        """:func:`~ldpgraph.protocols.triangles.kernels.wedge_patterns` of ``graph``, cached for the last two
+        graphs."""
+        from .kernels import wedge_patterns
+
+        cache = self.__dict__.setdefault("_pattern_cache", [])
+        for g, pt in cache:
+            if g is graph:
+                return pt
+        pt = wedge_patterns(graph, groups=False)
+        self._pattern_cache = [(graph, pt), *cache[:1]]
+        return pt
+
     def prepare(self, graph: Any) -> None:
         if self.bytes_per_wedge:
-            self.lower_wedges(graph)
+            if self.uses_table(graph):
+                self.lower_wedges(graph)
+            else:
+                self.prepare_patterns(graph, self.wedge_patterns(graph))
+
+    def prepare_patterns(self, graph: Any, patterns: Any) -> None:
+        """What the scaled simulator's trials read of :meth:`wedge_patterns`, computed once: the groups
+        of the closing pairs (a protocol whose trials stream the wedges computes their edge flags)."""
+        patterns.group_c  # noqa: B018 (computes and caches the groups)
 
     def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any, *,
                  param: int | None = None) -> NDArray[np.float64]:
@@ -180,6 +215,13 @@ class TriangleSimulation:
         bits per expected noisy edge) and 8 bytes per broadcast bound."""
         up, down = self.triangle_bytes(plan, graph)
         return up + (8.0 if _has_degree(plan) else 0.0), down
+
+
+def _lower_wedge_count(graph: Any) -> int:
+    """:math:`\\sum_v \\binom{d^-_v}2` of ``graph``."""
+    rows = np.repeat(np.arange(graph.n_nodes, dtype=np.int64), np.diff(graph.indptr))
+    dl = np.bincount(rows[graph.indices < rows], minlength=graph.n_nodes).astype(np.int64)
+    return int(np.dot(dl, dl - 1)) // 2
 
 
 def _has_degree(plan: Plan) -> bool:
@@ -321,6 +363,14 @@ class RRTrianglesProtocol(TriangleSimulation, Protocol):
     #: ~0.5 scale errors); it holds the noisy graph, so it refuses graphs whose noisy graph would not fit
     presets = (Preset("rr-triangles", recommended=("triangles", "transitivity")),)
     options = (DEGREE_SHARE,)
+
+    @property
+    def size_limit(self) -> str:
+        """What ``ldpgraph methods`` says of the graphs it simulates (and why)."""
+        from .kernels import RR_SIZE_LIMIT_WHY, rr_max_nodes
+
+        return (f"simulated up to about {rr_max_nodes(1.0, self.max_bytes or 2**62):,} nodes at epsilon 1 "
+                f"(more at larger epsilon), because {RR_SIZE_LIMIT_WHY}")
 
     def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
         from .kernels import simulate_rr_triangles

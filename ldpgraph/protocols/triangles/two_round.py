@@ -321,15 +321,26 @@ class TwoRoundTrianglesDLap(TriangleSimulation, RRBroadcastProtocol):
         return tuple(o for o in taken if o != "d_max") if public.get("private_bound") else taken
 
     def simulate_triangles(self, graph: Any, plan: Plan, n_trials: int, rng: Any) -> NDArray[np.float64]:
-        from .kernels import simulate_two_round
+        from .kernels import simulate_two_round, simulate_two_round_scaled
 
-        return simulate_two_round(graph, n_trials=n_trials, rng=rng, wedges=self.lower_wedges(graph),
-                                  **self._kernel_args(plan))
+        if self.uses_table(graph):
+            return simulate_two_round(graph, n_trials=n_trials, rng=rng, wedges=self.lower_wedges(graph),
+                                      **self._kernel_args(plan))
+        return simulate_two_round_scaled(graph, n_trials=n_trials, rng=rng,
+                                         patterns=self.wedge_patterns(graph), **self._kernel_args(plan))
 
-    def triangle_moments(self, graph: Any, plan: Plan) -> tuple[float, float]:
-        from .kernels import two_round_moments
+    def triangle_moments(self, graph: Any, plan: Plan) -> tuple[float | None, float | None]:
+        """Exact; without the table (a large graph) only for a public bound with nothing projected."""
+        from .kernels import two_round_moments, two_round_moments_scaled
 
-        return two_round_moments(graph, wedges=self.lower_wedges(graph), **self._kernel_args(plan))
+        args = self._kernel_args(plan)
+        if self.uses_table(graph):
+            return two_round_moments(graph, wedges=self.lower_wedges(graph), **args)
+        lengths = graph.degrees if self.noise == "laplace" else self.wedge_patterns(graph).lower_degrees
+        if args["eps0"] is not None or args["bound"] < max(int(lengths.max(initial=0)), 1):
+            return None, None
+        del args["eps0"]
+        return two_round_moments_scaled(graph, patterns=self.wedge_patterns(graph), **args)
 
     def _kernel_args(self, plan: Plan) -> dict[str, Any]:
         """The kernels' budgets and bound, from ``plan``."""
