@@ -16,7 +16,7 @@ import pytest
 from ldpgraph.audit import audit_neighbours
 from ldpgraph.graph import from_edge_array, from_networkx
 from ldpgraph.graph.statistics import local_triangle_counts
-from ldpgraph.protocols import adaptive_clustering as ac
+from ldpgraph.protocols.clustering import adaptive as ac
 from ldpgraph.protocols.clustering.kernels import average_clustering_truth
 from ldpgraph.protocols.randomized_response import flip_probability
 from ldpgraph.run import run_in_memory

@@ -13,7 +13,7 @@ from conftest import data_file
 
 from ldpgraph.graph import from_edge_array, from_networkx, read_edgelist
 from ldpgraph.graph.statistics import local_triangle_counts
-from ldpgraph.protocols import clustering as cl
+from ldpgraph.protocols.clustering import kernels as cl
 from ldpgraph.protocols.randomized_response import flip_probability, pair_index
 
 
