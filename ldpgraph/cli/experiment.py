@@ -436,7 +436,8 @@ def _cmd_methods(args: argparse.Namespace) -> int:
                      "deployable": m.deployed_as is not None, "deploy": deploy,
                      "deployed_statistics": deployed or None,
                      "not_deployable": m.not_deployable or None, "reference": m.reference,
-                     "model": m.model or None, "recommended_for": list(m.recommended)})
+                     "model": m.model or None, "recommended_for": list(m.recommended),
+                     "size_limit": getattr(m.protocol, "simulation_limit", None)})
         guarantee = getattr(m, "guarantee", None)  # the shuffle model's (epsilon, delta), epsilon0, users
         shuffle = guarantee(args.epsilon, args.n_users) if guarantee is not None else None
         rows[-1]["shuffle"] = None if shuffle is None else {**asdict(shuffle), "describe": shuffle.describe()}
@@ -464,6 +465,11 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     for r in rows:
         if r["edge_budget"]:
             print(f"  {r['method']}: {r['edge_budget']}")
+    limited = [r for r in rows if r["size_limit"]]
+    if limited:
+        print("\nsize limits (simulation and in-memory estimate):")
+        for r in limited:
+            print(f"  {r['method']}: {r['size_limit']}")
     if not args.quiet:
         print("\nreferences:")
         for r in rows:

@@ -479,11 +479,35 @@ def simulate_two_round_four_cycles(
 # ---------------------------------------------------------------------------------------------
 
 
+#: why the one-round and two-round 4-cycle methods stop at :data:`MAX_DENSE_NODES` (``ldpgraph methods``
+#: prints it, the refusal too)
+DENSE_LIMIT_WHY = (
+    "the estimator reads all n(n-1)/2 pairs of the noisy graph (RR keeps about a quarter of all pairs "
+    "at epsilon 1: 1.3e11 noisy edges at 10^6 nodes) through the noisy codegrees of every pair, a dense "
+    "n x n product (O(n^2) memory, O(n^3) time); its law has no closed form short of drawing them"
+)
+_LIMIT_WHAT = {
+    "rr-four-cycles": "the estimate sums C(c, 2) over the noisy codegrees c of all pairs",
+    "two-round-four-cycles-dlap": "the sensitivity S of round 2 is a maximum over all pairs of their Z, a "
+                                  "function of the noisy codegrees",
+}
+
+
+def simulation_limit_text(method: str) -> str:
+    """The size limit of a dense 4-cycle method and why (``ldpgraph methods``, the refusal).
+
+    >>> simulation_limit_text("rr-four-cycles")[:24]
+    'at most 20,000 nodes: th'
+    """
+    return f"at most {MAX_DENSE_NODES:,} nodes: {_LIMIT_WHAT[method]}; {DENSE_LIMIT_WHY}"
+
+
 def _check_dense(n: int) -> None:
     if n > MAX_DENSE_NODES:
         raise MemoryError(
             f"the 4-cycle estimators hold n x n matrices; n = {n:,} exceeds {MAX_DENSE_NODES:,} "
-            "(MAX_DENSE_NODES): use a smaller graph"
+            f"(MAX_DENSE_NODES): {DENSE_LIMIT_WHY}. Use a smaller graph, or a shuffle-model 4-cycle "
+            "method (wshuffle-four-cycles), which scales"
         )
 
 

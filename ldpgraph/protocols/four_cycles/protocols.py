@@ -68,6 +68,7 @@ from .kernels import (
     rr_four_cycle_variance_estimate,
     simulate_rr_four_cycles,
     simulate_two_round_four_cycles,
+    simulation_limit_text,
     two_round_noise_variance,
     two_round_rr_variance,
     z_matrix,
@@ -161,6 +162,8 @@ class RRFourCyclesProtocol(RRTrianglesProtocol):
     model = "local, one round"
     unbiased = True
     vectorized = False
+    #: the largest graph it simulates or estimates on, and why (``ldpgraph methods``)
+    simulation_limit = simulation_limit_text(RR_FOUR_CYCLES)
     #: README: 0.043 on Facebook at epsilon 1, ~40 times more accurate than WLocal
     presets = (Preset(RR_FOUR_CYCLES, recommended=("four_cycles",)),)
 
@@ -235,6 +238,8 @@ class TwoRoundFourCycles(RRBroadcastProtocol):
     reference = "ours; two rounds after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
     model = "local, two rounds"
     unbiased = True
+    #: the largest graph it simulates or estimates on, and why (``ldpgraph methods``)
+    simulation_limit = simulation_limit_text(FOUR_CYCLE_PROTOCOL)
     #: the only two-round 4-cycle method (README: 0.24 on Facebook at epsilon 1)
     presets = (Preset(FOUR_CYCLE_PROTOCOL, recommended=("four_cycles",)),)
     options = (
