@@ -1213,24 +1213,29 @@ _FLIP_CHUNK = 1 << 22
 _ORIENTED_WORK = 1 << 24
 
 
-def pair_flips(keys: ArrayLike, seed: int, q: float) -> NDArray[np.bool_]:
+def pair_flips(keys: ArrayLike, seed: int, q: float, *, overwrite: bool = False) -> NDArray[np.bool_]:
     r"""The RR flip :math:`F_p` of each pair index in ``keys``: Bernoulli(q), independent over the
     distinct pairs, a function of ``(seed, p)`` only (splitmix64 of :math:`(p+1)\gamma + s`, top 53 bits
-    compared with :math:`q 2^{53}`, as ``Generator.random() < q``).
+    compared with :math:`q 2^{53}`, as ``Generator.random() < q``). ``overwrite``: ``keys`` (int64) is
+    scratch space.
 
     >>> f = pair_flips(np.arange(200_000), 7, 0.3)
     >>> bool(abs(f.mean() - 0.3) < 0.005), bool((f == pair_flips(np.arange(200_000), 7, 0.3)).all())
     (True, True)
     """
-    z = np.asarray(keys, dtype=np.int64).astype(np.uint64)
+    keys = np.asarray(keys, dtype=np.int64)
+    z = (keys if overwrite else keys.copy()).view(np.uint64)
     z += np.uint64(1)
     z *= _GOLDEN
     z += np.uint64(int(seed) & (2**64 - 1))
-    z ^= z >> np.uint64(30)
+    t = z >> np.uint64(30)
+    z ^= t
     z *= _MIX1
-    z ^= z >> np.uint64(27)
+    np.right_shift(z, np.uint64(27), out=t)
+    z ^= t
     z *= _MIX2
-    z ^= z >> np.uint64(31)
+    np.right_shift(z, np.uint64(31), out=t)
+    z ^= t
     z >>= np.uint64(11)
     return z < np.uint64(math.ceil(float(q) * 2.0**53))
 
@@ -1260,16 +1265,27 @@ def wedge_flip_counts(indptr: ArrayLike, indices: ArrayLike, n: int, seed: int, 
         base = int(cum[start - 1]) if start else 0
         stop = min(max(int(np.searchsorted(cum, base + _FLIP_CHUNK, side="right")), start + 1), n)
         lo, hi = int(ptr[start]), int(ptr[stop])
-        if int(cum[stop - 1]) > base:
+        total = int(cum[stop - 1]) - base
+        if total:
             pos = np.arange(lo, hi, dtype=np.int64)
-            node_of = np.repeat(np.arange(start, stop, dtype=np.int64), m[start:stop])
-            after = ptr[node_of + 1] - pos - 1
-            first = np.repeat(pos, after)
-            offs = np.arange(first.size, dtype=np.int64) - np.repeat(np.cumsum(after) - after, after)
-            second = first + 1 + offs
+            # partners after each position in its row
+            after = np.repeat(ptr[start + 1:stop + 1], m[start:stop]) - pos - 1
+            # wedge i of position p pairs p with p + 1 + (i - first wedge of p)
+            second = np.arange(total, dtype=np.int64)
+            second += np.repeat(pos + 1 - (np.cumsum(after) - after), after)
             k = idx[second]
-            hit = pair_flips(k * (k - 1) // 2 + idx[first], seed, q)
-            out[start:stop] += np.bincount(np.repeat(node_of - start, after)[hit], minlength=stop - start)
+            del second
+            key = k - 1
+            key *= k
+            key >>= 1
+            key += np.repeat(idx[lo:hi], after)
+            del k
+            hit = pair_flips(key, seed, q, overwrite=True)
+            del key
+            run = np.zeros(total + 1, dtype=np.int64)
+            np.cumsum(hit, out=run[1:])
+            ends = cum[start:stop] - base
+            out[start:stop] += np.diff(run[np.r_[0, ends]])
         start = stop
     return out
 

@@ -63,9 +63,8 @@ from ..triangles.two_round import LocalCountAccumulator, RRBroadcastProtocol, ro
 from .kernels import (
     cached_z_and_sensitivity,
     four_cycle_sensitivity,
-    rr_four_cycle_estimate,
+    rr_four_cycle_estimate_and_variance,
     rr_four_cycle_variance,
-    rr_four_cycle_variance_estimate,
     simulate_rr_four_cycles,
     simulate_two_round_four_cycles,
     simulation_limit_text,
@@ -169,8 +168,7 @@ class RRFourCyclesProtocol(RRTrianglesProtocol):
 
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
         self.check_statistic(statistic)
-        value = rr_four_cycle_estimate(result.n_nodes, result.index, result.epsilon)
-        var = rr_four_cycle_variance_estimate(result.n_nodes, result.index, result.epsilon)
+        value, var = rr_four_cycle_estimate_and_variance(result.n_nodes, result.index, result.epsilon)
         return Estimate(value, math.sqrt(max(var, 0.0)), var, "four_cycles")
 
     def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
