@@ -56,3 +56,25 @@ def test_pair_flips_are_bernoulli_and_independent():
     for other in (k.pair_flips(keys + 1, 12345, q), k.pair_flips(keys, 12346, q), np.roll(f, 1)):
         r = np.corrcoef(f, np.asarray(other, dtype=float))[0, 1]
         assert abs(r) < 5 / np.sqrt(n)
+
+
+def test_projection_keeps_a_uniform_subset_of_the_projected_lists_only():
+    """_kept_neighbours draws only for the nodes above d_max: each of their C(d, D) subsets equally
+    likely (chi-square, 4000 draws), the other lists whole."""
+    from itertools import combinations
+
+    from ldpgraph.graph import from_edge_array
+
+    g = from_edge_array([[0, j] for j in range(1, 6)] + [[1, 2], [3, 4]])  # node 0: degree 5
+    subsets = {c: 0 for c in combinations(range(1, 6), 3)}
+    gen = np.random.default_rng(5)
+    draws = 4000
+    for _ in range(draws):
+        ptr, idx = k._kept_neighbours(g, 3, True, gen)
+        subsets[tuple(idx[ptr[0]:ptr[1]].tolist())] += 1
+        for v in range(1, g.n_nodes):
+            assert idx[ptr[v]:ptr[v + 1]].tolist() == g.indices[g.indptr[v]:g.indptr[v + 1]].tolist()
+    counts = np.array(list(subsets.values()), dtype=float)
+    expected = draws / counts.size
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    assert chi2 < 33.7  # 9 degrees of freedom: P(chi2 > 33.7) ~ 1e-4

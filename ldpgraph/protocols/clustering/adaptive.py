@@ -141,7 +141,7 @@ from ..randomized_response import expected_noisy_edges, flip_probability, noisy_
 from ..registry import register
 from ..triangles.rr_triangles import RandomizedResponseRound
 from ..triangles.two_round import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
-from .kernels import OrientedGraph, noisy_pair_counts, oriented_graph
+from .kernels import OrientedGraph, noisy_pair_counts, oriented_graph, weighted_codegree_square_sum
 
 __all__ = [
     "AdaptiveClustering",
@@ -973,7 +973,6 @@ def variance_components(graph: Any, epsilon_rr: float, epsilon_degree: float, ep
     >>> sorted(parts), all(v >= 0 for v in parts.values())
     (['degree', 'dlap', 'mean', 'rr_cross', 'rr_diagonal'], True)
     """
-    import scipy.sparse as sp  # deferred: slow to import
 
     from .kernels import local_clustering
 
@@ -996,10 +995,7 @@ def variance_components(graph: Any, epsilon_rr: float, epsilon_degree: float, ep
     dl = 4.0 * v_g / (SCALE * k) ** 2 * ((1.0 / L**2) @ pz)
     inv = np.where(has[:, None], 1.0 / cm, 0.0)
     e_a, e_a2 = inv @ pz, (inv**2) @ pz
-    adj = sp.csr_array((np.ones(graph.indices.size), graph.indices, graph.indptr), shape=(n, n))
-    bmat = (adj @ sp.diags_array(e_a) @ adj).tocsr()
-    diag = bmat.diagonal()
-    beta2 = (float(np.dot(bmat.data, bmat.data)) - float(np.dot(diag, diag))) / 2.0
+    beta2 = weighted_codegree_square_sum(graph, e_a)
     own = float(np.dot(s, e_a2))  # sum_v s_v E[a_v^2]: the pairs' own nodes
     # sum over pairs of the products of two distinct nodes' a: >= 0 (a difference of equal floats
     # when no pair is shared)

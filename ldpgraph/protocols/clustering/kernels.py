@@ -318,16 +318,20 @@ def _kept_neighbours(
             "projection=True (sensitivity 2(d_max-1)) or a larger d_max"
         )
     n = g.n_nodes
-    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
-    key = gen.random(rows.size)  # one random order per node
+    ptr = np.asarray(g.indptr, dtype=np.int64)
+    over = np.flatnonzero(deg > d_max)  # only these draw: a uniform order of their lists
+    pos = np.concatenate([np.arange(ptr[v], ptr[v + 1]) for v in over.tolist()])
+    rows = np.repeat(np.arange(over.size, dtype=np.int64), deg[over])
+    key = gen.random(rows.size)  # one random order per projected node
     order = np.lexsort((key, rows))
     rank = np.empty(rows.size, dtype=np.int64)
-    starts = np.asarray(g.indptr[:-1], dtype=np.int64)
-    rank[order] = np.arange(rows.size) - np.repeat(starts, deg)
-    keep = rank < d_max
-    kept_rows, kept_cols = rows[keep], np.asarray(g.indices, dtype=np.int64)[keep]  # still sorted
+    starts = np.cumsum(deg[over]) - deg[over]
+    rank[order] = np.arange(rows.size) - np.repeat(starts, deg[over])
+    keep = np.ones(g.indices.size, dtype=np.bool_)
+    keep[pos[rank >= d_max]] = False
+    kept_cols = np.asarray(g.indices, dtype=np.int64)[keep]  # still sorted within each row
     indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(kept_rows, minlength=n), out=indptr[1:])
+    np.cumsum(np.minimum(deg, d_max), out=indptr[1:])
     return indptr, kept_cols
 
 
@@ -1060,7 +1064,6 @@ def average_clustering_variance(
     >>> v > 0
     True
     """
-    import scipy.sparse as sp  # deferred: slow to import
 
     g = _check_graph(graph)
     budget = ClusteringBudget(rr=epsilon_rr, degree=epsilon_degree, triangles=epsilon_triangles)
@@ -1092,10 +1095,7 @@ def average_clustering_variance(
     e_a2, e_ab, e_b2 = (ah * ah) @ pmf, (ah * bh) @ pmf, (bh * bh) @ pmf
     av, bv = a(deg), b(deg)
     dlap_part = (er2 + 2 * ct) * e_a2 + 2 * er * e_ab + e_b2 - (av * av * er2 + 2 * av * bv * er + bv * bv)
-    adj = sp.csr_array((np.ones(g.indices.size), g.indices, g.indptr), shape=(g.n_nodes, g.n_nodes))
-    bmat = (adj @ sp.diags_array(av) @ adj).tocsr()
-    diag = bmat.diagonal()
-    b2 = (float(np.dot(bmat.data, bmat.data)) - float(np.dot(diag, diag))) / 2
+    b2 = weighted_codegree_square_sum(g, av)
     total = math.fsum(dlap_part) + 4 * q * (1 - q) * b2
     if statistic == "avg_clustering":
         return total / (g.n_nodes**2)
@@ -1449,3 +1449,36 @@ def clustering_pair_counts(graph: Graph, og: OrientedGraph, indptr: ArrayLike, i
         t[projected] = (both & ((1 << 32) - 1)) // 2  # ordered pairs: each closed kept pair twice
         x[projected] = (both >> 32) // 2
     return s + t - 2 * x
+
+
+#: 2-paths per row block in :func:`weighted_codegree_square_sum`
+_CODEGREE_WORK = 1 << 24
+
+
+def weighted_codegree_square_sum(graph: Graph, weights: ArrayLike) -> float:
+    r""":math:`\tfrac12\sum_{j \ne k} \big(\sum_v w_v A_{vj} A_{vk}\big)^2`: the off-diagonal squares of
+    :math:`A\,\mathrm{diag}(w)\,A`, by blocks of rows of bounded work (memory O(block), not the
+    :math:`\sum_v \binom{d_v}2` pairs of the whole product).
+
+    >>> from ldpgraph.graph import from_edge_array
+    >>> weighted_codegree_square_sum(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]]), [1.0, 2.0, 3.0, 4.0])
+    32.0
+    """
+    import scipy.sparse as sp  # deferred: slow to import
+
+    n = graph.n_nodes
+    w = np.asarray(weights, dtype=np.float64)
+    ptr = np.asarray(graph.indptr, dtype=np.int64)
+    adj = sp.csr_array((np.ones(graph.indices.size), graph.indices, ptr), shape=(n, n))
+    right = (sp.diags_array(w) @ adj).tocsr()
+    deg = np.diff(ptr).astype(np.float64)
+    work = np.cumsum(adj @ deg)
+    total, start = 0.0, 0
+    while start < n:
+        limit = (float(work[start - 1]) if start else 0.0) + _CODEGREE_WORK
+        stop = min(max(int(np.searchsorted(work, limit, side="right")), start + 1), n)
+        part = (adj[start:stop] @ right).tocsr()
+        diag = part[np.arange(stop - start), np.arange(start, stop)]
+        total += float(np.dot(part.data, part.data)) - float(np.dot(diag, diag))
+        start = stop
+    return total / 2.0
