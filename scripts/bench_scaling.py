@@ -147,7 +147,8 @@ CLUSTERING_METHODS = ("avg-clustering-dlap", "avg-clustering-dlap-private", "ada
 
 def run_clustering_one(method: str, n: int, m: int, epsilon: float, seed: int) -> dict:
     """One method on ``ba:n=n,m=m``: the graph's build, the per-graph ``prepare`` and one trial
-    (``estimate_trials``), timed; the process's peak RSS; a reference timed in the same process
+    (``estimate_trials``), timed (wall and process CPU: the CPU time reads through a loaded machine);
+    the process's peak RSS; a reference timed in the same process
     (``np.sort`` of one int64 per edge endpoint) so that the times read as ratios."""
     import numpy as np
 
@@ -161,12 +162,12 @@ def run_clustering_one(method: str, n: int, m: int, epsilon: float, seed: int) -
     meth = get_method(method)
     row = {"method": method, "n": n, "edges": int(graph.n_edges), "graph_s": t_graph}
     try:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         meth.prepare(graph)
-        row["prepare_s"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        row["prepare_s"], row["prepare_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+        t0, c0 = time.perf_counter(), time.process_time()
         est = meth.estimate_trials(graph, statistic, None, epsilon, 1, rng=np.random.default_rng(seed))
-        row["trial_s"] = time.perf_counter() - t0
+        row["trial_s"], row["trial_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
         row["estimate"] = float(np.asarray(est)[0])
     except (MemoryError, ValueError) as exc:
         row["refused"] = str(exc).splitlines()[0][:160]
@@ -207,7 +208,8 @@ def clustering_main(args: argparse.Namespace) -> None:
                 print(f"{method:28s} n={n:>8d} | refused: {row.get('refused')} | max RSS "
                       f"{row.get('maxrss_mb', float('nan')):6.0f} MB", flush=True)
             else:
-                print(f"{method:28s} n={n:>8d} | prepare {row['prepare_s']:7.2f}s | trial {row['trial_s']:7.2f}s "
+                print(f"{method:28s} n={n:>8d} | prepare {row['prepare_s']:7.2f}s (cpu {row['prepare_cpu_s']:.1f}s) "
+                      f"| trial {row['trial_s']:7.2f}s (cpu {row['trial_cpu_s']:.1f}s) "
                       f"| total {total:7.2f}s = {total / row['reference_s']:6.1f} x reference "
                       f"({row['reference_s']:.2f}s) | max RSS {row['maxrss_mb']:6.0f} MB{expo}", flush=True)
     print(f"load average after: {tuple(round(x, 2) for x in os.getloadavg())}")
