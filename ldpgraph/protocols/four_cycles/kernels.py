@@ -344,29 +344,36 @@ def rr_four_cycle_estimate_and_variance(n: int, index: NDArray[np.int64], epsilo
     # their squares are sums of K = B^2, the degrees and B (:func:`_structured_square`), no product
     xa, ya = alpha, beta
     xb, yb = alpha * alpha + 2.0 * alpha * beta, beta * beta
-    a = _structured(xa, ya, bits)
+    # (one n x n matrix at a time where possible: b, e and their squares are reduced to sums and freed)
     b = _structured(xb, yb, bits)
-    e = _structured(xb, yb - nu, bits)
-    m_hat = a.sum() / 2.0
+    sum_b = float(b.sum())
     nn = _structured_square(xb, yb, kk, bits, deg)
     paths_b = _three_path_total(b, nn)
+    del b
     np.fill_diagonal(nn, 0.0)
+    sum_nn = float(nn.sum())
+    del nn
+    e = _structured(xb, yb - nu, bits)
     ee = _structured_square(xb, yb - nu, kk, bits, deg)
     paths_e = _three_path_total(e, ee)
+    del e
     np.fill_diagonal(ee, 0.0)
     sum_ee = float(ee.sum())
     del ee
     mm = _structured_square(xa, ya, kk, bits, deg)
     del kk
+    a = _structured(xa, ya, bits)
+    m_hat = a.sum() / 2.0
     # a @ mm = alpha B mm + beta (1 colsum(mm) - mm): one float64 product (a^3)
     paths_a_sq = float(np.square(_three_paths(a, mm, lambda y: _structured_times(xa, ya, bits, y))).sum())
+    del a
     np.fill_diagonal(mm, 0.0)
     s2 = mm.sum() / 2.0
-    m2 = (m_hat * m_hat - b.sum() / 2.0) / 2.0 - s2
+    m2 = (m_hat * m_hat - sum_b / 2.0) / 2.0 - s2
     mm *= mm
-    mm -= nn  # M^2 - N: unbiased, as a polynomial, for 2 x (pairs of distinct 2-paths x-y-z)
-    sum_pairs = float(mm.sum())
-    del mm, nn
+    # M^2 - N: unbiased, as a polynomial, for 2 x (pairs of distinct 2-paths x-y-z)
+    sum_pairs = float(mm.sum()) - sum_nn
+    del mm
     sum_c2 = (sum_pairs + sum_ee) / 2.0
     p3_sq = math.fsum((paths_a_sq, paths_e, -paths_b, -2.0 * nu * (n - 4) * sum_pairs, -8.0 * nu * c4)) / 2.0
     terms = (
