@@ -24,6 +24,8 @@ Usage (from the repository root):
 ``--triangles`` measures the triangle simulators of issue 34 instead (``ba:n=N,m=10``, 10^5 and
 10^6 nodes: prepare + one trial, a second trial, peak RSS, time exponent; ``--path table`` the
 wedge-table simulator they replace on large graphs): :func:`triangle_scaling`.
+    PYTHONPATH=. python scripts/bench_scaling.py --clustering --sizes 100000 1000000 --m 10 [--cl-methods M ...]
+(``--clustering``: the clustering and 4-cycle methods, :func:`clustering_main`.)
 """
 
 from __future__ import annotations
@@ -215,6 +217,93 @@ def triangle_scaling(args: argparse.Namespace) -> None:
             print(f"| {r['method']} | {r['n']:.0e} | {'table' if r['table'] else 'scaled'} | "
                   f"{r['prepare_s']:.1f} | {r['trial_s']:.2f} | {r['next_trial_s']:.2f} | {r['cpu_s']:.1f} | "
                   f"{r['maxrss_mb']:.0f} |")
+# ------------------------------------------------------------------------------------------------
+# clustering and 4-cycle methods at scale (issue 34): one trial each on ba:n=N,m=10
+
+
+#: the clustering and 4-cycle methods measured by ``--clustering`` (``--cl-methods`` picks some)
+CLUSTERING_METHODS = ("avg-clustering-dlap", "avg-clustering-dlap-private", "adaptive-clustering",
+                      "adaptive-clustering-best", "two-round-four-cycles-dlap", "rr-four-cycles")
+
+
+def run_clustering_one(method: str, n: int, m: int, epsilon: float, seed: int) -> dict:
+    """One method on ``ba:n=n,m=m``: the graph's build, the per-graph ``prepare`` and one trial
+    (``estimate_trials``), timed (wall and process CPU: the CPU time reads through a loaded machine);
+    the process's peak RSS; a reference timed in the same process
+    (``np.sort`` of one int64 per edge endpoint) so that the times read as ratios."""
+    import numpy as np
+
+    from ldpgraph.datasets import resolve_graph
+    from ldpgraph.run.method import get_method
+
+    statistic = "four_cycles" if "four-cycles" in method else "avg_clustering"
+    t0 = time.perf_counter()
+    graph = resolve_graph(f"ba:n={n},m={m}", rng=seed)
+    t_graph = time.perf_counter() - t0
+    meth = get_method(method)
+    row = {"method": method, "n": n, "edges": int(graph.n_edges), "graph_s": t_graph}
+    try:
+        t0, c0 = time.perf_counter(), time.process_time()
+        meth.prepare(graph)
+        row["prepare_s"], row["prepare_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+        t0, c0 = time.perf_counter(), time.process_time()
+        est = meth.estimate_trials(graph, statistic, None, epsilon, 1, rng=np.random.default_rng(seed))
+        row["trial_s"], row["trial_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+        row["estimate"] = float(np.asarray(est)[0])
+    except (MemoryError, ValueError) as exc:
+        row["refused"] = str(exc).splitlines()[0][:160]
+    keys = np.random.default_rng(seed).integers(0, 2**62, size=2 * graph.n_edges)
+    row["reference_s"] = _timed(lambda: np.sort(keys))
+    row["maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return row
+
+
+def clustering_main(args: argparse.Namespace) -> None:
+    """``--clustering``: every method of ``--cl-methods`` at every size, a fresh subprocess each; the
+    time of prepare + one trial, its ratio to the reference, the peak RSS, and the exponent of the time
+    between consecutive sizes (log t2/t1 / log n2/n1)."""
+    import math
+
+    print(f"load average before: {tuple(round(x, 2) for x in os.getloadavg())}", flush=True)
+    rows = []
+    for method in args.cl_methods:
+        prev = None
+        for n in args.sizes:
+            cmd = [sys.executable, __file__, "--clustering-one", method, "--one", str(n), "--m", str(args.m),
+                   "--epsilon", str(args.epsilon), "--seed", str(args.seed)]  # fmt: skip
+            out = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
+            if out.returncode:
+                row = {"method": method, "n": n, "refused": f"exit {out.returncode}: "
+                       + (out.stderr.strip().splitlines() or ["?"])[-1][:160]}
+            else:
+                row = json.loads(out.stdout.strip().splitlines()[-1])
+            total = row.get("prepare_s", 0.0) + row["trial_s"] if "trial_s" in row else None
+            row["total_s"] = total
+            expo = ""
+            if total is not None and prev is not None and prev[1] is not None:
+                row["exponent"] = math.log(total / prev[1]) / math.log(n / prev[0])
+                expo = f" | exponent {row['exponent']:.2f}"
+            prev = (n, total)
+            rows.append(row)
+            if total is None:
+                print(f"{method:28s} n={n:>8d} | refused: {row.get('refused')} | max RSS "
+                      f"{row.get('maxrss_mb', float('nan')):6.0f} MB", flush=True)
+            else:
+                print(f"{method:28s} n={n:>8d} | prepare {row['prepare_s']:7.2f}s (cpu {row['prepare_cpu_s']:.1f}s) "
+                      f"| trial {row['trial_s']:7.2f}s (cpu {row['trial_cpu_s']:.1f}s) "
+                      f"| total {total:7.2f}s = {total / row['reference_s']:6.1f} x reference "
+                      f"({row['reference_s']:.2f}s) | max RSS {row['maxrss_mb']:6.0f} MB{expo}", flush=True)
+    print(f"load average after: {tuple(round(x, 2) for x in os.getloadavg())}")
+    if args.markdown:
+        print("\n| method | n | prepare (s) | trial (s) | x reference | max RSS (MB) | exponent |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            if r["total_s"] is None:
+                print(f"| {r['method']} | {r['n']:.0e} | refused: {r.get('refused')} | | | | |")
+            else:
+                print(f"| {r['method']} | {r['n']:.0e} | {r['prepare_s']:.2f} | {r['trial_s']:.2f} | "
+                      f"{r['total_s'] / r['reference_s']:.1f} | {r['maxrss_mb']:.0f} | "
+                      f"{r.get('exponent', float('nan')):.2f} |")
 
 
 def main() -> None:
@@ -231,7 +320,17 @@ def main() -> None:
     ap.add_argument("--path", choices=("scaled", "table"), default="scaled",
                     help="with --triangles: table = the wedge-table simulator (before issue 34)")
     ap.add_argument("--tri-one", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--clustering", action="store_true",
+                    help="the clustering and 4-cycle methods (prepare + one trial on ba:n=N,m=M; use --m 10)")
+    ap.add_argument("--cl-methods", nargs="+", default=list(CLUSTERING_METHODS), metavar="METHOD")
+    ap.add_argument("--clustering-one", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.clustering_one is not None:
+        print(json.dumps(run_clustering_one(args.clustering_one, args.one, args.m, args.epsilon, args.seed)))
+        return
+    if args.clustering:
+        clustering_main(args)
+        return
     if args.tri_one is not None:
         print(json.dumps(triangle_one(args.tri_one[0], int(args.tri_one[1]), args.m, args.epsilon, args.seed,
                                       args.path)))

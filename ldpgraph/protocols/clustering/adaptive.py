@@ -141,6 +141,7 @@ from ..randomized_response import expected_noisy_edges, flip_probability, noisy_
 from ..registry import register
 from ..triangles.rr_triangles import RandomizedResponseRound
 from ..triangles.two_round import LocalCountAccumulator, RRBroadcastProtocol, round_two_rows
+from .kernels import OrientedGraph, noisy_pair_counts, oriented_graph, weighted_codegree_square_sum
 
 __all__ = [
     "AdaptiveClustering",
@@ -165,6 +166,7 @@ __all__ = [
     "WedgeTable",
     "wedge_table",
     "simulate_reports",
+    "sample_reports",
     "analytic_moments",
     "variance_components",
     "Deconvolution",
@@ -678,16 +680,18 @@ class AdaptiveClustering(RRBroadcastProtocol):
     def prepare(self, graph: Any) -> None:
         self._table(graph)
 
-    def _table(self, graph: Any) -> WedgeTable:
-        """:func:`wedge_table` of ``graph``, cached for the last graph (the trials of a cell reuse it)."""
+    def _table(self, graph: Any) -> OrientedGraph:
+        """:func:`~ldpgraph.protocols.clustering.kernels.oriented_graph` of ``graph`` (with its triangle
+        counts), cached for the last graph (the trials of a cell reuse it)."""
         cached = getattr(self, "_tables", None)
         if cached is None or cached[0] is not graph:
-            self._tables = cached = (graph, wedge_table(graph))
+            self._tables = None
+            self._tables = cached = (graph, oriented_graph(graph))
         return cached[1]
 
     def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any = None, *,
                  param: int | None = None) -> NDArray[np.float64]:
-        """``n_trials`` estimates, each of both rounds on the whole graph at once (:func:`simulate_reports`,
+        """``n_trials`` estimates, each of both rounds on the whole graph at once (:func:`sample_reports`,
         the same law as the rows), estimated as the plan's ``estimator`` says.
 
         Examples
@@ -701,7 +705,8 @@ class AdaptiveClustering(RRBroadcastProtocol):
         self.check_statistic(statistic)
         est = best_estimate if plan.public["estimator"] == "best" else unbiased_estimate
         table, par = self._table(graph), self.parameters(plan)
-        return np.array([est(simulate_reports(table, *par, rng=rng)).value for _ in range(n_trials)])
+        gen = np.random.default_rng(rng)
+        return np.array([est(sample_reports(graph, table, *par, rng=gen)).value for _ in range(n_trials)])
 
     def moments(self, graph: Any, plan: Plan, statistic: str,
                 param: int | None = None) -> tuple[float | None, float | None]:
@@ -881,14 +886,44 @@ def simulate_reports(table: WedgeTable, epsilon_rr: float, epsilon_degree: float
     >>> rep.local_estimates().round(6).tolist()
     [1.0, 1.0, 0.333333, 0.0]
     """
-    from ...mechanisms import DiscreteLaplace
-
     gen = np.random.default_rng(rng)
-    n = table.n_nodes
     q = flip_probability(epsilon_rr)
     bits = (gen.random(table.closed.size) < q) != table.closed
     w = (table.incidence @ bits.astype(np.float32)).astype(np.float64)  # exact below 2^24
-    d = table.degrees
+    return _reports_from_counts(table.degrees, w, epsilon_rr, epsilon_degree, epsilon_local, margin, gen)
+
+
+def sample_reports(graph: Any, oriented: OrientedGraph, epsilon_rr: float, epsilon_degree: float,
+                   epsilon_local: float, margin: int, rng: Any = None) -> AdaptiveReports:
+    r""":func:`simulate_reports` at scale, in the same law: :math:`w_v` from
+    :func:`~ldpgraph.protocols.clustering.kernels.noisy_pair_counts` (the RR bits of the pairs hashed
+    from one seed, streamed over node blocks; no wedge table), ``oriented`` the graph's
+    :func:`~ldpgraph.protocols.clustering.kernels.oriented_graph` (cached per graph by the protocol).
+
+    Examples
+    --------
+    >>> from ldpgraph.graph import from_edge_array
+    >>> from ldpgraph.protocols.clustering.kernels import oriented_graph
+    >>> g = from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]])
+    >>> rep = sample_reports(g, oriented_graph(g), 40.0, 40.0, 40.0 * SCALE, 0, rng=0)
+    >>> rep.local_estimates().round(6).tolist()
+    [1.0, 1.0, 0.333333, 0.0]
+    """
+    gen = np.random.default_rng(rng)
+    q = flip_probability(epsilon_rr)
+    w = noisy_pair_counts(graph, oriented, q, gen).astype(np.float64)
+    return _reports_from_counts(np.asarray(graph.degrees, dtype=np.int64), w, epsilon_rr, epsilon_degree,
+                                epsilon_local, margin, gen)
+
+
+def _reports_from_counts(d: NDArray[np.int64], w: NDArray[np.float64], epsilon_rr: float,
+                         epsilon_degree: float, epsilon_local: float, margin: int,
+                         gen: np.random.Generator) -> AdaptiveReports:
+    """Round 2 of every node given its count w of noisy edges among its pairs of neighbours."""
+    from ...mechanisms import DiscreteLaplace
+
+    n = d.size
+    q = flip_probability(epsilon_rr)
     noisy_d = d + DiscreteLaplace(epsilon=epsilon_degree).sample(n, rng=gen)
     L = lower_bounds(noisy_d, margin)
     m = np.maximum(d, L).astype(np.float64)
@@ -938,7 +973,6 @@ def variance_components(graph: Any, epsilon_rr: float, epsilon_degree: float, ep
     >>> sorted(parts), all(v >= 0 for v in parts.values())
     (['degree', 'dlap', 'mean', 'rr_cross', 'rr_diagonal'], True)
     """
-    import scipy.sparse as sp  # deferred: slow to import
 
     from .kernels import local_clustering
 
@@ -961,10 +995,7 @@ def variance_components(graph: Any, epsilon_rr: float, epsilon_degree: float, ep
     dl = 4.0 * v_g / (SCALE * k) ** 2 * ((1.0 / L**2) @ pz)
     inv = np.where(has[:, None], 1.0 / cm, 0.0)
     e_a, e_a2 = inv @ pz, (inv**2) @ pz
-    adj = sp.csr_array((np.ones(graph.indices.size), graph.indices, graph.indptr), shape=(n, n))
-    bmat = (adj @ sp.diags_array(e_a) @ adj).tocsr()
-    diag = bmat.diagonal()
-    beta2 = (float(np.dot(bmat.data, bmat.data)) - float(np.dot(diag, diag))) / 2.0
+    beta2 = weighted_codegree_square_sum(graph, e_a)
     own = float(np.dot(s, e_a2))  # sum_v s_v E[a_v^2]: the pairs' own nodes
     # sum over pairs of the products of two distinct nodes' a: >= 0 (a difference of equal floats
     # when no pair is shared)

@@ -73,10 +73,12 @@ from ..triangles.two_round import (
     screened_bound_text,
 )
 from .kernels import (
+    OrientedGraph,
     average_clustering,
     average_clustering_variance,
     count_sensitivity,
     degree_weighted_triangles,
+    oriented_graph,
     private_degree_bound,
     release_clustering_reports,
 )
@@ -289,9 +291,22 @@ class AvgClustering(RRBroadcastProtocol):
             if e0 is not None:
                 bound = private_degree_bound(graph.degrees + DiscreteLaplace(epsilon=e0).sample(graph.n_nodes,
                                                                                                   rng=rng))
-            rel = release_clustering_reports(graph, d_max=bound, projection=pub["projection"], rng=rng, **eps)
+            rel = release_clustering_reports(graph, d_max=bound, projection=pub["projection"], rng=rng,
+                                             oriented=self._oriented(graph), **eps)
             out[t] = estimator(rel, variance=False).value
         return out
+
+    def prepare(self, graph: Any) -> None:
+        self._oriented(graph)
+
+    def _oriented(self, graph: Any) -> OrientedGraph:
+        """:func:`~ldpgraph.protocols.clustering.kernels.oriented_graph` of ``graph`` (with its triangle
+        counts), cached for the last graph (the trials of a cell reuse it)."""
+        cached = getattr(self, "_oriented_cache", None)
+        if cached is None or cached[0] is not graph:
+            self._oriented_cache = None
+            self._oriented_cache = cached = (graph, oriented_graph(graph))
+        return cached[1]
 
     def moments(self, graph: Any, plan: Plan, statistic: str,
                 param: int | None = None) -> tuple[float | None, float | None]:

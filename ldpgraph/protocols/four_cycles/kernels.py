@@ -98,6 +98,7 @@ __all__ = [
     "rr_four_cycle_estimate",
     "rr_four_cycle_variance",
     "rr_four_cycle_variance_estimate",
+    "rr_four_cycle_estimate_and_variance",
     "simulate_rr_four_cycles",
     "z_matrix",
     "four_cycle_sensitivity",
@@ -154,10 +155,17 @@ def rr_four_cycle_estimate(n: int, index: NDArray[np.int64], epsilon: float) -> 
     >>> round(rr_four_cycle_estimate(4, idx, 40.0), 6)  # a square, almost no noise
     1.0
     """
-    alpha, beta, _ = rr_coefficients(epsilon)
     b = noisy_dense(n, index)
+    return _estimate_from(n, index, epsilon, b, b @ b)
+
+
+def _estimate_from(n: int, index: NDArray[np.int64], epsilon: float, b: NDArray[np.float32],
+                   kk: NDArray[np.float32]) -> float:
+    """:func:`rr_four_cycle_estimate` from the dense noisy graph ``b`` and ``kk`` = b @ b (float32:
+    exact, integers < 2^24)."""
+    alpha, beta, _ = rr_coefficients(epsilon)
     deg = b.sum(axis=1, dtype=np.float64).astype(np.int64)
-    k = (b @ b).astype(np.int64)  # noisy codegrees (exact: integers < 2^24)
+    k = kk.astype(np.int64)  # noisy codegrees
     np.fill_diagonal(k, 0)
     m = int(index.size)
     c4 = int((k * (k - 1)).sum()) // 8
@@ -208,15 +216,16 @@ def rr_four_cycle_variance(graph: Graph, epsilon: float) -> float:
     return math.fsum(terms)
 
 
-def _three_paths(x: NDArray[np.float64], x2: NDArray[np.float64]) -> NDArray[np.float64]:
+def _three_paths(x: NDArray[np.float64], x2: NDArray[np.float64], times: Any = None) -> NDArray[np.float64]:
     r""":math:`P^X(u, w) = \sum_{y,z} X_{uy}X_{yz}X_{zw}` over distinct u, y, z, w (zero diagonal).
 
     For a symmetric X with zero diagonal and ``x2`` :math:`= X^2`, the walks of :math:`X^3` that
     revisit u or w are the terms y = w and z = u:
     :math:`P^X = X^3 - X \circ (s_u + s_w) + X\circ X\circ X`, :math:`s = \sum_z X_{\cdot z}^2`.
+    ``times(Y)``, when given, is :math:`X Y` (:func:`_structured_times`).
     """
     s = (x * x).sum(axis=1)
-    p = x @ x2
+    p = x @ x2 if times is None else times(x2)
     p -= x * (s[:, None] + s[None, :])
     p += x * x * x
     np.fill_diagonal(p, 0.0)
@@ -230,6 +239,44 @@ def _three_path_total(x: NDArray[np.float64], x2: NDArray[np.float64]) -> float:
     r = x.sum(axis=1)
     walks = float(r @ (x @ r)) - float((x2 * x).sum())  # all walks, minus the closed ones (trace X^3)
     return walks - 2.0 * float(s @ r) + float((x * x * x).sum())
+
+
+def _structured(x: float, y: float, bits: NDArray[np.float32]) -> NDArray[np.float64]:
+    """The dense :math:`x B + y (J - I)` (zero diagonal)."""
+    out = bits.astype(np.float64)
+    out *= x
+    out += y
+    np.fill_diagonal(out, 0.0)
+    return out
+
+
+def _structured_square(x: float, y: float, kk: NDArray[np.float64], bits: NDArray[np.float32],
+                       deg: NDArray[np.float64]) -> NDArray[np.float64]:
+    r""":math:`X^2` for :math:`X = xB + y(J - I)`, B symmetric 0/1 with zero diagonal, ``kk`` :math:`= B^2`:
+    :math:`x^2 K + xy(d1^\top + 1d^\top) - 2xyB + y^2(n-2)(J - I) + y^2(n-1)I` (with :math:`B(J-I) =
+    d1^\top - B`, :math:`(J-I)^2 = (n-2)(J-I) + (n-1)I`).
+
+    >>> bb = np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=np.float32)
+    >>> x = _structured(2.0, -0.5, bb)
+    >>> bool(np.allclose(_structured_square(2.0, -0.5, (bb @ bb).astype(float), bb, bb.sum(1)), x @ x))
+    True
+    """
+    n = bits.shape[0]
+    out = kk * (x * x)
+    out += (x * y) * (deg[:, None] + deg[None, :])
+    out -= (2.0 * x * y) * bits.astype(np.float64)  # (float64: a float32 product would round)
+    out += y * y * (n - 2)
+    out[np.diag_indices(n)] += y * y * (n - 1) - y * y * (n - 2)
+    return out
+
+
+def _structured_times(x: float, y: float, bits: NDArray[np.float32], m: NDArray[np.float64]
+                      ) -> NDArray[np.float64]:
+    r""":math:`(xB + y(J - I))\,M = x BM + y(1\,1^\top M - M)` (one dense product)."""
+    out = bits.astype(np.float64) @ m
+    out *= x
+    out += y * (m.sum(axis=0)[None, :] - m)
+    return out
 
 
 def rr_four_cycle_variance_estimate(n: int, index: NDArray[np.int64], epsilon: float) -> float:
@@ -263,7 +310,9 @@ def rr_four_cycle_variance_estimate(n: int, index: NDArray[np.int64], epsilon: f
     \nu\sum_{x<w}\widehat{P_3^2}` has :math:`E\hat V = \operatorname{Var}\hat C_4` exactly
     (checked by enumerating every RR outcome on small graphs in
     ``tests/protocols/test_four_cycles.py``). It can be negative (then the standard error is 0).
-    Cost: four dense n x n products.
+    Cost: two dense n x n products (:math:`K = B^2` in float32, :math:`B (\hat A^2)` in float64; the
+    matrices :math:`\hat A`, B, :math:`\hat E` are :math:`xB + y(J - I)` of the noisy graph B, so their
+    squares are sums of K, the degrees and B).
 
     Examples
     --------
@@ -272,33 +321,59 @@ def rr_four_cycle_variance_estimate(n: int, index: NDArray[np.int64], epsilon: f
     >>> abs(rr_four_cycle_variance_estimate(4, idx, 40.0)) < 1e-9   # almost no noise
     True
     """
+    return rr_four_cycle_estimate_and_variance(n, index, epsilon)[1]
+
+
+def rr_four_cycle_estimate_and_variance(n: int, index: NDArray[np.int64], epsilon: float
+                                        ) -> tuple[float, float]:
+    """:func:`rr_four_cycle_estimate` and :func:`rr_four_cycle_variance_estimate` from one dense product.
+
+    >>> from ldpgraph.protocols.randomized_response import pair_index
+    >>> idx = np.sort(pair_index(np.array([1, 2, 3, 3]), np.array([0, 1, 2, 0])))
+    >>> c4, v = rr_four_cycle_estimate_and_variance(4, idx, 40.0)
+    >>> round(c4, 6), abs(v) < 1e-9
+    (1.0, True)
+    """
     alpha, beta, nu = rr_coefficients(epsilon)
-    a = noisy_dense(n, index).astype(np.float64)
-    a *= alpha
-    a += beta
-    np.fill_diagonal(a, 0.0)
-    b = a * a
-    e = b - nu
-    np.fill_diagonal(e, 0.0)
-    m_hat = a.sum() / 2.0
-    c4 = rr_four_cycle_estimate(n, index, epsilon)
-    nn = b @ b
+    bits = noisy_dense(n, index)
+    kk = bits @ bits  # the one dense product of the noisy graph (float32: exact integers < 2^24)
+    c4 = _estimate_from(n, index, epsilon, bits, kk)
+    deg = kk.diagonal().astype(np.float64)
+    kk = kk.astype(np.float64)
+    # a = alpha B + beta (J - I), b = a o a and e = b - nu (off the diagonal) are all x B + y (J - I):
+    # their squares are sums of K = B^2, the degrees and B (:func:`_structured_square`), no product
+    xa, ya = alpha, beta
+    xb, yb = alpha * alpha + 2.0 * alpha * beta, beta * beta
+    # (one n x n matrix at a time where possible: b, e and their squares are reduced to sums and freed)
+    b = _structured(xb, yb, bits)
+    sum_b = float(b.sum())
+    nn = _structured_square(xb, yb, kk, bits, deg)
     paths_b = _three_path_total(b, nn)
+    del b
     np.fill_diagonal(nn, 0.0)
-    ee = e @ e
+    sum_nn = float(nn.sum())
+    del nn
+    e = _structured(xb, yb - nu, bits)
+    ee = _structured_square(xb, yb - nu, kk, bits, deg)
     paths_e = _three_path_total(e, ee)
+    del e
     np.fill_diagonal(ee, 0.0)
     sum_ee = float(ee.sum())
     del ee
-    mm = a @ a
-    paths_a_sq = float(np.square(_three_paths(a, mm)).sum())
+    mm = _structured_square(xa, ya, kk, bits, deg)
+    del kk
+    a = _structured(xa, ya, bits)
+    m_hat = a.sum() / 2.0
+    # a @ mm = alpha B mm + beta (1 colsum(mm) - mm): one float64 product (a^3)
+    paths_a_sq = float(np.square(_three_paths(a, mm, lambda y: _structured_times(xa, ya, bits, y))).sum())
+    del a
     np.fill_diagonal(mm, 0.0)
     s2 = mm.sum() / 2.0
-    m2 = (m_hat * m_hat - b.sum() / 2.0) / 2.0 - s2
+    m2 = (m_hat * m_hat - sum_b / 2.0) / 2.0 - s2
     mm *= mm
-    mm -= nn  # M^2 - N: unbiased, as a polynomial, for 2 x (pairs of distinct 2-paths x-y-z)
-    sum_pairs = float(mm.sum())
-    del mm, nn
+    # M^2 - N: unbiased, as a polynomial, for 2 x (pairs of distinct 2-paths x-y-z)
+    sum_pairs = float(mm.sum()) - sum_nn
+    del mm
     sum_c2 = (sum_pairs + sum_ee) / 2.0
     p3_sq = math.fsum((paths_a_sq, paths_e, -paths_b, -2.0 * nu * (n - 4) * sum_pairs, -8.0 * nu * c4)) / 2.0
     terms = (
@@ -307,7 +382,7 @@ def rr_four_cycle_variance_estimate(n: int, index: NDArray[np.int64], epsilon: f
         nu**2 * ((n - 4) * sum_c2 + s2 + 2 * m2 + 2 * c4),
         nu * p3_sq,
     )
-    return math.fsum(terms)
+    return c4, math.fsum(terms)
 
 
 def simulate_rr_four_cycles(graph: Graph, epsilon: float, n_trials: int = 1, *, rng: Any = None
@@ -479,11 +554,35 @@ def simulate_two_round_four_cycles(
 # ---------------------------------------------------------------------------------------------
 
 
+#: why the one-round and two-round 4-cycle methods stop at :data:`MAX_DENSE_NODES` (``ldpgraph methods``
+#: prints it, the refusal too)
+DENSE_LIMIT_WHY = (
+    "the estimator reads all n(n-1)/2 pairs of the noisy graph (RR keeps about a quarter of all pairs "
+    "at epsilon 1: 1.3e11 noisy edges at 10^6 nodes) through the noisy codegrees of every pair, a dense "
+    "n x n product (O(n^2) memory, O(n^3) time); its law has no closed form short of drawing them"
+)
+_LIMIT_WHAT = {
+    "rr-four-cycles": "the estimate sums C(c, 2) over the noisy codegrees c of all pairs",
+    "two-round-four-cycles-dlap": "the sensitivity S of round 2 is a maximum over all pairs of their Z, a "
+                                  "function of the noisy codegrees",
+}
+
+
+def simulation_limit_text(method: str) -> str:
+    """The size limit of a dense 4-cycle method and why (``ldpgraph methods``, the refusal).
+
+    >>> simulation_limit_text("rr-four-cycles")[:24]
+    'at most 20,000 nodes: th'
+    """
+    return f"at most {MAX_DENSE_NODES:,} nodes: {_LIMIT_WHAT[method]}; {DENSE_LIMIT_WHY}"
+
+
 def _check_dense(n: int) -> None:
     if n > MAX_DENSE_NODES:
         raise MemoryError(
             f"the 4-cycle estimators hold n x n matrices; n = {n:,} exceeds {MAX_DENSE_NODES:,} "
-            "(MAX_DENSE_NODES): use a smaller graph"
+            f"(MAX_DENSE_NODES): {DENSE_LIMIT_WHY}. Use a smaller graph, or a shuffle-model 4-cycle "
+            "method (wshuffle-four-cycles), which scales"
         )
 
 

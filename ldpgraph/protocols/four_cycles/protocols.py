@@ -63,11 +63,11 @@ from ..triangles.two_round import LocalCountAccumulator, RRBroadcastProtocol, ro
 from .kernels import (
     cached_z_and_sensitivity,
     four_cycle_sensitivity,
-    rr_four_cycle_estimate,
+    rr_four_cycle_estimate_and_variance,
     rr_four_cycle_variance,
-    rr_four_cycle_variance_estimate,
     simulate_rr_four_cycles,
     simulate_two_round_four_cycles,
+    simulation_limit_text,
     two_round_noise_variance,
     two_round_rr_variance,
     z_matrix,
@@ -161,13 +161,14 @@ class RRFourCyclesProtocol(RRTrianglesProtocol):
     model = "local, one round"
     unbiased = True
     vectorized = False
+    #: the largest graph it simulates or estimates on, and why (``ldpgraph methods``)
+    size_limit = simulation_limit_text(RR_FOUR_CYCLES)
     #: README: 0.043 on Facebook at epsilon 1, ~40 times more accurate than WLocal
     presets = (Preset(RR_FOUR_CYCLES, recommended=("four_cycles",)),)
 
     def estimate(self, result: Any, plan: Plan, broadcast: Any, statistic: str) -> Estimate:
         self.check_statistic(statistic)
-        value = rr_four_cycle_estimate(result.n_nodes, result.index, result.epsilon)
-        var = rr_four_cycle_variance_estimate(result.n_nodes, result.index, result.epsilon)
+        value, var = rr_four_cycle_estimate_and_variance(result.n_nodes, result.index, result.epsilon)
         return Estimate(value, math.sqrt(max(var, 0.0)), var, "four_cycles")
 
     def one_node_bounds(self, result: Any, plan: Plan, round: Round) -> dict[str, float]:
@@ -235,6 +236,8 @@ class TwoRoundFourCycles(RRBroadcastProtocol):
     reference = "ours; two rounds after Local2Rounds (Imola, Murakami, Chaudhuri, USENIX Security 2021)"
     model = "local, two rounds"
     unbiased = True
+    #: the largest graph it simulates or estimates on, and why (``ldpgraph methods``)
+    size_limit = simulation_limit_text(FOUR_CYCLE_PROTOCOL)
     #: the only two-round 4-cycle method (README: 0.24 on Facebook at epsilon 1)
     presets = (Preset(FOUR_CYCLE_PROTOCOL, recommended=("four_cycles",)),)
     options = (
