@@ -219,6 +219,9 @@ class Protocol(ABC):
     vectorized: ClassVar[bool] = False
     #: options its simulation draws itself (a user does not set them for a simulation)
     simulation_draws: ClassVar[tuple[str, ...]] = ()
+    #: the largest graphs its simulation (and in-memory estimate) takes, and why ("": no limit
+    #: beyond memory); ``ldpgraph methods`` prints it and the refusal repeats it
+    size_limit: ClassVar[str] = ""
 
     def __repr__(self) -> str:
         return f"<protocol {self.name}: {', '.join(self.statistics)}>"
