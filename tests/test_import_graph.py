@@ -225,15 +225,58 @@ def _private_scope(target: str, name: str | None) -> list[tuple[str, str]]:
     return scopes
 
 
+def _aliased_private_reads(module: str, source: str | None = None) -> set[tuple[str, str]]:
+    """(module, private dotted name) for each ``alias._name`` read in ``module``, where ``alias`` is a
+    module of ldpgraph imported as a whole (``from ..estimators import entropies as _en`` then
+    ``_en._power``): a private name read through a module alias. ``source``: the module's text
+    (default: its file)."""
+    path, is_package = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8") if source is None else source, filename=str(path))
+    aliases: dict[str, str] = {}
+    for node in _import_nodes(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name in MODULES:
+                    aliases[alias.asname] = alias.name
+            continue
+        source = _resolve_from(module, is_package, node)
+        for alias in node.names:
+            if f"{source}.{alias.name}" in MODULES:
+                aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
+    out = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                and node.attr.startswith("_") and not node.attr.startswith("__")):
+            out.add((module, f"{aliases[node.value.id]}.{node.attr}"))
+    return out
+
+
 def private_cross_imports() -> set[tuple[str, str]]:
-    """(importing module, private dotted name) for each private name imported from outside."""
+    """(importing module, private dotted name) for each private name imported, or read through a
+    module alias, from outside the package that owns it."""
     found = set()
     for module, imports in IMPORTS.items():
         for target, name, _line in imports:
             for private, owner in _private_scope(target, name):
                 if not (module == owner or module.startswith(owner + ".")):
                     found.add((module, private))
+        for _, private in _aliased_private_reads(module):
+            target, _, name = private.rpartition(".")
+            for dotted, owner in _private_scope(target, name):
+                if not (module == owner or module.startswith(owner + ".")):
+                    found.add((module, dotted))
     return found
+
+
+def test_a_private_name_read_through_a_module_alias_is_seen():
+    """``from ..estimators import entropies as _en`` then ``_en._power(...)`` in a protocol (what
+    the curator did before issue 33): the read of ``_power`` is seen, as an import of it would be;
+    a public name is not."""
+    text = "from ..estimators import entropies as _en\nx = _en._power(1) + _en.entropy(2)\n"
+    found = _aliased_private_reads("ldpgraph.protocols.curator", text)
+    assert found == {("ldpgraph.protocols.curator", "ldpgraph.estimators.entropies._power")}
+    assert _private_scope("ldpgraph.estimators.entropies", "_power") == [
+        ("ldpgraph.estimators.entropies._power", "ldpgraph.estimators")]
 
 
 # Private names still imported from outside the package that owns them, as (importing module,
