@@ -60,7 +60,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._validation import check_epsilon, check_nonnegative_int, check_rng
-from .reference import KCoreRun, _csr, dlap_noise
+from .reference import KCoreRun, dlap_noise
 
 __all__ = ["h_index", "h_index_counts", "hindex_budget", "hindex_node_release", "pool_releases",
            "eb_core_estimate", "hindex_releases", "hindex_pooled", "public_values", "hindex_read_out",
@@ -111,16 +111,30 @@ def h_index_counts(graph: Any, values: ArrayLike) -> NDArray[np.int64]:
     >>> h_index_counts(g, [2, 2, 3, 1]).tolist()
     [2, 2, 2, 1]
     """
-    src, dst = _csr(graph)
     n = graph.n_nodes
     x = np.asarray(values, dtype=np.float64)
     if x.shape != (n,):
         raise ValueError(f"values need one entry per node ({n}), got shape {x.shape}")
-    order = np.lexsort((-x[dst], src))
-    s, v = src[order], x[dst][order]
-    start = np.searchsorted(s, np.arange(n + 1))
-    rank = np.arange(s.size) - start[s] + 1  # rank of the value among the node's, largest first
-    return np.bincount(s[v >= rank], minlength=n).astype(np.int64)
+    # H counts the values >= h for whole h: a value counts by its floor, capped at the degree (H <= d).
+    # Per node a histogram of the capped values over 0..d_v (segment v of length d_v + 1 starts at
+    # indptr[v] + v), then the number of values >= h by a reversed cumulative sum in each segment;
+    # H_v = #{h in 1..d_v : that number >= h} (it falls with h: the h that pass are 1..H_v).
+    ptr = np.asarray(graph.indptr, dtype=np.int64)
+    deg = np.diff(ptr)
+    floor = np.floor(np.clip(x, 0.0, float(max(int(deg.max(initial=0)), 0)))).astype(np.int64)
+    base = ptr[:-1] + np.arange(n, dtype=np.int64)
+    cell = np.minimum(floor[np.asarray(graph.indices)], np.repeat(deg, deg))
+    cell += np.repeat(base, deg)
+    size = int(ptr[-1]) + n
+    hist = np.bincount(cell, minlength=size)
+    del cell
+    above = np.cumsum(hist[::-1])[::-1]  # sum of hist[i:] over the whole array
+    end = np.repeat(ptr[1:] + np.arange(1, n + 1, dtype=np.int64), deg + 1)  # one past the segment
+    above -= np.append(above, 0)[end]  # the segment's own tail: values >= h at the node
+    del end
+    h = np.arange(size, dtype=np.int64) - np.repeat(base, deg + 1)
+    ok = (above >= h) & (h >= 1)
+    return np.bincount(np.repeat(np.arange(n, dtype=np.int64), deg + 1)[ok], minlength=n).astype(np.int64)
 
 
 def hindex_budget(epsilon: float, steps: int = 1, h_share: float = 0.9) -> dict[str, float]:
