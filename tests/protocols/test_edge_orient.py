@@ -174,3 +174,48 @@ def test_reference_counts_triangles_at_equal_levels_inconsistently():
     g = from_edge_array([[0, 1], [1, 2], [0, 2]])
     vals = {round(reference_edge_orient(g, 200.0, rng=s)) for s in range(60)}
     assert len(vals - {1}) >= 1 and vals <= {0, 1, 2, 3}
+
+
+def _trial_by_lower_wedges(graph, epsilon, rng):
+    """edge_orient_trial as it was before issue 34 (the relabelled graph, lower_wedges' table of
+    wedges, distinct pairs and inverse map): the same draws in the same order."""
+    from ldpgraph.protocols.kcore.reference import dlap_noise, dlap_noise_per_node
+
+    eps = edge_orient_budget(epsilon)
+    gen = np.random.default_rng(rng)
+    n = graph.n_nodes
+    h = orient_relabel(graph, graph.degrees + dlap_noise(gen, eps["order"], n))
+    w = lower_wedges(h)
+    m = w.lower_degrees
+    bound = local_bounds(m, eps["bound"], rng=gen)
+    p, q = keep_probability(eps["rr"]), flip_probability(eps["rr"])
+    bits = gen.random(w.pairs.size) < np.where(w.pair_is_edge, p, q)
+    ones = np.bincount(w.node[bits[w.pair]], minlength=n)
+    wv = ones - q * (m * (m - 1) // 2)
+    a = eps["count"] / count_sensitivity(bound, p)
+    noise = dlap_noise_per_node(gen, a)
+    rounded = np.floor(scale_factors(m, bound) * wv + gen.random(n))
+    return math.fsum((rounded + noise).tolist()) / (p - q), bound, h
+
+
+@pytest.mark.parametrize(("block", "pack_bits"), [(1 << 22, 62), (7, 62), (5, 10)])
+def test_trial_draws_the_same_bits_as_the_wedge_table(monkeypatch, block, pack_bits):
+    """The one-word-per-wedge trial (issue 34) against the table of lower wedges it replaced: for the
+    same seed the same order, bounds, bits, rounding and noise, so the same estimate (equal in law a
+    fortiori); also with tiny blocks (pairs cut at block ends) and the wide path (argsort)."""
+    from ldpgraph.datasets import resolve_graph
+    from ldpgraph.protocols.orientation import kernels
+
+    monkeypatch.setattr(kernels, "_WEDGE_BLOCK", block)
+    monkeypatch.setattr(kernels, "_PACK_BITS", pack_bits)
+    for spec, eps in (("ba:n=400,m=4", 2.0), ("er:n=300,p=0.05", 0.5)):
+        g = resolve_graph(spec, rng=3)
+        for seed in range(3):
+            got = edge_orient_trial(g, eps, rng=seed)
+            want, bound, h = _trial_by_lower_wedges(g, eps, seed)
+            assert got.estimate == pytest.approx(want, rel=1e-12, abs=1e-9)
+            assert np.array_equal(got.bounds, bound)
+            assert np.array_equal(got.oriented.indices, h.indices)
+    g = from_edge_array(TINY)
+    assert edge_orient_trial(g, 400.0, oriented=orient_relabel(g, g.degrees), rng=0).estimate == 5.0
+    assert edge_orient_trial(from_edge_array(np.zeros((0, 2), int), n_nodes=3), 1.0, rng=0).n_scaled == 0

@@ -38,6 +38,31 @@ def test_truth_is_networkx_core_number():
     assert exact_core_numbers(g).tolist() == [want[v] for v in range(kg.number_of_nodes())]
 
 
+def test_truth_is_igraph_coreness_on_random_and_structured_graphs(monkeypatch):
+    """The peeling on the CSR (issue 34: no igraph) against igraph's coreness: random graphs of every
+    density, a tree, a long path (node by node in Python), a lattice; with the Python path off
+    (every frontier a numpy sweep) and always on."""
+    import igraph as ig
+
+    from ldpgraph.graph import from_igraph
+    from ldpgraph.protocols.kcore import reference
+
+    rng = np.random.default_rng(11)
+    graphs = []
+    for _ in range(60):
+        n = int(rng.integers(1, 80))
+        e = rng.integers(0, n, size=(int(rng.integers(0, 6 * n)), 2))
+        graphs.append(from_edge_array(e[e[:, 0] != e[:, 1]].reshape(-1, 2), n_nodes=n))
+    graphs += [from_igraph(h) for h in (ig.Graph.Barabasi(3000, 4), ig.Graph.Tree(2000, 3),
+                                        ig.Graph.Lattice([40, 40], circular=False),
+                                        ig.Graph.Erdos_Renyi(2000, m=12000), ig.Graph.Full(12))]
+    graphs.append(from_edge_array(np.c_[np.arange(4999), np.arange(1, 5000)]))
+    for small in (0, 10**9, reference._SMALL_FRONTIER):
+        monkeypatch.setattr(reference, "_SMALL_FRONTIER", small)
+        for g in graphs:
+            assert exact_core_numbers(g).tolist() == g.to_igraph().coreness()
+
+
 def test_core_sizes_match_networkx_k_cores():
     g, kg = _karate()
     sizes = core_sizes(exact_core_numbers(g))

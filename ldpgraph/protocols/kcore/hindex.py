@@ -116,25 +116,29 @@ def h_index_counts(graph: Any, values: ArrayLike) -> NDArray[np.int64]:
     if x.shape != (n,):
         raise ValueError(f"values need one entry per node ({n}), got shape {x.shape}")
     # H counts the values >= h for whole h: a value counts by its floor, capped at the degree (H <= d).
-    # Per node a histogram of the capped values over 0..d_v (segment v of length d_v + 1 starts at
-    # indptr[v] + v), then the number of values >= h by a reversed cumulative sum in each segment;
-    # H_v = #{h in 1..d_v : that number >= h} (it falls with h: the h that pass are 1..H_v).
+    # Per node a histogram of the capped values over 0..d_v (segment v, d_v + 1 cells from
+    # base_v = indptr[v] + v); S_v(h), the values >= h, is G[base_v + h] - G[end_v] with G the
+    # suffix sums of the whole histogram and end_v one past the segment. S_v falls with h, so the
+    # h in 0..d_v with S_v(h) >= h, i.e. G[pos] - pos >= G[end_v] - base_v, are 0..H_v.
     ptr = np.asarray(graph.indptr, dtype=np.int64)
     deg = np.diff(ptr)
     floor = np.floor(np.clip(x, 0.0, float(max(int(deg.max(initial=0)), 0)))).astype(np.int64)
     base = ptr[:-1] + np.arange(n, dtype=np.int64)
-    cell = np.minimum(floor[np.asarray(graph.indices)], np.repeat(deg, deg))
-    cell += np.repeat(base, deg)
     size = int(ptr[-1]) + n
-    hist = np.bincount(cell, minlength=size)
+    cell = floor[np.asarray(graph.indices)]
+    del floor
+    np.minimum(cell, np.repeat(deg, deg), out=cell)
+    cell += np.repeat(base, deg)
+    g = np.bincount(cell, minlength=size + 1)  # one cell more: G[size] = 0
     del cell
-    above = np.cumsum(hist[::-1])[::-1]  # sum of hist[i:] over the whole array
-    end = np.repeat(ptr[1:] + np.arange(1, n + 1, dtype=np.int64), deg + 1)  # one past the segment
-    above -= np.append(above, 0)[end]  # the segment's own tail: values >= h at the node
-    del end
-    h = np.arange(size, dtype=np.int64) - np.repeat(base, deg + 1)
-    ok = (above >= h) & (h >= 1)
-    return np.bincount(np.repeat(np.arange(n, dtype=np.int64), deg + 1)[ok], minlength=n).astype(np.int64)
+    np.cumsum(g[::-1], out=g[::-1])
+    threshold = g[base + deg + 1] - base
+    g -= np.arange(size + 1, dtype=np.int64)
+    ok = g[:size] >= np.repeat(threshold, deg + 1)
+    del g
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    return np.add.reduceat(ok, base, dtype=np.int64) - 1
 
 
 def hindex_budget(epsilon: float, steps: int = 1, h_share: float = 0.9) -> dict[str, float]:
