@@ -84,6 +84,50 @@ def test_reference_levels_and_estimates_follow_the_code(facebook):
     assert np.allclose(power, np.round(power)) and power.min() >= 0
 
 
+def _reference_levels_round_by_round(graph, epsilon, rng, noise=True):
+    """reference_kcore's levels as before issue 34: U_v(r) recounted over every CSR entry each round."""
+    from ldpgraph.protocols.kcore.reference import dlap_noise, dlap_noise_per_node, same_level_counts
+
+    gen, n, psi = np.random.default_rng(rng), graph.n_nodes, 0.5
+    par = reference_parameters(n, psi)
+    big_l, eps1, eps2 = par["levels_per_group"], 2 * epsilon * 0.8, 2 * epsilon * 0.2
+    noisy = np.asarray(graph.degrees, dtype=np.int64).copy()
+    if noise:
+        noisy = noisy + dlap_noise(gen, eps1 / 2.0, n)
+        noisy = noisy - np.minimum(reference_degree_bias(eps1), noisy).astype(np.int64) + 1
+    with np.errstate(divide="ignore"):
+        log2 = np.where(noisy > 0, np.log2(np.maximum(noisy, 1)), -np.inf)
+    caps = np.maximum((np.ceil(log2) * big_l).astype(np.int64) + 1, 0)
+    src = np.repeat(np.arange(n), graph.degrees)
+    levels, alive = np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool)
+    for r in range(int(min(par["max_rounds"], int(caps.max(initial=0))))):
+        alive &= caps != r
+        act = np.flatnonzero(alive & (levels == r))
+        if act.size == 0:
+            continue
+        u = same_level_counts(src, np.asarray(graph.indices), levels, r, n)[act]
+        if noise:
+            s = eps2 / (2.0 * caps[act])
+            extra = np.floor(3.0 * (2.0 * np.exp(s)) / (np.exp(2.0 * s) - 1.0) ** 3)
+            u = u + dlap_noise_per_node(gen, s) + np.minimum(extra, 2.0**62).astype(np.int64)
+        move = u > int((1.0 + psi) ** math.floor(r / big_l))
+        levels[act[move]] += 1
+        alive[act[~move]] = False
+    return levels
+
+
+def test_reference_levels_by_update_equal_the_recount_each_round(facebook):
+    """Issue 34: U_v(r) kept up to date as nodes stop climbing (each row read once) gives the levels
+    of the recount over every edge in every round, draw for draw."""
+    from ldpgraph.datasets import resolve_graph
+
+    graphs = [facebook, resolve_graph("ba:n=2000,m=4", rng=1), _karate()[0]]
+    for g in graphs:
+        for seed, eps, noise in ((0, 0.5, True), (1, 8.0, True), (2, 50.0, True), (3, 1.0, False)):
+            got = reference_kcore(g, eps, noise=noise, rng=seed).levels
+            assert np.array_equal(got, _reference_levels_round_by_round(g, eps, seed, noise))
+
+
 def test_reference_bias_sends_every_node_to_its_cap_at_small_epsilon(facebook):
     # the code's bias B = floor(6 e^s / (e^{2s} - 1)^3) is ~10^6 for s ~ 1e-2: no node ever fails
     run = reference_kcore(facebook, 0.5, rng=6)

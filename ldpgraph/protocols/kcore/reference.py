@@ -233,13 +233,6 @@ def factor_histogram(estimate: ArrayLike, truth: ArrayLike) -> dict[str, int]:
     return {f"[{lo:g}, {hi:g})": int(c) for lo, hi, c in edges}
 
 
-def _csr(graph: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(row of every CSR entry, neighbour of every CSR entry)."""
-    ptr = np.asarray(graph.indptr, dtype=np.int64)
-    src = np.repeat(np.arange(graph.n_nodes, dtype=np.int64), np.diff(ptr))
-    return src, np.asarray(graph.indices, dtype=np.int64)
-
-
 def same_level_counts(src: NDArray[np.int64], dst: NDArray[np.int64], levels: NDArray[np.int64],
                       r: int, n: int) -> NDArray[np.int64]:
     """:math:`U_v(r)`: for every node, its neighbours at level ``r``."""
@@ -326,23 +319,34 @@ def reference_kcore(graph: Any, epsilon: float, *, psi: float = 0.5, factor: flo
     caps = (np.ceil(log2) * big_l).astype(np.int64) + 1  # int(threshold) + 1
     caps = np.maximum(caps, 0)
     n_rounds = int(min(par["max_rounds"], int(caps.max(initial=0))))
-    src, dst = _csr(graph)
+    ptr = np.asarray(graph.indptr, dtype=np.int64)
+    idx = np.asarray(graph.indices, dtype=np.int64)
     levels = np.zeros(n, dtype=np.int64)
     alive = np.ones(n, dtype=bool)
+    # U_v(r) by its update: the nodes at level r are those that moved in every round so far
+    # (``climbing``, in id order); when one stops, its neighbours lose it. Each row is read once.
+    same = np.diff(ptr)  # round 0: every node is at level 0
+    climbing = np.arange(n, dtype=np.int64)
     for r in range(n_rounds):
         group = math.floor(r / big_l)
         alive &= caps != r
-        act = np.flatnonzero(alive & (levels == r))
+        act = climbing[alive[climbing]]  # = np.flatnonzero(alive & (levels == r))
         if act.size == 0:
-            continue
-        u = same_level_counts(src, dst, levels, r, n)[act]
+            break  # no node at level r moves: none is ever at a level above r
+        u = same[act]
         if noise:
             s = eps2 / (2.0 * caps[act])
             extra = np.floor(3.0 * (2.0 * np.exp(s)) / (np.exp(2.0 * s) - 1.0) ** 3)
             u = u + dlap_noise_per_node(gen, s) + np.minimum(extra, 2.0**62).astype(np.int64)
         move = u > int((1.0 + psi) ** group)
-        levels[act[move]] += 1
+        up = act[move]
+        levels[up] += 1
         alive[act[~move]] = False
+        stays = np.ones(n, dtype=bool)
+        stays[up] = False
+        stopped = climbing[stays[climbing]]
+        same -= np.bincount(idx[_row_entries(ptr, stopped)], minlength=n)
+        climbing = up
     return KCoreRun(levels, reference_core_estimate(levels, big_l, psi), n_rounds, caps)
 
 

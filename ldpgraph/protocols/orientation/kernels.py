@@ -318,43 +318,56 @@ class OutLists:
         blocks of about :data:`_WEDGE_BLOCK` wedges."""
         m = np.diff(self.ptr)
         per = m * (m - 1) // 2
-        cum = np.cumsum(per)
-        out = np.empty(int(cum[-1]) if cum.size else 0, dtype=np.int64)
-        n = m.size
-        a = done = 0
-        while a < n:
-            b = min(max(int(np.searchsorted(cum, done + _WEDGE_BLOCK, side="right")), a + 1), n)
-            p0, p1 = int(self.ptr[a]), int(self.ptr[b])
-            pos = np.arange(p0, p1, dtype=np.int64)
-            after = np.repeat(self.ptr[a + 1:b + 1], m[a:b]) - pos - 1  # later entries of the same row
-            count = int(after.sum())
-            if count:
-                first = np.repeat(pos, after)
-                second = np.arange(count, dtype=np.int64) - np.repeat(np.cumsum(after) - after, after)
-                second += first + 1
-                j = self.nbr[first].astype(np.int64)
-                del first
-                k = self.nbr[second].astype(np.int64)
-                del second
-                hi = np.maximum(j, k)
-                np.minimum(j, k, out=j)
-                del k
-                hi *= hi - 1
-                hi //= 2
-                hi += j  # pair_index(hi, lo)
-                del j
-                if shift is not None:
-                    hi <<= shift
-                    hi |= np.repeat(self.ranks[a:b], per[a:b])
-                out[done:done + count] = hi
-                done += count
-            a = b
+        out = np.empty(int(per.sum()), dtype=np.int64)
+        done = 0
+        for a, b, j, k in row_pair_blocks(self.ptr, self.nbr):
+            hi = np.maximum(j, k)
+            np.minimum(j, k, out=j)
+            del k
+            hi *= hi - 1
+            hi //= 2
+            hi += j  # pair_index(hi, lo)
+            del j
+            if shift is not None:
+                hi <<= shift
+                hi |= np.repeat(self.ranks[a:b], per[a:b])
+            out[done:done + hi.size] = hi
+            done += hi.size
         return out
 
     def wedge_owners(self) -> NDArray[np.int64]:
         """The rank label of every out-wedge's source, in :meth:`wedge_keys`' order."""
         m = np.diff(self.ptr)
         return np.repeat(self.ranks, m * (m - 1) // 2)
+
+
+def row_pair_blocks(ptr: NDArray[np.int64], nbr: NDArray[Any], block: int | None = None) -> Any:
+    """Yield ``(a, b, j, k)`` for blocks of rows a..b-1 of the lists ``nbr[ptr[v]:ptr[v + 1]]``: the
+    entries j = row[i], k = row[i'] (int64) of every pair of positions i < i' of those rows, row by row
+    (in each row i, then i', ascending), about ``block`` (:data:`_WEDGE_BLOCK`) pairs a block (a
+    longer row alone)."""
+    block = _WEDGE_BLOCK if block is None else block
+    m = np.diff(ptr)
+    cum = np.cumsum(m * (m - 1) // 2)
+    n = m.size
+    a = 0
+    while a < n:
+        done = int(cum[a - 1]) if a else 0
+        b = min(max(int(np.searchsorted(cum, done + block, side="right")), a + 1), n)
+        p0, p1 = int(ptr[a]), int(ptr[b])
+        pos = np.arange(p0, p1, dtype=np.int64)
+        after = np.repeat(ptr[a + 1:b + 1], m[a:b]) - pos - 1  # later entries of the same row
+        count = int(after.sum())
+        if count:
+            first = np.repeat(pos, after)
+            second = np.arange(count, dtype=np.int64) - np.repeat(np.cumsum(after) - after, after)
+            second += first + 1
+            j = nbr[first].astype(np.int64)
+            del first
+            k = nbr[second].astype(np.int64)
+            del second
+            yield a, b, j, k
+        a = b
 
 
 def out_wedge_ones(lists: OutLists, p: float, q: float, gen: np.random.Generator) -> NDArray[np.int64]:
@@ -376,36 +389,54 @@ def out_wedge_ones(lists: OutLists, p: float, q: float, gen: np.random.Generator
     edges = lists.edge_keys()
     mask = (1 << shift) - 1
     ones = np.zeros(n, dtype=np.int64)
-    pos, total = 0, packed.size
-    while pos < total:
-        end = min(pos + _WEDGE_BLOCK, total)
-        if end < total:  # end the block at a pair's last wedge
-            end = int(np.searchsorted(packed, ((int(packed[end - 1]) >> shift) + 1) << shift, side="left"))
+    for pos, end in _whole_key_blocks(packed, shift):
         chunk = packed[pos:end]
         ones += _block_ones(chunk >> shift, chunk & mask, edges, p, q, gen, n)
-        pos = end
     return ones
 
 
-def _block_ones(keys: NDArray[np.int64], owner: NDArray[np.int64], edges: NDArray[np.int64], p: float,
-                q: float, gen: np.random.Generator, n: int) -> NDArray[np.int64]:
-    """The ones per owner of a block of wedges sorted by pair ``keys`` (whole pairs only)."""
+def _whole_key_blocks(words: NDArray[np.int64], shift: int) -> Any:
+    """``(start, end)`` of consecutive blocks of about :data:`_WEDGE_BLOCK` of the sorted ``words``, each
+    ending where the key ``word >> shift`` changes (a key's words in one block)."""
+    pos, total = 0, words.size
+    while pos < total:
+        end = min(pos + _WEDGE_BLOCK, total)
+        if end < total:
+            end = int(np.searchsorted(words, ((int(words[end - 1]) >> shift) + 1) << shift, side="left"))
+        yield pos, end
+        pos = end
+
+
+def _groups(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The distinct values of the sorted ``keys`` and how many times each occurs."""
     new = np.empty(keys.size, dtype=bool)
     new[:1] = True
     np.not_equal(keys[1:], keys[:-1], out=new[1:])
     starts = np.flatnonzero(new)
     del new
-    uk = keys[starts]
-    counts = np.diff(np.append(starts, keys.size))
-    # the edges among the block's pairs: the block's few edges looked up among its pairs (both sorted)
-    lo, hi = np.searchsorted(edges, uk[[0, -1]], side="left") if uk.size else (0, 0)
-    sub = edges[lo:int(hi) + 1]  # up to the first edge >= the last pair
-    at = np.searchsorted(uk, sub)
-    hit = at < uk.size
-    hit[hit] = uk[at[hit]] == sub[hit]
-    is_edge = np.zeros(uk.size, dtype=bool)
-    is_edge[at[hit]] = True
-    bit = gen.random(uk.size) < np.where(is_edge, p, q)
+    return keys[starts], np.diff(np.append(starts, keys.size))
+
+
+def _members(values: NDArray[np.int64], table: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Which of the sorted distinct ``values`` are in the sorted ``table``: the table's entries in the
+    values' range looked up among the values (the fewer lookups when the values are the many)."""
+    out = np.zeros(values.size, dtype=bool)
+    if not values.size or not table.size:
+        return out
+    lo, hi = np.searchsorted(table, values[[0, -1]], side="left")
+    sub = table[int(lo):int(hi) + 1]  # up to the first entry >= the last value
+    at = np.searchsorted(values, sub)
+    hit = at < values.size
+    hit[hit] = values[at[hit]] == sub[hit]
+    out[at[hit]] = True
+    return out
+
+
+def _block_ones(keys: NDArray[np.int64], owner: NDArray[np.int64], edges: NDArray[np.int64], p: float,
+                q: float, gen: np.random.Generator, n: int) -> NDArray[np.int64]:
+    """The ones per owner of a block of wedges sorted by pair ``keys`` (whole pairs only)."""
+    uk, counts = _groups(keys)
+    bit = gen.random(uk.size) < np.where(_members(uk, edges), p, q)
     return np.bincount(owner[np.repeat(bit, counts)], minlength=n)
 
 
@@ -420,13 +451,8 @@ def _out_wedge_ones_wide(lists: OutLists, p: float, q: float, gen: np.random.Gen
     del order
     edges = lists.edge_keys()
     ones = np.zeros(n, dtype=np.int64)
-    pos, total = 0, keys.size
-    while pos < total:
-        end = min(pos + _WEDGE_BLOCK, total)
-        if end < total:
-            end = int(np.searchsorted(keys, keys[end - 1], side="right"))
+    for pos, end in _whole_key_blocks(keys, 0):
         ones += _block_ones(keys[pos:end], owner[pos:end], edges, p, q, gen, n)
-        pos = end
     return ones
 
 
@@ -591,29 +617,30 @@ def reference_edge_orient(graph: Graph, epsilon_paper: float, *, psi: float = 0.
     cut = int(math.floor(min(max(noisy_max, 0.0), float(n))))
     sel = keep & (pos_in_row < cut)
     lists_src, lists_dst = src[sel], nbr[sel]
-    lens = np.bincount(lists_src, minlength=n)
-    starts = np.concatenate([[0], np.cumsum(lens)])
-    pj, pk, owner = [], [], []
-    for v in np.flatnonzero(lens >= 2).tolist():
-        row = lists_dst[starts[v]:starts[v + 1]]
-        a, b = np.triu_indices(row.size, k=1)
-        pj.append(row[a])
-        pk.append(row[b])
-        owner.append(np.full(a.size, v))
-    if not pj:
-        total = 0.0
-    else:
-        j, k, who = np.concatenate(pj), np.concatenate(pk), np.concatenate(owner)
-        keys = _pair_keys(n, j, k)
-        uniq, inv = np.unique(keys, return_inverse=True)
-        edges = graph.edges()
-        edge_keys = np.sort(_pair_keys(n, edges[:, 0], edges[:, 1]))
-        at = np.searchsorted(edge_keys, uniq)
-        is_edge = (at < edge_keys.size) & (edge_keys[np.minimum(at, edge_keys.size - 1)] == uniq)
+    # every pair of each truncated list, as the key lo * n + hi, sorted in place: a distinct pair's
+    # flip is drawn once, in key order, and its term counts once per list holding it
+    ptr2 = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(lists_src, minlength=n), out=ptr2[1:])
+    del lists_src
+    lens = np.diff(ptr2)
+    keys = np.empty(int((lens * (lens - 1) // 2).sum()), dtype=np.int64)
+    done = 0
+    for _, _, j, k in row_pair_blocks(ptr2, lists_dst):
+        keys[done:done + j.size] = _pair_keys(n, j, k)
+        done += j.size
+    del lists_dst
+    keys.sort()
+    edges = graph.edges()
+    edge_keys = np.sort(_pair_keys(n, edges[:, 0], edges[:, 1]))
+    del edges
+    sums = []
+    for pos, end in _whole_key_blocks(keys, 0):
+        uniq, count = _groups(keys[pos:end])
         flip = gen.random(uniq.size) < 1.0 / (math.exp(e4) + 1.0)
-        x = (is_edge ^ flip).astype(np.float64)
+        x = (_members(uniq, edge_keys) ^ flip).astype(np.float64)
         term = (x * (math.exp(e4) + 1.0) - 1.0) / (math.exp(e4) - 1.0)
-        total = math.fsum(np.bincount(who, weights=term[inv], minlength=n).tolist())
+        sums.append(float(np.dot(count, term)))
+    total = math.fsum(sums)
     scale = max(noisy_max, 0.0) / (e4 / 2.0)  # Laplace at (eps/4)/2 with sensitivity d~max (the code)
     noise = gen.laplace(0.0, scale, n) if scale > 0 else np.zeros(n)
     value = total + math.fsum(noise.tolist())
