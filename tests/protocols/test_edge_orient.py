@@ -198,16 +198,18 @@ def _trial_by_lower_wedges(graph, epsilon, rng):
     return math.fsum((rounded + noise).tolist()) / (p - q), bound, h
 
 
-@pytest.mark.parametrize(("block", "pack_bits"), [(1 << 22, 62), (7, 62), (5, 10)])
-def test_trial_draws_the_same_bits_as_the_wedge_table(monkeypatch, block, pack_bits):
+@pytest.mark.parametrize(("block", "pack_bits", "buffer"), [(1 << 16, 62, 1 << 22), (7, 62, 50), (5, 10, 3)])
+def test_trial_draws_the_same_bits_as_the_wedge_table(monkeypatch, block, pack_bits, buffer):
     """The one-word-per-wedge trial (issue 34) against the table of lower wedges it replaced: for the
     same seed the same order, bounds, bits, rounding and noise, so the same estimate (equal in law a
-    fortiori); also with tiny blocks (pairs cut at block ends) and the wide path (argsort)."""
+    fortiori); also with tiny blocks (pairs cut at block ends), a tiny buffer of owners and the wide path
+    (argsort)."""
     from ldpgraph.datasets import resolve_graph
     from ldpgraph.protocols.orientation import kernels
 
     monkeypatch.setattr(kernels, "_WEDGE_BLOCK", block)
     monkeypatch.setattr(kernels, "_PACK_BITS", pack_bits)
+    monkeypatch.setattr(kernels, "_OWNER_BUFFER", buffer)
     for spec, eps in (("ba:n=400,m=4", 2.0), ("er:n=300,p=0.05", 0.5)):
         g = resolve_graph(spec, rng=3)
         for seed in range(3):

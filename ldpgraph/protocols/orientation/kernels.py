@@ -99,6 +99,10 @@ __all__ = [
     "edge_orient_mean",
     "edge_orient_variance",
     "reference_edge_orient",
+    "order_ranks",
+    "OutLists",
+    "out_wedge_ones",
+    "row_pair_blocks",
 ]
 
 
@@ -254,8 +258,11 @@ class EdgeOrientTrial:
         return from_edge_array(self.ranks[self.graph.edges()], n_nodes=self.graph.n_nodes)
 
 
-#: wedges enumerated (and pairs sampled) per block by :func:`out_wedge_ones`: 2^22, ~32 MB per array
-_WEDGE_BLOCK = 1 << 22
+#: wedges enumerated (and pairs sampled) per block by :func:`out_wedge_ones`: 2^16, 512 KB per array
+#: (blocks of 2^22 ran 2-3 times slower: fresh pages for every temporary, out of the cache)
+_WEDGE_BLOCK = 1 << 16
+#: the owners of one bits gathered before one bincount over the nodes (4 M entries)
+_OWNER_BUFFER = 1 << 22
 #: the bits a packed wedge word (pair index, owner) may use (n up to ~2.9 M)
 _PACK_BITS = 62
 
@@ -388,11 +395,39 @@ def out_wedge_ones(lists: OutLists, p: float, q: float, gen: np.random.Generator
     packed.sort()
     edges = lists.edge_keys()
     mask = (1 << shift) - 1
-    ones = np.zeros(n, dtype=np.int64)
+    ones = _Tally(n)
     for pos, end in _whole_key_blocks(packed, shift):
         chunk = packed[pos:end]
-        ones += _block_ones(chunk >> shift, chunk & mask, edges, p, q, gen, n)
-    return ones
+        ones.add(_one_owners(chunk >> shift, chunk, edges, p, q, gen) & mask)
+    return ones.counts()
+
+
+class _Tally:
+    """Counts per node of owner labels added in pieces: gathered in a buffer, one bincount per
+    :data:`_OWNER_BUFFER` of them (a bincount over the n nodes per block would cost O(n) a block)."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.fill = n, 0
+        self.total = np.zeros(n, dtype=np.int64)
+        self.buf = np.empty(_OWNER_BUFFER, dtype=np.int32 if n < 2**31 else np.int64)
+
+    def add(self, owners: NDArray[np.int64]) -> None:
+        if self.fill + owners.size > self.buf.size:
+            self._flush()
+        if owners.size > self.buf.size:
+            self.total += np.bincount(owners, minlength=self.n)
+            return
+        self.buf[self.fill:self.fill + owners.size] = owners
+        self.fill += owners.size
+
+    def _flush(self) -> None:
+        if self.fill:
+            self.total += np.bincount(self.buf[:self.fill], minlength=self.n)
+            self.fill = 0
+
+    def counts(self) -> NDArray[np.int64]:
+        self._flush()
+        return self.total
 
 
 def _whole_key_blocks(words: NDArray[np.int64], shift: int) -> Any:
@@ -432,12 +467,13 @@ def _members(values: NDArray[np.int64], table: NDArray[np.int64]) -> NDArray[np.
     return out
 
 
-def _block_ones(keys: NDArray[np.int64], owner: NDArray[np.int64], edges: NDArray[np.int64], p: float,
-                q: float, gen: np.random.Generator, n: int) -> NDArray[np.int64]:
-    """The ones per owner of a block of wedges sorted by pair ``keys`` (whole pairs only)."""
+def _one_owners(keys: NDArray[np.int64], owner: NDArray[np.int64], edges: NDArray[np.int64], p: float,
+                q: float, gen: np.random.Generator) -> NDArray[np.int64]:
+    """The ``owner`` entries of the wedges whose pair's bit is 1, for a block of wedges sorted by pair
+    ``keys`` (whole pairs only): one bit per distinct pair, in key order."""
     uk, counts = _groups(keys)
     bit = gen.random(uk.size) < np.where(_members(uk, edges), p, q)
-    return np.bincount(owner[np.repeat(bit, counts)], minlength=n)
+    return owner[np.repeat(bit, counts)]
 
 
 def _out_wedge_ones_wide(lists: OutLists, p: float, q: float, gen: np.random.Generator) -> NDArray[np.int64]:
@@ -450,10 +486,10 @@ def _out_wedge_ones_wide(lists: OutLists, p: float, q: float, gen: np.random.Gen
     owner = lists.wedge_owners()[order]
     del order
     edges = lists.edge_keys()
-    ones = np.zeros(n, dtype=np.int64)
+    ones = _Tally(n)
     for pos, end in _whole_key_blocks(keys, 0):
-        ones += _block_ones(keys[pos:end], owner[pos:end], edges, p, q, gen, n)
-    return ones
+        ones.add(_one_owners(keys[pos:end], owner[pos:end], edges, p, q, gen))
+    return ones.counts()
 
 
 def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] | None = None,
