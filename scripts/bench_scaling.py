@@ -26,6 +26,14 @@ Usage (from the repository root):
 wedge-table simulator they replace on large graphs): :func:`triangle_scaling`.
     PYTHONPATH=. python scripts/bench_scaling.py --clustering --sizes 100000 1000000 --m 10 [--cl-methods M ...]
 (``--clustering``: the clustering and 4-cycle methods, :func:`clustering_main`.)
+``--kcore-orientation`` instead times one trial of each k-core and orientation method
+(:data:`KCORE_ORIENTATION_METHODS`; ``--methods`` to choose) on ``ba:n=N,m=10`` for each N
+(default 10^5 and 10^6), each in a fresh subprocess: the graph built by ``resolve_graph`` (not
+timed), a warm-up trial on a 200-node graph, then one trial at ε = 1 (``Method.estimate_trials``)
+with its wall time, its peak resident memory above the start (sampled every 2 ms) and the
+process's peak RSS; beside it, the reference of the same subprocess: ``np.sort`` of a copy of the
+CSR's neighbour array (2m entries). Prints the exponent of the trial time from one size to the next.
+    PYTHONPATH=. python scripts/bench_scaling.py --kcore-orientation [--sizes 100000 1000000]
 """
 
 from __future__ import annotations
@@ -306,6 +314,73 @@ def clustering_main(args: argparse.Namespace) -> None:
                       f"{r.get('exponent', float('nan')):.2f} |")
 
 
+#: the k-core and orientation methods of ``--kcore-orientation``
+KCORE_ORIENTATION_METHODS = ("kcore-hindex", "kcore-reference", "edge-orient-triangles",
+                             "edge-orient-triangles-global", "edge-orient-reference")
+
+
+def kcore_orientation_one(method: str, n: int, m: int, epsilon: float, seed: int) -> dict:
+    """One trial of ``method`` on ``ba:n={n},m={m}`` in this process: time, memory, the reference."""
+    import numpy as np
+
+    from ldpgraph.datasets import resolve_graph
+    from ldpgraph.run.method import get_method
+
+    meth = get_method(method)
+    stat = "core_numbers" if "kcore" in method else "triangles"
+    meth.estimate_trials(resolve_graph(f"ba:n=200,m={m}", rng=seed), stat, None, epsilon, 1, rng=seed)  # warm-up
+    t0 = time.perf_counter()
+    graph = resolve_graph(f"ba:n={n},m={m}", rng=seed)
+    t_gen = time.perf_counter() - t0
+    out, t_trial, mem = _stage(lambda: meth.estimate_trials(graph, stat, None, epsilon, 1, rng=seed))
+    idx = np.array(graph.indices)
+    t_sort = min(_timed(lambda: np.sort(idx)) for _ in range(3))
+    return {"method": method, "n": n, "edges": int(graph.n_edges), "gen_s": t_gen, "trial_s": t_trial,
+            "trial_mem_mb": mem / 2**20, "sort_s": t_sort, "value": float(out[0]),
+            "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "heavy_modules": sorted(x for x in ("igraph", "matplotlib", "pyarrow") if x in sys.modules)}
+
+
+def kcore_orientation(sizes: list[int], methods: list[str], m: int, epsilon: float, seed: int,
+                      markdown: bool) -> None:
+    """``--kcore-orientation``: every method at every size, a fresh subprocess each; the table and the
+    exponents of the trial time."""
+    import math
+
+    print(f"load average before: {tuple(round(x, 2) for x in os.getloadavg())}", flush=True)
+    rows = []
+    for method in methods:
+        for n in sizes:
+            cmd = [sys.executable, __file__, "--kcore-one", method, str(n), "--kcore-m", str(m),
+                   "--epsilon", str(epsilon), "--seed", str(seed)]  # fmt: skip
+            out = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
+            if out.returncode:
+                print(f"{method:30s} n={n:>9d} FAILED: {out.stderr.strip().splitlines()[-1:]}", flush=True)
+                continue
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            rows.append(r)
+            print(f"{method:30s} n={n:>9d} edges={r['edges']:>10d} | trial {r['trial_s']:7.2f} s "
+                  f"(+{r['trial_mem_mb']:6.0f} MB) | max RSS {r['maxrss_mb']:6.0f} MB | sort ref "
+                  f"{r['sort_s']:.3f} s, ratio {r['trial_s'] / r['sort_s']:6.1f} | gen {r['gen_s']:6.1f} s"
+                  f"{' | loaded ' + ','.join(r['heavy_modules']) if r['heavy_modules'] else ''}", flush=True)
+    print(f"load average after: {tuple(round(x, 2) for x in os.getloadavg())}")
+    by = {(r["method"], r["n"]): r for r in rows}
+    print("exponent of the trial time (log t2/t1 / log n2/n1):")
+    for method in methods:
+        parts = []
+        for a, b in zip(sizes, sizes[1:], strict=False):
+            if (method, a) in by and (method, b) in by:
+                e = math.log(by[method, b]["trial_s"] / by[method, a]["trial_s"]) / math.log(b / a)
+                parts.append(f"{a:.0e}->{b:.0e}: {e:.2f}")
+        print(f"  {method:30s} {'; '.join(parts)}")
+    if markdown:
+        print("\n| method | n | edges | trial (s) | trial +mem (MB) | max RSS (MB) | sort ref (s) |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['method']} | {r['n']:.0e} | {r['edges']:,} | {r['trial_s']:.2f} | {r['trial_mem_mb']:.0f} | "
+                  f"{r['maxrss_mb']:.0f} | {r['sort_s']:.3f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10**5, 10**6, 10**7])
@@ -316,7 +391,7 @@ def main() -> None:
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--triangles", action="store_true",
                     help="the triangle simulators instead (issue 34; --m 10, sizes 1e5 1e6 by default)")
-    ap.add_argument("--methods", nargs="+", help="with --triangles: these methods only")
+    ap.add_argument("--methods", nargs="+", help="with --triangles or --kcore-orientation: these methods only")
     ap.add_argument("--path", choices=("scaled", "table"), default="scaled",
                     help="with --triangles: table = the wedge-table simulator (before issue 34)")
     ap.add_argument("--tri-one", nargs=2, help=argparse.SUPPRESS)
@@ -324,7 +399,19 @@ def main() -> None:
                     help="the clustering and 4-cycle methods (prepare + one trial on ba:n=N,m=M; use --m 10)")
     ap.add_argument("--cl-methods", nargs="+", default=list(CLUSTERING_METHODS), metavar="METHOD")
     ap.add_argument("--clustering-one", help=argparse.SUPPRESS)
+    ap.add_argument("--kcore-orientation", action="store_true", help="the k-core and orientation methods")
+    ap.add_argument("--kcore-m", type=int, default=10, help="m of the BA graphs of --kcore-orientation")
+    ap.add_argument("--kcore-one", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.kcore_one is not None:
+        print(json.dumps(kcore_orientation_one(args.kcore_one[0], int(args.kcore_one[1]), args.kcore_m,
+                                               args.epsilon, args.seed)))
+        return
+    if args.kcore_orientation:
+        sizes = args.sizes if "--sizes" in sys.argv else [10**5, 10**6]
+        kcore_orientation(sizes, args.methods or list(KCORE_ORIENTATION_METHODS), args.kcore_m, args.epsilon,
+                          args.seed, args.markdown)
+        return
     if args.clustering_one is not None:
         print(json.dumps(run_clustering_one(args.clustering_one, args.one, args.m, args.epsilon, args.seed)))
         return

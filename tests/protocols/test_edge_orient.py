@@ -174,3 +174,104 @@ def test_reference_counts_triangles_at_equal_levels_inconsistently():
     g = from_edge_array([[0, 1], [1, 2], [0, 2]])
     vals = {round(reference_edge_orient(g, 200.0, rng=s)) for s in range(60)}
     assert len(vals - {1}) >= 1 and vals <= {0, 1, 2, 3}
+
+
+def _trial_by_lower_wedges(graph, epsilon, rng):
+    """edge_orient_trial as it was before issue 34 (the relabelled graph, lower_wedges' table of
+    wedges, distinct pairs and inverse map): the same draws in the same order."""
+    from ldpgraph.protocols.kcore.reference import dlap_noise, dlap_noise_per_node
+
+    eps = edge_orient_budget(epsilon)
+    gen = np.random.default_rng(rng)
+    n = graph.n_nodes
+    h = orient_relabel(graph, graph.degrees + dlap_noise(gen, eps["order"], n))
+    w = lower_wedges(h)
+    m = w.lower_degrees
+    bound = local_bounds(m, eps["bound"], rng=gen)
+    p, q = keep_probability(eps["rr"]), flip_probability(eps["rr"])
+    bits = gen.random(w.pairs.size) < np.where(w.pair_is_edge, p, q)
+    ones = np.bincount(w.node[bits[w.pair]], minlength=n)
+    wv = ones - q * (m * (m - 1) // 2)
+    a = eps["count"] / count_sensitivity(bound, p)
+    noise = dlap_noise_per_node(gen, a)
+    rounded = np.floor(scale_factors(m, bound) * wv + gen.random(n))
+    return math.fsum((rounded + noise).tolist()) / (p - q), bound, h
+
+
+@pytest.mark.parametrize(("block", "pack_bits", "buffer"), [(1 << 16, 62, 1 << 22), (7, 62, 50), (5, 10, 3)])
+def test_trial_draws_the_same_bits_as_the_wedge_table(monkeypatch, block, pack_bits, buffer):
+    """The one-word-per-wedge trial (issue 34) against the table of lower wedges it replaced: for the
+    same seed the same order, bounds, bits, rounding and noise, so the same estimate (equal in law a
+    fortiori); also with tiny blocks (pairs cut at block ends), a tiny buffer of owners and the wide path
+    (argsort)."""
+    from ldpgraph.datasets import resolve_graph
+    from ldpgraph.protocols.orientation import kernels
+
+    monkeypatch.setattr(kernels, "_WEDGE_BLOCK", block)
+    monkeypatch.setattr(kernels, "_PACK_BITS", pack_bits)
+    monkeypatch.setattr(kernels, "_OWNER_BUFFER", buffer)
+    for spec, eps in (("ba:n=400,m=4", 2.0), ("er:n=300,p=0.05", 0.5)):
+        g = resolve_graph(spec, rng=3)
+        for seed in range(3):
+            got = edge_orient_trial(g, eps, rng=seed)
+            want, bound, h = _trial_by_lower_wedges(g, eps, seed)
+            assert got.estimate == pytest.approx(want, rel=1e-12, abs=1e-9)
+            assert np.array_equal(got.bounds, bound)
+            assert np.array_equal(got.oriented.indices, h.indices)
+    g = from_edge_array(TINY)
+    assert edge_orient_trial(g, 400.0, oriented=orient_relabel(g, g.degrees), rng=0).estimate == 5.0
+    assert edge_orient_trial(from_edge_array(np.zeros((0, 2), int), n_nodes=3), 1.0, rng=0).n_scaled == 0
+
+
+def _reference_by_node_loop(graph, epsilon_paper, rng):
+    """reference_edge_orient as before issue 34 (a Python loop over the nodes, np.unique of the pairs),
+    the signal without the Laplace noise."""
+    from ldpgraph.protocols.kcore.reference import dlap_noise, reference_kcore
+
+    gen, n, e4 = np.random.default_rng(rng), graph.n_nodes, epsilon_paper / 4.0
+    levels = reference_kcore(graph, e4 / 2.0, rng=gen).levels
+    ptr, nbr = np.asarray(graph.indptr), np.asarray(graph.indices)
+    src = np.repeat(np.arange(n), np.diff(ptr))
+
+    def out_mask():
+        lv_s, lv_d = levels[src], levels[nbr]
+        return (lv_d > lv_s) | ((lv_d == lv_s) & (gen.random(src.size) <= 0.5))
+
+    out_deg = np.bincount(src[out_mask()], minlength=n)
+    noisy_max = float(np.max(out_deg + dlap_noise(gen, e4, n), initial=0))
+    keep = out_mask()
+    first = np.concatenate([[0], np.cumsum(np.bincount(src[keep], minlength=n))])[:-1]
+    sel = keep & (np.cumsum(keep) - 1 - first[src] < int(math.floor(min(max(noisy_max, 0.0), float(n)))))
+    lists_src, lists_dst = src[sel], nbr[sel]
+    lens = np.bincount(lists_src, minlength=n)
+    starts = np.concatenate([[0], np.cumsum(lens)])
+    keys, who = [], []
+    for v in np.flatnonzero(lens >= 2).tolist():
+        row = lists_dst[starts[v]:starts[v + 1]]
+        a, b = np.triu_indices(row.size, k=1)
+        keys.append(np.minimum(row[a], row[b]) * n + np.maximum(row[a], row[b]))
+        who.append(np.full(a.size, v))
+    if not keys:
+        return 0.0
+    uniq, inv = np.unique(np.concatenate(keys), return_inverse=True)
+    e = graph.edges()
+    edge_keys = set((np.minimum(e[:, 0], e[:, 1]) * n + np.maximum(e[:, 0], e[:, 1])).tolist())
+    is_edge = np.array([k in edge_keys for k in uniq.tolist()])
+    x = (is_edge ^ (gen.random(uniq.size) < 1.0 / (math.exp(e4) + 1.0))).astype(np.float64)
+    term = (x * (math.exp(e4) + 1.0) - 1.0) / (math.exp(e4) - 1.0)
+    return math.fsum(np.bincount(np.concatenate(who), weights=term[inv], minlength=n).tolist())
+
+
+@pytest.mark.parametrize("block", [1 << 22, 7])
+def test_reference_pairs_in_blocks_draw_what_the_node_loop_drew(monkeypatch, block):
+    """Issue 34: the reference's pairs enumerated in blocks and sorted in place (no loop over the nodes)
+    give the signal of the loop it replaced, flip for flip."""
+    from ldpgraph.datasets import resolve_graph
+    from ldpgraph.protocols.orientation import kernels
+
+    monkeypatch.setattr(kernels, "_WEDGE_BLOCK", block)
+    for spec in ("ba:n=500,m=4", "er:n=300,p=0.05"):
+        g = resolve_graph(spec, rng=5)
+        for seed, eps in ((0, 0.5), (1, 2.0), (2, 40.0)):
+            got = reference_edge_orient(g, eps, rng=seed, parts=True)[1]
+            assert got == pytest.approx(_reference_by_node_loop(g, eps, seed), rel=1e-10, abs=1e-8)

@@ -64,6 +64,21 @@ def test_h_index_counts_is_the_h_index_of_each_neighbourhood():
         h_index_counts(g, x[:3])
 
 
+def test_h_index_counts_on_random_graphs_and_fractional_values():
+    """The per-node histograms (issue 34) against the sort in h_index: isolated nodes, values above
+    the degree, negative, fractional and rounded pooled values (2.9999999999 counts as 2)."""
+    rng = np.random.default_rng(7)
+    for t in range(150):
+        n = int(rng.integers(1, 40))
+        e = rng.integers(0, n, size=(int(rng.integers(0, 200)), 2))
+        g = from_edge_array(e[e[:, 0] != e[:, 1]].reshape(-1, 2), n_nodes=n)
+        x = [rng.integers(-3, 40, n).astype(float), rng.random(n) * 15, np.round(rng.random(n) * 6, 9),
+             np.full(n, 3.0) - 1e-10][t % 4]
+        ptr, idx = np.asarray(g.indptr), np.asarray(g.indices)
+        want = [h_index(x[idx[ptr[v]:ptr[v + 1]]]) for v in range(n)]
+        assert h_index_counts(g, x).tolist() == want
+
+
 def test_h_index_release_is_private_at_its_epsilon():
     """H of the public neighbour values plus DLap: one neighbour more moves H by 0 or 1."""
     eps = 0.8

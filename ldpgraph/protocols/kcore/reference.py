@@ -115,9 +115,75 @@ class KCoreRun:
     caps: NDArray[np.int64] | None = None
 
 
+#: a peeling frontier at most this large is peeled node by node in Python (cheaper than a numpy
+#: sweep's fixed cost; long chains peel one node per sweep)
+_SMALL_FRONTIER = 48
+
+
+def _row_entries(ptr: NDArray[np.int64], nodes: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The positions in ``indices`` of the rows of ``nodes``, concatenated."""
+    start, lens = ptr[nodes], ptr[nodes + 1] - ptr[nodes]
+    total = int(lens.sum())
+    shift = np.repeat(start - (np.cumsum(lens) - lens), lens)
+    return shift + np.arange(total, dtype=np.int64)
+
+
 def exact_core_numbers(graph: Any) -> NDArray[np.int64]:
-    """Core number of every node (igraph's ``coreness``), the truth of ``core_numbers``."""
-    return np.asarray(graph.to_igraph().coreness(), dtype=np.int64)
+    """Core number of every node, the truth of ``core_numbers``: peeling on the CSR (no igraph).
+
+    For k = 0, 1, ... every remaining node of degree <= k (in the remaining graph) gets core
+    number k and is removed, with its edges, until none is left at k; then k moves to the least
+    remaining degree. All of a frontier goes in one numpy sweep (its edges gathered, the
+    neighbours' degrees decremented); a frontier of at most :data:`_SMALL_FRONTIER` nodes is
+    peeled node by node in Python, where a chain would cost one sweep per node. O(m log m) work
+    (the sweeps' ``np.unique``), memory O(n + the largest frontier's edges); igraph's
+    ``coreness`` agrees (``tests/protocols/test_kcore.py``).
+
+    >>> from ldpgraph.graph import from_edge_array
+    >>> exact_core_numbers(from_edge_array([[0, 1], [1, 2], [0, 2], [2, 3]], n_nodes=5)).tolist()
+    [2, 2, 2, 1, 0]
+    """
+    n = graph.n_nodes
+    ptr = np.asarray(graph.indptr, dtype=np.int64)
+    idx = np.asarray(graph.indices, dtype=np.int64)
+    deg = np.diff(ptr)  # degrees in the remaining graph (a fresh array)
+    core = np.full(n, -1, dtype=np.int64)  # -1: not removed yet
+    alive = np.arange(n, dtype=np.int64)
+    k = 0
+    while alive.size:
+        alive = alive[core[alive] < 0]
+        if not alive.size:
+            break
+        k = max(k, int(deg[alive].min()))
+        frontier = alive[deg[alive] <= k]
+        core[frontier] = k
+        while frontier.size:
+            if frontier.size <= _SMALL_FRONTIER:
+                frontier = _peel_small(frontier.tolist(), k, ptr, idx, deg, core)
+                continue
+            nb = idx[_row_entries(ptr, frontier)]
+            nb = nb[core[nb] < 0]
+            u, c = np.unique(nb, return_counts=True)
+            deg[u] -= c
+            frontier = u[deg[u] <= k]
+            core[frontier] = k
+    return core
+
+
+def _peel_small(stack: list[int], k: int, ptr: NDArray[np.int64], idx: NDArray[np.int64],
+                deg: NDArray[np.int64], core: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Peel from ``stack`` (removed nodes whose edges are still counted) one node at a time while it
+    stays at most :data:`_SMALL_FRONTIER` long; the nodes left on it (removed, core k) are returned."""
+    while stack and len(stack) <= _SMALL_FRONTIER:
+        v = stack.pop()
+        for w in idx[ptr[v]:ptr[v + 1]].tolist():
+            if core[w] < 0:
+                d = int(deg[w]) - 1
+                deg[w] = d
+                if d <= k:
+                    core[w] = k
+                    stack.append(w)
+    return np.asarray(stack, dtype=np.int64)
 
 
 def approximation_factors(estimate: ArrayLike, truth: ArrayLike) -> NDArray[np.float64]:
@@ -165,13 +231,6 @@ def factor_histogram(estimate: ArrayLike, truth: ArrayLike) -> dict[str, int]:
     counts = np.histogram(f, bins=np.array(FACTOR_BINS))[0] if f.size else np.zeros(len(FACTOR_BINS) - 1, int)
     edges = zip(FACTOR_BINS[:-1], FACTOR_BINS[1:], counts, strict=True)
     return {f"[{lo:g}, {hi:g})": int(c) for lo, hi, c in edges}
-
-
-def _csr(graph: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(row of every CSR entry, neighbour of every CSR entry)."""
-    ptr = np.asarray(graph.indptr, dtype=np.int64)
-    src = np.repeat(np.arange(graph.n_nodes, dtype=np.int64), np.diff(ptr))
-    return src, np.asarray(graph.indices, dtype=np.int64)
 
 
 def same_level_counts(src: NDArray[np.int64], dst: NDArray[np.int64], levels: NDArray[np.int64],
@@ -260,23 +319,34 @@ def reference_kcore(graph: Any, epsilon: float, *, psi: float = 0.5, factor: flo
     caps = (np.ceil(log2) * big_l).astype(np.int64) + 1  # int(threshold) + 1
     caps = np.maximum(caps, 0)
     n_rounds = int(min(par["max_rounds"], int(caps.max(initial=0))))
-    src, dst = _csr(graph)
+    ptr = np.asarray(graph.indptr, dtype=np.int64)
+    idx = np.asarray(graph.indices, dtype=np.int64)
     levels = np.zeros(n, dtype=np.int64)
     alive = np.ones(n, dtype=bool)
+    # U_v(r) by its update: the nodes at level r are those that moved in every round so far
+    # (``climbing``, in id order); when one stops, its neighbours lose it. Each row is read once.
+    same = np.diff(ptr)  # round 0: every node is at level 0
+    climbing = np.arange(n, dtype=np.int64)
     for r in range(n_rounds):
         group = math.floor(r / big_l)
         alive &= caps != r
-        act = np.flatnonzero(alive & (levels == r))
+        act = climbing[alive[climbing]]  # = np.flatnonzero(alive & (levels == r))
         if act.size == 0:
-            continue
-        u = same_level_counts(src, dst, levels, r, n)[act]
+            break  # no node at level r moves: none is ever at a level above r
+        u = same[act]
         if noise:
             s = eps2 / (2.0 * caps[act])
             extra = np.floor(3.0 * (2.0 * np.exp(s)) / (np.exp(2.0 * s) - 1.0) ** 3)
             u = u + dlap_noise_per_node(gen, s) + np.minimum(extra, 2.0**62).astype(np.int64)
         move = u > int((1.0 + psi) ** group)
-        levels[act[move]] += 1
+        up = act[move]
+        levels[up] += 1
         alive[act[~move]] = False
+        stays = np.ones(n, dtype=bool)
+        stays[up] = False
+        stopped = climbing[stays[climbing]]
+        same -= np.bincount(idx[_row_entries(ptr, stopped)], minlength=n)
+        climbing = up
     return KCoreRun(levels, reference_core_estimate(levels, big_l, psi), n_rounds, caps)
 
 

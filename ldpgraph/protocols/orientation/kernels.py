@@ -75,7 +75,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -99,6 +99,10 @@ __all__ = [
     "edge_orient_mean",
     "edge_orient_variance",
     "reference_edge_orient",
+    "order_ranks",
+    "OutLists",
+    "out_wedge_ones",
+    "row_pair_blocks",
 ]
 
 
@@ -117,10 +121,7 @@ def orient_relabel(graph: Graph, key: ArrayLike) -> Graph:
     k = np.asarray(key)
     if k.shape != (n,):
         raise ValueError(f"key must have one value per node ({n}), got shape {k.shape}")
-    order = np.lexsort((-np.arange(n), -k))
-    new = np.empty(n, dtype=np.int64)
-    new[order] = np.arange(n)
-    return from_edge_array(new[graph.edges()], n_nodes=n)
+    return from_edge_array(order_ranks(k)[graph.edges()], n_nodes=n)
 
 
 def edge_orient_budget(epsilon: float, shares: dict[str, float] | None = None) -> dict[str, float]:
@@ -237,15 +238,258 @@ class EdgeOrientTrial:
     ``signal`` is the estimate without the count releases' DLap noise and ``noise_variance`` that
     noise's variance given the bounds, on the estimate's scale: E[(estimate - T)^2 | signal] =
     (signal - T)^2 + noise_variance, an estimate of the mean squared error with less
-    Monte-Carlo variance (``scripts/bench_kcore_edge_orient.py``).
+    Monte-Carlo variance (``scripts/bench_kcore_edge_orient.py``). ``ranks``: every node's new id
+    in the order (:func:`orient_relabel`'s); :attr:`oriented` builds the relabelled graph from them.
     """
 
     estimate: float
     bounds: NDArray[np.int64]
     n_scaled: int
-    oriented: Graph
+    ranks: NDArray[np.int64] = field(repr=False)
     signal: float = math.nan
     noise_variance: float = math.nan
+    graph: Graph | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def oriented(self) -> Graph:
+        """The graph relabelled by the order (:func:`orient_relabel`), built on demand."""
+        if self.graph is None:
+            raise ValueError("no graph kept with this trial")
+        return from_edge_array(self.ranks[self.graph.edges()], n_nodes=self.graph.n_nodes)
+
+
+#: wedges enumerated (and pairs sampled) per block by :func:`out_wedge_ones`: 2^16, 512 KB per array
+#: (blocks of 2^22 ran 2-3 times slower: fresh pages for every temporary, out of the cache)
+_WEDGE_BLOCK = 1 << 16
+#: the owners of one bits gathered before one bincount over the nodes (4 M entries)
+_OWNER_BUFFER = 1 << 22
+#: the bits a packed wedge word (pair index, owner) may use (n up to ~2.9 M)
+_PACK_BITS = 62
+
+
+def order_ranks(key: ArrayLike) -> NDArray[np.int64]:
+    """Every node's new id in the public order: its rank in descending (key, id) (:func:`orient_relabel`).
+
+    >>> order_ranks([0, 5, 3, 5]).tolist()
+    [3, 1, 2, 0]
+    """
+    k = np.asarray(key)
+    n = k.size
+    order = np.lexsort((-np.arange(n), -k))
+    new = np.empty(n, dtype=np.int64)
+    new[order] = np.arange(n)
+    return new
+
+
+@dataclass(frozen=True)
+class OutLists:
+    """Every node's out-list in the order given by ``ranks`` (the neighbours of lower rank), in rank
+    labels, row by row in the graph's node order: row v is ``nbr[ptr[v]:ptr[v + 1]]``, its owner's
+    label ``ranks[v]``. ``out_degrees`` is by rank label (the relabelled graph's lower degrees)."""
+
+    ranks: NDArray[np.int64]
+    ptr: NDArray[np.int64]
+    nbr: NDArray[np.int64]
+    out_degrees: NDArray[np.int64]
+
+    @classmethod
+    def build(cls, graph: Graph, ranks: NDArray[np.int64] | None = None) -> OutLists:
+        """The out-lists of ``graph`` under ``ranks`` (None: the identity, ``graph`` already relabelled)."""
+        n = graph.n_nodes
+        ptr = np.asarray(graph.indptr, dtype=np.int64)
+        deg = np.diff(ptr)
+        r = np.arange(n, dtype=np.int64) if ranks is None else np.asarray(ranks, dtype=np.int64)
+        small = np.int32 if n < 2**31 else np.int64
+        nbr = r[graph.indices].astype(small, copy=False)
+        keep = nbr < np.repeat(r, deg)
+        cum = np.zeros(keep.size + 1, dtype=np.int64)
+        np.cumsum(keep, out=cum[1:])
+        optr = cum[ptr]
+        del cum
+        nbr = nbr[keep]
+        m = np.empty(n, dtype=np.int64)
+        m[r] = np.diff(optr)
+        return cls(r, optr, nbr, m)
+
+    def edge_keys(self) -> NDArray[np.int64]:
+        """The sorted :func:`~ldpgraph.protocols.randomized_response.pair_index` of every edge (each is in
+        one out-list: its higher end's)."""
+        hi = np.repeat(self.ranks, np.diff(self.ptr))
+        keys = hi * (hi - 1) // 2 + self.nbr
+        keys.sort()
+        return keys
+
+    def wedge_keys(self, shift: int | None) -> NDArray[np.int64]:
+        """Every out-wedge (v; j, k), j and k in v's out-list, row by row, as
+        ``pair_index(k, j) << shift | ranks[v]`` (k > j; ``shift`` None: the pair index alone), built in
+        blocks of about :data:`_WEDGE_BLOCK` wedges."""
+        m = np.diff(self.ptr)
+        per = m * (m - 1) // 2
+        out = np.empty(int(per.sum()), dtype=np.int64)
+        done = 0
+        for a, b, j, k in row_pair_blocks(self.ptr, self.nbr):
+            hi = np.maximum(j, k)
+            np.minimum(j, k, out=j)
+            del k
+            hi *= hi - 1
+            hi //= 2
+            hi += j  # pair_index(hi, lo)
+            del j
+            if shift is not None:
+                hi <<= shift
+                hi |= np.repeat(self.ranks[a:b], per[a:b])
+            out[done:done + hi.size] = hi
+            done += hi.size
+        return out
+
+    def wedge_owners(self) -> NDArray[np.int64]:
+        """The rank label of every out-wedge's source, in :meth:`wedge_keys`' order."""
+        m = np.diff(self.ptr)
+        return np.repeat(self.ranks, m * (m - 1) // 2)
+
+
+def row_pair_blocks(ptr: NDArray[np.int64], nbr: NDArray[Any], block: int | None = None) -> Any:
+    """Yield ``(a, b, j, k)`` for blocks of rows a..b-1 of the lists ``nbr[ptr[v]:ptr[v + 1]]``: the
+    entries j = row[i], k = row[i'] (int64) of every pair of positions i < i' of those rows, row by row
+    (in each row i, then i', ascending), about ``block`` (:data:`_WEDGE_BLOCK`) pairs a block (a
+    longer row alone)."""
+    block = _WEDGE_BLOCK if block is None else block
+    m = np.diff(ptr)
+    cum = np.cumsum(m * (m - 1) // 2)
+    n = m.size
+    a = 0
+    while a < n:
+        done = int(cum[a - 1]) if a else 0
+        b = min(max(int(np.searchsorted(cum, done + block, side="right")), a + 1), n)
+        p0, p1 = int(ptr[a]), int(ptr[b])
+        pos = np.arange(p0, p1, dtype=np.int64)
+        after = np.repeat(ptr[a + 1:b + 1], m[a:b]) - pos - 1  # later entries of the same row
+        count = int(after.sum())
+        if count:
+            first = np.repeat(pos, after)
+            second = np.arange(count, dtype=np.int64) - np.repeat(np.cumsum(after) - after, after)
+            second += first + 1
+            j = nbr[first].astype(np.int64)
+            del first
+            k = nbr[second].astype(np.int64)
+            del second
+            yield a, b, j, k
+        a = b
+
+
+def out_wedge_ones(lists: OutLists, p: float, q: float, gen: np.random.Generator) -> NDArray[np.int64]:
+    r"""For every node (by rank label), how many of its out-wedges' closing pairs have a noisy bit 1:
+    each distinct pair closing an out-wedge gets one bit, 1 with probability p if it is an edge and q
+    if not, drawn in the order of the pairs' :func:`~ldpgraph.protocols.randomized_response.pair_index`
+    (one ``gen.random`` value per pair: the draws of ``lower_wedges`` and the RR round's bits on
+    those pairs), and counts at every node whose out-list holds both ends.
+
+    Memory: one int64 per wedge (pair index and owner packed in one word, sorted in place) and a
+    block's temporaries; no table of distinct pairs or inverse map.
+    """
+    n = lists.out_degrees.size
+    shift = max((n - 1).bit_length(), 1)
+    if (max(n * (n - 1) // 2, 1)).bit_length() + shift > _PACK_BITS:
+        return _out_wedge_ones_wide(lists, p, q, gen)
+    packed = lists.wedge_keys(shift)
+    packed.sort()
+    edges = lists.edge_keys()
+    mask = (1 << shift) - 1
+    ones = _Tally(n)
+    for pos, end in _whole_key_blocks(packed, shift):
+        chunk = packed[pos:end]
+        ones.add(_one_owners(chunk >> shift, chunk, edges, p, q, gen) & mask)
+    return ones.counts()
+
+
+class _Tally:
+    """Counts per node of owner labels added in pieces: gathered in a buffer, one bincount per
+    :data:`_OWNER_BUFFER` of them (a bincount over the n nodes per block would cost O(n) a block)."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.fill = n, 0
+        self.total = np.zeros(n, dtype=np.int64)
+        self.buf = np.empty(_OWNER_BUFFER, dtype=np.int32 if n < 2**31 else np.int64)
+
+    def add(self, owners: NDArray[np.int64]) -> None:
+        if self.fill + owners.size > self.buf.size:
+            self._flush()
+        if owners.size > self.buf.size:
+            self.total += np.bincount(owners, minlength=self.n)
+            return
+        self.buf[self.fill:self.fill + owners.size] = owners
+        self.fill += owners.size
+
+    def _flush(self) -> None:
+        if self.fill:
+            self.total += np.bincount(self.buf[:self.fill], minlength=self.n)
+            self.fill = 0
+
+    def counts(self) -> NDArray[np.int64]:
+        self._flush()
+        return self.total
+
+
+def _whole_key_blocks(words: NDArray[np.int64], shift: int) -> Any:
+    """``(start, end)`` of consecutive blocks of about :data:`_WEDGE_BLOCK` of the sorted ``words``, each
+    ending where the key ``word >> shift`` changes (a key's words in one block)."""
+    pos, total = 0, words.size
+    while pos < total:
+        end = min(pos + _WEDGE_BLOCK, total)
+        if end < total:
+            end = int(np.searchsorted(words, ((int(words[end - 1]) >> shift) + 1) << shift, side="left"))
+        yield pos, end
+        pos = end
+
+
+def _groups(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The distinct values of the sorted ``keys`` and how many times each occurs."""
+    new = np.empty(keys.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    del new
+    return keys[starts], np.diff(np.append(starts, keys.size))
+
+
+def _members(values: NDArray[np.int64], table: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Which of the sorted distinct ``values`` are in the sorted ``table``: the table's entries in the
+    values' range looked up among the values (the fewer lookups when the values are the many)."""
+    out = np.zeros(values.size, dtype=bool)
+    if not values.size or not table.size:
+        return out
+    lo, hi = np.searchsorted(table, values[[0, -1]], side="left")
+    sub = table[int(lo):int(hi) + 1]  # up to the first entry >= the last value
+    at = np.searchsorted(values, sub)
+    hit = at < values.size
+    hit[hit] = values[at[hit]] == sub[hit]
+    out[at[hit]] = True
+    return out
+
+
+def _one_owners(keys: NDArray[np.int64], owner: NDArray[np.int64], edges: NDArray[np.int64], p: float,
+                q: float, gen: np.random.Generator) -> NDArray[np.int64]:
+    """The ``owner`` entries of the wedges whose pair's bit is 1, for a block of wedges sorted by pair
+    ``keys`` (whole pairs only): one bit per distinct pair, in key order."""
+    uk, counts = _groups(keys)
+    bit = gen.random(uk.size) < np.where(_members(uk, edges), p, q)
+    return owner[np.repeat(bit, counts)]
+
+
+def _out_wedge_ones_wide(lists: OutLists, p: float, q: float, gen: np.random.Generator) -> NDArray[np.int64]:
+    """:func:`out_wedge_ones` where pair index and owner do not fit one word together (n > ~2.9 M): the
+    pair indices sorted with their owners by an argsort (three words per wedge)."""
+    n = lists.out_degrees.size
+    keys = lists.wedge_keys(None)
+    order = np.argsort(keys)
+    keys = keys[order]
+    owner = lists.wedge_owners()[order]
+    del order
+    edges = lists.edge_keys()
+    ones = _Tally(n)
+    for pos, end in _whole_key_blocks(keys, 0):
+        ones.add(_one_owners(keys[pos:end], owner[pos:end], edges, p, q, gen))
+    return ones.counts()
 
 
 def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] | None = None,
@@ -259,29 +503,35 @@ def edge_orient_trial(graph: Graph, epsilon: float, *, shares: dict[str, float] 
     ``budget``: the ε of each release (``order``, ``bound``, ``rr``, ``count``: a plan's) in place
     of :func:`edge_orient_budget` of ``epsilon`` and ``shares``.
     Only the pairs that close an out-wedge get an RR bit: no other bit enters the estimate,
-    so the law is that of the full protocol.
+    so the law is that of the full protocol. The out-wedges are counted by
+    :func:`out_wedge_ones` (one word per wedge; the relabelled graph is not built):
+    :math:`w_v` = its ones - q times its wedges.
     """
     eps = edge_orient_budget(epsilon, shares) if budget is None else budget
     gen = check_rng(rng)
     n = graph.n_nodes
     if oriented is None:
-        oriented = orient_relabel(graph, graph.degrees + dlap_noise(gen, eps["order"], n))
-    w = lower_wedges(oriented)
-    m = w.lower_degrees
+        ranks = order_ranks(graph.degrees + dlap_noise(gen, eps["order"], n))
+        lists = OutLists.build(graph, ranks)
+        kept = graph
+    else:
+        lists = OutLists.build(oriented)
+        kept = oriented
+    m = lists.out_degrees
     if bound_values is None:
         bound = local_bounds(m, eps["bound"], bounds=bounds, margin=margin, rng=gen)
     else:
         bound = np.asarray(bound_values, dtype=np.int64)
     p, q = keep_probability(eps["rr"]), flip_probability(eps["rr"])
-    bits = gen.random(w.pairs.size) < np.where(w.pair_is_edge, p, q)
-    wv = np.bincount(w.node, weights=bits[w.pair] - q, minlength=n)
+    wv = out_wedge_ones(lists, p, q, gen) - q * (m * (m - 1) // 2)
     a = eps["count"] / count_sensitivity(bound, p)
     noise = dlap_noise_per_node(gen, a)
     rounded = np.floor(scale_factors(m, bound) * wv + gen.random(n))
     pn = np.exp(-a)
     return EdgeOrientTrial(math.fsum((rounded + noise).tolist()) / (p - q), bound,
-                           int(np.count_nonzero(m > bound)), oriented, math.fsum(rounded.tolist()) / (p - q),
-                           math.fsum((2.0 * pn / (1.0 - pn) ** 2).tolist()) / (p - q) ** 2)
+                           int(np.count_nonzero(m > bound)), lists.ranks,
+                           math.fsum(rounded.tolist()) / (p - q),
+                           math.fsum((2.0 * pn / (1.0 - pn) ** 2).tolist()) / (p - q) ** 2, kept)
 
 
 def _given_order(oriented: Graph, bounds: ArrayLike) -> tuple[Any, NDArray[np.int64], NDArray[np.float64]]:
@@ -403,29 +653,30 @@ def reference_edge_orient(graph: Graph, epsilon_paper: float, *, psi: float = 0.
     cut = int(math.floor(min(max(noisy_max, 0.0), float(n))))
     sel = keep & (pos_in_row < cut)
     lists_src, lists_dst = src[sel], nbr[sel]
-    lens = np.bincount(lists_src, minlength=n)
-    starts = np.concatenate([[0], np.cumsum(lens)])
-    pj, pk, owner = [], [], []
-    for v in np.flatnonzero(lens >= 2).tolist():
-        row = lists_dst[starts[v]:starts[v + 1]]
-        a, b = np.triu_indices(row.size, k=1)
-        pj.append(row[a])
-        pk.append(row[b])
-        owner.append(np.full(a.size, v))
-    if not pj:
-        total = 0.0
-    else:
-        j, k, who = np.concatenate(pj), np.concatenate(pk), np.concatenate(owner)
-        keys = _pair_keys(n, j, k)
-        uniq, inv = np.unique(keys, return_inverse=True)
-        edges = graph.edges()
-        edge_keys = np.sort(_pair_keys(n, edges[:, 0], edges[:, 1]))
-        at = np.searchsorted(edge_keys, uniq)
-        is_edge = (at < edge_keys.size) & (edge_keys[np.minimum(at, edge_keys.size - 1)] == uniq)
+    # every pair of each truncated list, as the key lo * n + hi, sorted in place: a distinct pair's
+    # flip is drawn once, in key order, and its term counts once per list holding it
+    ptr2 = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(lists_src, minlength=n), out=ptr2[1:])
+    del lists_src
+    lens = np.diff(ptr2)
+    keys = np.empty(int((lens * (lens - 1) // 2).sum()), dtype=np.int64)
+    done = 0
+    for _, _, j, k in row_pair_blocks(ptr2, lists_dst):
+        keys[done:done + j.size] = _pair_keys(n, j, k)
+        done += j.size
+    del lists_dst
+    keys.sort()
+    edges = graph.edges()
+    edge_keys = np.sort(_pair_keys(n, edges[:, 0], edges[:, 1]))
+    del edges
+    sums = []
+    for pos, end in _whole_key_blocks(keys, 0):
+        uniq, count = _groups(keys[pos:end])
         flip = gen.random(uniq.size) < 1.0 / (math.exp(e4) + 1.0)
-        x = (is_edge ^ flip).astype(np.float64)
+        x = (_members(uniq, edge_keys) ^ flip).astype(np.float64)
         term = (x * (math.exp(e4) + 1.0) - 1.0) / (math.exp(e4) - 1.0)
-        total = math.fsum(np.bincount(who, weights=term[inv], minlength=n).tolist())
+        sums.append(float(np.dot(count, term)))
+    total = math.fsum(sums)
     scale = max(noisy_max, 0.0) / (e4 / 2.0)  # Laplace at (eps/4)/2 with sensitivity d~max (the code)
     noise = gen.laplace(0.0, scale, n) if scale > 0 else np.zeros(n)
     value = total + math.fsum(noise.tolist())
