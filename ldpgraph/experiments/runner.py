@@ -377,6 +377,239 @@ def _parallel_context(
         client.close()
 
 
+# --------------------------------------------------------------------- adaptive parallelism
+#
+# With the default process backend, ``n_jobs`` is a ceiling, not an order: the tasks run in
+# this process, first block first, and after each one the measured cost decides whether the
+# rest is worth the start-up of worker processes (:func:`parallel_pays`). When it is, this
+# process keeps working as one of the ``n_jobs`` processes while ``n_jobs - 1`` loky workers
+# start beside it and take tasks as they come (their start-up overlaps its work). Every task
+# draws from its own stream wherever it runs, so the records are the same either way.
+
+#: start-up of fresh loky workers (seconds to the first result, beyond the task's own time)
+#: assumed until one is measured in this process: measured 1.0-3.3 s for two workers importing
+#: ldpgraph on two shared cores (issue 34)
+STARTUP_PRIOR_SECONDS = 1.5
+#: start-up of workers that are already running (the reusable executor of an earlier run)
+STARTUP_WARM_SECONDS = 0.05
+_startup_measured: float | None = None  # this process's measurement of a fresh start-up
+
+
+def parallel_pays(done_seconds: float, done_tasks: int, remaining_tasks: int, processes: int,
+                  startup_seconds: float) -> bool:
+    """Whether handing the remaining tasks to ``processes`` processes (this one and
+    ``processes - 1`` workers that start in ``startup_seconds``) beats finishing them here.
+
+    The remaining work is estimated from the tasks done so far, ``R = done_seconds / done_tasks x
+    remaining_tasks``. This process does ``startup_seconds`` of it while the workers start; the
+    rest is split over ``p = min(processes, remaining_tasks)`` processes, so the saving is
+    ``(R - startup) (1 - 1/p)`` (one task left: none). It pays when the saving is at least half
+    the start-up plus a tenth of ``R`` (the margin for a wrong estimate and for the workers'
+    share of a loaded machine): for two processes, when ``R >= 2.5 x startup``.
+
+    >>> parallel_pays(0.01, 1, 100, 2, 1.5)   # 1 s left: stay
+    False
+    >>> parallel_pays(0.5, 1, 40, 2, 1.5)     # 20 s left: go
+    True
+    """
+    if processes < 2 or remaining_tasks < 1 or done_tasks < 1:
+        return False
+    remaining = done_seconds / done_tasks * remaining_tasks
+    p = min(processes, remaining_tasks)  # the processes that get a task
+    saving = (remaining - startup_seconds) * (1.0 - 1.0 / p)
+    return saving >= 0.5 * startup_seconds + 0.1 * remaining
+
+
+def _live_workers() -> int:
+    """Worker processes of loky's reusable executor alive in this process (0 if none)."""
+    try:
+        from joblib.externals.loky import reusable_executor
+    except ImportError:  # pragma: no cover
+        return 0
+    ex = reusable_executor._executor
+    if ex is None or getattr(ex, "_broken", False) or getattr(ex, "_shutdown_thread", False):
+        return 0
+    return len(getattr(ex, "_processes", None) or ())
+
+
+def startup_estimate(workers: int) -> float:
+    """Seconds until ``workers`` loky workers return a first result, beyond the task's own time:
+    small when they are already running, else this process's measurement, else
+    :data:`STARTUP_PRIOR_SECONDS`."""
+    if _live_workers() >= workers:
+        return STARTUP_WARM_SECONDS
+    return STARTUP_PRIOR_SECONDS if _startup_measured is None else _startup_measured
+
+
+def _n_processes(n_jobs: int | None) -> int:
+    """Processes the adaptive path may use: ``n_jobs`` by joblib's convention (None: all cores)."""
+    import multiprocessing
+
+    if multiprocessing.current_process().daemon:  # a daemonic process cannot have children
+        return 1
+    cores = os.cpu_count() or 1
+    if n_jobs is None:
+        return cores
+    return n_jobs if n_jobs > 0 else max(cores + 1 + n_jobs, 1)
+
+
+def _worker_env(processes: int) -> dict[str, str]:
+    """Thread limits for the workers' numeric libraries (as joblib's loky backend sets them)."""
+    try:
+        from joblib._parallel_backends import LokyBackend
+
+        names = LokyBackend.MAX_NUM_THREADS_VARS
+    except (ImportError, AttributeError):  # pragma: no cover
+        names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    default = str(max((os.cpu_count() or 1) // processes, 1))
+    return {v: os.environ.get(v, default) for v in names}
+
+
+def _timed_task(func: Any, args: tuple) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = func(*args)
+    return time.perf_counter() - t0, out
+
+
+def _timed_batch(func: Any, batch: Sequence[tuple]) -> tuple[float, list[Any]]:
+    """A worker's call: ``func`` on each arguments of ``batch``, and the seconds it took."""
+    t0 = time.perf_counter()
+    out = [func(*a) for a in batch]
+    return time.perf_counter() - t0, out
+
+
+#: seconds of estimated work per submission to a worker (tasks are batched up to it, so that the
+#: round trip of a submission, ~1 ms, stays small beside the work it carries)
+BATCH_SECONDS = 0.05
+
+
+def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: Any, *,
+                 decide: Any = None) -> dict[str, Any]:
+    """Call ``func(*args[i])`` for every i, giving each result to ``on_result(i, result)``.
+
+    The calls run in this process, in order, until ``decide(done_seconds, done_tasks,
+    remaining_tasks, processes, startup_estimate(processes - 1))`` (default :func:`parallel_pays`)
+    says the rest pays for worker processes; from then on this process and ``processes - 1`` loky
+    workers (joblib's reusable executor: large arrays memory-mapped, workers end with this
+    process) take the remaining calls, this process one at a time, a worker in batches of about
+    :data:`BATCH_SECONDS` of the measured work (one per worker until they have started, then one
+    running and one queued each). ``on_result`` is called in this process, under a lock, in no
+    set order.
+    Returns what was decided: ``{"processes", "in_process_tasks", "decided_after", "estimated_seconds",
+    "startup_seconds"}`` (``processes`` 1: everything ran here) and, when workers took part, the
+    ``batch`` of tasks per submission.
+    """
+    n = len(args)
+    decide = parallel_pays if decide is None else decide
+    report: dict[str, Any] = {"processes": 1, "in_process_tasks": n, "decided_after": None,
+                              "estimated_seconds": None, "startup_seconds": None}
+    done_s, i = 0.0, 0
+    startup = 0.0
+    while i < n:
+        secs, out = _timed_task(func, args[i])
+        on_result(i, out)
+        done_s += secs
+        i += 1
+        if i < n and processes > 1:
+            startup = startup_estimate(processes - 1)
+            if decide(done_s, i, n - i, processes, startup):
+                break
+    if i >= n:
+        return report
+
+    import queue
+
+    from joblib.executor import get_memmapping_executor
+
+    fresh = _live_workers() == 0  # (a resized pool's first result may come from an old worker)
+    executor = get_memmapping_executor(processes - 1, timeout=300, initializer=_exit_with_parent,
+                                       initargs=(os.getpid(),), env=_worker_env(processes))
+    report.update(processes=processes, decided_after=i, estimated_seconds=round(done_s / i * (n - i), 3),
+                  startup_seconds=round(startup, 3))
+    lock = threading.Lock()
+    arrivals: queue.Queue = queue.Queue()
+    state = {"next": i, "in_flight": 0, "error": None, "here": i}
+
+    per_task = done_s / i
+    batch = max(1, min(int(BATCH_SECONDS / per_task) if per_task > 0 else n, (n - i) // (4 * processes)))
+    report["batch"] = batch
+
+    def claim(k: int = 1) -> range | None:
+        with lock:
+            if state["next"] >= n or state["error"] is not None:
+                return None
+            j = state["next"]
+            state["next"] = min(j + k, n)
+            return range(j, state["next"])
+
+    def submit() -> bool:
+        js = claim(batch)
+        if js is None:
+            return False
+        with lock:
+            state["in_flight"] += 1
+        t_sub = time.perf_counter()
+        fut = executor.submit(_timed_batch, func, [args[j] for j in js])
+        fut.add_done_callback(lambda f, js=js, t_sub=t_sub: arrivals.put((js, t_sub, f)))
+        return True
+
+    first = [True]
+
+    def feed() -> None:  # in a thread: take each worker result, give its worker the next task
+        global _startup_measured
+        while True:
+            item = arrivals.get()
+            if item is None:
+                return
+            js, t_sub, fut = item
+            try:
+                secs, outs = fut.result()
+            except BaseException as exc:  # noqa: BLE001 (re-raised in the calling thread)
+                with lock:
+                    state["error"] = state["error"] or exc
+                    state["in_flight"] -= 1
+                continue
+            if first[0]:
+                first[0] = False
+                if fresh:
+                    _startup_measured = max(time.perf_counter() - t_sub - secs, 0.0)
+            with lock:
+                for j, out in zip(js, outs, strict=True):
+                    on_result(j, out)
+                state["in_flight"] -= 1
+            while state["in_flight"] < 2 * (processes - 1) and submit():  # one running, one queued
+                pass
+
+    for _ in range(processes - 1):  # one task per worker until the workers have started
+        submit()
+    feeder = threading.Thread(target=feed, name="ldpgraph-feeder", daemon=True)
+    feeder.start()
+    try:
+        while (js := claim()) is not None:
+            j = js[0]
+            out = func(*args[j])
+            with lock:
+                on_result(j, out)
+                state["here"] += 1
+        while True:
+            with lock:
+                if state["in_flight"] == 0:
+                    break
+            time.sleep(0.005)
+    except BaseException:
+        with lock:
+            state["error"] = state["error"] or KeyboardInterrupt()
+        executor.terminate(kill_workers=True)
+        raise
+    finally:
+        arrivals.put(None)
+        feeder.join()
+    if state["error"] is not None:
+        raise state["error"]
+    report["in_process_tasks"] = state["here"]
+    return report
+
+
 #: seconds to wait for a Dask scheduler to answer (:data:`ldpgraph.dask_connect.SCHEDULER_TIMEOUT`)
 SCHEDULER_CONNECT_TIMEOUT = SCHEDULER_TIMEOUT
 
@@ -718,7 +951,10 @@ def run_experiment(
         raise ValueError("no cell of the grid can run: " + "; ".join(
             f"{s['method']} k={s['k']} epsilon={s['epsilon']:g}: {s['reason']}" for s in skipped[:3]))
     units = runnable
-    if scheduler is None and backend != "dask":
+    adaptive = scheduler is None and backend in (None, "loky")
+    if adaptive:
+        n_jobs = _n_processes(n_jobs)
+    elif scheduler is None and backend != "dask":
         n_jobs = _auto_n_jobs(n_jobs, len(units) * n_trials * max(g.n_nodes for g in ginputs))
     elif n_jobs is None:
         n_jobs = -1
@@ -733,19 +969,31 @@ def run_experiment(
     results: list[NDArray | None] = [None] * len(tasks)
     analytic_of_unit: list[dict[str, float | None]] = [{} for _ in units]  # from each unit's block 0
     bar = Progress(len(units) * n_trials, unit="trial", quiet=quiet)  # results arriving, in this process
+    parallel_report = None
+
+    def place(i: int, out: tuple) -> None:
+        _, est, closed_form = out
+        results[i] = est
+        if closed_form is not None:
+            analytic_of_unit[tasks[i][0]] = closed_form
+        bar.update(est.shape[1])
+
     try:
         import joblib
 
-        with _parallel_context(backend, scheduler, [g.degrees for g in ginputs]):
-            parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size, return_as="generator_unordered")
-            for i, est, closed_form in parallel(
-                joblib.delayed(_run_block)(units[u], by_label[units[u].graph].degrees, entropy, b, n, i)
-                for i, (u, b, n) in enumerate(tasks)
-            ):
-                results[i] = est
-                if closed_form is not None:
-                    analytic_of_unit[tasks[i][0]] = closed_form
-                bar.update(est.shape[1])
+        if adaptive:  # in this process until the measured cost says workers pay (run_adaptive)
+            args = [(units[u], by_label[units[u].graph].degrees, entropy, b, n, i)
+                    for i, (u, b, n) in enumerate(tasks)]
+            parallel_report = run_adaptive(_run_block, args, min(n_jobs, len(tasks)), place)
+        else:
+            with _parallel_context(backend, scheduler, [g.degrees for g in ginputs]):
+                parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size,
+                                           return_as="generator_unordered")
+                for out in parallel(
+                    joblib.delayed(_run_block)(units[u], by_label[units[u].graph].degrees, entropy, b, n, i)
+                    for i, (u, b, n) in enumerate(tasks)
+                ):
+                    place(out[0], out)
     except BaseException:
         bar.close(failed=True)
         raise
@@ -778,6 +1026,8 @@ def run_experiment(
 
     versions = {"ldpgraph": __version__, "numpy": np.__version__}
     backend_name = _backend_name(backend, scheduler, n_jobs)
+    if parallel_report is not None:
+        backend_name = "sequential" if parallel_report["processes"] == 1 else "loky"
     versions["joblib"] = joblib.__version__  # the library that ran the tasks
     if backend_name == "dask":
         versions["distributed"] = sys.modules["distributed"].__version__
@@ -798,6 +1048,7 @@ def run_experiment(
         "n_tasks": len(tasks),
         "n_jobs": n_jobs,
         "backend": backend_name,
+        **({"parallel": parallel_report} if parallel_report is not None else {}),
         "scheduler": scheduler,
         "cell_costs": costs,
         "skipped": skipped,
