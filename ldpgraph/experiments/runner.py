@@ -17,11 +17,18 @@ by index. Hence the records depend only on the seed, the grid and ``block_size``
 which other cells share the grid. (``block_size`` fixes how the trials consume the streams;
 ``block_size=1`` gives every trial its own stream.)
 
-With loky (joblib's default backend for ``n_jobs != 1``) joblib batches the tasks, reuses its
-worker processes across runs, and memory-maps large arrays (the degrees of a big graph) instead
-of pickling them into every batch. Its workers exit within a quarter second when the process
-that started them dies, even by SIGKILL (a worker initializer; loky's own idle timeout is
-300 s); on an error or Ctrl-C joblib stops them. Not covered: on Windows the workers are left
+By default (no backend, or ``"loky"``) ``n_jobs`` is a ceiling: the tasks run in the calling
+process, first block first, until the measured cost of the blocks done says that the rest pays
+for the start-up of worker processes (:func:`parallel_pays`; the start-up is measured once per
+process); then the calling process works on beside ``n_jobs - 1`` loky workers (joblib's
+reusable executor), so a small grid never waits for workers and a large one hides their start
+behind its own work (:func:`run_adaptive`). The workers are reused across runs, and large
+arrays (the degrees of a big graph) reach them memory-mapped instead of pickled. The other
+backends (``"threading"``, Dask) run every task through ``joblib.Parallel``, which batches them.
+
+The loky workers exit within a quarter second when the process that started them dies, even by
+SIGKILL (a worker initializer; loky's own idle timeout is 300 s); on an error or Ctrl-C the
+runner stops them. Not covered: on Windows the workers are left
 to loky; Dask workers belong to their cluster.
 
 Every cell is one unit: a registered method (:func:`ldpgraph.run.method.get_method`) and its
@@ -83,8 +90,8 @@ DEFAULT_METHODS: tuple[str, ...] = (
 )
 #: the star sizes of the reproduction study (CLI and API)
 DEFAULT_KS: tuple[int, ...] = (2, 3)
-#: workers: None = automatic (all cores when the grid is large enough, else 1; results do not
-#: depend on it)
+#: processes: None = all cores, taken only when the measured first blocks say they pay (the threading
+#: backend: all cores when the grid is large enough, else 1); results do not depend on it
 DEFAULT_N_JOBS: int | None = None
 # below this many (trials x nodes) simulated in all, the automatic n_jobs runs sequentially
 _AUTO_PARALLEL_WORK = 2_000_000
@@ -564,19 +571,19 @@ def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: An
             js, t_sub, fut = item
             try:
                 secs, outs = fut.result()
+                if first[0]:
+                    first[0] = False
+                    if fresh:
+                        _startup_measured = max(time.perf_counter() - t_sub - secs, 0.0)
+                with lock:
+                    for j, out in zip(js, outs, strict=True):
+                        on_result(j, out)
             except BaseException as exc:  # noqa: BLE001 (re-raised in the calling thread)
                 with lock:
                     state["error"] = state["error"] or exc
+            finally:
+                with lock:
                     state["in_flight"] -= 1
-                continue
-            if first[0]:
-                first[0] = False
-                if fresh:
-                    _startup_measured = max(time.perf_counter() - t_sub - secs, 0.0)
-            with lock:
-                for j, out in zip(js, outs, strict=True):
-                    on_result(j, out)
-                state["in_flight"] -= 1
             while state["in_flight"] < 2 * (processes - 1) and submit():  # one running, one queued
                 pass
 
@@ -864,8 +871,12 @@ def run_experiment(
         Trials per random stream and per task (vectorized together). Part of the experiment's
         definition: changing it changes the draws.
     n_jobs : int or None
-        Parallel workers (joblib convention; -1 = all cores or all Dask workers). None (the
-        default, as on the command line): all cores when the grid simulates at least
+        Parallel processes (joblib convention; -1 = all cores or all Dask workers); None (the
+        default, as on the command line): all cores. With the default backend it is a ceiling:
+        the first blocks run in this process and are timed, and the run goes parallel (this
+        process beside ``n_jobs - 1`` loky workers) only when the measured work left pays for the
+        workers' start-up (:func:`parallel_pays`; ``config["parallel"]`` records the decision).
+        With ``backend="threading"``, None is all cores when the grid simulates at least
         2,000,000 node values in all, else 1. Results do not depend on it.
     backend : str, optional
         joblib backend (``"loky"`` default for n_jobs != 1, ``"threading"``, ``"dask"``).
@@ -873,7 +884,8 @@ def run_experiment(
         Address of a Dask scheduler (``"tcp://host:8786"``): run the tasks on that cluster
         through joblib's Dask backend (needs ``ldpgraph[distributed]``).
     batch_size : int or "auto"
-        joblib's number of tasks per dispatch (scheduling only; does not change results).
+        joblib's number of tasks per dispatch for the threading and Dask backends (scheduling
+        only; does not change results).
     quiet : bool
         No progress on stderr (otherwise a tqdm bar on a terminal, after one second, and a line
         every ~10 s elsewhere: :mod:`ldpgraph._progress`).
