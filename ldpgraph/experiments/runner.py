@@ -529,8 +529,14 @@ def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: An
     from joblib.executor import get_memmapping_executor
 
     fresh = _live_workers() == 0  # (a resized pool's first result may come from an old worker)
+    context = f"ldpgraph-{os.getpid()}-{time.monotonic_ns()}"  # this run's memory-mapped arrays
     executor = get_memmapping_executor(processes - 1, timeout=300, initializer=_exit_with_parent,
-                                       initargs=(os.getpid(),), env=_worker_env(processes))
+                                       initargs=(os.getpid(),), env=_worker_env(processes),
+                                       context_id=context)
+    try:  # this run's arrays go to this context's folder, removed at the end (as joblib.Parallel does)
+        executor._temp_folder_manager.set_current_context(context)
+    except AttributeError:  # pragma: no cover (another joblib)
+        pass
     report.update(processes=processes, decided_after=i, estimated_seconds=round(done_s / i * (n - i), 3),
                   startup_seconds=round(startup, 3))
     lock = threading.Lock()
@@ -606,11 +612,15 @@ def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: An
     except BaseException:
         with lock:
             state["error"] = state["error"] or KeyboardInterrupt()
-        executor.terminate(kill_workers=True)
+        executor.terminate(kill_workers=True)  # (removes the memory-mapped arrays too)
         raise
     finally:
         arrivals.put(None)
         feeder.join()
+    try:  # the workers stay for the next run; this run's memory-mapped arrays go
+        executor._temp_folder_manager._clean_temporary_resources(context_id=context, force=False)
+    except AttributeError:  # pragma: no cover (another joblib)
+        pass
     if state["error"] is not None:
         raise state["error"]
     report["in_process_tasks"] = state["here"]

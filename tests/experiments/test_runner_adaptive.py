@@ -132,3 +132,20 @@ def test_same_records_for_adjacency_methods_in_workers(monkeypatch):
     b = run_experiment("ba:n=300,m=3", n_jobs=2, **grid)
     assert b.config["parallel"]["processes"] == 2
     assert b.records == a.records
+
+
+def test_large_degrees_reach_workers_memory_mapped_and_the_files_go(monkeypatch):
+    """Degrees above joblib's 1 MB reach the workers memory-mapped; the run removes its files."""
+    import glob
+    import os
+    import sys
+
+    big = {"big": Degrees(np.random.default_rng(0).geometric(0.05, size=200_000))}
+    grid = dict(epsilons=[1.0], ks=[2], methods=["unbiased-dlap"], n_trials=12, block_size=2, seed=5, quiet=True)
+    a = run_experiment(big, n_jobs=1, **grid)
+    monkeypatch.setattr(runner, "parallel_pays", lambda *a: True)
+    b = run_experiment(big, n_jobs=2, **grid)
+    assert b.config["parallel"]["processes"] == 2
+    assert b.records == a.records
+    if sys.platform.startswith("linux"):
+        assert glob.glob(f"/dev/shm/joblib_memmapping_folder_{os.getpid()}_*/*") == []
