@@ -485,6 +485,9 @@ def _timed_batch(func: Any, batch: Sequence[tuple]) -> tuple[float, list[Any]]:
     return time.perf_counter() - t0, out
 
 
+#: tasks timed before the decision (unless one alone lasts as long as the workers' start-up)
+MIN_TASKS_MEASURED = 3
+
 #: seconds of estimated work per submission to a worker (tasks are batched up to it, so that the
 #: round trip of a submission, ~1 ms, stays small beside the work it carries)
 BATCH_SECONDS = 0.05
@@ -496,8 +499,10 @@ def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: An
 
     The calls run in this process, in order, until ``decide(done_seconds, done_tasks,
     remaining_tasks, processes, startup_estimate(processes - 1))`` (default :func:`parallel_pays`)
-    says the rest pays for worker processes; from then on this process and ``processes - 1`` loky
-    workers (joblib's reusable executor: large arrays memory-mapped, workers end with this
+    says the rest pays for worker processes (asked after each call from the
+    :data:`MIN_TASKS_MEASURED`-th on, the longest call done left out of the measure; before that,
+    only when the calls done took as long as the start-up); from then on this process and
+    ``processes - 1`` loky workers (joblib's reusable executor: large arrays memory-mapped, workers end with this
     process) take the remaining calls, this process one at a time, a worker in batches of about
     :data:`BATCH_SECONDS` of the measured work (one per worker until they have started, then one
     running and one queued each). ``on_result`` is called in this process, under a lock, in no
@@ -510,16 +515,26 @@ def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: An
     decide = parallel_pays if decide is None else decide
     report: dict[str, Any] = {"processes": 1, "in_process_tasks": n, "decided_after": None,
                               "estimated_seconds": None, "startup_seconds": None}
-    done_s, i = 0.0, 0
+    done_s, longest, i = 0.0, 0.0, 0
     startup = 0.0
     while i < n:
         secs, out = _timed_task(func, args[i])
         on_result(i, out)
         done_s += secs
+        longest = max(longest, secs)
         i += 1
         if i < n and processes > 1:
             startup = startup_estimate(processes - 1)
-            if decide(done_s, i, n - i, processes, startup):
+            # robust to one slow task (a first call's one-off cost, a pause on a loaded machine):
+            # from the third task on, the longest is left out; before, only a task as long as
+            # the start-up decides
+            if i >= MIN_TASKS_MEASURED:
+                measured, tasks_measured = done_s - longest, i - 1
+            elif done_s >= startup:
+                measured, tasks_measured = done_s, i
+            else:
+                continue
+            if decide(measured, tasks_measured, n - i, processes, startup):
                 break
     if i >= n:
         return report
@@ -580,7 +595,7 @@ def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: An
                 if first[0]:
                     first[0] = False
                     if fresh:
-                        _startup_measured = max(time.perf_counter() - t_sub - secs, 0.0)
+                        _startup_measured = max(time.perf_counter() - t_sub - secs, STARTUP_WARM_SECONDS)
                 with lock:
                     for j, out in zip(js, outs, strict=True):
                         on_result(j, out)

@@ -71,7 +71,37 @@ def test_run_adaptive_decides_after_each_measured_task():
                        decide=decide)
     assert seen == {i: i * i for i in range(6)}
     assert rep["processes"] == 1 and rep["in_process_tasks"] == 6
-    assert calls == [(k, 6 - k, 2) for k in range(1, 6)]  # after every task but the last
+    # after every task from the third on but the last, the longest task left out of the measure
+    assert calls == [(k - 1, 6 - k, 2) for k in range(3, 6)]
+
+
+def test_one_slow_task_does_not_decide():
+    """A one-off pause in the first task (the longest is left out) does not start workers."""
+    import time
+
+    def task(i):
+        if i == 0:
+            time.sleep(0.3)  # 0.3 s x 99 would be 30 s of estimated work
+        return i
+
+    decided = []
+    rep = run_adaptive(task, [(i,) for i in range(100)], 2, lambda i, out: None,
+                       decide=lambda *a: decided.append(a) or parallel_pays(*a))
+    assert rep["processes"] == 1
+    assert decided and all(a[0] < 0.3 for a in decided)
+
+
+def test_one_task_as_long_as_the_start_up_decides_at_once(monkeypatch):
+    calls = []
+    monkeypatch.setattr(runner, "startup_estimate", lambda w: 1.5)
+    run_adaptive(_square, [(i,) for i in range(4)], 2, lambda i, out: None,
+                 decide=lambda *a: calls.append(a) or False)
+    assert [c[1] for c in calls] == [2]  # from the third task only
+    monkeypatch.setattr(runner, "startup_estimate", lambda w: 0.0)  # any task lasts as long
+    calls.clear()
+    run_adaptive(_square, [(i,) for i in range(4)], 2, lambda i, out: None,
+                 decide=lambda *a: calls.append(a) or False)
+    assert [c[1] for c in calls] == [1, 2, 2]
 
 
 def test_run_adaptive_with_workers_gives_every_result_once():
@@ -83,7 +113,7 @@ def test_run_adaptive_with_workers_gives_every_result_once():
 
     rep = run_adaptive(_square, [(i,) for i in range(40)], 2, once, decide=lambda *a: True)
     assert seen == {i: i * i for i in range(40)}
-    assert rep["processes"] == 2 and rep["decided_after"] == 1
+    assert rep["processes"] == 2 and rep["decided_after"] == 3
     assert 1 <= rep["in_process_tasks"] <= 40
 
 
@@ -118,7 +148,7 @@ def test_same_records_when_workers_take_part(one, monkeypatch, n_jobs):
     monkeypatch.setattr(runner, "parallel_pays", lambda *a: True)
     res = run_experiment(GRAPH, n_jobs=n_jobs, **GRID)
     p = res.config["parallel"]
-    assert p["decided_after"] == 1 and p["processes"] >= 2
+    assert p["decided_after"] == 3 and p["processes"] >= 2
     assert res.config["backend"] == "loky"
     assert res.records == one.records
     assert [r.rmse for r in res.summary] == [r.rmse for r in one.summary]
