@@ -502,8 +502,9 @@ def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: An
     says the rest pays for worker processes (asked after each call from the
     :data:`MIN_TASKS_MEASURED`-th on, the longest call done left out of the measure; before that,
     only when the calls done took as long as the start-up); from then on this process and
-    ``processes - 1`` loky workers (joblib's reusable executor: large arrays memory-mapped, workers end with this
-    process) take the remaining calls, this process one at a time, a worker in batches of about
+    ``processes - 1`` loky workers (joblib's reusable executor: large arrays memory-mapped,
+    workers end with this process) take the remaining calls, this process one at a time, a
+    worker in batches of about
     :data:`BATCH_SECONDS` of the measured work (one per worker until they have started, then one
     running and one queued each). ``on_result`` is called in this process, under a lock, in no
     set order.
