@@ -393,10 +393,11 @@ def _parallel_context(
 # start beside it and take tasks as they come (their start-up overlaps its work). Every task
 # draws from its own stream wherever it runs, so the records are the same either way.
 
-#: start-up of fresh loky workers (seconds to the first result, beyond the task's own time)
-#: assumed until one is measured in this process: measured 1.0-3.3 s for two workers importing
-#: ldpgraph on two shared cores (issue 34)
-STARTUP_PRIOR_SECONDS = 1.5
+#: start-up of fresh loky workers, in seconds of one free core (the time to the first result,
+#: beyond the task's own time, divided by this process's slowdown), assumed until one is measured
+#: in this process: a worker's interpreter, numpy and ldpgraph imports take 0.4-0.5 s of CPU
+#: (issue 34), and loky's own start adds to it
+STARTUP_PRIOR_SECONDS = 0.8
 #: start-up of workers that are already running (the reusable executor of an earlier run)
 STARTUP_WARM_SECONDS = 0.05
 _startup_measured: float | None = None  # this process's measurement of a fresh start-up
@@ -440,8 +441,8 @@ def _live_workers() -> int:
 
 
 def startup_estimate(workers: int) -> float:
-    """Seconds until ``workers`` loky workers return a first result, beyond the task's own time:
-    small when they are already running, else this process's measurement, else
+    """Seconds of one free core until ``workers`` loky workers return a first result, beyond the
+    task's own time: small when they are already running, else this process's measurement, else
     :data:`STARTUP_PRIOR_SECONDS`."""
     if _live_workers() >= workers:
         return STARTUP_WARM_SECONDS
@@ -472,10 +473,11 @@ def _worker_env(processes: int) -> dict[str, str]:
     return {v: os.environ.get(v, default) for v in names}
 
 
-def _timed_task(func: Any, args: tuple) -> tuple[float, Any]:
-    t0 = time.perf_counter()
+def _timed_task(func: Any, args: tuple) -> tuple[float, float, Any]:
+    """``func(*args)``, its wall seconds and the CPU seconds of this process meanwhile."""
+    t0, c0 = time.perf_counter(), time.process_time()
     out = func(*args)
-    return time.perf_counter() - t0, out
+    return time.perf_counter() - t0, time.process_time() - c0, out
 
 
 def _timed_batch(func: Any, batch: Sequence[tuple]) -> tuple[float, list[Any]]:
@@ -498,16 +500,16 @@ def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: An
     """Call ``func(*args[i])`` for every i, giving each result to ``on_result(i, result)``.
 
     The calls run in this process, in order, until ``decide(done_seconds, done_tasks,
-    remaining_tasks, processes, startup_estimate(processes - 1))`` (default :func:`parallel_pays`)
-    says the rest pays for worker processes (asked after each call from the
-    :data:`MIN_TASKS_MEASURED`-th on, the longest call done left out of the measure; before that,
-    only when the calls done took as long as the start-up); from then on this process and
-    ``processes - 1`` loky workers (joblib's reusable executor: large arrays memory-mapped,
-    workers end with this process) take the remaining calls, this process one at a time, a
-    worker in batches of about
-    :data:`BATCH_SECONDS` of the measured work (one per worker until they have started, then one
-    running and one queued each). ``on_result`` is called in this process, under a lock, in no
-    set order.
+    remaining_tasks, processes, startup_estimate(processes - 1))`` (default :func:`parallel_pays`;
+    seconds of CPU, so that the load of a shared machine, which slows the calls and the workers'
+    start alike, does not change the decision) says the rest pays for worker processes (asked
+    after each call from the :data:`MIN_TASKS_MEASURED`-th on, the longest call done left out of
+    the measure; before that, only when the calls done took as long as the start-up); from then on
+    this process and ``processes - 1`` loky workers (joblib's reusable executor: large arrays
+    memory-mapped, workers end with this process) take the remaining calls, this process one at a
+    time, a worker in batches of about :data:`BATCH_SECONDS` of the measured work (one per worker
+    until they have started, then one running and one queued each). ``on_result`` is called in
+    this process, under a lock, in no set order.
     Returns what was decided: ``{"processes", "in_process_tasks", "decided_after", "estimated_seconds",
     "startup_seconds"}`` (``processes`` 1: everything ran here) and, when workers took part, the
     ``batch`` of tasks per submission.
@@ -516,12 +518,16 @@ def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: An
     decide = parallel_pays if decide is None else decide
     report: dict[str, Any] = {"processes": 1, "in_process_tasks": n, "decided_after": None,
                               "estimated_seconds": None, "startup_seconds": None}
-    done_s, longest, i = 0.0, 0.0, 0
+    # the work is measured in CPU seconds, so that the decision does not change with the load of
+    # a shared machine (which slows the tasks and the workers' start alike); wall / CPU is the
+    # slowdown, by which a start-up measured in wall seconds is divided
+    done_s, done_wall, longest, i = 0.0, 0.0, 0.0, 0
     startup = 0.0
     while i < n:
-        secs, out = _timed_task(func, args[i])
+        wall, secs, out = _timed_task(func, args[i])
         on_result(i, out)
         done_s += secs
+        done_wall += wall
         longest = max(longest, secs)
         i += 1
         if i < n and processes > 1:
@@ -554,12 +560,13 @@ def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: An
     except AttributeError:  # pragma: no cover (another joblib)
         pass
     report.update(processes=processes, decided_after=i, estimated_seconds=round(done_s / i * (n - i), 3),
-                  startup_seconds=round(startup, 3))
+                  startup_seconds=round(startup, 3))  # (CPU seconds)
     lock = threading.Lock()
     arrivals: queue.Queue = queue.Queue()
     state = {"next": i, "in_flight": 0, "error": None, "here": i}
 
-    per_task = done_s / i
+    per_task = done_wall / i
+    slowdown = max(done_wall / done_s, 1.0) if done_s > 0 else 1.0
     batch = max(1, min(int(BATCH_SECONDS / per_task) if per_task > 0 else n, (n - i) // (4 * processes)))
     report["batch"] = batch
 
@@ -596,7 +603,8 @@ def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: An
                 if first[0]:
                     first[0] = False
                     if fresh:
-                        _startup_measured = max(time.perf_counter() - t_sub - secs, STARTUP_WARM_SECONDS)
+                        _startup_measured = max((time.perf_counter() - t_sub - secs) / slowdown,
+                                                STARTUP_WARM_SECONDS)
                 with lock:
                     for j, out in zip(js, outs, strict=True):
                         on_result(j, out)
