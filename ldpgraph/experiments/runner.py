@@ -395,9 +395,10 @@ def _parallel_context(
 
 #: start-up of fresh loky workers, in seconds of one free core (the time to the first result,
 #: beyond the task's own time, divided by this process's slowdown), assumed until one is measured
-#: in this process: a worker's interpreter, numpy and ldpgraph imports take 0.4-0.5 s of CPU
-#: (issue 34), and loky's own start adds to it
-STARTUP_PRIOR_SECONDS = 0.8
+#: in this process: a worker's interpreter, numpy and ldpgraph imports take 0.4-0.5 s of CPU, and
+#: loky's own start and the first calls' lazy imports and caches add to it (issue 34: the main
+#: job lost with a 0.8 s prior)
+STARTUP_PRIOR_SECONDS = 1.5
 #: start-up of workers that are already running (the reusable executor of an earlier run)
 STARTUP_WARM_SECONDS = 0.05
 _startup_measured: float | None = None  # this process's measurement of a fresh start-up
@@ -411,11 +412,13 @@ def parallel_pays(done_seconds: float, done_tasks: int, remaining_tasks: int, pr
     The remaining work is estimated from the tasks done so far, ``R = done_seconds / done_tasks x
     remaining_tasks``. This process does ``startup_seconds`` of it while the workers start; the
     rest is split over ``p = min(processes, remaining_tasks)`` processes, so the saving is
-    ``(R - startup) (1 - 1/p)`` (one task left: none). It pays when the saving is at least half
-    the start-up plus a tenth of ``R`` (the margin for a wrong estimate and for the workers'
-    share of a loaded machine): for two processes, when ``R >= 2.5 x startup``.
+    ``(R - startup) (1 - 1/p)`` (one task left: none). It pays when the saving is at least the
+    start-up plus a tenth of ``R`` (the margin for a wrong estimate and for the workers' share of
+    a loaded machine): for two processes, when ``R >= 3.75 x startup``.
 
     >>> parallel_pays(0.01, 1, 100, 2, 1.5)   # 1 s left: stay
+    False
+    >>> parallel_pays(0.05, 1, 100, 2, 1.5)   # 5 s left: stay
     False
     >>> parallel_pays(0.5, 1, 40, 2, 1.5)     # 20 s left: go
     True
@@ -425,7 +428,7 @@ def parallel_pays(done_seconds: float, done_tasks: int, remaining_tasks: int, pr
     remaining = done_seconds / done_tasks * remaining_tasks
     p = min(processes, remaining_tasks)  # the processes that get a task
     saving = (remaining - startup_seconds) * (1.0 - 1.0 / p)
-    return saving >= 0.5 * startup_seconds + 0.1 * remaining
+    return saving >= startup_seconds + 0.1 * remaining
 
 
 def _live_workers() -> int:

@@ -17,8 +17,9 @@ GRAPH = {"g": Degrees(np.arange(500) % 40)}
 
 @pytest.mark.parametrize(("done_s", "done", "left", "procs", "startup", "expected"), [
     (0.01, 1, 100, 2, 1.5, False),   # ~1 s left, 1.5 s start-up: stay
-    (0.03, 1, 100, 2, 1.5, False),   # 3 s left: saving 0.75 s < 0.75 + 0.3
-    (0.05, 1, 100, 2, 1.5, True),    # 5 s left: saving 1.75 s >= 0.75 + 0.5
+    (0.03, 1, 100, 2, 1.5, False),   # 3 s left: saving 0.75 s < 1.5 + 0.3
+    (0.05, 1, 100, 2, 1.5, False),   # 5 s left: saving 1.75 s < 1.5 + 0.5
+    (0.06, 1, 100, 2, 1.5, True),    # 6 s left: saving 2.25 s >= 1.5 + 0.6
     (0.5, 1, 40, 2, 1.5, True),      # 20 s left
     (20.0, 1, 1, 2, 0.05, False),    # one task left: a worker cannot take it sooner
     (20.0, 1, 2, 2, 0.05, True),     # two long tasks left, workers already running
@@ -32,7 +33,7 @@ def test_parallel_pays_given_measured_costs(done_s, done, left, procs, startup, 
 
 
 def test_the_rule_is_its_formula():
-    """Saving (R - S)(1 - 1/p) >= S/2 + R/10, R estimated from the mean of the tasks done."""
+    """Saving (R - S)(1 - 1/p) >= S + R/10, R estimated from the mean of the tasks done."""
     rng = np.random.default_rng(0)
     for _ in range(200):
         done_s, done, left = rng.uniform(0, 5), int(rng.integers(1, 20)), int(rng.integers(1, 200))
@@ -40,7 +41,7 @@ def test_the_rule_is_its_formula():
         r = done_s / done * left
         p = min(procs, left)
         assert parallel_pays(done_s, done, left, procs, startup) is ((r - startup) * (1 - 1 / p)
-                                                                      >= startup / 2 + r / 10)
+                                                                      >= startup + r / 10)
 
 
 def test_start_up_estimate_prior_then_measured(monkeypatch):
