@@ -68,9 +68,10 @@ def decision(out: Path) -> str:
     if p is None:
         return f"{cfg.get('backend')} (no adaptive decision)"
     if p["processes"] == 1:
-        return f"in-process ({p['in_process_tasks']} tasks)"
-    return (f"{p['processes']} processes after {p['decided_after']} task(s); {p['in_process_tasks']} of "
-            f"{cfg['n_tasks']} tasks here")
+        return f"in the calling process ({p['in_process_tasks']} tasks)"
+    return (f"{p['processes']} processes after {p['decided_after']} task(s) (estimated {p['estimated_seconds']} "
+            f"CPU-s left, start-up {p['startup_seconds']} s); {p['in_process_tasks']} of {cfg['n_tasks']} tasks "
+            "in the calling process")
 
 
 def main() -> None:
