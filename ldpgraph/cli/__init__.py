@@ -180,8 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trials", type=_int("trials", minimum=1), default=100,
                    help="trials per cell (default 100)")
     p.add_argument("--jobs", "-j", type=_int("jobs", nonzero=True), default=None,
-                   help="parallel workers, -1 = all cores or Dask workers (default: automatic, all cores "
-                   "when the grid is large enough; results do not depend on it)")
+                   help="parallel processes at most, -1 = all cores or Dask workers (default: all cores); "
+                   "the run goes parallel only when its measured first blocks say worker start-up pays; "
+                   "results do not depend on it")
     p.add_argument("--block-size", type=_int("block size", minimum=1), default=100,
                    help="trials per random stream and per task (default 100)")
     p.add_argument("--seed", type=_int("seed", minimum=0),

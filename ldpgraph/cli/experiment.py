@@ -371,8 +371,11 @@ def _run_experiment_cmd(
         print("\n".join(_methods_note(st, [m for m in methods or () if m in method_names(st)], rest)
                         for st, rest in left_out.items()))
     print()
+    ran = cfg["backend"]
+    if cfg["n_jobs"] != 1 and cfg.get("parallel", {}).get("processes") == 1:
+        ran = "in this process: workers would not pay"  # the adaptive runner's decision
     print(f"{cfg['n_cells']} cells x {cfg['n_trials']} trials in {cfg['total_seconds']:.1f} s "
-          f"({cfg['backend']}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")
+          f"({ran}, n_jobs={cfg['n_jobs']}); seed {cfg['seed']}")
     if cfg.get("options"):
         print(f"options {_options_text(cfg['options'])}")
     print(f"wrote {paths['records']} ({result.records.n_rows:,} rows)")

@@ -17,11 +17,18 @@ by index. Hence the records depend only on the seed, the grid and ``block_size``
 which other cells share the grid. (``block_size`` fixes how the trials consume the streams;
 ``block_size=1`` gives every trial its own stream.)
 
-With loky (joblib's default backend for ``n_jobs != 1``) joblib batches the tasks, reuses its
-worker processes across runs, and memory-maps large arrays (the degrees of a big graph) instead
-of pickling them into every batch. Its workers exit within a quarter second when the process
-that started them dies, even by SIGKILL (a worker initializer; loky's own idle timeout is
-300 s); on an error or Ctrl-C joblib stops them. Not covered: on Windows the workers are left
+By default (no backend, or ``"loky"``) ``n_jobs`` is a ceiling: the tasks run in the calling
+process, first block first, until the measured cost of the blocks done says that the rest pays
+for the start-up of worker processes (:func:`parallel_pays`; the start-up is measured once per
+process); then the calling process works on beside ``n_jobs - 1`` loky workers (joblib's
+reusable executor), so a small grid never waits for workers and a large one hides their start
+behind its own work (:func:`run_adaptive`). The workers are reused across runs, and large
+arrays (the degrees of a big graph) reach them memory-mapped instead of pickled. The other
+backends (``"threading"``, Dask) run every task through ``joblib.Parallel``, which batches them.
+
+The loky workers exit within a quarter second when the process that started them dies, even by
+SIGKILL (a worker initializer; loky's own idle timeout is 300 s); on an error or Ctrl-C the
+runner stops them. Not covered: on Windows the workers are left
 to loky; Dask workers belong to their cluster.
 
 Every cell is one unit: a registered method (:func:`ldpgraph.run.method.get_method`) and its
@@ -83,8 +90,8 @@ DEFAULT_METHODS: tuple[str, ...] = (
 )
 #: the star sizes of the reproduction study (CLI and API)
 DEFAULT_KS: tuple[int, ...] = (2, 3)
-#: workers: None = automatic (all cores when the grid is large enough, else 1; results do not
-#: depend on it)
+#: processes: None = all cores, taken only when the measured first blocks say they pay (the threading
+#: backend: all cores when the grid is large enough, else 1); results do not depend on it
 DEFAULT_N_JOBS: int | None = None
 # below this many (trials x nodes) simulated in all, the automatic n_jobs runs sequentially
 _AUTO_PARALLEL_WORK = 2_000_000
@@ -376,6 +383,277 @@ def _parallel_context(
         client.close()
 
 
+# --------------------------------------------------------------------- adaptive parallelism
+#
+# With the default process backend, ``n_jobs`` is a ceiling, not an order: the tasks run in
+# this process, first block first, and after each one the measured cost decides whether the
+# rest is worth the start-up of worker processes (:func:`parallel_pays`). When it is, this
+# process keeps working as one of the ``n_jobs`` processes while ``n_jobs - 1`` loky workers
+# start beside it and take tasks as they come (their start-up overlaps its work). Every task
+# draws from its own stream wherever it runs, so the records are the same either way.
+
+#: start-up of fresh loky workers, in seconds of one free core (the time to the first result,
+#: beyond the task's own time, divided by this process's slowdown), assumed until one is measured
+#: in this process: a worker's interpreter, numpy and ldpgraph imports take 0.4-0.5 s of CPU, and
+#: loky's own start and the first calls' lazy imports and caches add to it (issue 34: the main
+#: job lost with a 0.8 s prior)
+STARTUP_PRIOR_SECONDS = 1.5
+#: start-up of workers that are already running (the reusable executor of an earlier run)
+STARTUP_WARM_SECONDS = 0.05
+_startup_measured: float | None = None  # this process's measurement of a fresh start-up
+
+
+def parallel_pays(done_seconds: float, done_tasks: int, remaining_tasks: int, processes: int,
+                  startup_seconds: float) -> bool:
+    """Whether handing the remaining tasks to ``processes`` processes (this one and
+    ``processes - 1`` workers that start in ``startup_seconds``) beats finishing them here.
+
+    The remaining work is estimated from the tasks done so far, ``R = done_seconds / done_tasks x
+    remaining_tasks``. This process does ``startup_seconds`` of it while the workers start; the
+    rest is split over ``p = min(processes, remaining_tasks)`` processes, so the saving is
+    ``(R - startup) (1 - 1/p)`` (one task left: none). It pays when the saving is at least the
+    start-up plus a tenth of ``R`` (the margin for a wrong estimate and for the workers' share of
+    a loaded machine): for two processes, when ``R >= 3.75 x startup``.
+
+    >>> parallel_pays(0.01, 1, 100, 2, 1.5)   # 1 s left: stay
+    False
+    >>> parallel_pays(0.05, 1, 100, 2, 1.5)   # 5 s left: stay
+    False
+    >>> parallel_pays(0.5, 1, 40, 2, 1.5)     # 20 s left: go
+    True
+    """
+    if processes < 2 or remaining_tasks < 1 or done_tasks < 1:
+        return False
+    remaining = done_seconds / done_tasks * remaining_tasks
+    p = min(processes, remaining_tasks)  # the processes that get a task
+    saving = (remaining - startup_seconds) * (1.0 - 1.0 / p)
+    return saving >= startup_seconds + 0.1 * remaining
+
+
+def _live_workers() -> int:
+    """Worker processes of loky's reusable executor alive in this process (0 if none)."""
+    try:
+        from joblib.externals.loky import reusable_executor
+    except ImportError:  # pragma: no cover
+        return 0
+    ex = reusable_executor._executor
+    if ex is None or getattr(ex, "_broken", False) or getattr(ex, "_shutdown_thread", False):
+        return 0
+    return len(getattr(ex, "_processes", None) or ())
+
+
+def startup_estimate(workers: int) -> float:
+    """Seconds of one free core until ``workers`` loky workers return a first result, beyond the
+    task's own time: small when they are already running, else this process's measurement, else
+    :data:`STARTUP_PRIOR_SECONDS`."""
+    if _live_workers() >= workers:
+        return STARTUP_WARM_SECONDS
+    return STARTUP_PRIOR_SECONDS if _startup_measured is None else _startup_measured
+
+
+def _n_processes(n_jobs: int | None) -> int:
+    """Processes the adaptive path may use: ``n_jobs`` by joblib's convention (None: all cores)."""
+    import multiprocessing
+
+    if multiprocessing.current_process().daemon:  # a daemonic process cannot have children
+        return 1
+    cores = os.cpu_count() or 1
+    if n_jobs is None:
+        return cores
+    return n_jobs if n_jobs > 0 else max(cores + 1 + n_jobs, 1)
+
+
+def _worker_env(processes: int) -> dict[str, str]:
+    """Thread limits for the workers' numeric libraries (as joblib's loky backend sets them)."""
+    try:
+        from joblib._parallel_backends import LokyBackend
+
+        names = LokyBackend.MAX_NUM_THREADS_VARS
+    except (ImportError, AttributeError):  # pragma: no cover
+        names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    default = str(max((os.cpu_count() or 1) // processes, 1))
+    return {v: os.environ.get(v, default) for v in names}
+
+
+def _timed_task(func: Any, args: tuple) -> tuple[float, float, Any]:
+    """``func(*args)``, its wall seconds and its CPU seconds (this thread's: not those of another
+    thread of the process, such as the plots' matplotlib import)."""
+    t0, c0 = time.perf_counter(), time.thread_time()
+    out = func(*args)
+    return time.perf_counter() - t0, time.thread_time() - c0, out
+
+
+def _timed_batch(func: Any, batch: Sequence[tuple]) -> tuple[float, list[Any]]:
+    """A worker's call: ``func`` on each arguments of ``batch``, and the seconds it took."""
+    t0 = time.perf_counter()
+    out = [func(*a) for a in batch]
+    return time.perf_counter() - t0, out
+
+
+#: tasks timed before the decision (unless one alone lasts as long as the workers' start-up)
+MIN_TASKS_MEASURED = 3
+
+#: seconds of estimated work per submission to a worker (tasks are batched up to it, so that the
+#: round trip of a submission, ~1 ms, stays small beside the work it carries)
+BATCH_SECONDS = 0.05
+
+
+def run_adaptive(func: Any, args: Sequence[tuple], processes: int, on_result: Any, *,
+                 decide: Any = None) -> dict[str, Any]:
+    """Call ``func(*args[i])`` for every i, giving each result to ``on_result(i, result)``.
+
+    The calls run in this process, in order, until ``decide(done_seconds, done_tasks,
+    remaining_tasks, processes, startup_estimate(processes - 1))`` (default :func:`parallel_pays`;
+    seconds of CPU, so that the load of a shared machine, which slows the calls and the workers'
+    start alike, does not change the decision) says the rest pays for worker processes (asked
+    after each call from the :data:`MIN_TASKS_MEASURED`-th on, the longest call done left out of
+    the measure; before that, only when the calls done took as long as the start-up); from then on
+    this process and ``processes - 1`` loky workers (joblib's reusable executor: large arrays
+    memory-mapped, workers end with this process) take the remaining calls, this process one at a
+    time, a worker in batches of about :data:`BATCH_SECONDS` of the measured work (one per worker
+    until they have started, then one running and one queued each). ``on_result`` is called in
+    this process, under a lock, in no set order.
+    Returns what was decided: ``{"processes", "in_process_tasks", "decided_after", "estimated_seconds",
+    "startup_seconds"}`` (``processes`` 1: everything ran here) and, when workers took part, the
+    ``batch`` of tasks per submission.
+    """
+    n = len(args)
+    decide = parallel_pays if decide is None else decide
+    report: dict[str, Any] = {"processes": 1, "in_process_tasks": n, "decided_after": None,
+                              "estimated_seconds": None, "startup_seconds": None}
+    # the work is measured in CPU seconds, so that the decision does not change with the load of
+    # a shared machine (which slows the tasks and the workers' start alike); wall / CPU is the
+    # slowdown, by which a start-up measured in wall seconds is divided
+    done_s, done_wall, longest, i = 0.0, 0.0, 0.0, 0
+    startup = 0.0
+    while i < n:
+        wall, secs, out = _timed_task(func, args[i])
+        on_result(i, out)
+        done_s += secs
+        done_wall += wall
+        longest = max(longest, secs)
+        i += 1
+        if i < n and processes > 1:
+            startup = startup_estimate(processes - 1)
+            # robust to one slow task (a first call's one-off cost, a pause on a loaded machine):
+            # from the third task on, the longest is left out; before, only a task as long as
+            # the start-up decides
+            if i >= MIN_TASKS_MEASURED:
+                measured, tasks_measured = done_s - longest, i - 1
+            elif done_s >= startup:
+                measured, tasks_measured = done_s, i
+            else:
+                continue
+            if decide(measured, tasks_measured, n - i, processes, startup):
+                break
+    if i >= n:
+        return report
+
+    import queue
+
+    from joblib.executor import get_memmapping_executor
+
+    fresh = _live_workers() == 0  # (a resized pool's first result may come from an old worker)
+    context = f"ldpgraph-{os.getpid()}-{time.monotonic_ns()}"  # this run's memory-mapped arrays
+    executor = get_memmapping_executor(processes - 1, timeout=300, initializer=_exit_with_parent,
+                                       initargs=(os.getpid(),), env=_worker_env(processes),
+                                       context_id=context)
+    try:  # this run's arrays go to this context's folder, removed at the end (as joblib.Parallel does)
+        executor._temp_folder_manager.set_current_context(context)
+    except AttributeError:  # pragma: no cover (another joblib)
+        pass
+    report.update(processes=processes, decided_after=i, estimated_seconds=round(done_s / i * (n - i), 3),
+                  startup_seconds=round(startup, 3))  # (CPU seconds)
+    lock = threading.Lock()
+    arrivals: queue.Queue = queue.Queue()
+    state = {"next": i, "in_flight": 0, "error": None, "here": i}
+
+    per_task = done_wall / i
+    slowdown = max(done_wall / done_s, 1.0) if done_s > 0 else 1.0
+    batch = max(1, min(int(BATCH_SECONDS / per_task) if per_task > 0 else n, (n - i) // (4 * processes)))
+    report["batch"] = batch
+
+    def claim(k: int = 1) -> range | None:
+        with lock:
+            if state["next"] >= n or state["error"] is not None:
+                return None
+            j = state["next"]
+            state["next"] = min(j + k, n)
+            return range(j, state["next"])
+
+    def submit() -> bool:
+        js = claim(batch)
+        if js is None:
+            return False
+        with lock:
+            state["in_flight"] += 1
+        t_sub = time.perf_counter()
+        fut = executor.submit(_timed_batch, func, [args[j] for j in js])
+        fut.add_done_callback(lambda f, js=js, t_sub=t_sub: arrivals.put((js, t_sub, f)))
+        return True
+
+    first = [True]
+
+    def feed() -> None:  # in a thread: take each worker result, give its worker the next task
+        global _startup_measured
+        while True:
+            item = arrivals.get()
+            if item is None:
+                return
+            js, t_sub, fut = item
+            try:
+                secs, outs = fut.result()
+                if first[0]:
+                    first[0] = False
+                    if fresh:
+                        _startup_measured = max((time.perf_counter() - t_sub - secs) / slowdown,
+                                                STARTUP_WARM_SECONDS)
+                with lock:
+                    for j, out in zip(js, outs, strict=True):
+                        on_result(j, out)
+            except BaseException as exc:  # noqa: BLE001 (re-raised in the calling thread)
+                with lock:
+                    state["error"] = state["error"] or exc
+            finally:
+                with lock:
+                    state["in_flight"] -= 1
+            while state["in_flight"] < 2 * (processes - 1) and submit():  # one running, one queued
+                pass
+
+    for _ in range(processes - 1):  # one task per worker until the workers have started
+        submit()
+    feeder = threading.Thread(target=feed, name="ldpgraph-feeder", daemon=True)
+    feeder.start()
+    try:
+        while (js := claim()) is not None:
+            j = js[0]
+            out = func(*args[j])
+            with lock:
+                on_result(j, out)
+                state["here"] += 1
+        while True:
+            with lock:
+                if state["in_flight"] == 0:
+                    break
+            time.sleep(0.005)
+    except BaseException:
+        with lock:
+            state["error"] = state["error"] or KeyboardInterrupt()
+        executor.terminate(kill_workers=True)  # (removes the memory-mapped arrays too)
+        raise
+    finally:
+        arrivals.put(None)
+        feeder.join()
+    try:  # the workers stay for the next run; this run's memory-mapped arrays go
+        executor._temp_folder_manager._clean_temporary_resources(context_id=context, force=False)
+    except AttributeError:  # pragma: no cover (another joblib)
+        pass
+    if state["error"] is not None:
+        raise state["error"]
+    report["in_process_tasks"] = state["here"]
+    return report
+
+
 #: seconds to wait for a Dask scheduler to answer (:data:`ldpgraph.dask_connect.SCHEDULER_TIMEOUT`)
 SCHEDULER_CONNECT_TIMEOUT = SCHEDULER_TIMEOUT
 
@@ -630,8 +908,12 @@ def run_experiment(
         Trials per random stream and per task (vectorized together). Part of the experiment's
         definition: changing it changes the draws.
     n_jobs : int or None
-        Parallel workers (joblib convention; -1 = all cores or all Dask workers). None (the
-        default, as on the command line): all cores when the grid simulates at least
+        Parallel processes (joblib convention; -1 = all cores or all Dask workers); None (the
+        default, as on the command line): all cores. With the default backend it is a ceiling:
+        the first blocks run in this process and are timed, and the run goes parallel (this
+        process beside ``n_jobs - 1`` loky workers) only when the measured work left pays for the
+        workers' start-up (:func:`parallel_pays`; ``config["parallel"]`` records the decision).
+        With ``backend="threading"``, None is all cores when the grid simulates at least
         2,000,000 node values in all, else 1. Results do not depend on it.
     backend : str, optional
         joblib backend (``"loky"`` default for n_jobs != 1, ``"threading"``, ``"dask"``).
@@ -639,7 +921,8 @@ def run_experiment(
         Address of a Dask scheduler (``"tcp://host:8786"``): run the tasks on that cluster
         through joblib's Dask backend (needs ``ldpgraph[distributed]``).
     batch_size : int or "auto"
-        joblib's number of tasks per dispatch (scheduling only; does not change results).
+        joblib's number of tasks per dispatch for the threading and Dask backends (scheduling
+        only; does not change results).
     quiet : bool
         No progress on stderr (otherwise a tqdm bar on a terminal, after one second, and a line
         every ~10 s elsewhere: :mod:`ldpgraph._progress`).
@@ -717,7 +1000,10 @@ def run_experiment(
         raise ValueError("no cell of the grid can run: " + "; ".join(
             f"{s['method']} k={s['k']} epsilon={s['epsilon']:g}: {s['reason']}" for s in skipped[:3]))
     units = runnable
-    if scheduler is None and backend != "dask":
+    adaptive = scheduler is None and backend in (None, "loky")
+    if adaptive:
+        n_jobs = _n_processes(n_jobs)
+    elif scheduler is None and backend != "dask":
         n_jobs = _auto_n_jobs(n_jobs, len(units) * n_trials * max(g.n_nodes for g in ginputs))
     elif n_jobs is None:
         n_jobs = -1
@@ -732,19 +1018,31 @@ def run_experiment(
     results: list[NDArray | None] = [None] * len(tasks)
     analytic_of_unit: list[dict[str, float | None]] = [{} for _ in units]  # from each unit's block 0
     bar = Progress(len(units) * n_trials, unit="trial", quiet=quiet)  # results arriving, in this process
+    parallel_report = None
+
+    def place(i: int, out: tuple) -> None:
+        _, est, closed_form = out
+        results[i] = est
+        if closed_form is not None:
+            analytic_of_unit[tasks[i][0]] = closed_form
+        bar.update(est.shape[1])
+
     try:
         import joblib
 
-        with _parallel_context(backend, scheduler, [g.degrees for g in ginputs]):
-            parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size, return_as="generator_unordered")
-            for i, est, closed_form in parallel(
-                joblib.delayed(_run_block)(units[u], by_label[units[u].graph].degrees, entropy, b, n, i)
-                for i, (u, b, n) in enumerate(tasks)
-            ):
-                results[i] = est
-                if closed_form is not None:
-                    analytic_of_unit[tasks[i][0]] = closed_form
-                bar.update(est.shape[1])
+        if adaptive:  # in this process until the measured cost says workers pay (run_adaptive)
+            args = [(units[u], by_label[units[u].graph].degrees, entropy, b, n, i)
+                    for i, (u, b, n) in enumerate(tasks)]
+            parallel_report = run_adaptive(_run_block, args, min(n_jobs, len(tasks)), place)
+        else:
+            with _parallel_context(backend, scheduler, [g.degrees for g in ginputs]):
+                parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=batch_size,
+                                           return_as="generator_unordered")
+                for out in parallel(
+                    joblib.delayed(_run_block)(units[u], by_label[units[u].graph].degrees, entropy, b, n, i)
+                    for i, (u, b, n) in enumerate(tasks)
+                ):
+                    place(out[0], out)
     except BaseException:
         bar.close(failed=True)
         raise
@@ -777,6 +1075,8 @@ def run_experiment(
 
     versions = {"ldpgraph": __version__, "numpy": np.__version__}
     backend_name = _backend_name(backend, scheduler, n_jobs)
+    if parallel_report is not None:
+        backend_name = "sequential" if parallel_report["processes"] == 1 else "loky"
     versions["joblib"] = joblib.__version__  # the library that ran the tasks
     if backend_name == "dask":
         versions["distributed"] = sys.modules["distributed"].__version__
@@ -797,6 +1097,7 @@ def run_experiment(
         "n_tasks": len(tasks),
         "n_jobs": n_jobs,
         "backend": backend_name,
+        **({"parallel": parallel_report} if parallel_report is not None else {}),
         "scheduler": scheduler,
         "cell_costs": costs,
         "skipped": skipped,

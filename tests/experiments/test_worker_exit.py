@@ -2,7 +2,8 @@
 
 loky workers do not watch their parent; the initializer the runner gives joblib's loky backend
 does (``ldpgraph.experiments.runner._exit_with_parent``). Linux only: the workers are found in
-/proc. ``n_jobs=2`` is two loky worker processes.
+/proc. ``n_jobs=3`` is two loky worker processes beside the calling one (a grid this large goes parallel
+after its first block).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 from ldpgraph.experiments import run_experiment
 from ldpgraph.graph import Degrees
 run_experiment({"toy": Degrees(np.arange(2000) % 50)}, epsilons=[0.5, 1.0], ks=[2, 3], methods=["unbiased-dlap"],
-               n_trials=10**7, block_size=100, seed=0, n_jobs=2, quiet=True)
+               n_trials=10**7, block_size=100, seed=0, n_jobs=3, quiet=True)
 """
 
 
