@@ -419,21 +419,28 @@ class _Rows:
         locs = np.asarray(locs, dtype=np.int64)
         return (table[locs >> 40] << 40) | (locs & ((1 << 40) - 1))
 
-    def locate_compact(self, chunk: ReportChunk, idx: NDArray[np.integer]) -> tuple[int, NDArray[np.integer]]:
-        """:meth:`locate` as ``(base, offsets)``: the chunk's locator and the rows' offsets in it, as
-        uint32 where they fit (4 bytes a row instead of 8; :func:`_expand_locs` gives the locators)."""
-        base = int(self.locate(chunk, np.zeros(1, dtype=np.int64))[0]) - int(chunk.first_row)
-        idx = np.asarray(idx, dtype=np.int64) + int(chunk.first_row)
-        small = idx.size == 0 or int(idx.max()) < 2**32
-        return base, (idx.astype(np.uint32) if small else idx)
+    def locate_compact(self, chunk: ReportChunk, idx: NDArray[np.integer]) -> tuple[int, Any, int | None]:
+        """:meth:`locate` of the sorted rows ``idx`` of ``chunk``, compact: ``(the chunk's first locator,
+        offsets, None)``, or ``(..., the offsets of the chunk's other rows, the chunk's length)`` when
+        those are fewer (a node's rr_edge rows between its few other rows: almost nothing a row),
+        offsets as uint32 where they fit; :func:`_expand_locs` gives the locators."""
+        base = int(self.locate(chunk, np.zeros(1, dtype=np.int64))[0])
+        idx = np.asarray(idx, dtype=np.int64)
+        size = len(chunk)
+        length = None
+        if size - idx.size < idx.size:
+            keep = np.ones(size, dtype=np.bool_)
+            keep[idx] = False
+            idx, length = np.flatnonzero(keep), size
+        return base, (idx.astype(np.uint32) if size < 2**32 else idx), length
 
-    def remap_compact(self, other: _Rows, parts: list[tuple[int, NDArray[np.integer]]]
-                      ) -> list[tuple[int, NDArray[np.integer]]]:
+    def remap_compact(self, other: _Rows, parts: list[tuple[int, Any, int | None]]
+                      ) -> list[tuple[int, Any, int | None]]:
         """``other``'s compact locators (:meth:`locate_compact`) as this object's."""
         if not parts:
             return []
-        bases = self.remap(other, np.array([b for b, _ in parts], dtype=np.int64))
-        return [(int(b), off) for b, (_, off) in zip(bases.tolist(), parts, strict=True)]
+        bases = self.remap(other, np.array([p[0] for p in parts], dtype=np.int64))
+        return [(int(b), *p[1:]) for b, p in zip(bases.tolist(), parts, strict=True)]
 
     def text(self, loc: int) -> str:
         source, offset = self._where[int(loc) >> 40]
@@ -441,11 +448,30 @@ class _Rows:
         return f"{source} row {row}" + ("" if offset is None else f" (line {row + offset})")
 
 
-def _expand_locs(parts: list[tuple[int, NDArray[np.integer]]]) -> NDArray[np.int64]:
-    """The locators of compact ``(base, offsets)`` parts (:meth:`_Rows.locate_compact`), in order."""
-    if not parts:
-        return np.zeros(0, dtype=np.int64)
-    return np.concatenate([np.int64(b) + off.astype(np.int64) for b, off in parts])
+def _concatenate_freeing(parts: list[NDArray[np.int64]]) -> NDArray[np.int64]:
+    """``np.concatenate(parts)``, each part dropped from ``parts`` once copied: the memory of the
+    parts and of the whole at once is only the whole's and one part's (pages are committed as they
+    are written)."""
+    out = np.empty(sum(int(a.size) for a in parts), dtype=np.int64)
+    at = 0
+    for i in range(len(parts)):
+        a, parts[i] = parts[i], None  # type: ignore[call-overload]
+        out[at:at + a.size] = a
+        at += a.size
+        del a
+    return out
+
+
+def _expand_locs(parts: list[tuple[int, Any, int | None]]) -> NDArray[np.int64]:
+    """The locators of compact parts (:meth:`_Rows.locate_compact`), in order."""
+    out = []
+    for base, off, length in parts:
+        if length is not None:  # the offsets of the other rows: the rows are the rest
+            keep = np.ones(length, dtype=np.bool_)
+            keep[off] = False
+            off = np.flatnonzero(keep)
+        out.append(np.int64(base) + off.astype(np.int64))
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
 
 class _Base:
@@ -693,10 +719,10 @@ class Round1Accumulator(_Base):
         self._count_nodes: list[NDArray[np.int64]] = []
         self._count_values: list[NDArray[np.int64]] = []
         self._count_locs: list[NDArray[np.int64]] = []
-        # the noisy edges as pair indices (8 bytes each) and their rows' locators, compact (4 bytes each,
-        # read only for an error's message)
+        # the noisy edges as pair indices (8 bytes each) and their rows' locators, compact (at most 4
+        # bytes each, nearly none for a node's rows; read only for an error's message)
         self._edge_index: list[NDArray[np.int64]] = []
-        self._edge_locs: list[tuple[int, NDArray[np.integer]]] = []
+        self._edge_locs: list[tuple[int, Any, int | None]] = []
         self._summary: Round1Summary | None = None
         self._low_nodes: list[NDArray[np.int64]] = []
         self._low_values: list[NDArray[np.int64]] = []
@@ -905,7 +931,7 @@ class Round1Accumulator(_Base):
         Memory: the indices once more at most (none when they arrive sorted, as a node's rows in
         node order do); the rows' locators are expanded only for an error's message."""
         if len(self._edge_index) > 1:  # one array from here on (the same rows, in the same order)
-            self._edge_index = [np.concatenate(self._edge_index)]
+            self._edge_index = [_concatenate_freeing(self._edge_index)]
         index = self._edge_index[0] if self._edge_index else np.zeros(0, dtype=np.int64)
         if index.size < 2 or bool(np.all(index[1:] > index[:-1])):
             return index

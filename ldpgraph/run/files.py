@@ -53,8 +53,9 @@ def release_to_file(
 
     Batches are ``batch_nodes`` nodes, in order (each node's rows depend on its own stream only:
     the rows are the same however the nodes are batched). A batch whose rows, predicted from the
-    rows per node of the nodes released so far (twice that, for rounds whose rows grow with the
-    node id), would pass ``batch_rows`` is released in pieces of about ``batch_rows`` rows, each
+    rows per node released so far (twice the largest rate of a piece, for rounds whose rows grow
+    with the node id; before any, the rows of the first batch's last node, released alone and
+    dropped), would pass ``batch_rows`` is released in pieces of about ``batch_rows`` rows, each
     written as it comes; the file then holds the same rows, and the same bytes whenever no batch
     is cut (a release that lists some quantity per batch, after its nodes' other rows, lists it
     per piece; a Parquet file has a row group per piece)."""
@@ -73,18 +74,24 @@ def _batches(round: Round, plan: Plan, nodes: Sequence[int], neighbours: Sequenc
     if n == 0:
         yield round.release(plan, nodes[0:0], neighbours[0:0], broadcast, sampler)
         return
-    rate = None  # rows per node predicted for the next nodes (None: none released yet)
+    # rows per node predicted for the next nodes; at first, those of the first batch's last node
+    # (released on its own and dropped: a node's rows do not depend on the batch, and a dropped
+    # release publishes nothing; for rounds whose rows grow with the node id it is the largest)
+    last = min(n, batch_nodes) - 1
+    rate = float(n_rows(round.release(plan, nodes[last:last + 1], neighbours[last:last + 1], broadcast,
+                                      sampler)))
     for lo in range(0, n, batch_nodes):
         hi = min(n, lo + batch_nodes)
         step = hi - lo
-        if rate is not None and rate * (hi - lo) > batch_rows:
+        if rate * (hi - lo) > batch_rows:
             step = max(1, int(batch_rows / rate))
         a = lo
         while a < hi:
             b = min(hi, a + step)
             rows = round.release(plan, nodes[a:b], neighbours[a:b], broadcast, sampler)
-            rate = max(rate or 0.0, 2.0 * n_rows(rows) / (b - a))  # twice the last rate: rows that grow
-            yield rows                                                # with the node id stay near the aim
+            # twice the piece's rate: rows that grow with the node id stay near the aim
+            rate = max(rate, 2.0 * n_rows(rows) / (b - a))
+            yield rows
             del rows
             a = b
             if step < hi - lo:  # a cut batch: its next pieces by the newest rate
