@@ -135,6 +135,8 @@ _DENSE_VARIANCE_MAX_NODES = 8192
 #: nodes of a triangle protocol are 0..n-1 with n at most this (pair indices fit in int64)
 MAX_NODES = 2**31
 _LISTED = 10
+#: pair indices per block of the round-1 accumulator (:meth:`Round1Accumulator._coalesce_edges`)
+_EDGE_BLOCK = 1 << 23
 
 
 @dataclass(frozen=True)
@@ -764,6 +766,7 @@ class Round1Accumulator(_Base):
                 )
             self._count_edges(u, chunk, r)
             self._edge_index.append(pair_index(u, j))
+            self._coalesce_edges()
             self._edge_locs.append(self.rows.locate_compact(chunk, r))
         if RR_COUNT in rows:
             r = rows[RR_COUNT]
@@ -924,6 +927,20 @@ class Round1Accumulator(_Base):
             self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0, screening, low, degrees
         )
         return self._summary
+
+    def _coalesce_edges(self) -> None:
+        """Join the newest chunks' pair indices into one block once they hold ``_EDGE_BLOCK``: the
+        blocks are large allocations, returned to the system when freed, and the chunks' small ones
+        are reused by the next chunks (the heap does not keep one freed chunk per chunk read)."""
+        small = 0
+        for k in range(len(self._edge_index) - 1, -1, -1):
+            if self._edge_index[k].size >= _EDGE_BLOCK:
+                break
+            small += self._edge_index[k].size
+        else:
+            k = -1
+        if small >= _EDGE_BLOCK:
+            self._edge_index[k + 1:] = [np.concatenate(self._edge_index[k + 1:])]
 
     def _sorted_edges(self) -> NDArray[np.int64]:
         """The noisy edges' pair indices, sorted; ValueError naming both rows of a duplicate pair.

@@ -234,11 +234,20 @@ def unpack_pairs(body: Any, n_pairs: int) -> NDArray[np.int64]:
     """
     body = np.asarray(body, dtype=np.uint8).ravel()
     n_pairs = int(n_pairs)
-    parts = []
-    for lo in range(0, min(body.size * 8, n_pairs), 8 * _BLOCK):  # in blocks: no byte per pair
-        bits = np.unpackbits(body[lo // 8:lo // 8 + _BLOCK], count=min(8 * _BLOCK, n_pairs - lo))
-        parts.append(np.flatnonzero(bits).astype(np.int64) + lo)
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    starts = range(0, min(body.size * 8, n_pairs), 8 * _BLOCK)
+
+    def bits(lo: int) -> NDArray[np.uint8]:  # in blocks: no byte per pair
+        return np.unpackbits(body[lo // 8:lo // 8 + _BLOCK], count=min(8 * _BLOCK, n_pairs - lo))
+
+    # counted first, then written into the result: no second copy of the pairs
+    out = np.empty(sum(int(np.count_nonzero(bits(lo))) for lo in starts), dtype=np.int64)
+    at = 0
+    for lo in starts:
+        part = np.flatnonzero(bits(lo))
+        out[at:at + part.size] = part
+        out[at:at + part.size] += lo
+        at += part.size
+    return out
 
 
 def lower_edge_pairs(graph: Any) -> tuple[int, NDArray[np.int64], NDArray[np.int64]]:
