@@ -194,7 +194,8 @@ def read_broadcast(protocol: Any, path: str | os.PathLike, plan: Plan) -> Any:
     proto = get(protocol) if isinstance(protocol, str) else protocol
     try:
         with open(path, "rb") as fh:
-            data = fh.read(BROADCAST_LIMIT + 1)
+            # (read(n) reserves n bytes first: ask for the file's length, not the limit)
+            data = fh.read(min(os.fstat(fh.fileno()).st_size, BROADCAST_LIMIT) + 1)
     except FileNotFoundError:
         raise FileNotFoundError(f"broadcast file not found: {path}") from None
     if len(data) > BROADCAST_LIMIT:
