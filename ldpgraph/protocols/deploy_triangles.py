@@ -135,6 +135,8 @@ _DENSE_VARIANCE_MAX_NODES = 8192
 #: nodes of a triangle protocol are 0..n-1 with n at most this (pair indices fit in int64)
 MAX_NODES = 2**31
 _LISTED = 10
+#: pair indices per block of the round-1 accumulator (:meth:`Round1Accumulator._coalesce_edges`)
+_EDGE_BLOCK = 1 << 23
 
 
 @dataclass(frozen=True)
@@ -261,7 +263,7 @@ def broadcast_run_id(header: dict[str, Any], index: NDArray[np.int64]) -> int:
     """
     h = hashlib.sha256(json.dumps(header, sort_keys=True, separators=(",", ":")).encode())
     h.update(b"\n")
-    h.update(np.ascontiguousarray(index, dtype="<i8").tobytes())
+    h.update(memoryview(np.ascontiguousarray(index, dtype="<i8")).cast("B"))  # (no copy of the bytes)
     return int.from_bytes(h.digest()[:6], "big")
 
 
@@ -367,12 +369,19 @@ class TriangleBroadcast:
 
 def chunk_from_columns(cols: dict[str, Any], source: str = "<memory>", first_row: int = 0) -> ReportChunk:
     """Report columns (as a round's release returns them) as one :class:`ReportChunk`."""
-    import pyarrow as pa
+    from ..core.rows import name_codes
 
-    quantity = pa.array(np.asarray(cols["quantity"], dtype=object), type=pa.string()).dictionary_encode()
-    protocol = pa.array(np.asarray(cols["protocol"], dtype=object), type=pa.string()).dictionary_encode()
-    q_codes, q_names = quantity.indices.to_numpy(), quantity.dictionary.to_pylist()
-    p_codes, p_names = protocol.indices.to_numpy(), protocol.dictionary.to_pylist()
+    def coded(column: Any) -> tuple[Any, list[str]]:
+        got = name_codes(column)  # (codes, names) without a string per row; else pyarrow's encoding
+        if got is None:
+            import pyarrow as pa
+
+            arr = pa.array(np.asarray(column, dtype=object), type=pa.string()).dictionary_encode()
+            got = arr.indices.to_numpy(), arr.dictionary.to_pylist()
+        return got
+
+    q_codes, q_names = coded(cols["quantity"])
+    p_codes, p_names = coded(cols["protocol"])
     return ReportChunk(
         source=source,
         first_row=first_row,
@@ -412,10 +421,59 @@ class _Rows:
         locs = np.asarray(locs, dtype=np.int64)
         return (table[locs >> 40] << 40) | (locs & ((1 << 40) - 1))
 
+    def locate_compact(self, chunk: ReportChunk, idx: NDArray[np.integer]) -> tuple[int, Any, int | None]:
+        """:meth:`locate` of the sorted rows ``idx`` of ``chunk``, compact: ``(the chunk's first locator,
+        offsets, None)``, or ``(..., the offsets of the chunk's other rows, the chunk's length)`` when
+        those are fewer (a node's rr_edge rows between its few other rows: almost nothing a row),
+        offsets as uint32 where they fit; :func:`_expand_locs` gives the locators."""
+        base = int(self.locate(chunk, np.zeros(1, dtype=np.int64))[0])
+        idx = np.asarray(idx, dtype=np.int64)
+        size = len(chunk)
+        length = None
+        if size - idx.size < idx.size:
+            keep = np.ones(size, dtype=np.bool_)
+            keep[idx] = False
+            idx, length = np.flatnonzero(keep), size
+        return base, (idx.astype(np.uint32) if size < 2**32 else idx), length
+
+    def remap_compact(self, other: _Rows, parts: list[tuple[int, Any, int | None]]
+                      ) -> list[tuple[int, Any, int | None]]:
+        """``other``'s compact locators (:meth:`locate_compact`) as this object's."""
+        if not parts:
+            return []
+        bases = self.remap(other, np.array([p[0] for p in parts], dtype=np.int64))
+        return [(int(b), *p[1:]) for b, p in zip(bases.tolist(), parts, strict=True)]
+
     def text(self, loc: int) -> str:
         source, offset = self._where[int(loc) >> 40]
         row = int(loc) & ((1 << 40) - 1)
         return f"{source} row {row}" + ("" if offset is None else f" (line {row + offset})")
+
+
+def _concatenate_freeing(parts: list[NDArray[np.int64]]) -> NDArray[np.int64]:
+    """``np.concatenate(parts)``, each part dropped from ``parts`` once copied: the memory of the
+    parts and of the whole at once is only the whole's and one part's (pages are committed as they
+    are written)."""
+    out = np.empty(sum(int(a.size) for a in parts), dtype=np.int64)
+    at = 0
+    for i in range(len(parts)):
+        a, parts[i] = parts[i], None  # type: ignore[call-overload]
+        out[at:at + a.size] = a
+        at += a.size
+        del a
+    return out
+
+
+def _expand_locs(parts: list[tuple[int, Any, int | None]]) -> NDArray[np.int64]:
+    """The locators of compact parts (:meth:`_Rows.locate_compact`), in order."""
+    out = []
+    for base, off, length in parts:
+        if length is not None:  # the offsets of the other rows: the rows are the rest
+            keep = np.ones(length, dtype=np.bool_)
+            keep[off] = False
+            off = np.flatnonzero(keep)
+        out.append(np.int64(base) + off.astype(np.int64))
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
 
 class _Base:
@@ -663,8 +721,11 @@ class Round1Accumulator(_Base):
         self._count_nodes: list[NDArray[np.int64]] = []
         self._count_values: list[NDArray[np.int64]] = []
         self._count_locs: list[NDArray[np.int64]] = []
+        # the noisy edges as pair indices (8 bytes each) and their rows' locators, compact (at most 4
+        # bytes each, nearly none for a node's rows; read only for an error's message)
         self._edge_index: list[NDArray[np.int64]] = []
-        self._edge_locs: list[NDArray[np.int64]] = []
+        self._edge_locs: list[tuple[int, Any, int | None]] = []
+        self._summary: Round1Summary | None = None
         self._low_nodes: list[NDArray[np.int64]] = []
         self._low_values: list[NDArray[np.int64]] = []
         self._low_locs: list[NDArray[np.int64]] = []
@@ -677,6 +738,7 @@ class Round1Accumulator(_Base):
 
     def add(self, chunk: ReportChunk) -> None:
         """Check one chunk and keep its rows' content (node ids against the public n as they arrive)."""
+        self._summary = None
         rows = self._check(chunk, self.quantities)
         node, value = np.asarray(chunk.node), np.asarray(chunk.value)
         big = np.flatnonzero(node >= MAX_NODES)
@@ -704,7 +766,8 @@ class Round1Accumulator(_Base):
                 )
             self._count_edges(u, chunk, r)
             self._edge_index.append(pair_index(u, j))
-            self._edge_locs.append(self.rows.locate(chunk, r))
+            self._coalesce_edges()
+            self._edge_locs.append(self.rows.locate_compact(chunk, r))
         if RR_COUNT in rows:
             r = rows[RR_COUNT]
             bad = np.flatnonzero((value[r] < 0) | (value[r] > node[r]))
@@ -752,6 +815,7 @@ class Round1Accumulator(_Base):
     def merge(self, other: Round1Accumulator) -> Round1Accumulator:
         """Add the rows of ``other`` (another partition); the summary does not depend on the order."""
         self._merge_base(other)
+        self._summary = None
         self._add_edge_counts(other._edge_nodes, other._edge_counts,
                               lambda v: f" (in {', '.join(other.sources)})")
         if other.expected_nodes != self.expected_nodes:
@@ -760,7 +824,7 @@ class Round1Accumulator(_Base):
         self._count_values += other._count_values
         self._count_locs += self._locs_of(other, other._count_locs)
         self._edge_index += other._edge_index
-        self._edge_locs += self._locs_of(other, other._edge_locs)
+        self._edge_locs += self.rows.remap_compact(other.rows, other._edge_locs)
         self._low_nodes += other._low_nodes
         self._low_values += other._low_values
         self._low_locs += self._locs_of(other, other._low_locs)
@@ -771,6 +835,8 @@ class Round1Accumulator(_Base):
 
     def summary(self) -> Round1Summary:
         """The validated noisy graph; ValueError (file and row) if the rows do not form one."""
+        if self._summary is not None:  # (no row added since)
+            return self._summary
         if RR_COUNT not in self.epsilon:
             raise ValueError(f"no rr_count rows of {self.protocol!r} round 1 (every node sends one)")
         nodes = np.concatenate(self._count_nodes)
@@ -792,25 +858,17 @@ class Round1Accumulator(_Base):
                 f"{shown}: nodes are 0..{n - 1}, but some sent no rr_count row: {_missing_text(ids, n)} "
                 "(missing nodes)"
             )
-        index = np.concatenate(self._edge_index) if self._edge_index else np.zeros(0, dtype=np.int64)
-        eloc = np.concatenate(self._edge_locs) if self._edge_locs else np.zeros(0, dtype=np.int64)
-        order = np.argsort(index, kind="stable")
-        index, eloc = index[order], eloc[order]
-        dup = np.flatnonzero(index[1:] == index[:-1]) if index.size else index
-        if dup.size:
-            i = int(dup[0])
+        index = self._sorted_edges()
+        first_out = int(np.searchsorted(index, n * (n - 1) // 2))  # pairs of nodes u >= n from here on
+        if first_out < index.size:
+            u = int(pair_from_index(index[first_out:first_out + 1])[0][0])
             raise ValueError(
-                f"duplicate rr_edge rows: {self.rows.text(eloc[i])} and {self.rows.text(eloc[i + 1])} "
-                "report the same pair"
+                f"rr_edge row of node {u} without its node's rr_count row (nodes are "
+                f"0..{n - 1}): {self.rows.text(self._sorted_locs()[first_out])}"
             )
-        u, _ = pair_from_index(index)
-        no_count = np.flatnonzero(u >= n)
-        if no_count.size:
-            raise ValueError(
-                f"rr_edge row of node {int(u[no_count[0]])} without its node's rr_count row (nodes are "
-                f"0..{n - 1}): {self.rows.text(eloc[no_count[0]])}"
-            )
-        got = np.bincount(u, minlength=n)
+        # rr_edge rows per node: node v's pairs are the indices [v(v-1)/2, v(v+1)/2)
+        starts = np.arange(n + 1, dtype=np.int64)
+        got = np.diff(np.searchsorted(index, starts * (starts - 1) // 2))
         wrong = np.flatnonzero(got != counts)
         if wrong.size:
             v = int(wrong[0])
@@ -865,9 +923,51 @@ class Round1Accumulator(_Base):
                 degrees, keep, k = screen_values(degrees, lo, hi, self.outliers, DEGREE_BOUND)
                 screening[DEGREE_BOUND] = Screening(DEGREE_BOUND, lo, hi, self.outliers, k)
                 degrees = degrees[keep]  # "reject": the bound is the maximum of the kept rows
-        return Round1Summary(
+        self._summary = Round1Summary(
             self.protocol, n, eps, index, self.n_rows, list(self.sources), top, eps0, screening, low, degrees
         )
+        return self._summary
+
+    def _coalesce_edges(self) -> None:
+        """Join the newest chunks' pair indices into one block once they hold ``_EDGE_BLOCK``: the
+        blocks are large allocations, returned to the system when freed, and the chunks' small ones
+        are reused by the next chunks (the heap does not keep one freed chunk per chunk read)."""
+        small = 0
+        for k in range(len(self._edge_index) - 1, -1, -1):
+            if self._edge_index[k].size >= _EDGE_BLOCK:
+                break
+            small += self._edge_index[k].size
+        else:
+            k = -1
+        if small >= _EDGE_BLOCK:
+            self._edge_index[k + 1:] = [np.concatenate(self._edge_index[k + 1:])]
+
+    def _sorted_edges(self) -> NDArray[np.int64]:
+        """The noisy edges' pair indices, sorted; ValueError naming both rows of a duplicate pair.
+
+        Memory: the indices once more at most (none when they arrive sorted, as a node's rows in
+        node order do); the rows' locators are expanded only for an error's message."""
+        if len(self._edge_index) > 1:  # one array from here on (the same rows, in the same order)
+            self._edge_index = [_concatenate_freeing(self._edge_index)]
+        index = self._edge_index[0] if self._edge_index else np.zeros(0, dtype=np.int64)
+        if index.size < 2 or bool(np.all(index[1:] > index[:-1])):
+            return index
+        index = np.sort(index)
+        dup = np.flatnonzero(index[1:] == index[:-1])
+        if dup.size:
+            i = int(dup[0])
+            order = np.argsort(self._edge_index[0], kind="stable")
+            eloc = _expand_locs(self._edge_locs)[order]
+            raise ValueError(
+                f"duplicate rr_edge rows: {self.rows.text(eloc[i])} and {self.rows.text(eloc[i + 1])} "
+                "report the same pair"
+            )
+        return index
+
+    def _sorted_locs(self) -> NDArray[np.int64]:
+        """The edges' row locators in the order of the sorted pair indices (for messages)."""
+        index = self._edge_index[0] if self._edge_index else np.zeros(0, dtype=np.int64)
+        return _expand_locs(self._edge_locs)[np.argsort(index, kind="stable")]
 
     def influence_bound(self) -> float:
         """``rr-triangles``: how far one node's round-1 bits alone move the estimate.

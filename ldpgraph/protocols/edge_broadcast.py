@@ -83,7 +83,8 @@ def encode_edge_broadcast(broadcast: TriangleBroadcast, *, version: int | None =
                          f"and {BROADCAST_EDGES_VERSION} (packed bits), got {version!r}")
     n = broadcast.n_nodes
     if version is None:
-        packed = edge_list_bytes(broadcast.index) >= (n * (n - 1) // 2 + 7) // 8
+        body = (n * (n - 1) // 2 + 7) // 8  # an edge line has at least 4 bytes ('1 0' and its line end)
+        packed = 4 * broadcast.index.size >= body or edge_list_bytes(broadcast.index) >= body
         version = BROADCAST_EDGES_VERSION if packed else BROADCAST_EDGES_TEXT_VERSION
     out = io.BytesIO()
     out.write(head_lines(broadcast, version))

@@ -199,6 +199,10 @@ def noisy_graph_bits(n_nodes: int, n_noisy_edges: float) -> float:
     return float(min(float(n_noisy_edges) * 2 * id_bits, n_nodes * (n_nodes - 1) / 2))
 
 
+#: pairs (or bytes) handled at once by :func:`pack_pairs` and :func:`unpack_pairs`
+_BLOCK = 1 << 22
+
+
 def pack_pairs(index: Any, n_pairs: int) -> NDArray[np.uint8]:
     r"""The pairs ``index`` (pair indices, :func:`pair_index`) as packed bits: bit i of the result
     (most significant first in each byte, :func:`numpy.packbits`) is 1 iff pair i is in ``index``.
@@ -214,9 +218,11 @@ def pack_pairs(index: Any, n_pairs: int) -> NDArray[np.uint8]:
     n_pairs = int(n_pairs)
     if idx.size and (idx.min() < 0 or idx.max() >= n_pairs):
         raise ValueError(f"pair indices must lie in [0, {n_pairs}), got {int(idx.min())}..{int(idx.max())}")
-    bits = np.zeros(n_pairs, dtype=np.uint8)
-    bits[idx] = 1
-    return np.packbits(bits)
+    out = np.zeros((n_pairs + 7) // 8, dtype=np.uint8)  # set bit by bit, in blocks: no byte per pair
+    for lo in range(0, idx.size, _BLOCK):
+        part = idx[lo:lo + _BLOCK]
+        np.bitwise_or.at(out, part >> 3, (np.uint8(128) >> (part & 7).astype(np.uint8)))
+    return out
 
 
 def unpack_pairs(body: Any, n_pairs: int) -> NDArray[np.int64]:
@@ -226,8 +232,22 @@ def unpack_pairs(body: Any, n_pairs: int) -> NDArray[np.int64]:
     >>> unpack_pairs(pack_pairs([0, 2, 8], 9), 9).tolist()
     [0, 2, 8]
     """
-    bits = np.unpackbits(np.asarray(body, dtype=np.uint8), count=int(n_pairs))
-    return np.flatnonzero(bits).astype(np.int64)
+    body = np.asarray(body, dtype=np.uint8).ravel()
+    n_pairs = int(n_pairs)
+    starts = range(0, min(body.size * 8, n_pairs), 8 * _BLOCK)
+
+    def bits(lo: int) -> NDArray[np.uint8]:  # in blocks: no byte per pair
+        return np.unpackbits(body[lo // 8:lo // 8 + _BLOCK], count=min(8 * _BLOCK, n_pairs - lo))
+
+    # counted first, then written into the result: no second copy of the pairs
+    out = np.empty(sum(int(np.count_nonzero(bits(lo))) for lo in starts), dtype=np.int64)
+    at = 0
+    for lo in starts:
+        part = np.flatnonzero(bits(lo))
+        out[at:at + part.size] = part
+        out[at:at + part.size] += lo
+        at += part.size
+    return out
 
 
 def lower_edge_pairs(graph: Any) -> tuple[int, NDArray[np.int64], NDArray[np.int64]]:

@@ -22,13 +22,18 @@ from ..core.plan import Plan
 from ..core.protocol import Accumulator, Round
 from ..core.sampling import Sampler
 
-__all__ = ["release_to_file", "accumulate_files", "write_broadcast", "read_broadcast", "DEFAULT_BATCH_NODES"]
+__all__ = ["release_to_file", "accumulate_files", "write_broadcast", "read_broadcast", "DEFAULT_BATCH_NODES",
+           "DEFAULT_BATCH_ROWS"]
 
 #: the largest broadcast file read (a longer one is refused before it is read)
 BROADCAST_LIMIT = 1 << 34
 
 #: nodes released per batch before their rows are handed to the writer
 DEFAULT_BATCH_NODES = 4096
+
+#: rows a batch aims at: a batch whose rows would pass it (predicted from the nodes released
+#: before) is released in pieces of about this many rows
+DEFAULT_BATCH_ROWS = 1 << 20
 
 
 def release_to_file(
@@ -41,16 +46,56 @@ def release_to_file(
     sampler: Sampler,
     *,
     batch_nodes: int = DEFAULT_BATCH_NODES,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
 ) -> tuple[Path, int]:
-    """Release ``nodes`` in batches and write each batch's rows as it is produced (memory: one
-    batch, whatever the number of nodes); ``(path, number of rows)``."""
+    """Release ``nodes`` in batches and write each batch's rows as it is produced; ``(path, number
+    of rows)``. Memory: one batch, cut by rows, whatever the number of nodes and of their rows.
+
+    Batches are ``batch_nodes`` nodes, in order (each node's rows depend on its own stream only:
+    the rows are the same however the nodes are batched). A batch whose rows, predicted from the
+    rows per node released so far (twice the largest rate of a piece, for rounds whose rows grow
+    with the node id; before any, the rows of the first batch's last node, released alone and
+    dropped), would pass ``batch_rows`` is released in pieces of about ``batch_rows`` rows, each
+    written as it comes; the file then holds the same rows, and the same bytes whenever no batch
+    is cut (a release that lists some quantity per batch, after its nodes' other rows, lists it
+    per piece; a Parquet file has a row group per piece)."""
     from .reportfiles import write_report_chunks
 
-    batches = (
-        round.release(plan, nodes[lo:lo + batch_nodes], neighbours[lo:lo + batch_nodes], broadcast, sampler)
-        for lo in range(0, max(len(nodes), 1), batch_nodes)
-    )
-    return write_report_chunks(path, batches)
+    return write_report_chunks(path, _batches(round, plan, nodes, neighbours, broadcast, sampler,
+                                              max(int(batch_nodes), 1), max(int(batch_rows), 1)))
+
+
+def _batches(round: Round, plan: Plan, nodes: Sequence[int], neighbours: Sequence[Any], broadcast: Any,
+             sampler: Sampler, batch_nodes: int, batch_rows: int) -> Any:
+    """The rows of ``nodes``, a chunk per batch (or per piece of a batch cut by rows)."""
+    from ..core.rows import n_rows
+
+    n = len(nodes)
+    if n == 0:
+        yield round.release(plan, nodes[0:0], neighbours[0:0], broadcast, sampler)
+        return
+    # rows per node predicted for the next nodes; at first, those of the first batch's last node
+    # (released on its own and dropped: a node's rows do not depend on the batch, and a dropped
+    # release publishes nothing; for rounds whose rows grow with the node id it is the largest)
+    last = min(n, batch_nodes) - 1
+    rate = float(n_rows(round.release(plan, nodes[last:last + 1], neighbours[last:last + 1], broadcast,
+                                      sampler)))
+    for lo in range(0, n, batch_nodes):
+        hi = min(n, lo + batch_nodes)
+        step = hi - lo
+        if rate * (hi - lo) > batch_rows:
+            step = max(1, int(batch_rows / rate))
+        a = lo
+        while a < hi:
+            b = min(hi, a + step)
+            rows = round.release(plan, nodes[a:b], neighbours[a:b], broadcast, sampler)
+            # twice the piece's rate: rows that grow with the node id stay near the aim
+            rate = max(rate, 2.0 * n_rows(rows) / (b - a))
+            yield rows
+            del rows
+            a = b
+            if step < hi - lo:  # a cut batch: its next pieces by the newest rate
+                step = max(1, int(batch_rows / rate))
 
 
 def _partition_accumulator(part: Any, chunk_rows: int, round: Round, plan: Plan, broadcast: Any,
@@ -149,7 +194,8 @@ def read_broadcast(protocol: Any, path: str | os.PathLike, plan: Plan) -> Any:
     proto = get(protocol) if isinstance(protocol, str) else protocol
     try:
         with open(path, "rb") as fh:
-            data = fh.read(BROADCAST_LIMIT + 1)
+            # (read(n) reserves n bytes first: ask for the file's length, not the limit)
+            data = fh.read(min(os.fstat(fh.fileno()).st_size, BROADCAST_LIMIT) + 1)
     except FileNotFoundError:
         raise FileNotFoundError(f"broadcast file not found: {path}") from None
     if len(data) > BROADCAST_LIMIT:

@@ -97,21 +97,31 @@ def report_format(path: str | os.PathLike, format: str | None = None) -> str:
 # ------------------------------------------------------------------------------ writing
 
 
+def _dictionary_column(column: Any):
+    """A column of names as an Arrow dictionary array (int32 codes, the names in order of first
+    appearance: what ``dictionary_encode`` of the strings gives, without one string per row)."""
+    import pyarrow as pa
+
+    from ..core.rows import name_codes
+
+    coded = name_codes(column)
+    if coded is None:  # not all strings: the generic conversion (and its error)
+        return pa.array(np.asarray(column, dtype=object), type=pa.string()).dictionary_encode()
+    codes, names = coded
+    return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int32()), pa.array(names, type=pa.string()))
+
+
 def _arrow_table(cols: dict[str, Any]):
     import pyarrow as pa
 
     arrays = {
         "node": pa.array(np.asarray(cols["node"], dtype=np.int64)),
         "round": pa.array(np.asarray(cols["round"], dtype=np.int64)),
-        "quantity": pa.array(
-            np.asarray(cols["quantity"], dtype=object), type=pa.string()
-        ).dictionary_encode(),
+        "quantity": _dictionary_column(cols["quantity"]),
         "value": pa.array(np.asarray(cols["value"], dtype=np.int64)),
         "epsilon": pa.array(np.asarray(cols["epsilon"], dtype=np.float64)),
         "sensitivity": pa.array(np.asarray(cols["sensitivity"], dtype=np.float64)),
-        "protocol": pa.array(
-            np.asarray(cols["protocol"], dtype=object), type=pa.string()
-        ).dictionary_encode(),
+        "protocol": _dictionary_column(cols["protocol"]),
         "protocol_version": pa.array(np.asarray(cols["protocol_version"], dtype=np.int64)),
     }
     table = pa.table(arrays)
