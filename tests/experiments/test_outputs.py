@@ -84,7 +84,7 @@ def test_defaults_are_shared_by_cli_and_api():
     res = run_experiment({"toy": Degrees([3, 1, 2, 2])}, epsilons=[1.0], n_trials=2, seed=0, quiet=True)
     assert {c.k for c in res.records} == set(DEFAULT_KS) == {2, 3}
     assert list(dict.fromkeys(c.method for c in res.records)) == list(DEFAULT_METHODS)
-    assert res.config["n_jobs"] == 1  # automatic: a tiny grid runs sequentially
+    assert res.config["parallel"]["processes"] == 1  # automatic: a tiny grid runs in this process
     every = run_experiment({"toy": Degrees([3, 1, 2, 2])}, epsilons=[1.0], ks=[2], methods="all", n_trials=1, seed=0,
                            quiet=True)
     assert [c.method for c in every.records] == method_names("kstars")

@@ -153,8 +153,16 @@ class TriangleSimulation:
         memo = self.__dict__.get("_wedge_count")
         if memo is None or memo[0] is not graph:
             memo = self._wedge_count = (graph, _lower_wedge_count(graph))
+        return memo[1] <= self.table_max_wedges and self.table_fits(graph)
+
+    def table_fits(self, graph: Any) -> bool:
+        """Whether the table of ``graph``'s lower wedges fits in ``max_bytes`` (the exact moments of the
+        projected and private cases read it, even where the trials stream)."""
+        memo = self.__dict__.get("_wedge_count")
+        if memo is None or memo[0] is not graph:
+            memo = self._wedge_count = (graph, _lower_wedge_count(graph))
         need = self.bytes_per_wedge * memo[1] + 64 * graph.indices.size
-        return memo[1] <= self.table_max_wedges and (self.max_bytes is None or need <= self.max_bytes)
+        return self.max_bytes is None or need <= self.max_bytes
 
     def wedge_patterns(self, graph: Any) -> Any:
         """:func:`~ldpgraph.protocols.triangles.kernels.wedge_patterns` of ``graph``, cached for the last two

@@ -330,11 +330,13 @@ class TwoRoundTrianglesDLap(TriangleSimulation, RRBroadcastProtocol):
                                          patterns=self.wedge_patterns(graph), **self._kernel_args(plan))
 
     def triangle_moments(self, graph: Any, plan: Plan) -> tuple[float | None, float | None]:
-        """Exact; without the table (a large graph) only for a public bound with nothing projected."""
+        """Exact; from the wedge table where it fits in memory, else (a large graph) only for a public
+        bound with nothing projected."""
         from .kernels import two_round_moments, two_round_moments_scaled
 
         args = self._kernel_args(plan)
-        if self.uses_table(graph):
+        if self.uses_table(graph) or (self.table_fits(graph) and (args["eps0"] is not None or args["bound"] <
+                                                                  int(graph.degrees.max(initial=0)))):
             return two_round_moments(graph, wedges=self.lower_wedges(graph), **args)
         lengths = graph.degrees if self.noise == "laplace" else self.wedge_patterns(graph).lower_degrees
         if args["eps0"] is not None or args["bound"] < max(int(lengths.max(initial=0)), 1):
