@@ -322,6 +322,16 @@ class Protocol(ABC):
         n = len(plan.rounds)
         return 8.0 * n, 8.0 if n > 1 else 0.0
 
+    def per_graph(self, key: str, graph: Any, build: Any) -> Any:
+        """``build(graph)``, kept for the last graph under ``key`` (the trials of a cell reuse it; the
+        graph itself is kept, so that its identity stays its own)."""
+        cache = self.__dict__.setdefault("_per_graph", {})
+        held = cache.get(key)
+        if held is None or held[0] is not graph:
+            cache[key] = None  # the previous graph's value is freed before the new one is built
+            cache[key] = held = (graph, build(graph))
+        return held[1]
+
     def prepare(self, graph: Any) -> None:  # noqa: B027 (an optional hook: nothing by default)
         """Per-graph precomputation the trials reuse (none by default)."""
 

@@ -683,11 +683,7 @@ class AdaptiveClustering(RRBroadcastProtocol):
     def _table(self, graph: Any) -> OrientedGraph:
         """:func:`~ldpgraph.protocols.clustering.kernels.oriented_graph` of ``graph`` (with its triangle
         counts), cached for the last graph (the trials of a cell reuse it)."""
-        cached = getattr(self, "_tables", None)
-        if cached is None or cached[0] is not graph:
-            self._tables = None
-            self._tables = cached = (graph, oriented_graph(graph))
-        return cached[1]
+        return self.per_graph("oriented", graph, oriented_graph)
 
     def simulate(self, graph: Any, plan: Plan, statistic: str, n_trials: int, rng: Any = None, *,
                  param: int | None = None) -> NDArray[np.float64]:

@@ -302,11 +302,7 @@ class AvgClustering(RRBroadcastProtocol):
     def _oriented(self, graph: Any) -> OrientedGraph:
         """:func:`~ldpgraph.protocols.clustering.kernels.oriented_graph` of ``graph`` (with its triangle
         counts), cached for the last graph (the trials of a cell reuse it)."""
-        cached = getattr(self, "_oriented_cache", None)
-        if cached is None or cached[0] is not graph:
-            self._oriented_cache = None
-            self._oriented_cache = cached = (graph, oriented_graph(graph))
-        return cached[1]
+        return self.per_graph("oriented", graph, oriented_graph)
 
     def moments(self, graph: Any, plan: Plan, statistic: str,
                 param: int | None = None) -> tuple[float | None, float | None]:

@@ -591,10 +591,7 @@ class _WedgeShuffleBase(Protocol):
 
     def _codegree_sums(self, graph: Any) -> dict[str, float]:
         """:func:`codegree_sums` of ``graph``, cached for the last graph (the trials of a cell reuse it)."""
-        cached = getattr(self, "_sums", None)
-        if cached is None or cached[0] is not graph:
-            self._sums = (graph, codegree_sums(graph))  # (the graph kept: its id stays its own)
-        return self._sums[1]
+        return self.per_graph("codegree_sums", graph, codegree_sums)
 
     def communication(self, plan: Plan, graph: Any) -> tuple[float, float]:
         """A bit per pair of the matching and the 53-bit sender token up; nothing down."""
